@@ -1,0 +1,275 @@
+package dev.fenced;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Every configuration key fenced knows: its name, default and meaning. The single source of truth for
+ * the driver, the lease manager and the agent; the README's configuration table is checked against it.
+ *
+ * <p>Keys resolve, first match wins: JDBC URL parameters, the {@code Properties} given to
+ * {@code connect}, system properties, environment variables ({@code FENCED_MODE} for {@code fenced.mode}),
+ * the {@code fenced.properties} file (the path in {@code -Dfenced.config}, else the class path), defaults.
+ * An unknown {@code fenced.*} key is an error that lists the known ones.
+ *
+ * <p>Keys written with {@code <table>} or {@code <name>} are families: {@code fenced.table.sales.totals.mode}
+ * sets the mode of the protected table {@code sales.totals}.
+ */
+public enum FencedProperty {
+
+    TABLES("fenced.tables", "", Kind.LIST,
+            "Protected tables, comma separated. Unquoted names fold to lower case; `totals` matches that table"
+                    + " in any schema, `sales.totals` also matches an unqualified `totals`."),
+    COLUMN("fenced.column", "last_token", Kind.IDENTIFIER,
+            "The fence column every protected table has (a bigint; NULL counts as 0)."),
+    MODE("fenced.mode", "enforce", Kind.MODE,
+            "`enforce` refuses stale, unfenced and unfenceable writes; `observe` only counts and logs them;"
+                    + " `off` leaves every statement alone."),
+    TABLE_COLUMN("fenced.table.<table>.column", null, Kind.IDENTIFIER,
+            "Fence column of one protected table, overriding `fenced.column`."),
+    TABLE_MODE("fenced.table.<table>.mode", null, Kind.MODE,
+            "Mode of one protected table, overriding `fenced.mode`."),
+    RELATIVE_UPDATES("fenced.relativeUpdates", "warn", Kind.choice("warn", "refuse", "allow"),
+            "What to do with `SET amount = amount + 1` on a protected table: a stale holder's relative update"
+                    + " can land before the newer holder's first write, so whole new values are safer."),
+    CACHE_SIZE("fenced.cacheSize", "2048", Kind.POSITIVE_INT,
+            "Rewrite plans kept per configuration, keyed by SQL text."),
+    PARSE_TIMEOUT("fenced.parseTimeout", "2s", Kind.DURATION,
+            "Longest time one statement may take to parse; past it the statement is refused."),
+    CHECK_SCHEMA("fenced.checkSchema", "true", Kind.BOOLEAN,
+            "At first connect, check that every protected table has its fence column, and learn the views,"
+                    + " partitions and child tables that reach it."),
+    CONFIG("fenced.config", null, Kind.STRING,
+            "Path of a fenced.properties file (as a system property or environment variable)."),
+
+    LEASE_URL("fenced.lease.url", null, Kind.STRING,
+            "JDBC URL of the lease store used by the agent; default: the first `jdbc:fenced:` URL the"
+                    + " application opens."),
+    LEASE_TABLE("fenced.lease.table", "fenced_lease", Kind.IDENTIFIER,
+            "Table that holds the leases (schema-qualified if you like). Its token sequence is `<table>_token_seq`."),
+    LEASE_CREATE_TABLE("fenced.lease.createTable", "true", Kind.BOOLEAN,
+            "Create the lease table and sequence on first use. Off: ship `fenced-lease.sql` with your migrations."),
+    LEASE_METHOD("fenced.lease.<name>.method", null, Kind.METHOD,
+            "Agent: every call of this method (`com.acme.Jobs#runNightly`) runs under lease <name>."),
+    LEASE_TTL("fenced.lease.<name>.ttl", "30s", Kind.DURATION,
+            "Agent: length of lease <name>; it is renewed every ttl/3 while the method runs."),
+    LEASE_ON_BUSY("fenced.lease.<name>.onBusy", "skip", Kind.choice("skip", "wait", "fail"),
+            "Agent: when lease <name> is held elsewhere, `skip` the call (it returns null, 0 or false), `wait`"
+                    + " for the lease (up to one ttl), or `fail` with an IllegalStateException naming the lease."),
+    AGENT_ENABLED("fenced.agent.enabled", "true", Kind.BOOLEAN,
+            "Agent: false turns the agent off entirely."),
+    METRICS_JMX("fenced.metrics.jmx", "true", Kind.BOOLEAN,
+            "Register the `dev.fenced:type=Metrics` MBean.");
+
+    /** The prefix every fenced key starts with; any other key is not ours. */
+    public static final String PREFIX = "fenced.";
+
+    private final String key;
+    private final String defaultValue;
+    private final Kind kind;
+    private final String description;
+    private final Pattern pattern;
+    private final Pattern patternIgnoringCase;
+
+    FencedProperty(String key, String defaultValue, Kind kind, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.kind = kind;
+        this.description = description;
+        String familyRegex = key.contains("<") ? Pattern.quote(key.substring(0, key.indexOf('<'))) + "(.+)"
+                + Pattern.quote(key.substring(key.indexOf('>') + 1)) : null;
+        this.pattern = familyRegex == null ? null : Pattern.compile(familyRegex);
+        this.patternIgnoringCase = familyRegex == null ? null : Pattern.compile(familyRegex, Pattern.CASE_INSENSITIVE);
+    }
+
+    /** The key as written in configuration ({@code <table>}/{@code <name>} stand for a family member). */
+    public String key() {
+        return key;
+    }
+
+    /** The default, or null when the key has none. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** What values the key takes, for documentation. */
+    public String valueSyntax() {
+        return kind.syntax;
+    }
+
+    /** True for keys that stand for a family ({@code fenced.table.<table>.mode}). */
+    public boolean isFamily() {
+        return pattern != null;
+    }
+
+    /** The key of one member of a family key: {@code TABLE_MODE.keyFor("totals")}. */
+    public String keyFor(String member) {
+        if (pattern == null) {
+            throw new IllegalStateException(key + " is not a family key");
+        }
+        return key.substring(0, key.indexOf('<')) + member + key.substring(key.indexOf('>') + 1);
+    }
+
+    /**
+     * Finds the property a concrete key belongs to. Family members come back with their member name.
+     *
+     * @return null if the key is not a known fenced key
+     */
+    public static Match match(String concreteKey) {
+        return match(concreteKey, false);
+    }
+
+    /** Like {@link #match(String)} but ignoring case, for environment variables. */
+    public static Match matchIgnoringCase(String concreteKey) {
+        return match(concreteKey, true);
+    }
+
+    private static Match match(String concreteKey, boolean ignoreCase) {
+        for (FencedProperty p : values()) {
+            if (p.pattern == null && (ignoreCase ? p.key.equalsIgnoreCase(concreteKey) : p.key.equals(concreteKey))) {
+                return new Match(p, null);
+            }
+        }
+        for (FencedProperty p : values()) {
+            if (p.pattern != null) {
+                Matcher m = (ignoreCase ? p.patternIgnoringCase : p.pattern).matcher(concreteKey);
+                if (m.matches()) {
+                    return new Match(p, m.group(1));
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Checks a value; returns it normalised.
+     *
+     * @throws IllegalArgumentException with a message that says what was expected
+     */
+    public String validate(String value) {
+        return kind.validate(value);
+    }
+
+    /** The list of every key, for error messages. */
+    public static String knownKeys() {
+        StringBuilder b = new StringBuilder();
+        for (FencedProperty p : values()) {
+            if (b.length() > 0) {
+                b.append(", ");
+            }
+            b.append(p.key);
+        }
+        return b.toString();
+    }
+
+    /** A concrete key matched to its property; {@code member} is the family member, or null. */
+    public record Match(FencedProperty property, String member) {
+    }
+
+    /** Parses {@code 30s}, {@code 500ms}, {@code 2m}, {@code 1h} or ISO-8601 {@code PT30S}. */
+    public static Duration parseDuration(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (t.startsWith("pt") || t.startsWith("p")) {
+                return Duration.parse(t.toUpperCase(Locale.ROOT));
+            }
+            Matcher m = DURATION.matcher(t);
+            if (!m.matches()) {
+                throw new IllegalArgumentException();
+            }
+            long n = Long.parseLong(m.group(1));
+            Duration d = switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m", "min" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> throw new IllegalArgumentException();
+            };
+            if (d.isZero()) {
+                throw new IllegalArgumentException();
+            }
+            return d;
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("expected a positive duration such as 30s, 500ms, 2m or PT30S but got '"
+                    + text + "'");
+        }
+    }
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|min|m|h)");
+
+    /** Value kinds, each with its own check. */
+    static final class Kind {
+        static final Kind STRING = new Kind("text", v -> v);
+        static final Kind LIST = new Kind("comma-separated list", String::trim);
+        static final Kind IDENTIFIER = new Kind("SQL identifier", v -> {
+            if (v.isBlank()) {
+                throw new IllegalArgumentException("expected an identifier but got an empty value");
+            }
+            return v.trim();
+        });
+        static final Kind MODE = new Kind("enforce | observe | off", v -> FencingMode.parse(v).key());
+        static final Kind BOOLEAN = new Kind("true | false", v -> {
+            String t = v.trim().toLowerCase(Locale.ROOT);
+            if (!t.equals("true") && !t.equals("false")) {
+                throw new IllegalArgumentException("expected true or false but got '" + v + "'");
+            }
+            return t;
+        });
+        static final Kind POSITIVE_INT = new Kind("positive integer", v -> {
+            try {
+                int n = Integer.parseInt(v.trim());
+                if (n > 0) {
+                    return Integer.toString(n);
+                }
+            } catch (NumberFormatException ignored) {
+                // fall through to the error below
+            }
+            throw new IllegalArgumentException("expected a positive integer but got '" + v + "'");
+        });
+        static final Kind DURATION = new Kind("duration (30s, 500ms, 2m)", v -> {
+            parseDuration(v);
+            return v.trim();
+        });
+        static final Kind METHOD = new Kind("fully.qualified.Class#method", v -> {
+            String t = v.trim();
+            int hash = t.indexOf('#');
+            if (hash <= 0 || hash == t.length() - 1 || t.indexOf('#', hash + 1) >= 0) {
+                throw new IllegalArgumentException("expected fully.qualified.Class#method but got '" + v + "'");
+            }
+            return t;
+        });
+
+        static Kind choice(String... choices) {
+            String syntax = String.join(" | ", choices);
+            return new Kind(syntax, v -> {
+                for (String c : choices) {
+                    if (c.equalsIgnoreCase(v.trim())) {
+                        return c;
+                    }
+                }
+                throw new IllegalArgumentException("expected one of " + syntax + " but got '" + v + "'");
+            });
+        }
+
+        final String syntax;
+        final java.util.function.UnaryOperator<String> check;
+
+        Kind(String syntax, java.util.function.UnaryOperator<String> check) {
+            this.syntax = syntax;
+            this.check = check;
+        }
+
+        String validate(String value) {
+            if (value == null) {
+                throw new IllegalArgumentException("a value is required");
+            }
+            return check.apply(value);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package dev.fenced;
+
+import java.sql.SQLException;
+
+/**
+ * Base of every error fenced raises. SQLStates are in the implementation-defined class {@code FN}:
+ *
+ * <table>
+ *   <caption>SQLStates</caption>
+ *   <tr><td>{@value #SQLSTATE}</td><td>generic fenced error</td></tr>
+ *   <tr><td>{@value StaleTokenException#SQLSTATE}</td><td>a newer token already wrote the row</td></tr>
+ *   <tr><td>{@value UnfencedWriteException#SQLSTATE}</td><td>protected write without a token (enforce)</td></tr>
+ *   <tr><td>{@value UnsupportedStatementException#SQLSTATE}</td><td>statement cannot be fenced safely</td></tr>
+ *   <tr><td>{@value LeaseLostException#SQLSTATE}</td><td>the lease behind the token was lost</td></tr>
+ *   <tr><td>{@value #CONFIGURATION}</td><td>bad configuration</td></tr>
+ *   <tr><td>{@value #SCHEMA}</td><td>a protected table lacks its fence column</td></tr>
+ *   <tr><td>{@value #LEASE_STORE}</td><td>the lease store cannot grant (standby, missing table)</td></tr>
+ *   <tr><td>{@value #LEASE_TIMEOUT}</td><td>a lease could not be had within the wait</td></tr>
+ * </table>
+ */
+public class FencingException extends SQLException {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final String SQLSTATE = "FN000";
+    public static final String CONFIGURATION = "FN010";
+    public static final String SCHEMA = "FN011";
+    public static final String LEASE_STORE = "FN020";
+    public static final String LEASE_TIMEOUT = "FN021";
+
+    public FencingException(String message) {
+        super(message, SQLSTATE);
+    }
+
+    public FencingException(String message, String sqlState) {
+        super(message, sqlState);
+    }
+
+    public FencingException(String message, String sqlState, Throwable cause) {
+        super(message, sqlState, cause);
+    }
+}

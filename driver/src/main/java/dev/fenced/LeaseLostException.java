@@ -1,0 +1,24 @@
+package dev.fenced;
+
+/**
+ * The lease whose token this thread writes with has been lost (its renewal failed or its deadline
+ * passed). Raised on the client before the write reaches the database.
+ */
+public class LeaseLostException extends FencingException {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final String SQLSTATE = "FN004";
+
+    private final long token;
+
+    public LeaseLostException(String leaseName, long token) {
+        super("fenced: the lease " + (leaseName == null ? "" : "'" + leaseName + "' ") + "holding token " + token
+                + " was lost; its holder must stop writing and re-acquire it", SQLSTATE);
+        this.token = token;
+    }
+
+    public long token() {
+        return token;
+    }
+}

@@ -1,0 +1,165 @@
+package dev.fenced.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A relation name as PostgreSQL resolves it: unquoted parts fold to lower case, quoted parts are exact.
+ * {@code schema} is null for an unqualified name.
+ */
+public final class TableName {
+
+    private final String schema;
+    private final String name;
+
+    public TableName(String schema, String name) {
+        this.schema = schema;
+        this.name = Objects.requireNonNull(name, "name");
+    }
+
+    public String schema() {
+        return schema;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Parses a possibly qualified, possibly quoted name as written in SQL or in {@code fenced.tables}:
+     * {@code totals}, {@code Sales.Totals}, {@code "Sales"."Totals"}. A database part ({@code db.s.t}) is
+     * dropped, as PostgreSQL only accepts the current database there.
+     *
+     * @throws IllegalArgumentException for an empty or malformed name
+     */
+    public static TableName parse(String text) {
+        List<String> parts = parseParts(text);
+        if (parts.isEmpty() || parts.size() > 3) {
+            throw new IllegalArgumentException("'" + text + "' is not a table name");
+        }
+        String n = parts.get(parts.size() - 1);
+        String s = parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
+        return new TableName(s, n);
+    }
+
+    /** Splits a dotted identifier chain and applies PostgreSQL's folding to each part. */
+    public static List<String> parseParts(String text) {
+        List<String> parts = new ArrayList<>();
+        String t = text.trim();
+        int i = 0;
+        while (i <= t.length()) {
+            if (i == t.length()) {
+                throw new IllegalArgumentException("'" + text + "' is not a table name");
+            }
+            StringBuilder part = new StringBuilder();
+            if (t.charAt(i) == '"') {
+                i++;
+                while (true) {
+                    if (i >= t.length()) {
+                        throw new IllegalArgumentException("unterminated quoted identifier in '" + text + "'");
+                    }
+                    char c = t.charAt(i);
+                    if (c == '"') {
+                        if (i + 1 < t.length() && t.charAt(i + 1) == '"') {
+                            part.append('"');
+                            i += 2;
+                            continue;
+                        }
+                        i++;
+                        break;
+                    }
+                    part.append(c);
+                    i++;
+                }
+                if (part.length() == 0) {
+                    throw new IllegalArgumentException("empty quoted identifier in '" + text + "'");
+                }
+            } else {
+                int start = i;
+                while (i < t.length() && t.charAt(i) != '.' && t.charAt(i) != '"') {
+                    i++;
+                }
+                String raw = t.substring(start, i).trim();
+                if (raw.isEmpty() || !isPlainIdentifier(raw)) {
+                    throw new IllegalArgumentException("'" + text + "' is not a table name");
+                }
+                part.append(raw.toLowerCase(Locale.ROOT));
+            }
+            parts.add(part.toString());
+            while (i < t.length() && Character.isWhitespace(t.charAt(i))) {
+                i++;
+            }
+            if (i == t.length()) {
+                break;
+            }
+            if (t.charAt(i) != '.') {
+                throw new IllegalArgumentException("'" + text + "' is not a table name");
+            }
+            i++;
+            while (i < t.length() && Character.isWhitespace(t.charAt(i))) {
+                i++;
+            }
+        }
+        return parts;
+    }
+
+    /** Folds one identifier as written in SQL ({@code "Totals"} stays, {@code Totals} becomes totals). */
+    public static String fold(String identifier) {
+        if (identifier.length() >= 2 && identifier.startsWith("\"") && identifier.endsWith("\"")) {
+            return identifier.substring(1, identifier.length() - 1).replace("\"\"", "\"");
+        }
+        return identifier.toLowerCase(Locale.ROOT);
+    }
+
+    static boolean isPlainIdentifier(String s) {
+        char first = s.charAt(0);
+        if (!(Character.isLetter(first) || first == '_')) {
+            return false;
+        }
+        for (int i = 1; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(Character.isLetterOrDigit(c) || c == '_' || c == '$')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Quotes a folded identifier when SQL needs quotes to mean exactly it. */
+    public static String quote(String folded) {
+        if (!folded.isEmpty() && isPlainIdentifier(folded) && folded.equals(folded.toLowerCase(Locale.ROOT))) {
+            return folded;
+        }
+        return '"' + folded.replace("\"", "\"\"") + '"';
+    }
+
+    /**
+     * Whether a reference written in a statement may resolve to this registered table: a registered
+     * unqualified name matches any schema; a qualified one matches the same schema or an unqualified
+     * reference (the search path may lead there).
+     */
+    public boolean matchedBy(TableName reference) {
+        if (!name.equals(reference.name)) {
+            return false;
+        }
+        return schema == null || reference.schema == null || schema.equals(reference.schema);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TableName other && name.equals(other.name) && Objects.equals(schema, other.schema);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(schema, name);
+    }
+
+    /** SQL spelling, quoted where needed. */
+    @Override
+    public String toString() {
+        return schema == null ? quote(name) : quote(schema) + "." + quote(name);
+    }
+}

@@ -1,0 +1,47 @@
+package dev.fenced.sql;
+
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.RelativeUpdatePolicy;
+import dev.fenced.config.TableName;
+import net.sf.jsqlparser.expression.Alias;
+import net.sf.jsqlparser.schema.Table;
+
+/** What the fencers of one statement share: the token placeholder, the targets and what they found. */
+final class FenceContext {
+
+    final FencingTargets targets;
+    final RelativeUpdatePolicy relativePolicy;
+    /** Placeholder text of the token parameter, e.g. {@code ?3} when the user has two. */
+    final String tokenParam;
+    boolean relativeUpdate;
+
+    FenceContext(FencingTargets targets, RelativeUpdatePolicy relativePolicy, int tokenIndex) {
+        this.targets = targets;
+        this.relativePolicy = relativePolicy;
+        this.tokenParam = "?" + tokenIndex;
+    }
+
+    /** How the target's row is referred to inside the statement: its alias, else its bare name. */
+    static String qualifier(Table table) {
+        Alias alias = table.getAlias();
+        return alias != null && alias.getName() != null ? alias.getName() : table.getName();
+    }
+
+    static String columnRef(Table table, ProtectedTable protectedTable) {
+        return qualifier(table) + "." + TableName.quote(protectedTable.column());
+    }
+
+    static TableName nameOf(Table table) {
+        String schema = table.getSchemaName();
+        return new TableName(schema == null ? null : TableName.fold(schema), TableName.fold(table.getName()));
+    }
+
+    void relativeUpdateFound(ProtectedTable table, String column) throws Refusal {
+        relativeUpdate = true;
+        if (relativePolicy == RelativeUpdatePolicy.REFUSE) {
+            throw new Refusal(table.displayName(), "relative update of column " + column + " (it reads its own old value;"
+                    + " a stale holder's relative update can land before the newer holder's first write: write the"
+                    + " whole new value, or set fenced.relativeUpdates=warn)");
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.fenced.sql;
+
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.TableName;
+import net.sf.jsqlparser.expression.Alias;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
+import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
+import net.sf.jsqlparser.schema.Column;
+import net.sf.jsqlparser.schema.Table;
+import net.sf.jsqlparser.statement.insert.ConflictActionType;
+import net.sf.jsqlparser.statement.insert.Insert;
+import net.sf.jsqlparser.statement.insert.InsertConflictAction;
+import net.sf.jsqlparser.statement.select.AllTableColumns;
+import net.sf.jsqlparser.statement.select.ParenthesedSelect;
+import net.sf.jsqlparser.statement.select.PlainSelect;
+import net.sf.jsqlparser.statement.select.Select;
+import net.sf.jsqlparser.statement.select.Values;
+
+/**
+ * INSERT: the fence column joins the column list and every row supplies the token; ON CONFLICT DO
+ * UPDATE gets the same guarded SET as an UPDATE. A column list is required: without one, values map to
+ * columns by position and adding ours could shift them.
+ */
+final class InsertFencer {
+
+    private static final String SOURCE_ALIAS = "fenced_src";
+
+    private InsertFencer() {
+    }
+
+    static void fence(Insert insert, ProtectedTable table, FenceContext ctx) throws Refusal {
+        if (insert.isUseSet() || insert.isUseDuplicate() || insert.getOutputClause() != null) {
+            throw new Refusal(table.displayName(), "INSERT ... SET, ON DUPLICATE KEY or OUTPUT (not PostgreSQL syntax)");
+        }
+        Column fenceColumn = new Column(TableName.quote(table.column()));
+        if (insert.isOnlyDefaultValues()) {
+            insert.setOnlyDefaultValues(false);
+            insert.setColumns(new ExpressionList<>(fenceColumn));
+            insert.setSelect(new Values(new ParenthesedExpressionList<>(tokenParameter(ctx))));
+        } else {
+            ExpressionList<Column> columns = insert.getColumns();
+            if (columns == null || columns.isEmpty()) {
+                throw new Refusal(table.displayName(), "INSERT without a column list; name the columns so the fence"
+                        + " column " + table.column() + " can be added");
+            }
+            for (Column c : columns) {
+                if (TableName.fold(c.getColumnName()).equals(table.column())) {
+                    throw new Refusal(table.displayName(), "the statement sets the fence column " + table.column()
+                            + " itself; the token is not the writer's to choose");
+                }
+            }
+            supplyToken(insert, columns.size(), table, ctx);
+            columns.add(fenceColumn);
+        }
+        InsertConflictAction conflict = insert.getConflictAction();
+        if (conflict != null && conflict.getConflictActionType() == ConflictActionType.DO_UPDATE) {
+            Table target = insert.getTable();
+            UpdateFencer.appendGuardedSet(conflict.getUpdateSets(), table, FenceContext.qualifier(target),
+                    FenceContext.columnRef(target, table), ctx);
+        }
+    }
+
+    private static void supplyToken(Insert insert, int columnCount, ProtectedTable table, FenceContext ctx)
+            throws Refusal {
+        Select source = insert.getSelect();
+        if (source instanceof Values values && values.getAlias() == null && values.getWithItemsList() == null
+                && values.getOrderByElements() == null && values.getLimit() == null && values.getOffset() == null) {
+            ExpressionList<?> rows = values.getExpressions();
+            if (rows instanceof ParenthesedExpressionList<?> single) {
+                addToRow(single, columnCount, table, ctx);
+            } else {
+                for (Expression row : rows) {
+                    if (!(row instanceof ParenthesedExpressionList<?> r)) {
+                        throw new Refusal(table.displayName(), "a VALUES row of an unexpected shape: " + row);
+                    }
+                    addToRow(r, columnCount, table, ctx);
+                }
+            }
+        } else if (source instanceof PlainSelect plain && plain.getIntoTables() == null) {
+            plain.addSelectItems(tokenParameter(ctx));
+        } else if (source != null) {
+            // Set operations, parenthesised queries, VALUES with clauses: add the token around the query.
+            PlainSelect wrapper = new PlainSelect()
+                    .addSelectItems(new AllTableColumns(new Table(SOURCE_ALIAS)))
+                    .addSelectItems(tokenParameter(ctx));
+            ParenthesedSelect inner = new ParenthesedSelect();
+            inner.setSelect(source);
+            inner.setAlias(new Alias(SOURCE_ALIAS));
+            wrapper.setFromItem(inner);
+            insert.setSelect(wrapper);
+        } else {
+            throw new Refusal(table.displayName(), "INSERT without VALUES or a query");
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void addToRow(ParenthesedExpressionList row, int columnCount, ProtectedTable table, FenceContext ctx)
+            throws Refusal {
+        if (row.size() != columnCount) {
+            throw new Refusal(table.displayName(), "a VALUES row has " + row.size() + " values for " + columnCount
+                    + " columns");
+        }
+        row.add(tokenParameter(ctx));
+    }
+
+    private static Expression tokenParameter(FenceContext ctx) {
+        return BoundedParser.parseExpression(ctx.tokenParam);
+    }
+}

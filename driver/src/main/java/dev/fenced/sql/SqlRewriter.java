@@ -1,0 +1,372 @@
+package dev.fenced.sql;
+
+import dev.fenced.FencingMode;
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.RelativeUpdatePolicy;
+import dev.fenced.config.TableName;
+import dev.fenced.metrics.FencedMetrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.Statements;
+import net.sf.jsqlparser.statement.delete.Delete;
+import net.sf.jsqlparser.statement.insert.Insert;
+import net.sf.jsqlparser.statement.update.Update;
+
+/**
+ * Decides, for one SQL text, what fenced sends instead: the whole pipeline from the text pre-filter to
+ * the final placeholder map. Never throws for bad SQL: a statement it cannot fence becomes a refused
+ * plan naming the table and the construct. Thread-safe; plans are cached by {@link RewriteCache}.
+ *
+ * <pre>
+ * text ─ pre-filter (no protected name in the text?) ─────────────────────────────▶ pass through
+ *   │ lexer: statements, keywords, parameters
+ *   │ classifier: DDL/utility/reads pass; MERGE, TRUNCATE, COPY FROM, DO ... refused
+ *   │ number the ?s (?1, ?2 ...), lift ONLY, parse in simple mode under a deadline
+ *   │ collect every INSERT/UPDATE/DELETE, cross-checked with the keyword count
+ *   │ fidelity check: the parser's printout has the original's tokens
+ *   │ fence each protected target (one visitor per statement kind)
+ *   │ print, map ?N back to ?, re-parse and verify every guard is in place
+ *   ▼ RewritePlan
+ * </pre>
+ */
+public final class SqlRewriter {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.sql");
+
+    private final FencingTargets targets;
+    private final RelativeUpdatePolicy relativePolicy;
+    private final Duration parseTimeout;
+
+    public SqlRewriter(FencingTargets targets, RelativeUpdatePolicy relativePolicy, Duration parseTimeout) {
+        this.targets = targets;
+        this.relativePolicy = relativePolicy;
+        this.parseTimeout = parseTimeout;
+    }
+
+    public FencingTargets targets() {
+        return targets;
+    }
+
+    /** The plan for {@code sql}; computed, not cached. */
+    public RewritePlan plan(String sql) {
+        if (!targets.mayMention(sql)) {
+            return RewritePlan.PASSTHROUGH;
+        }
+        FencedMetrics.REWRITES_PARSED.increment();
+        try {
+            return planMentioning(sql);
+        } catch (Refusal r) {
+            return RewritePlan.refused(r.table, r.construct, modeOf(r.table));
+        }
+    }
+
+    private RewritePlan planMentioning(String sql) throws Refusal {
+        List<Token> tokens;
+        try {
+            tokens = SqlLexer.tokenizeStrict(sql);
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(guessTable(sql), "SQL that cannot be read: " + e.getMessage());
+        }
+        List<StatementClassifier.Piece> pieces = StatementClassifier.split(tokens);
+        boolean parse = false;
+        String mentioned = null;
+        for (StatementClassifier.Piece piece : pieces) {
+            StatementClassifier.classify(piece, sql, targets);
+            if (piece.verdict == StatementClassifier.Verdict.REFUSE) {
+                throw new Refusal(display(piece.mentioned), piece.construct);
+            }
+            if (piece.verdict == StatementClassifier.Verdict.PARSE) {
+                parse = true;
+                mentioned = mentioned == null ? display(piece.mentioned) : mentioned;
+            }
+        }
+        if (!parse) {
+            return RewritePlan.PASSTHROUGH;
+        }
+        rejectLexicalHazards(tokens, mentioned);
+
+        List<Integer> dmlKeywords = StatementClassifier.dmlKeywordIndexes(tokens);
+        Prepared prepared = prepare(sql, tokens, dmlKeywords, true);
+        int userParams = prepared.parameters;
+        int tokenIndex = userParams + 1;
+
+        Statements statements;
+        try {
+            statements = BoundedParser.parseStatements(prepared.text, parseTimeout);
+        } catch (BoundedParser.ParseFailure e) {
+            throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")");
+        }
+        List<Statement> list = statements.getStatements();
+        if (list.size() != pieces.size()) {
+            throw new Refusal(mentioned, "the parser read " + list.size() + " statements where there are "
+                    + pieces.size());
+        }
+        List<Statement> dml = new ArrayList<>();
+        for (Statement s : list) {
+            dml.addAll(DmlCollector.collect(s));
+        }
+        if (dml.size() != dmlKeywords.size()) {
+            throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
+        }
+        for (int k = 0; k < dml.size(); k++) {
+            String keyword = tokens.get(dmlKeywords.get(k)).text().toUpperCase(Locale.ROOT);
+            if (!DmlCollector.DmlKind.of(dml.get(k)).name().equals(keyword)) {
+                throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
+            }
+            if (prepared.only[k]) {
+                DmlCollector.markOnly(dml.get(k));
+            }
+        }
+        String roundTrip = print(list);
+        String difference = FidelityCheck.difference(tokens, SqlLexer.tokenize(roundTrip));
+        if (difference != null) {
+            throw new Refusal(mentioned, difference);
+        }
+
+        FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex);
+        List<String> fencedTables = new ArrayList<>();
+        boolean enforce = false;
+        for (Statement node : dml) {
+            TableName target = FenceContext.nameOf(DmlCollector.target(node));
+            String viewOf = targets.viewReading(target);
+            if (viewOf != null) {
+                throw new Refusal(target.toString(), "write through view " + target + ", which reads protected table "
+                        + viewOf + "; write the table itself");
+            }
+            ProtectedTable table = targets.tableFor(target);
+            if (table == null) {
+                continue;
+            }
+            if (node instanceof Update u) {
+                UpdateFencer.fence(u, table, ctx);
+            } else if (node instanceof Insert i) {
+                InsertFencer.fence(i, table, ctx);
+            } else {
+                DeleteFencer.fence((Delete) node, table, ctx);
+            }
+            fencedTables.add(table.displayName());
+            enforce |= table.mode() == FencingMode.ENFORCE;
+        }
+        if (fencedTables.isEmpty()) {
+            return RewritePlan.PASSTHROUGH;
+        }
+        String printed = print(list);
+        verify(printed, fencedTables);
+        if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
+            LOG.log(System.Logger.Level.WARNING, "fenced: relative update on protected table {0}: a stale holder''s"
+                    + " relative update can land before the newer holder''s first write; write whole new values: {1}",
+                    fencedTables.get(0), sql);
+        }
+        return assemble(printed, userParams, tokenIndex, fencedTables,
+                enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate);
+    }
+
+    /** The text handed to the parser, and what preparing it took out. */
+    private record Prepared(String text, int parameters, boolean[] only) {
+    }
+
+    /**
+     * Numbers the user's {@code ?}s ({@code ?1}, {@code ?2}, ...) so they survive printing in any order,
+     * and lifts {@code ONLY} off UPDATE and DELETE targets (JSqlParser 5.3 cannot parse it), remembering
+     * which data-modifying keyword had it. With {@code number=false} the text's {@code ?N}s are kept.
+     */
+    private static Prepared prepare(String sql, List<Token> tokens, List<Integer> dmlKeywords, boolean number) {
+        boolean[] only = new boolean[dmlKeywords.size()];
+        Set<Integer> skip = new LinkedHashSet<>();
+        for (int k = 0; k < dmlKeywords.size(); k++) {
+            int i = dmlKeywords.get(k);
+            int onlyAt = tokens.get(i).isWord("DELETE") ? i + 2 : i + 1;
+            if (onlyAt < tokens.size() && tokens.get(onlyAt).isWord("ONLY")
+                    && (onlyAt == i + 1 || tokens.get(i + 1).isWord("FROM"))) {
+                only[k] = true;
+                skip.add(onlyAt);
+            }
+        }
+        StringBuilder text = new StringBuilder(sql.length() + 16);
+        int parameters = 0;
+        int copied = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            boolean parameter = number && t.kind() == Token.Kind.PARAMETER;
+            if (parameter || skip.contains(i)) {
+                text.append(sql, copied, t.start());
+                if (parameter) {
+                    text.append('?').append(++parameters);
+                }
+                copied = t.end();
+            }
+        }
+        text.append(sql, copied, sql.length());
+        return new Prepared(text.toString(), parameters, only);
+    }
+
+    /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */
+    private static void rejectLexicalHazards(List<Token> tokens, String table) throws Refusal {
+        int depth = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.isSymbol("??")) {
+                throw new Refusal(table, "the escaped ? operator (??) in a write");
+            }
+            if (t.kind() == Token.Kind.PARAMETER && t.text().length() > 1) {
+                throw new Refusal(table, "numbered JDBC parameters (" + t.text() + ")");
+            }
+            if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {
+                throw new Refusal(table, "server-side positional parameters (" + t.text() + ")");
+            }
+            if ((t.kind() == Token.Kind.STRING || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                    && t.text().regionMatches(true, 0, "U&", 0, 2)) {
+                throw new Refusal(table, "Unicode-escaped text (" + t.text() + ") cannot be matched safely");
+            }
+            if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")) {
+                throw new Refusal(table, "WHERE CURRENT OF a cursor cannot be fenced; update by key");
+            }
+            if (t.isSymbol("(") && ++depth > BoundedParser.MAX_NESTING) {
+                throw new Refusal(table, "nesting deeper than " + BoundedParser.MAX_NESTING + " levels");
+            }
+            if (t.isSymbol(")")) {
+                depth--;
+            }
+        }
+    }
+
+    private static String print(List<Statement> statements) {
+        StringBuilder b = new StringBuilder();
+        for (Statement s : statements) {
+            if (b.length() > 0) {
+                b.append("; ");
+            }
+            b.append(s);
+        }
+        return b.toString();
+    }
+
+    /** Re-parses our output and checks every protected write still carries its guard. */
+    private void verify(String printed, List<String> fencedTables) throws Refusal {
+        List<Token> printedTokens = SqlLexer.tokenize(printed);
+        String text = prepare(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens), false).text;
+        Statements again;
+        try {
+            again = BoundedParser.parseStatements(text, parseTimeout);
+        } catch (BoundedParser.ParseFailure e) {
+            throw new Refusal(fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")");
+        }
+        for (Statement s : again.getStatements()) {
+            for (Statement node : DmlCollector.collect(s)) {
+                ProtectedTable table = targets.tableFor(FenceContext.nameOf(DmlCollector.target(node)));
+                if (table != null && !carriesFence(node, table)) {
+                    throw new Refusal(table.displayName(), "the fence could not be added to the statement");
+                }
+            }
+        }
+    }
+
+    private static boolean carriesFence(Statement node, ProtectedTable table) {
+        String column = table.column();
+        if (node instanceof Update u) {
+            var sets = u.getUpdateSets();
+            var last = sets.get(sets.size() - 1);
+            return TableName.fold(last.getColumns().get(0).getColumnName()).equals(column);
+        }
+        if (node instanceof Insert i) {
+            return i.getColumns() != null && i.getColumns().stream()
+                    .anyMatch(c -> TableName.fold(c.getColumnName()).equals(column));
+        }
+        Delete d = (Delete) node;
+        return table.mode() == FencingMode.OBSERVE
+                || (d.getWhere() != null && d.getWhere().toString().contains(Guards.MARKER));
+    }
+
+    /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
+    private static RewritePlan assemble(String printed, int userParams, int tokenIndex, List<String> tables,
+                                        FencingMode mode, boolean relative) throws Refusal {
+        List<List<Integer>> userPositions = new ArrayList<>();
+        for (int i = 0; i < userParams; i++) {
+            userPositions.add(new ArrayList<>());
+        }
+        List<Integer> tokenPositions = new ArrayList<>();
+        List<String> segments = new ArrayList<>();
+        StringBuilder sql = new StringBuilder(printed.length());
+        StringBuilder segment = new StringBuilder();
+        int copied = 0;
+        int position = 0;
+        for (Token t : SqlLexer.tokenize(printed)) {
+            if (t.kind() != Token.Kind.PARAMETER) {
+                continue;
+            }
+            String between = printed.substring(copied, t.start());
+            sql.append(between).append('?');
+            segment.append(between);
+            copied = t.end();
+            position++;
+            int n = Integer.parseInt(t.text().substring(1));
+            if (n == tokenIndex) {
+                tokenPositions.add(position);
+                segments.add(segment.toString());
+                segment.setLength(0);
+            } else if (n >= 1 && n <= userParams) {
+                userPositions.get(n - 1).add(position);
+                segment.append('?');
+            } else {
+                throw new Refusal(tables.get(0), "the fenced statement has an unexpected parameter " + t.text());
+            }
+        }
+        String tail = printed.substring(copied);
+        sql.append(tail);
+        segment.append(tail);
+        segments.add(segment.toString());
+        int[][] map = new int[userParams][];
+        for (int i = 0; i < userParams; i++) {
+            if (userPositions.get(i).isEmpty()) {
+                throw new Refusal(tables.get(0), "parameter " + (i + 1) + " was lost in the rewrite");
+            }
+            map[i] = userPositions.get(i).stream().mapToInt(Integer::intValue).toArray();
+        }
+        return RewritePlan.fenced(sql.toString(), segments.toArray(new String[0]), map,
+                tokenPositions.stream().mapToInt(Integer::intValue).toArray(), position, tables, mode, relative);
+    }
+
+    private FencingMode modeOf(String table) {
+        for (ProtectedTable t : targets.tables()) {
+            if (t.mode() == FencingMode.ENFORCE
+                    && (t.displayName().equals(table) || t.name().name().equalsIgnoreCase(table))) {
+                return FencingMode.ENFORCE;
+            }
+        }
+        for (ProtectedTable t : targets.tables()) {
+            if (t.mode() == FencingMode.OBSERVE
+                    && (t.displayName().equals(table) || t.name().name().equalsIgnoreCase(table))) {
+                return FencingMode.OBSERVE;
+            }
+        }
+        return targets.tables().stream().anyMatch(t -> t.mode() == FencingMode.ENFORCE)
+                ? FencingMode.ENFORCE : FencingMode.OBSERVE;
+    }
+
+    /** The registered spelling of a mentioned name, when it is one. */
+    private String display(String mentioned) {
+        if (mentioned == null) {
+            return guessTable(null);
+        }
+        for (ProtectedTable t : targets.tables()) {
+            if (t.name().name().equals(mentioned) || t.name().name().equals(TableName.fold(mentioned))) {
+                return t.displayName();
+            }
+        }
+        return mentioned;
+    }
+
+    private String guessTable(String sql) {
+        for (ProtectedTable t : targets.tables()) {
+            if (sql == null || FencingTargets.containsIgnoreCase(sql, t.name().name().toLowerCase(Locale.ROOT))) {
+                return t.displayName();
+            }
+        }
+        return "a protected table";
+    }
+}

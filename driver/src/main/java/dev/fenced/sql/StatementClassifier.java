@@ -1,0 +1,202 @@
+package dev.fenced.sql;
+
+import dev.fenced.config.TableName;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The lexical stage: splits a text into statements and decides, before any parsing, which of them
+ * need the parser. Statements that mention nothing protected, or mention it without any way to write
+ * it, pass; utility and DDL statements pass; statements that write a protected table in a form no
+ * rewriting can fence (MERGE, TRUNCATE, COPY ... FROM, DO blocks, EXPLAIN ANALYZE, PREPARE) are refused.
+ */
+final class StatementClassifier {
+
+    enum Verdict {
+        PASS, PARSE, REFUSE
+    }
+
+    /** One statement of the text, with what the lexical stage found. */
+    static final class Piece {
+        final List<Token> tokens;
+        final String firstWord;
+        String mentioned;
+        int dmlKeywords;
+        Verdict verdict = Verdict.PASS;
+        String construct;
+
+        Piece(List<Token> tokens) {
+            this.tokens = tokens;
+            Token first = tokens.get(0);
+            this.firstWord = first.kind() == Token.Kind.WORD ? first.text().toUpperCase(Locale.ROOT) : first.text();
+        }
+    }
+
+    private static final Set<String> DML = Set.of("INSERT", "UPDATE", "DELETE", "MERGE");
+    /** A DML keyword after one of these is part of a clause (FOR UPDATE, DO UPDATE, ON DELETE, ...). */
+    private static final Set<String> CLAUSE_BEFORE_DML = Set.of("FOR", "KEY", "DO", "ON", "OF", "OR", "BEFORE",
+            "AFTER", "THEN", "INSTEAD");
+    private static final Set<String> PARSED = Set.of("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "VALUES",
+            "TABLE", "(");
+    private static final Set<String> UTILITY = Set.of("CREATE", "ALTER", "DROP", "COMMENT", "GRANT", "REVOKE",
+            "ANALYZE", "ANALYSE", "VACUUM", "REINDEX", "CLUSTER", "LOCK", "SET", "RESET", "SHOW", "BEGIN", "START",
+            "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "DECLARE", "FETCH", "MOVE", "CLOSE",
+            "LISTEN", "NOTIFY", "UNLISTEN", "DISCARD", "CHECKPOINT", "SECURITY", "REFRESH", "IMPORT", "LOAD",
+            "DEALLOCATE", "EXECUTE", "CALL", "PREPARE", "REASSIGN");
+
+    private StatementClassifier() {
+    }
+
+    static List<Piece> split(List<Token> tokens) {
+        List<Piece> pieces = new ArrayList<>();
+        List<Token> current = new ArrayList<>();
+        for (Token t : tokens) {
+            if (t.isSymbol(";")) {
+                if (!current.isEmpty()) {
+                    pieces.add(new Piece(current));
+                }
+                current = new ArrayList<>();
+            } else {
+                current.add(t);
+            }
+        }
+        if (!current.isEmpty()) {
+            pieces.add(new Piece(current));
+        }
+        return pieces;
+    }
+
+    static void classify(Piece piece, String sourceText, FencingTargets targets) {
+        piece.mentioned = mentionedName(piece.tokens, targets);
+        piece.dmlKeywords = countDmlKeywords(piece.tokens);
+        boolean anyWrite = hasWord(piece.tokens, DML) || hasWord(piece.tokens, Set.of("TRUNCATE", "COPY"));
+        if (piece.mentioned == null) {
+            // A DO block's body is a string: mentioning a protected name inside it is still a write we cannot see.
+            if (piece.firstWord.equals("DO") && targets.mayMention(sourceText.substring(piece.tokens.get(0).start(),
+                    piece.tokens.get(piece.tokens.size() - 1).end()))) {
+                refuse(piece, firstWatchedIn(sourceText, targets), "an anonymous code block (DO) that names a protected"
+                        + " table cannot be fenced");
+            }
+            return;
+        }
+        if (hasWord(piece.tokens, Set.of("MERGE"))) {
+            refuse(piece, piece.mentioned, "MERGE cannot be fenced; write the change as INSERT ... ON CONFLICT or UPDATE");
+            return;
+        }
+        switch (piece.firstWord) {
+            case "TRUNCATE" -> refuse(piece, piece.mentioned, "TRUNCATE cannot be fenced; use DELETE");
+            case "DO" -> refuse(piece, piece.mentioned, "an anonymous code block (DO) cannot be fenced");
+            case "COPY" -> classifyCopy(piece);
+            case "EXPLAIN" -> {
+                if (piece.dmlKeywords > 0 && hasWord(piece.tokens, Set.of("ANALYZE", "ANALYSE"))) {
+                    refuse(piece, piece.mentioned, "EXPLAIN ANALYZE would run the write unfenced");
+                }
+            }
+            case "PREPARE" -> {
+                if (piece.dmlKeywords > 0) {
+                    refuse(piece, piece.mentioned, "PREPARE of a write: its EXECUTE could not carry the token;"
+                            + " use a JDBC PreparedStatement");
+                }
+            }
+            default -> {
+                if (PARSED.contains(piece.firstWord)) {
+                    if (piece.dmlKeywords > 0) {
+                        piece.verdict = Verdict.PARSE;
+                    }
+                } else if (!UTILITY.contains(piece.firstWord) && anyWrite) {
+                    refuse(piece, piece.mentioned, "unrecognised statement '" + piece.firstWord + "' that may write");
+                }
+            }
+        }
+    }
+
+    private static void classifyCopy(Piece piece) {
+        List<Token> t = piece.tokens;
+        if (t.size() > 1 && t.get(1).isSymbol("(")) {
+            if (piece.dmlKeywords > 0) {
+                refuse(piece, piece.mentioned, "COPY of a data-modifying query cannot be fenced");
+            }
+            return;
+        }
+        for (Token token : t) {
+            if (token.isWord("FROM")) {
+                refuse(piece, piece.mentioned, "COPY ... FROM cannot be fenced; load into a staging table and"
+                        + " INSERT ... SELECT from it");
+                return;
+            }
+            if (token.isWord("TO")) {
+                return;
+            }
+        }
+        refuse(piece, piece.mentioned, "COPY without FROM or TO");
+    }
+
+    private static void refuse(Piece piece, String table, String construct) {
+        piece.verdict = Verdict.REFUSE;
+        piece.mentioned = table;
+        piece.construct = construct;
+    }
+
+    /** The first protected name the tokens reference, or null. {@code U&"..."} counts as a possible one. */
+    static String mentionedName(List<Token> tokens, FencingTargets targets) {
+        for (Token t : tokens) {
+            if (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+                if (t.text().regionMatches(true, 0, "U&", 0, 2) && t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+                    return t.text();
+                }
+                String folded = TableName.fold(t.text());
+                if (targets.isWatchedName(folded)) {
+                    return t.kind() == Token.Kind.WORD ? folded : t.text();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** INSERT/UPDATE/DELETE/MERGE keywords that start a statement, not a clause such as FOR UPDATE. */
+    static int countDmlKeywords(List<Token> tokens) {
+        return dmlKeywordIndexes(tokens).size();
+    }
+
+    /** Positions in {@code tokens} of the keywords {@link #countDmlKeywords} counts. */
+    static List<Integer> dmlKeywordIndexes(List<Token> tokens) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.kind() != Token.Kind.WORD || !DML.contains(t.text().toUpperCase(Locale.ROOT))) {
+                continue;
+            }
+            Token prev = i > 0 ? tokens.get(i - 1) : null;
+            if (prev != null && (prev.isSymbol(".") || prev.isSymbol(",")
+                    || (prev.kind() == Token.Kind.WORD
+                    && CLAUSE_BEFORE_DML.contains(prev.text().toUpperCase(Locale.ROOT))))) {
+                continue;
+            }
+            if (i + 1 < tokens.size() && tokens.get(i + 1).isSymbol(".")) {
+                continue;
+            }
+            out.add(i);
+        }
+        return out;
+    }
+
+    static boolean hasWord(List<Token> tokens, Set<String> words) {
+        for (Token t : tokens) {
+            if (t.kind() == Token.Kind.WORD && words.contains(t.text().toUpperCase(Locale.ROOT))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String firstWatchedIn(String text, FencingTargets targets) {
+        for (var t : targets.tables()) {
+            if (FencingTargets.containsIgnoreCase(text, t.name().name().toLowerCase(Locale.ROOT))) {
+                return t.displayName();
+            }
+        }
+        return "a protected table";
+    }
+}
