@@ -4,6 +4,7 @@ import dev.fenced.Lease;
 import dev.fenced.metrics.FencedMetrics;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -92,6 +93,9 @@ public final class LeaseKeeper implements AutoCloseable {
         }
         closed = true;
         List<HeldLease> held = renewer.stop();
+        // Newest first: leases taken one inside the other on this thread then unwind like nested
+        // try-with-resources, and the thread ends up with the binding it had before the first one.
+        held.sort(Comparator.comparingLong(HeldLease::token).reversed());
         List<HeldLease> toRelease = held.stream().filter(HeldLease::end).toList();
         if (!toRelease.isEmpty()) {
             String[] names = new String[toRelease.size()];
