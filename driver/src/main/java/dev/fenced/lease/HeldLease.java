@@ -124,7 +124,7 @@ final class HeldLease implements Lease {
         // with them. Only then may the row be released and granted to someone else.
         TokenCells.poison(cell);
         context.renewer().forget(this);
-        LeaseRegistry.ended(token);
+        LeaseRegistry.ended(this, token);
         if (Thread.currentThread() == acquiringThread && ContextAccess.current() == cell) {
             ContextAccess.swap(previousBinding);
             previousBinding = null;
@@ -185,7 +185,7 @@ final class HeldLease implements Lease {
         lostBecause = why;
         TokenCells.poison(cell);
         FencedMetrics.LEASES_LOST.increment();
-        LeaseRegistry.ended(token);
+        LeaseRegistry.ended(this, token);
         context.renewer().forget(this);
         LOG.log(Level.WARNING, "fenced: lost lease ''{0}'' (token {1}): {2}; writes under its token are refused from now on",
                 name, token, why);

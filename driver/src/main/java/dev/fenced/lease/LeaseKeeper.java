@@ -64,7 +64,7 @@ public final class LeaseKeeper implements AutoCloseable {
         FencedMetrics.LEASE_GRANTS.increment();
         long renewEvery = fixedRenewEveryNanos > 0 ? fixedRenewEveryNanos : ttlMillis * 1_000_000L / 3;
         HeldLease lease = new HeldLease(name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(), context);
-        LeaseRegistry.held(lease.token(), name);
+        LeaseRegistry.held(lease, lease.token(), name);
         lease.bindToCurrentThread();
         renewer.add(lease);
         if (closed) {

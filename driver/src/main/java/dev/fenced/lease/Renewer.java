@@ -155,8 +155,8 @@ final class Renewer {
                     lease.renewed(result.sentAtNanos());
                     FencedMetrics.LEASE_RENEWALS.increment();
                 } else if (lease.isHeld()) {
-                    lease.lose("the lease store no longer has it as ours (it expired by the database clock and may"
-                            + " have been granted to another holder)");
+                    lease.lose("the lease store no longer lists it as ours: it expired by the database clock, was"
+                            + " taken over, or was released by someone else");
                 }
             }
             if (failing) {
