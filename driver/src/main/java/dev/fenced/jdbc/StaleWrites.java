@@ -20,29 +20,38 @@ final class StaleWrites {
     /** The exception to throw for {@code e}, raised by a statement that carried {@code token}. */
     static SQLException translate(SQLException e, long token) {
         for (Throwable t = e; t != null; t = next(t)) {
-            if (t instanceof SQLException s && INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())) {
-                String message = s.getMessage();
-                int at = message == null ? -1 : message.indexOf(MARKER);
-                if (at >= 0) {
-                    return stale(message, at + MARKER.length(), token, e);
+            if (t instanceof SQLException s && INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
+                    && s.getMessage() != null) {
+                StaleTokenException stale = stale(s.getMessage(), token, e);
+                if (stale != null) {
+                    return stale;
                 }
             }
         }
         return e;
     }
 
-    private static SQLException stale(String message, int from, long token, SQLException cause) {
-        int colon = message.indexOf(':', from);
-        long rowToken;
-        try {
-            rowToken = Long.parseLong(message.substring(from, colon));
-        } catch (RuntimeException ex) {
-            return cause;
+    /**
+     * Finds {@code fenced-stale:<digits>:<table>} in a message. The marker's prefix also appears in the
+     * statement text that some messages quote (a batch entry), so only a marker followed by a number counts.
+     */
+    private static StaleTokenException stale(String message, long token, SQLException cause) {
+        for (int at = message.indexOf(MARKER); at >= 0; at = message.indexOf(MARKER, at + 1)) {
+            int from = at + MARKER.length();
+            int colon = from;
+            while (colon < message.length() && Character.isDigit(message.charAt(colon))) {
+                colon++;
+            }
+            if (colon == from || colon >= message.length() || message.charAt(colon) != ':') {
+                continue;
+            }
+            long rowToken = Long.parseLong(message.substring(from, colon));
+            int end = message.indexOf('"', colon + 1);
+            String table = message.substring(colon + 1, end < 0 ? message.length() : end);
+            FencedMetrics.staleWriteRefused(table);
+            return new StaleTokenException(table, token, rowToken, cause);
         }
-        int end = message.indexOf('"', colon + 1);
-        String table = message.substring(colon + 1, end < 0 ? message.length() : end);
-        FencedMetrics.staleWriteRefused(table);
-        return new StaleTokenException(table, token, rowToken, cause);
+        return null;
     }
 
     private static Throwable next(Throwable t) {
