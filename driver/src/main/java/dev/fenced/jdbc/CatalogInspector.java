@@ -1,6 +1,7 @@
 package dev.fenced.jdbc;
 
 import dev.fenced.FencingException;
+import dev.fenced.FencingMode;
 import dev.fenced.config.ProtectedTable;
 import dev.fenced.config.TableName;
 import dev.fenced.sql.FencingTargets;
@@ -43,7 +44,8 @@ final class CatalogInspector {
         }
     }
 
-    static FencingTargets inspect(Connection c, List<ProtectedTable> registered) throws SQLException {
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured) throws SQLException {
+        List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
         List<ProtectedTable> tables = new ArrayList<>();
         Map<TableName, String> indirect = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
