@@ -3,6 +3,7 @@ package dev.fenced.jdbc;
 import dev.fenced.FencedProperty;
 import dev.fenced.config.ConfigLoader;
 import dev.fenced.config.FencedConfig;
+import dev.fenced.metrics.MetricsPublisher;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.SQLException;
@@ -18,6 +19,7 @@ public final class ConnectionFactory {
     public static Connection open(String url, Properties info) throws SQLException {
         FencedUrl parsed = FencedUrl.parse(url);
         FencedConfig config = ConfigLoader.forDriver(parsed.fencedParameters(), info);
+        MetricsPublisher.publish(config.metricsJmx());
         Properties delegateInfo = new Properties();
         if (info != null) {
             for (String name : info.stringPropertyNames()) {

@@ -157,6 +157,9 @@ public final class SqlRewriter {
         }
         String printed = print(list);
         verify(printed, fencedTables);
+        if (ctx.relativeUpdate) {
+            FencedMetrics.RELATIVE_UPDATES.increment();
+        }
         if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
             LOG.log(System.Logger.Level.WARNING, "fenced: relative update on protected table {0}: a stale holder''s"
                     + " relative update can land before the newer holder''s first write; write whole new values: {1}",
