@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The process-wide counters. Increments are {@link LongAdder}s: no locks and no contention on the
  * statement path. Read them through {@link dev.fenced.FencedStats}, JMX ({@code dev.fenced:type=Metrics})
- * or Micrometer.
+ * or Micrometer; {@link Counter} names them.
  */
 public final class FencedMetrics {
 

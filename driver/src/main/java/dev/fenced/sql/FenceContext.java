@@ -11,14 +11,18 @@ final class FenceContext {
 
     final FencingTargets targets;
     final RelativeUpdatePolicy relativePolicy;
-    /** Placeholder text of the token parameter, e.g. {@code ?3} when the user has two. */
+    /**
+     * The token parameter as written into SQL, e.g. {@code CAST(?3 AS bigint)} when the user has two. Typed,
+     * because PostgreSQL cannot infer a type for {@code ? IS NULL} when pgjdbc describes the statement
+     * (getParameterMetaData) before anything is bound.
+     */
     final String tokenParam;
     boolean relativeUpdate;
 
     FenceContext(FencingTargets targets, RelativeUpdatePolicy relativePolicy, int tokenIndex) {
         this.targets = targets;
         this.relativePolicy = relativePolicy;
-        this.tokenParam = "?" + tokenIndex;
+        this.tokenParam = "CAST(?" + tokenIndex + " AS bigint)";
     }
 
     /** How the target's row is referred to inside the statement: its alias, else its bare name. */

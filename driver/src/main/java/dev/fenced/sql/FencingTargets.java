@@ -14,8 +14,9 @@ import java.util.Set;
 
 /**
  * What the rewriter protects: the registered tables, the tables the catalog showed to share their rows
- * (partitions, inheritance children and parents), the views that read any of them, and the names of
- * volatile functions. Immutable.
+ * (partitions, inheritance children and parents), the relations whose writes reach their rows
+ * indirectly (views that read them; parents without the fence column), and the names of volatile
+ * functions. Immutable.
  */
 public final class FencingTargets {
 
@@ -27,12 +28,12 @@ public final class FencingTargets {
             "pg_notify", "set_config");
 
     private final List<ProtectedTable> tables;
-    private final Map<TableName, String> views;
+    private final Map<TableName, String> indirect;
     private final Set<String> volatileFunctions;
     /** Lower-cased last name parts of every table and view above: what the text pre-filter looks for. */
     private final String[] watched;
 
-    public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> views, Set<String> volatileFunctions) {
+    public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions) {
         List<ProtectedTable> active = new ArrayList<>();
         for (ProtectedTable t : tables) {
             if (t.mode() != FencingMode.OFF) {
@@ -40,7 +41,7 @@ public final class FencingTargets {
             }
         }
         this.tables = List.copyOf(active);
-        this.views = Collections.unmodifiableMap(new LinkedHashMap<>(views));
+        this.indirect = Collections.unmodifiableMap(new LinkedHashMap<>(indirect));
         Set<String> fns = new LinkedHashSet<>(BUILTIN_VOLATILE);
         fns.addAll(volatileFunctions);
         this.volatileFunctions = Collections.unmodifiableSet(fns);
@@ -48,7 +49,7 @@ public final class FencingTargets {
         for (ProtectedTable t : this.tables) {
             names.add(t.name().name().toLowerCase(Locale.ROOT));
         }
-        for (TableName v : this.views.keySet()) {
+        for (TableName v : this.indirect.keySet()) {
             names.add(v.name().toLowerCase(Locale.ROOT));
         }
         this.watched = names.toArray(new String[0]);
@@ -67,9 +68,9 @@ public final class FencingTargets {
         return tables.isEmpty();
     }
 
-    /** Views known to read a protected table, with the table each reads. */
-    public Map<TableName, String> views() {
-        return views;
+    /** Relations whose writes reach protected rows indirectly, with the reason (indirect, bare parents). */
+    public Map<TableName, String> indirect() {
+        return indirect;
     }
 
     /**
@@ -110,9 +111,12 @@ public final class FencingTargets {
         return null;
     }
 
-    /** For a reference that may be a view reading a protected table: which table; else null. */
-    String viewReading(TableName reference) {
-        for (Map.Entry<TableName, String> v : views.entrySet()) {
+    /**
+     * For a reference that may reach protected rows without being a protected table (a view that reads
+     * one, a parent table without the fence column): why a write to it is refused; else null.
+     */
+    String indirectReason(TableName reference) {
+        for (Map.Entry<TableName, String> v : indirect.entrySet()) {
             if (v.getKey().matchedBy(reference)) {
                 return v.getValue();
             }

@@ -134,7 +134,7 @@ public final class RewritePlan {
      * nothing can be bound; {@code token <= 0} writes NULL (no fencing, the row keeps its fence value).
      */
     public String render(long token) {
-        String literal = token > 0 ? Long.toString(token) : "CAST(NULL AS bigint)";
+        String literal = token > 0 ? Long.toString(token) : "NULL";
         StringBuilder b = new StringBuilder(sql.length() + tokenIndexes.length * 8);
         b.append(segments[0]);
         for (int i = 1; i < segments.length; i++) {

@@ -133,10 +133,10 @@ public final class SqlRewriter {
         boolean enforce = false;
         for (Statement node : dml) {
             TableName target = FenceContext.nameOf(DmlCollector.target(node));
-            String viewOf = targets.viewReading(target);
-            if (viewOf != null) {
-                throw new Refusal(target.toString(), "write through view " + target + ", which reads protected table "
-                        + viewOf + "; write the table itself");
+            String indirect = targets.indirectReason(target);
+            if (indirect != null) {
+                throw new Refusal(target.toString(), "a write to " + target + " reaches protected rows: " + indirect
+                        + "; write the protected table itself");
             }
             ProtectedTable table = targets.tableFor(target);
             if (table == null) {
@@ -157,6 +157,9 @@ public final class SqlRewriter {
         }
         String printed = print(list);
         verify(printed, fencedTables);
+        if (ctx.relativeUpdate) {
+            FencedMetrics.RELATIVE_UPDATES.increment();
+        }
         if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
             LOG.log(System.Logger.Level.WARNING, "fenced: relative update on protected table {0}: a stale holder''s"
                     + " relative update can land before the newer holder''s first write; write whole new values: {1}",

@@ -1,0 +1,163 @@
+package dev.fenced;
+
+import dev.fenced.jdbc.ConnectionFactory;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.Properties;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A {@link DataSource} of fenced connections, for pools configured by class name:
+ *
+ * <pre>{@code
+ * dataSourceClassName=dev.fenced.FencedDataSource
+ * dataSource.url=jdbc:fenced:postgresql://db/app
+ * dataSource.user=app
+ * dataSource.tables=totals,sales.orders
+ * }</pre>
+ *
+ * The URL may also be a plain {@code jdbc:postgresql:} one; it is fenced all the same. Any
+ * {@code fenced.*} key can go in the URL; the common ones have setters.
+ */
+public class FencedDataSource implements DataSource {
+
+    private volatile String url;
+    private final Properties properties = new Properties();
+    private volatile int loginTimeout;
+    private volatile PrintWriter logWriter;
+
+    public FencedDataSource() {
+        // bean: configured through setters
+    }
+
+    public FencedDataSource(String url) {
+        setUrl(url);
+    }
+
+    public String getUrl() {
+        return url;
+    }
+
+    /** {@code jdbc:fenced:postgresql:...}; a {@code jdbc:postgresql:} URL is taken as its fenced form. */
+    public void setUrl(String url) {
+        if (url != null && url.startsWith("jdbc:postgresql:")) {
+            url = "jdbc:fenced:" + url.substring("jdbc:".length());
+        }
+        if (url != null && !ConnectionFactory.accepts(url)) {
+            throw new IllegalArgumentException("fenced: FencedDataSource needs a jdbc:fenced:postgresql: URL, got " + url);
+        }
+        this.url = url;
+    }
+
+    public void setUser(String user) {
+        set("user", user);
+    }
+
+    public String getUser() {
+        return properties.getProperty("user");
+    }
+
+    public void setPassword(String password) {
+        set("password", password);
+    }
+
+    /** {@code fenced.tables}: the protected tables, comma separated. */
+    public void setTables(String tables) {
+        set(FencedProperty.TABLES.key(), tables);
+    }
+
+    public String getTables() {
+        return properties.getProperty(FencedProperty.TABLES.key());
+    }
+
+    /** {@code fenced.mode}: enforce, observe or off. */
+    public void setMode(String mode) {
+        set(FencedProperty.MODE.key(), mode);
+    }
+
+    /** {@code fenced.column}: the fence column. */
+    public void setColumn(String column) {
+        set(FencedProperty.COLUMN.key(), column);
+    }
+
+    /** Any connection property, pgjdbc's or a {@code fenced.*} key. */
+    public void setProperty(String key, String value) {
+        set(key, value);
+    }
+
+    private void set(String key, String value) {
+        if (value == null) {
+            properties.remove(key);
+        } else {
+            properties.setProperty(key, value);
+        }
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        return open((Properties) properties.clone());
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        Properties p = (Properties) properties.clone();
+        if (username != null) {
+            p.setProperty("user", username);
+        }
+        if (password != null) {
+            p.setProperty("password", password);
+        }
+        return open(p);
+    }
+
+    private Connection open(Properties p) throws SQLException {
+        if (url == null) {
+            throw new FencingException("fenced: FencedDataSource has no url", FencingException.CONFIGURATION);
+        }
+        if (loginTimeout > 0 && !p.containsKey("loginTimeout")) {
+            p.setProperty("loginTimeout", Integer.toString(loginTimeout));
+        }
+        return ConnectionFactory.open(url, p);
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+        return logWriter;
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+        this.logWriter = out;
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) {
+        this.loginTimeout = seconds;
+    }
+
+    @Override
+    public int getLoginTimeout() {
+        return loginTimeout;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return Logger.getLogger("dev.fenced");
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        throw new SQLException("fenced: " + getClass().getName() + " does not wrap " + iface.getName());
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+        return iface.isInstance(this);
+    }
+}

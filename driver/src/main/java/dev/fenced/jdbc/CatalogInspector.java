@@ -1,0 +1,195 @@
+package dev.fenced.jdbc;
+
+import dev.fenced.FencingException;
+import dev.fenced.FencingMode;
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.TableName;
+import dev.fenced.sql.FencingTargets;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads the catalog once per configuration and database, at first connect: every registered table must
+ * have its fence column with an integer type (else the connect fails naming table and column); the
+ * partitions, inheritance children and parents of a protected table are protected too (a write to any
+ * of them reaches its rows); views that read a protected table are learned so writes through them are
+ * refused; volatile function names are learned for the DELETE check.
+ */
+final class CatalogInspector {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+
+    private static final Set<String> INTEGER_TYPES = Set.of("bigint", "integer", "smallint", "numeric");
+
+    private CatalogInspector() {
+    }
+
+    private record Relation(long oid, String schema, String name, String kind) {
+        TableName tableName() {
+            return new TableName(schema, name);
+        }
+
+        String display() {
+            return tableName().toString();
+        }
+    }
+
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured) throws SQLException {
+        List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
+        List<ProtectedTable> tables = new ArrayList<>();
+        Map<TableName, String> indirect = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        Set<Long> seen = new HashSet<>();
+        List<Long> protectedOids = new ArrayList<>();
+        for (ProtectedTable t : registered) {
+            tables.add(t);
+            List<Relation> found = relationsNamed(c, t.name());
+            if (found.isEmpty()) {
+                LOG.log(System.Logger.Level.WARNING, "fenced: protected table {0} does not exist (yet); writes to it"
+                        + " will be fenced by name", t.displayName());
+                continue;
+            }
+            for (Relation r : found) {
+                if (r.kind.equals("v") || r.kind.equals("m")) {
+                    problems.add(r.display() + " is a view; register the table it writes instead");
+                    continue;
+                }
+                String type = columnType(c, r.oid, t.column());
+                if (type == null) {
+                    problems.add("table " + r.display() + " has no column " + TableName.quote(t.column())
+                            + " (add it: ALTER TABLE " + r.display() + " ADD COLUMN " + TableName.quote(t.column()) + " bigint)");
+                    continue;
+                }
+                if (!INTEGER_TYPES.contains(type)) {
+                    problems.add("column " + TableName.quote(t.column()) + " of table " + r.display() + " is " + type
+                            + "; a fence column must be bigint");
+                    continue;
+                }
+                seen.add(r.oid);
+                protectedOids.add(r.oid);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new FencingException("fenced: protected tables are not ready: " + String.join("; ", problems),
+                    FencingException.SCHEMA);
+        }
+        // Partitions and inheritance children share the parent's columns; parents see the children's rows.
+        for (ProtectedTable t : registered) {
+            for (Relation r : relationsNamed(c, t.name())) {
+                if (!seen.contains(r.oid) || r.kind.equals("v")) {
+                    continue;
+                }
+                for (Relation kin : inheritanceKin(c, r.oid)) {
+                    if (!seen.add(kin.oid)) {
+                        continue;
+                    }
+                    if (columnType(c, kin.oid, t.column()) != null) {
+                        tables.add(new ProtectedTable(kin.tableName(), t.column(), t.mode(), t));
+                        protectedOids.add(kin.oid);
+                    } else {
+                        indirect.put(kin.tableName(), kin.display() + " shares rows with protected table "
+                                + t.displayName() + " (inheritance or partitioning) but has no column " + t.column());
+                    }
+                }
+            }
+        }
+        for (Relation view : viewsReading(c, protectedOids)) {
+            indirect.putIfAbsent(view.tableName(), "view " + view.display() + " reads a protected table");
+        }
+        return new FencingTargets(tables, indirect, volatileFunctions(c));
+    }
+
+    private static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {
+        String sql = "SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE c.relname = ? AND c.relkind IN ('r', 'p', 'f', 'v', 'm')"
+                + (name.schema() == null ? "" : " AND n.nspname = ?")
+                + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, name.name());
+            if (name.schema() != null) {
+                ps.setString(2, name.schema());
+            }
+            return relations(ps);
+        }
+    }
+
+    private static String columnType(Connection c, long oid, String column) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.format_type(a.atttypid, NULL)"
+                + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attname = ? AND a.attnum > 0"
+                + " AND NOT a.attisdropped")) {
+            ps.setLong(1, oid);
+            ps.setString(2, column);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    private static List<Relation> inheritanceKin(Connection c, long oid) throws SQLException {
+        String sql = "WITH RECURSIVE down(oid) AS (SELECT ?::oid UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i"
+                + " JOIN down ON i.inhparent = down.oid),"
+                + " up(oid) AS (SELECT ?::oid UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i"
+                + " JOIN up ON i.inhrelid = up.oid)"
+                + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE c.oid IN (SELECT oid FROM down UNION SELECT oid FROM up) AND c.oid <> ?::oid";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setLong(1, oid);
+            ps.setLong(2, oid);
+            ps.setLong(3, oid);
+            return relations(ps);
+        }
+    }
+
+    /** Views (and views of views) whose rules read any of {@code oids}. */
+    private static List<Relation> viewsReading(Connection c, List<Long> oids) throws SQLException {
+        if (oids.isEmpty()) {
+            return List.of();
+        }
+        String sql = "WITH RECURSIVE reads(oid) AS (SELECT unnest(?::oid[])"
+                + " UNION SELECT r.ev_class FROM pg_catalog.pg_depend d"
+                + " JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid"
+                + " JOIN reads ON d.refobjid = reads.oid"
+                + " WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.refclassid = 'pg_catalog.pg_class'::regclass"
+                + " AND r.ev_class <> d.refobjid)"
+                + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM reads JOIN pg_catalog.pg_class c ON c.oid = reads.oid"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v'";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Array array = c.createArrayOf("oid", oids.toArray());
+            ps.setArray(1, array);
+            return relations(ps);
+        }
+    }
+
+    private static Set<String> volatileFunctions(Connection c) throws SQLException {
+        Set<String> names = new HashSet<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE provolatile = 'v'")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    private static List<Relation> relations(PreparedStatement ps) throws SQLException {
+        List<Relation> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Relation(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,59 @@
+package dev.fenced.jdbc;
+
+import dev.fenced.FencedProperty;
+import dev.fenced.config.ConfigLoader;
+import dev.fenced.config.FencedConfig;
+import dev.fenced.metrics.MetricsPublisher;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.SQLException;
+import java.util.Properties;
+
+/** Opens a fenced connection: configuration, delegate driver, catalog check, wrapper. */
+public final class ConnectionFactory {
+
+    private ConnectionFactory() {
+    }
+
+    /** For a URL {@link #accepts}; throws with a clear message for bad configuration. */
+    public static Connection open(String url, Properties info) throws SQLException {
+        FencedUrl parsed = FencedUrl.parse(url);
+        FencedConfig config = ConfigLoader.forDriver(parsed.fencedParameters(), info);
+        MetricsPublisher.publish(config.metricsJmx());
+        Properties delegateInfo = new Properties();
+        if (info != null) {
+            for (String name : info.stringPropertyNames()) {
+                if (!name.startsWith(FencedProperty.PREFIX)) {
+                    delegateInfo.setProperty(name, info.getProperty(name));
+                }
+            }
+        }
+        Driver driver = DelegateDrivers.find(parsed.delegateUrl());
+        Connection raw = driver.connect(parsed.delegateUrl(), delegateInfo);
+        if (raw == null) {
+            throw new SQLException("fenced: driver " + driver.getClass().getName() + " declined "
+                    + parsed.delegateUrl(), "08001");
+        }
+        try {
+            FencedRuntime runtime = FencedRuntime.forDatabase(
+                    parsed.databaseKey(delegateInfo.getProperty("user")), config, raw);
+            return new FencedConnection(raw, runtime);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                raw.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    public static boolean accepts(String url) {
+        return FencedUrl.accepts(url);
+    }
+
+    /** The pgjdbc URL a fenced URL stands for. */
+    public static String delegateUrl(String url) {
+        return FencedUrl.parse(url).delegateUrl();
+    }
+}

@@ -1,0 +1,41 @@
+package dev.fenced.jdbc;
+
+import dev.fenced.jdbc.delegate.DelegatingDatabaseMetaData;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/** Metadata whose connection is the fenced one; its result sets report no statement, as JDBC allows. */
+public final class FencedDatabaseMetaData extends DelegatingDatabaseMetaData {
+
+    private final FencedConnection owner;
+
+    FencedDatabaseMetaData(FencedConnection owner, DatabaseMetaData metaData) {
+        super(metaData);
+        this.owner = owner;
+    }
+
+    @Override
+    public Connection getConnection() {
+        return owner;
+    }
+
+    @Override
+    protected ResultSet wrap(ResultSet resultSet) {
+        return FencedResultSet.wrap(resultSet, null);
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        if (iface.isInstance(this)) {
+            return iface.cast(this);
+        }
+        return metaData.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return iface.isInstance(this) || metaData.isWrapperFor(iface);
+    }
+}

@@ -1,0 +1,116 @@
+package dev.fenced.jdbc;
+
+import dev.fenced.FencingMode;
+import dev.fenced.config.FencedConfig;
+import dev.fenced.metrics.FencedMetrics;
+import dev.fenced.sql.FencingTargets;
+import dev.fenced.sql.RewriteCache;
+import dev.fenced.sql.RewritePlan;
+import dev.fenced.sql.SqlRewriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
+
+/**
+ * Everything the connections of one configuration on one database share: the configuration, what the
+ * catalog said, the rewriter and its plan cache. Built at the first connect, then reused.
+ */
+public final class FencedRuntime {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+    private static final ConcurrentHashMap<String, FencedRuntime> RUNTIMES = new ConcurrentHashMap<>();
+    /** Observe-mode findings are logged at WARNING this many times per runtime, then at DEBUG. */
+    private static final int LOUD_OBSERVATIONS = 20;
+
+    /** How a lost lease's token is named in messages; the lease manager installs the real lookup. */
+    private static volatile LongFunction<String> leaseNames = token -> null;
+
+    private final FencedConfig config;
+    private final RewriteCache cache;
+    private final AtomicInteger observations = new AtomicInteger();
+
+    private FencedRuntime(FencedConfig config, FencingTargets targets) {
+        this.config = config;
+        this.cache = targets.isEmpty() ? null
+                : new RewriteCache(new SqlRewriter(targets, config.relativeUpdates(), config.parseTimeout()),
+                config.cacheSize());
+    }
+
+    /**
+     * The runtime for {@code config} on the database {@code key} names, built on first use with
+     * {@code connection} (a raw connection to that database) for the catalog check. A failed check is not
+     * remembered: the next connect checks again.
+     */
+    static FencedRuntime forDatabase(String key, FencedConfig config, Connection connection) throws SQLException {
+        String id = key + '\u0000' + config.fingerprint();
+        FencedRuntime runtime = RUNTIMES.get(id);
+        if (runtime != null) {
+            return runtime;
+        }
+        FencingTargets targets;
+        if (config.inactive()) {
+            targets = FencingTargets.of(java.util.List.of());
+        } else if (config.checkSchema()) {
+            targets = CatalogInspector.inspect(connection, config.tables());
+        } else {
+            targets = FencingTargets.of(config.tables());
+        }
+        runtime = new FencedRuntime(config, targets);
+        FencedRuntime raced = RUNTIMES.putIfAbsent(id, runtime);
+        return raced != null ? raced : runtime;
+    }
+
+    /** Forgets every runtime, so the next connect reads the catalog again (after DDL, in tests). */
+    public static void reset() {
+        RUNTIMES.clear();
+    }
+
+    public static void installLeaseNames(LongFunction<String> lookup) {
+        leaseNames = lookup;
+    }
+
+    String leaseName(long token) {
+        return leaseNames.apply(token);
+    }
+
+    FencedConfig config() {
+        return config;
+    }
+
+    /** The plan for {@code sql}. Cheap for statements that cannot touch a protected table. */
+    RewritePlan plan(String sql) {
+        return cache == null ? RewritePlan.PASSTHROUGH : cache.plan(sql);
+    }
+
+    /**
+     * The plan to run for {@code sql}: a refusal is thrown in enforce mode, and in observe mode counted,
+     * logged and turned into a pass-through.
+     */
+    RewritePlan planOrRefuse(String sql) throws SQLException {
+        RewritePlan plan = plan(sql);
+        if (!plan.isRefused()) {
+            return plan;
+        }
+        if (plan.mode() == FencingMode.ENFORCE) {
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw plan.refusal();
+        }
+        FencedMetrics.UNSUPPORTED_OBSERVED.increment();
+        observe("fenced (observe): statement on {0} would be refused: {1}: {2}", plan.tables().get(0),
+                plan.refusedConstruct(), sql);
+        return RewritePlan.PASSTHROUGH;
+    }
+
+    void observedUnfenced(RewritePlan plan, String reason) {
+        FencedMetrics.UNFENCED_WRITES_OBSERVED.increment();
+        observe("fenced (observe): write to {0} without a token ({1}): {2}", plan.tables().get(0), reason, plan.sql());
+    }
+
+    private void observe(String format, Object... args) {
+        System.Logger.Level level = observations.incrementAndGet() <= LOUD_OBSERVATIONS
+                ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
+        LOG.log(level, format, args);
+    }
+}

@@ -1,0 +1,61 @@
+package dev.fenced.jdbc;
+
+import dev.fenced.FencingMode;
+import dev.fenced.LeaseLostException;
+import dev.fenced.UnfencedWriteException;
+import dev.fenced.context.ContextAccess;
+import dev.fenced.metrics.FencedMetrics;
+import dev.fenced.sql.RewritePlan;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Reads the calling thread's token at execute time and decides what a fenced statement carries: the
+ * token, or NULL (an explicit unfenced section, or observe mode without a token; the row then keeps its
+ * fence value). Refuses in enforce mode when no token is bound or its lease was lost.
+ */
+final class TokenResolver {
+
+    /** Returned for "bind NULL". */
+    static final long NO_TOKEN = 0L;
+
+    private TokenResolver() {
+    }
+
+    static long resolve(RewritePlan plan, FencedRuntime runtime) throws SQLException {
+        AtomicLong cell = ContextAccess.current();
+        if (cell != null) {
+            long v = cell.get();
+            if (v > 0) {
+                return v;
+            }
+            if (v == 0) {
+                return NO_TOKEN;
+            }
+            if (plan.mode() == FencingMode.ENFORCE) {
+                FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
+                throw new LeaseLostException(runtime.leaseName(-v), -v);
+            }
+            runtime.observedUnfenced(plan, "its lease was lost");
+            return NO_TOKEN;
+        }
+        if (plan.mode() == FencingMode.ENFORCE) {
+            FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
+            throw new UnfencedWriteException(plan.tables().get(0));
+        }
+        runtime.observedUnfenced(plan, "no token is bound");
+        return NO_TOKEN;
+    }
+
+    /** The cell bound now, to re-check at executeBatch that its lease still holds. */
+    static AtomicLong currentCell() {
+        return ContextAccess.current();
+    }
+
+    static void checkStillHeld(AtomicLong cell, RewritePlan plan, FencedRuntime runtime) throws SQLException {
+        if (cell != null && cell.get() < 0 && plan.mode() == FencingMode.ENFORCE) {
+            FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
+            throw new LeaseLostException(runtime.leaseName(-cell.get()), -cell.get());
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package dev.fenced.sql;
+
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fenced.FencingMode;
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.RelativeUpdatePolicy;
+import dev.fenced.config.TableName;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Pathological SQL is refused within the parse bound instead of tying up the caller for minutes. */
+class BoundedParserTest {
+
+    private final SqlRewriter rewriter = new SqlRewriter(FencingTargets.of(List.of(
+            new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE))),
+            RelativeUpdatePolicy.ALLOW, Duration.ofMillis(300));
+
+    @Test
+    void deeplyNestedStatementsAreRefusedAtOnce() {
+        String sql = "UPDATE totals SET a = " + "(".repeat(40) + "1" + ")".repeat(40);
+        RewritePlan plan = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> rewriter.plan(sql));
+        assertTrue(plan.isRefused() && plan.refusedConstruct().contains("nesting deeper"), plan::toString);
+    }
+
+    @Test
+    void aParseThatRunsPastTheDeadlineIsRefused() {
+        // Many alternatives at each level make JSqlParser backtrack; whatever it does, the answer comes
+        // back within the bound and is a refusal or a correct rewrite, never a hang.
+        StringBuilder sql = new StringBuilder("UPDATE totals SET a = 1 WHERE ");
+        for (int i = 0; i < 400; i++) {
+            sql.append(i == 0 ? "" : " OR ").append("(x").append(i).append(" IN (SELECT y FROM z WHERE (w = ").append(i)
+                    .append(")))");
+        }
+        RewritePlan plan = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> rewriter.plan(sql.toString()));
+        assertTrue(plan.isRefused() || plan.isFenced(), plan::toString);
+    }
+}
