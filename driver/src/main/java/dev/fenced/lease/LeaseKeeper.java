@@ -72,7 +72,9 @@ public final class LeaseKeeper implements AutoCloseable {
             lease.close();
             checkOpen();
         }
-        LOG.log(Level.DEBUG, "fenced: granted lease ''{0}'' (token {1}) to {2}", name, lease.token(), holder);
+        if (LOG.isLoggable(Level.DEBUG)) {
+            LOG.log(Level.DEBUG, "fenced: granted lease '" + name + "' (token " + lease.token() + ") to " + holder);
+        }
         return lease;
     }
 
