@@ -40,12 +40,22 @@ class RenewalLoadTest {
         pool.close();
     }
 
+    private static String setting(String name) throws Exception {
+        try (var c = db.rawConnection(); var st = c.createStatement(); var rs = st.executeQuery("SHOW " + name)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     @Test
     void renewalStatementTimeAtOneAndTenThousandLeases() throws Exception {
         // Long ttls: the manager's own renewer stays out of the way while we time the statement it sends.
         Duration ttl = Duration.ofMinutes(30);
         LeaseStore store = new LeaseStore(pool, LeaseTableName.parse("fenced_lease"), false);
-        StringBuilder report = new StringBuilder("renewal load (embedded PostgreSQL, one statement per tick):\n");
+        StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+                "renewal load (%s PostgreSQL %s, fsync=%s, synchronous_commit=%s; one statement per tick):%n",
+                TestDatabase.isEmbedded() ? "embedded" : "external", setting("server_version"), setting("fsync"),
+                setting("synchronous_commit")));
         try (LeaseManager manager = LeaseManager.create(pool)) {
             List<Lease> held = new ArrayList<>();
             long grantStart = System.nanoTime();
