@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * its deadline passes.
  *
  * <p>Two threads, on purpose. The timer thread wakes exactly when the earliest lease is due for renewal
- * or reaches its deadline (one tick planned at a time), and never does I/O. The statement runs on a store thread: if the database
- * hangs (a dead TCP peer, a pool that never hands out a connection), the timer still poisons every lease
- * at its deadline. At most one renewal statement is in flight.
+ * or reaches its deadline (one tick planned at a time), and never does I/O. The statement runs on a
+ * store thread: if the database hangs (a dead TCP peer, a pool that never hands out a connection), the
+ * timer still poisons every lease at its deadline. At most one renewal statement is in flight.
  *
  * <p>A lease renews every {@code ttl/3} unless the manager fixes an interval. Leases due within a fifth of
  * their interval of each other share a statement, so a manager holding leases with many ttls still sends
@@ -31,10 +31,10 @@ final class Renewer {
 
     private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
 
-    /** Shortest retry after a failed renewal statement, so an outage does not become a busy loop. */
     /** "No time" for {@link #earlier}. */
     private static final long NONE = Long.MAX_VALUE;
 
+    /** Shortest retry after a failed renewal statement, so an outage does not become a busy loop. */
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final LeaseStore store;
@@ -57,7 +57,7 @@ final class Renewer {
 
     void add(HeldLease lease) {
         leases.put(lease.token(), lease);
-        wakeAt(Math.min(lease.renewAtNanos(), lease.deadlineNanos()));
+        wakeAt(earlier(lease.renewAtNanos(), lease.deadlineNanos()));
     }
 
     void forget(HeldLease lease) {
