@@ -49,10 +49,13 @@ public final class LeaseManager implements AutoCloseable {
     private final LeaseKeeper keeper;
     private final Duration renewalInterval;
 
+    /** Renewal interval standing for "never": the lease simply runs out at its deadline. */
+    private static final long NEVER_RENEW_NANOS = Long.MAX_VALUE / 4;
+
     private LeaseManager(Builder b) {
         this.renewalInterval = b.renewalInterval;
         this.keeper = new LeaseKeeper(b.dataSource, b.table, b.createTable, b.holder,
-                b.renewalInterval == null ? 0 : b.renewalInterval.toNanos());
+                b.renew ? (b.renewalInterval == null ? 0 : b.renewalInterval.toNanos()) : NEVER_RENEW_NANOS);
     }
 
     /** A manager with the defaults: holder {@code host:pid:random}, table {@code fenced_lease}, created if missing. */
@@ -180,6 +183,7 @@ public final class LeaseManager implements AutoCloseable {
         private final DataSource dataSource;
         private String holder;
         private Duration renewalInterval;
+        private boolean renew = true;
         private LeaseTableName table = LeaseTableName.parse(FencedProperty.LEASE_TABLE.defaultValue());
         private boolean createTable = Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue());
 
@@ -206,6 +210,18 @@ public final class LeaseManager implements AutoCloseable {
                 throw new IllegalArgumentException("fenced: a renewal interval must be positive, got " + interval);
             }
             this.renewalInterval = interval;
+            this.renew = true;
+            return this;
+        }
+
+        /**
+         * Never renew: each lease ends when its ttl runs out, whatever its holder is doing (it is then lost,
+         * its token poisoned, as with a failed renewal). Only right for work reliably shorter than the ttl;
+         * the demo uses it to show the seed's slow runs outliving their lease.
+         */
+        public Builder withoutRenewal() {
+            this.renew = false;
+            this.renewalInterval = null;
             return this;
         }
 
