@@ -1,0 +1,43 @@
+package dev.fenced.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.fenced.FencingMode;
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.RelativeUpdatePolicy;
+import dev.fenced.config.TableName;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Exact rewrites for what the corpus run found; each case names the corpus record it came from. */
+class RewriteFixesTest {
+
+    static SqlRewriter rewriter(String... tables) {
+        List<ProtectedTable> list = new ArrayList<>();
+        for (String t : tables) {
+            list.add(new ProtectedTable(TableName.parse(t), "last_token", FencingMode.ENFORCE));
+        }
+        return new SqlRewriter(FencingTargets.of(list), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
+    }
+
+    static String fenced(SqlRewriter rewriter, String sql) {
+        RewritePlan plan = rewriter.plan(sql);
+        assertEquals(RewritePlan.Kind.FENCED, plan.kind(), () -> String.valueOf(plan));
+        return plan.sql();
+    }
+
+    /** Corpus #1027 (updatable_views.sql): {@code =-} is two operators in PostgreSQL, not one. */
+    @Test
+    void equalsMinusIsFencedNotRefused() {
+        assertEquals("UPDATE rw_view16 SET aa = -3, last_token = CASE WHEN ? IS NULL THEN rw_view16.last_token"
+                        + " WHEN COALESCE(rw_view16.last_token, 0) <= ? THEN ? ELSE CAST('fenced-stale:' ||"
+                        + " rw_view16.last_token || ':rw_view16' AS bigint) END WHERE a = 3",
+                fenced(rewriter("rw_view16"), "UPDATE rw_view16 SET aa=-3 WHERE a=3"));
+        assertEquals("DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN CASE WHEN ? IS NULL OR"
+                        + " COALESCE(t.last_token, 0) <= ? THEN true ELSE CAST('fenced-stale:' || t.last_token || ':t'"
+                        + " AS boolean) END ELSE false END",
+                fenced(rewriter("t"), "DELETE FROM t WHERE a=-?"));
+    }
+}
