@@ -40,4 +40,35 @@ class RewriteFixesTest {
                         + " AS boolean) END ELSE false END",
                 fenced(rewriter("t"), "DELETE FROM t WHERE a=-?"));
     }
+
+    /**
+     * Not in the corpus, found probing around it: PostgreSQL runs a data-modifying CTE inside CREATE TABLE
+     * ... AS (verified on 18.1: the rows are gone), and the classifier passed every CREATE as DDL.
+     */
+    @Test
+    void createTableAsWithADataModifyingCteIsRefused() {
+        SqlRewriter rewriter = rewriter("victim");
+        for (String sql : List.of(
+                "create table copy1 as with d as (delete from victim returning *) select * from d",
+                "CREATE TEMP TABLE t AS WITH u AS (UPDATE victim SET id = 2 RETURNING id) SELECT * FROM u",
+                "CREATE UNLOGGED TABLE IF NOT EXISTS t AS (WITH i AS (INSERT INTO victim (id) VALUES (1) RETURNING id)"
+                        + " SELECT * FROM i)")) {
+            RewritePlan plan = rewriter.plan(sql);
+            assertEquals(RewritePlan.Kind.REFUSED, plan.kind(), sql);
+            assertEquals("CREATE TABLE ... AS with a data-modifying statement cannot be fenced; run the write on its"
+                    + " own, then create the table from its result", plan.refusedConstruct());
+            assertEquals("victim", plan.tables().get(0));
+        }
+    }
+
+    @Test
+    void createTableThatOnlyNamesAProtectedTableStaysDdl() {
+        SqlRewriter rewriter = rewriter("victim");
+        for (String sql : List.of(
+                "CREATE TABLE child (id int REFERENCES victim ON DELETE CASCADE ON UPDATE CASCADE)",
+                "CREATE TABLE copy1 AS SELECT * FROM victim",
+                "CREATE TRIGGER t BEFORE INSERT OR UPDATE ON victim FOR EACH ROW EXECUTE FUNCTION f()")) {
+            assertEquals(RewritePlan.Kind.PASSTHROUGH, rewriter.plan(sql).kind(), sql);
+        }
+    }
 }
