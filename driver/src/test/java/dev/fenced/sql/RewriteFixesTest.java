@@ -71,4 +71,37 @@ class RewriteFixesTest {
             assertEquals(RewritePlan.Kind.PASSTHROUGH, rewriter.plan(sql).kind(), sql);
         }
     }
+
+    /**
+     * Not in the corpus: a DELETE's WHERE is evaluated twice, so a subquery that may pick other rows the second
+     * time (the SKIP LOCKED queue pattern, LIMIT without ORDER BY, TABLESAMPLE) would make the DELETE remove only
+     * the rows both evaluations picked, or none while holding extra row locks.
+     */
+    @Test
+    void deleteWhoseWhereCanPickOtherRowsTheSecondTimeIsRefused() {
+        SqlRewriter rewriter = rewriter("q");
+        String suffix = ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
+                + " evaluations could pick different rows";
+        assertEquals("DELETE whose WHERE has a subquery with FOR UPDATE (a row lock)" + suffix, rewriter.plan(
+                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING *")
+                .refusedConstruct());
+        assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix,
+                rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q WHERE done LIMIT 1000)").refusedConstruct());
+        assertEquals("DELETE whose WHERE has a subquery with OFFSET but no ORDER BY" + suffix,
+                rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q OFFSET 10)").refusedConstruct());
+        assertEquals("DELETE whose WHERE has a subquery with TABLESAMPLE" + suffix,
+                rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q TABLESAMPLE BERNOULLI (1))")
+                        .refusedConstruct());
+        // An ORDER BY at the subquery's own level decides which rows a LIMIT keeps; one in a window does not.
+        assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix, rewriter.plan(
+                "DELETE FROM q WHERE id IN (SELECT max(id) OVER (ORDER BY id) FROM q LIMIT 5)").refusedConstruct());
+    }
+
+    @Test
+    void deleteWithAnOrderedLimitIsStillFenced() {
+        assertEquals("DELETE FROM q WHERE (id IN (SELECT id FROM q ORDER BY id LIMIT ?)) AND CASE WHEN (id IN (SELECT"
+                        + " id FROM q ORDER BY id LIMIT ?)) THEN CASE WHEN ? IS NULL OR COALESCE(q.last_token, 0) <= ?"
+                        + " THEN true ELSE CAST('fenced-stale:' || q.last_token || ':q' AS boolean) END ELSE false END",
+                fenced(rewriter("q"), "DELETE FROM q WHERE id IN (SELECT id FROM q ORDER BY id LIMIT ?)"));
+    }
 }
