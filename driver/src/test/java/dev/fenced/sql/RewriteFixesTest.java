@@ -104,4 +104,28 @@ class RewriteFixesTest {
                         + " THEN true ELSE CAST('fenced-stale:' || q.last_token || ':q' AS boolean) END ELSE false END",
                 fenced(rewriter("q"), "DELETE FROM q WHERE id IN (SELECT id FROM q ORDER BY id LIMIT ?)"));
     }
+
+    /**
+     * Corpus #768 (insert_conflict.sql) writes a table named excluded; with a column list its rewrite named the row
+     * excluded.last_token, which PostgreSQL rejects as ambiguous (checked on 18.1): refuse instead of sending SQL
+     * that cannot run, and fence it once aliased.
+     */
+    @Test
+    void upsertIntoATableNamedExcludedNeedsAnAlias() {
+        SqlRewriter rewriter = rewriter("excluded");
+        RewritePlan plan = rewriter.plan(
+                "insert into excluded (key, data) values (1, '2') on conflict (key) do update set data = 3");
+        assertEquals(RewritePlan.Kind.REFUSED, plan.kind());
+        assertEquals("INSERT ... ON CONFLICT DO UPDATE into a table named excluded without an alias; write INSERT INTO"
+                + " excluded AS t ...", plan.refusedConstruct());
+        assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', ?) ON CONFLICT (  key )  DO"
+                        + " UPDATE SET data = excluded.data, last_token = CASE WHEN ? IS NULL THEN target.last_token WHEN"
+                        + " COALESCE(target.last_token, 0) <= ? THEN ? ELSE CAST('fenced-stale:' || target.last_token ||"
+                        + " ':excluded' AS bigint) END RETURNING *",
+                fenced(rewriter, "insert into excluded AS target (key, data) values(1, '2') on conflict (key) do update"
+                        + " set data = excluded.data RETURNING *"));
+        // Without DO UPDATE there is no guard to name the row in.
+        assertEquals("INSERT INTO excluded (key, data, last_token) VALUES (1, '2', ?) ON CONFLICT DO NOTHING",
+                fenced(rewriter, "insert into excluded (key, data) values (1, '2') on conflict do nothing"));
+    }
 }
