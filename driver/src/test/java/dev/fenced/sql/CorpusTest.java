@@ -90,12 +90,16 @@ class CorpusTest {
             plans.add(rewriter.plan(records.get(i).sql()));
             coldNanos[i] = System.nanoTime() - t0;
         }
-        // A second pass once the JIT has seen the parser: what a running application pays per cache miss.
-        for (int i = 0; i < records.size(); i++) {
-            long t0 = System.nanoTime();
-            RewritePlan again = rewriter.plan(records.get(i).sql());
-            warmNanos[i] = System.nanoTime() - t0;
-            assertEquals(plans.get(i).toString(), again.toString(), records.get(i) + " planned differently twice");
+        // Two more passes once the JIT has seen the parser: what a running application pays per cache miss.
+        // Each statement keeps its faster time, so a GC pause or a busy machine does not pass for backtracking.
+        java.util.Arrays.fill(warmNanos, Long.MAX_VALUE);
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < records.size(); i++) {
+                long t0 = System.nanoTime();
+                RewritePlan again = rewriter.plan(records.get(i).sql());
+                warmNanos[i] = Math.min(warmNanos[i], System.nanoTime() - t0);
+                assertEquals(plans.get(i).toString(), again.toString(), records.get(i) + " planned differently twice");
+            }
         }
     }
 
@@ -551,7 +555,7 @@ class CorpusTest {
     void theWholeCorpusPlansInBoundedTime() {
         StringBuilder b = new StringBuilder();
         long coldMax = describe("first pass (cold JVM)", coldNanos, b);
-        long warmMax = describe("second pass (warm)", warmNanos, b);
+        long warmMax = describe("warm (best of passes 2 and 3)", warmNanos, b);
         List<String> timedOut = new ArrayList<>();
         for (int i = 0; i < records.size(); i++) {
             RewritePlan p = plans.get(i);

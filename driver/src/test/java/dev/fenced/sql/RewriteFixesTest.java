@@ -128,4 +128,25 @@ class RewriteFixesTest {
         assertEquals("INSERT INTO excluded (key, data, last_token) VALUES (1, '2', ?) ON CONFLICT DO NOTHING",
                 fenced(rewriter, "insert into excluded (key, data) values (1, '2') on conflict do nothing"));
     }
+
+    /**
+     * Found timing the parser around the corpus: nested ARRAY[...] costs JSqlParser as much as nested subqueries
+     * (doubling per level, over a second at 14) but the nesting limit only counted parentheses, so such a statement
+     * ran into the parse deadline, twice per plan, instead of being refused at once.
+     */
+    @Test
+    void bracketsCountTowardsTheNestingLimit() {
+        SqlRewriter rewriter = rewriter("t");
+        String twelve = "1";
+        for (int k = 0; k < 12; k++) {
+            twelve = "ARRAY[" + twelve + "]";
+        }
+        RewritePlan deep = rewriter.plan("UPDATE t SET a = ARRAY[" + twelve + "]");
+        assertEquals(RewritePlan.Kind.REFUSED, deep.kind());
+        assertEquals("nesting deeper than 12 levels", deep.refusedConstruct());
+        assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = CASE WHEN ? IS NULL THEN t.last_token WHEN"
+                        + " COALESCE(t.last_token, 0) <= ? THEN ? ELSE CAST('fenced-stale:' || t.last_token || ':t' AS"
+                        + " bigint) END WHERE b[1][2] = 3",
+                fenced(rewriter, "UPDATE t SET a = ARRAY[ARRAY[1]] WHERE b[1][2] = 3"));
+    }
 }
