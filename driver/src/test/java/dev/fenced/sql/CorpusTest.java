@@ -453,6 +453,9 @@ class CorpusTest {
                 .append(problems.size()).append(" problems\n");
         b.append("variants refused although the original was fenced (JSqlParser cannot take ? there):\n");
         variantRefused.forEach((k, n) -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", n, k)));
+        if (variantRefused.isEmpty()) {
+            b.append("  none\n");
+        }
         report.put("03 parameter order", b.toString());
         assertTrue(problems.isEmpty(), String.join("\n", problems));
         assertTrue(checked >= MIN_PARAMETER_VARIANTS_CHECKED, "only " + checked + " variants checked");
