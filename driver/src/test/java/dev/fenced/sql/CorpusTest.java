@@ -60,6 +60,8 @@ class CorpusTest {
 
     /** Rendered into guards so they can be compared as text; no corpus literal has this value. */
     private static final long TOKEN = 7_770_000_123L;
+    /** How the rendered token reads in the output: the token parameter is written typed. */
+    private static final String TOKEN_SQL = "CAST(" + TOKEN + " AS bigint)";
     private static final Duration PARSE_TIMEOUT = Duration.ofSeconds(2);
     /** Statements slower than this are named in the report. */
     private static final long SLOW_NANOS = 100_000_000L;
@@ -268,12 +270,13 @@ class CorpusTest {
     }
 
     private static String setGuard(String column, String label) {
-        return "CASE WHEN " + TOKEN + " IS NULL THEN " + column + " WHEN COALESCE(" + column + ", 0) <= " + TOKEN
-                + " THEN " + TOKEN + " ELSE CAST('fenced-stale:' || " + column + " || ':" + label + "' AS bigint) END";
+        return "CASE WHEN " + TOKEN_SQL + " IS NULL THEN " + column + " WHEN COALESCE(" + column + ", 0) <= "
+                + TOKEN_SQL + " THEN " + TOKEN_SQL + " ELSE CAST('fenced-stale:' || " + column + " || ':" + label
+                + "' AS bigint) END";
     }
 
     private static String deleteCheck(String column, String label) {
-        return "CASE WHEN " + TOKEN + " IS NULL OR COALESCE(" + column + ", 0) <= " + TOKEN + " THEN true ELSE CAST("
+        return "CASE WHEN " + TOKEN_SQL + " IS NULL OR COALESCE(" + column + ", 0) <= " + TOKEN_SQL + " THEN true ELSE CAST("
                 + "'fenced-stale:' || " + column + " || ':" + label + "' AS boolean) END";
     }
 
@@ -315,7 +318,7 @@ class CorpusTest {
             return;
         }
         Select source = insert.getSelect();
-        String token = Long.toString(TOKEN);
+        String token = TOKEN_SQL;
         if (source instanceof Values values) {
             ExpressionList<?> rows = values.getExpressions();
             List<Expression> each = new ArrayList<>();

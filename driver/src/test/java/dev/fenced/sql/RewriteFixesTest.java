@@ -31,13 +31,14 @@ class RewriteFixesTest {
     /** Corpus #1027 (updatable_views.sql): {@code =-} is two operators in PostgreSQL, not one. */
     @Test
     void equalsMinusIsFencedNotRefused() {
-        assertEquals("UPDATE rw_view16 SET aa = -3, last_token = CASE WHEN ? IS NULL THEN rw_view16.last_token"
-                        + " WHEN COALESCE(rw_view16.last_token, 0) <= ? THEN ? ELSE CAST('fenced-stale:' ||"
-                        + " rw_view16.last_token || ':rw_view16' AS bigint) END WHERE a = 3",
+        assertEquals("UPDATE rw_view16 SET aa = -3, last_token = CASE WHEN CAST(? AS bigint) IS NULL THEN"
+                        + " rw_view16.last_token WHEN COALESCE(rw_view16.last_token, 0) <= CAST(? AS bigint) THEN CAST(? AS"
+                        + " bigint) ELSE CAST('fenced-stale:' || rw_view16.last_token || ':rw_view16' AS bigint) END WHERE"
+                        + " a = 3",
                 fenced(rewriter("rw_view16"), "UPDATE rw_view16 SET aa=-3 WHERE a=3"));
-        assertEquals("DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN CASE WHEN ? IS NULL OR"
-                        + " COALESCE(t.last_token, 0) <= ? THEN true ELSE CAST('fenced-stale:' || t.last_token || ':t'"
-                        + " AS boolean) END ELSE false END",
+        assertEquals("DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN CASE WHEN CAST(? AS bigint) IS NULL OR"
+                        + " COALESCE(t.last_token, 0) <= CAST(? AS bigint) THEN true ELSE CAST('fenced-stale:' ||"
+                        + " t.last_token || ':t' AS boolean) END ELSE false END",
                 fenced(rewriter("t"), "DELETE FROM t WHERE a=-?"));
     }
 
@@ -100,8 +101,9 @@ class RewriteFixesTest {
     @Test
     void deleteWithAnOrderedLimitIsStillFenced() {
         assertEquals("DELETE FROM q WHERE (id IN (SELECT id FROM q ORDER BY id LIMIT ?)) AND CASE WHEN (id IN (SELECT"
-                        + " id FROM q ORDER BY id LIMIT ?)) THEN CASE WHEN ? IS NULL OR COALESCE(q.last_token, 0) <= ?"
-                        + " THEN true ELSE CAST('fenced-stale:' || q.last_token || ':q' AS boolean) END ELSE false END",
+                        + " id FROM q ORDER BY id LIMIT ?)) THEN CASE WHEN CAST(? AS bigint) IS NULL OR"
+                        + " COALESCE(q.last_token, 0) <= CAST(? AS bigint) THEN true ELSE CAST('fenced-stale:' ||"
+                        + " q.last_token || ':q' AS boolean) END ELSE false END",
                 fenced(rewriter("q"), "DELETE FROM q WHERE id IN (SELECT id FROM q ORDER BY id LIMIT ?)"));
     }
 
@@ -118,14 +120,16 @@ class RewriteFixesTest {
         assertEquals(RewritePlan.Kind.REFUSED, plan.kind());
         assertEquals("INSERT ... ON CONFLICT DO UPDATE into a table named excluded without an alias; write INSERT INTO"
                 + " excluded AS t ...", plan.refusedConstruct());
-        assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', ?) ON CONFLICT (  key )  DO"
-                        + " UPDATE SET data = excluded.data, last_token = CASE WHEN ? IS NULL THEN target.last_token WHEN"
-                        + " COALESCE(target.last_token, 0) <= ? THEN ? ELSE CAST('fenced-stale:' || target.last_token ||"
-                        + " ':excluded' AS bigint) END RETURNING *",
+        assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON"
+                        + " CONFLICT (  key )  DO UPDATE SET data = excluded.data, last_token = CASE WHEN CAST(? AS bigint)"
+                        + " IS NULL THEN target.last_token WHEN COALESCE(target.last_token, 0) <= CAST(? AS bigint) THEN"
+                        + " CAST(? AS bigint) ELSE CAST('fenced-stale:' || target.last_token || ':excluded' AS bigint) END"
+                        + " RETURNING *",
                 fenced(rewriter, "insert into excluded AS target (key, data) values(1, '2') on conflict (key) do update"
                         + " set data = excluded.data RETURNING *"));
         // Without DO UPDATE there is no guard to name the row in.
-        assertEquals("INSERT INTO excluded (key, data, last_token) VALUES (1, '2', ?) ON CONFLICT DO NOTHING",
+        assertEquals("INSERT INTO excluded (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON CONFLICT DO"
+                        + " NOTHING",
                 fenced(rewriter, "insert into excluded (key, data) values (1, '2') on conflict do nothing"));
     }
 
@@ -144,9 +148,9 @@ class RewriteFixesTest {
         RewritePlan deep = rewriter.plan("UPDATE t SET a = ARRAY[" + twelve + "]");
         assertEquals(RewritePlan.Kind.REFUSED, deep.kind());
         assertEquals("nesting deeper than 12 levels", deep.refusedConstruct());
-        assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = CASE WHEN ? IS NULL THEN t.last_token WHEN"
-                        + " COALESCE(t.last_token, 0) <= ? THEN ? ELSE CAST('fenced-stale:' || t.last_token || ':t' AS"
-                        + " bigint) END WHERE b[1][2] = 3",
+        assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = CASE WHEN CAST(? AS bigint) IS NULL THEN"
+                        + " t.last_token WHEN COALESCE(t.last_token, 0) <= CAST(? AS bigint) THEN CAST(? AS bigint) ELSE"
+                        + " CAST('fenced-stale:' || t.last_token || ':t' AS bigint) END WHERE b[1][2] = 3",
                 fenced(rewriter, "UPDATE t SET a = ARRAY[ARRAY[1]] WHERE b[1][2] = 3"));
     }
 }
