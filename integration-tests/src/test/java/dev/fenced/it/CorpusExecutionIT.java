@@ -231,8 +231,8 @@ class CorpusExecutionIT {
         db = TestDatabase.create();
         conn = db.rawConnection();
         conn.setAutoCommit(true);
-        String corpus = System.getProperty("fenced.corpus");
-        assertNotNull(corpus, "system property fenced.corpus");
+        String corpus = System.getProperty("fencedtest.corpus");
+        assertNotNull(corpus, "system property fencedtest.corpus");
         String text = Files.readString(Path.of(corpus));
         String[] parts = text.split("\r?\n-- next\r?\n", -1);
         records = new ArrayList<>(Arrays.asList(parts).subList(1, parts.length));
