@@ -25,6 +25,7 @@ final class Audit {
         r.runs = one(c, "SELECT count(*) FROM runs");
         r.slowRuns = one(c, "SELECT count(*) FROM runs WHERE slow");
         r.pauses = one(c, "SELECT count(*) FROM runs WHERE paused");
+        r.inFlight = one(c, "SELECT count(*) FROM runs WHERE freeze_kind = 'in-flight'");
         r.secondHolder = one(c, "SELECT count(*) FROM (SELECT restaurant_id FROM runs GROUP BY restaurant_id"
                 + " HAVING count(*) > 1) x");
         r.staleAttempted = one(c, "SELECT count(*) FROM runs a WHERE " + STALE);

@@ -7,6 +7,7 @@ final class ModeResult {
     long runs;
     long slowRuns;
     long pauses;
+    long inFlight;
     long secondHolder;
     long staleAttempted;
     long staleRefusedByDatabase;

@@ -33,7 +33,7 @@ final class ModeRun {
     static String fencedUrl(String jdbcUrl, Options.Mode mode) {
         String fenced = "jdbc:fenced:" + jdbcUrl.substring("jdbc:".length());
         return fenced + (fenced.contains("?") ? "&" : "?") + "fenced.tables=totals&fenced.mode="
-                + (mode.fenced ? "enforce" : "off");
+                + (mode.fenced ? "enforce" : "off") + "&socketFactory=" + NetworkStall.class.getName();
     }
 
     static HikariDataSource pool(String fencedUrl, int size, String name) {

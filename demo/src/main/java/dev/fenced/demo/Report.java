@@ -16,14 +16,15 @@ final class Report {
     private static final List<Line> LINES = List.of(
             new Line("runs", r -> r.runs),
             new Line("slow runs (longer than the lease)", r -> r.slowRuns),
-            new Line("pauses past the lease", r -> r.pauses),
+            new Line("freezes past the lease", r -> r.pauses),
+            new Line("  of them with the write already on its way", r -> r.inFlight),
             new Line("restaurants with a second holder", r -> r.secondHolder),
             new Line("holders that saw their lease lost and stopped", r -> r.gaveUp),
             new Line("stale writes attempted", r -> r.staleAttempted),
             new Line("  refused by the database (stale token)", r -> r.staleRefusedByDatabase),
             new Line("  refused before sending (lease lost)", r -> r.staleRefusedBeforeSending),
             new Line("  landed before the newer holder wrote", r -> r.staleLandedHarmlessly),
-            new Line("  landed after it: overwrote newer data", ModeResult::staleLandedHarmfully),
+            new Line("  landed after it, over the newer total", ModeResult::staleLandedHarmfully),
             new Line("totals left wrong (checked against orders)", r -> r.wrongTotals),
             new Line("orders missing from those totals", r -> r.lostOrders),
             new Line("restaurants never finished", r -> r.unrun),
@@ -48,6 +49,7 @@ final class Report {
         out.println();
         out.println("A stale write that lands before the newer holder's write does no damage: the newer holder then");
         out.println("writes its whole new total over it (the seed: write whole values, not changes to old ones).");
+        out.println("One that lands after it leaves a wrong total, unless no order arrived in between.");
         out.println();
         out.println(sentence(results));
     }

@@ -27,7 +27,7 @@ final class Schema {
             s.execute("CREATE TABLE runs (token bigint PRIMARY KEY, restaurant_id int NOT NULL, worker text NOT NULL,"
                     + " slow boolean NOT NULL, paused boolean NOT NULL, acquired_at bigint NOT NULL,"
                     + " pause_from bigint, pause_to bigint, write_at bigint, ended_at bigint NOT NULL,"
-                    + " as_of_order bigint, amount bigint, outcome text NOT NULL)");
+                    + " as_of_order bigint, amount bigint, outcome text NOT NULL, freeze_kind text)");
             s.execute("INSERT INTO totals (restaurant_id) SELECT g FROM generate_series(1, " + restaurants + ") g");
             // a day of orders before the night starts, so totals are never trivially zero
             s.execute("INSERT INTO orders (restaurant_id, amount) SELECT 1 + (g % " + restaurants + "),"

@@ -88,13 +88,13 @@ final class Worker implements Runnable {
                 finish(run);
                 return;
             }
-            if (plan.pause()) {
-                run.paused = true;
+            if (plan.freeze() == RunPlan.Freeze.BEFORE_WRITE) {
+                run.freeze = plan.freeze();
                 run.pauseFrom = System.currentTimeMillis();
                 freezer.freeze(plan.pauseLength().toMillis());
                 run.pauseTo = System.currentTimeMillis();
             }
-            write(run);
+            write(run, plan);
             if ("written".equals(run.outcome)) {
                 markDone(run);
             }
@@ -110,7 +110,7 @@ final class Worker implements Runnable {
         final long acquiredAt = System.currentTimeMillis();
         int attempt;
         boolean slow;
-        boolean paused;
+        RunPlan.Freeze freeze = RunPlan.Freeze.NONE;
         Long pauseFrom;
         Long pauseTo;
         Long writeAt;
@@ -170,15 +170,31 @@ final class Worker implements Runnable {
         }
     }
 
-    /** The seed's write: a whole new value. Under fenced it carries the lease's token. */
-    private void write(Run run) throws SQLException {
+    /**
+     * The seed's write: a whole new value. Under fenced it carries the lease's token. An in-flight freeze
+     * is armed last, so nothing but this statement's own bytes are held.
+     */
+    private void write(Run run, RunPlan plan) throws SQLException {
         run.writeAt = System.currentTimeMillis();
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "UPDATE totals SET amount = ?, as_of_order = ? WHERE restaurant_id = ?")) {
             ps.setLong(1, run.amount);
             ps.setLong(2, run.asOfOrder);
             ps.setInt(3, run.restaurant);
-            ps.executeUpdate();
+            if (plan.freeze() == RunPlan.Freeze.IN_FLIGHT) {
+                run.freeze = plan.freeze();
+                run.pauseFrom = System.currentTimeMillis();
+                NetworkStall.arm(plan.pauseLength().toMillis(), freezer);
+            }
+            try {
+                ps.executeUpdate();
+            } finally {
+                NetworkStall.disarm();
+                if (run.freeze == RunPlan.Freeze.IN_FLIGHT) {
+                    run.pauseTo = Math.max(run.pauseFrom, System.currentTimeMillis());
+                    run.writeAt = run.pauseTo; // when the write reached the database
+                }
+            }
             run.outcome = "written";
         } catch (StaleTokenException e) {
             run.outcome = "refused-stale";
@@ -200,9 +216,9 @@ final class Worker implements Runnable {
     private void finish(Run run) throws SQLException {
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "UPDATE runs SET slow = ?, paused = ?, pause_from = ?, pause_to = ?, write_at = ?, ended_at = ?,"
-                        + " as_of_order = ?, amount = ?, outcome = ? WHERE token = ?")) {
+                        + " as_of_order = ?, amount = ?, outcome = ?, freeze_kind = ? WHERE token = ?")) {
             ps.setBoolean(1, run.slow);
-            ps.setBoolean(2, run.paused);
+            ps.setBoolean(2, run.freeze != RunPlan.Freeze.NONE);
             ps.setObject(3, run.pauseFrom, java.sql.Types.BIGINT);
             ps.setObject(4, run.pauseTo, java.sql.Types.BIGINT);
             ps.setObject(5, run.writeAt, java.sql.Types.BIGINT);
@@ -210,7 +226,8 @@ final class Worker implements Runnable {
             ps.setLong(7, run.asOfOrder);
             ps.setLong(8, run.amount);
             ps.setString(9, run.outcome);
-            ps.setLong(10, run.token);
+            ps.setString(10, run.freeze.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+            ps.setLong(11, run.token);
             ps.executeUpdate();
         }
     }
