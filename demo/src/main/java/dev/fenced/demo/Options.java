@@ -45,7 +45,7 @@ final class Options {
 
     static {
         help("--restaurants", "1000", "restaurants, one nightly run each");
-        help("--workers", "16", "workers competing for the runs (each run is started on two of them at once)");
+        help("--workers", "24", "workers competing for the runs (each run is started on two of them at once)");
         help("--processes", "0", "spread the workers over this many separate JVMs (pauses are then SIGSTOP)");
         help("--modes", "lease,fenced", "modes side by side: lease, fenced, lease-no-renew");
         help("--seed-second", "20ms", "how long one of the seed's seconds lasts here");
@@ -56,7 +56,7 @@ final class Options {
         help("--slow-run", "90", "length of a slow run, seed seconds");
         help("--pause-rate", "0.02", "share of runs whose holder freezes between its last check and its write");
         help("--pause", "45", "length of a freeze, seed seconds (the seed: 45 s against a 30 s lease)");
-        help("--orders-per-second", "400", "orders arriving while the job runs (real seconds)");
+        help("--orders-per-second", "2000", "orders arriving while the job runs (real seconds)");
         help("--random-seed", "42", "random seed, so modes see the same runs, slow runs and pauses");
         help("--jdbc-url", "(embedded)", "a plain jdbc:postgresql: URL of a server to use instead of the embedded one;"
                 + " the demo creates a database per mode there");
@@ -70,7 +70,7 @@ final class Options {
     }
 
     int restaurants = 1000;
-    int workers = 16;
+    int workers = 24;
     int processes = 0;
     List<Mode> modes = List.of(Mode.LEASE, Mode.FENCED);
     Duration seedSecond = Duration.ofMillis(20);
@@ -81,7 +81,7 @@ final class Options {
     double slowRun = 90;
     double pauseRate = 0.02;
     double pause = 45;
-    int ordersPerSecond = 400;
+    int ordersPerSecond = 2000;
     long randomSeed = 42;
     String jdbcUrl;
     String timeline;

@@ -85,7 +85,7 @@ public final class TableName {
                 if (raw.isEmpty() || !isPlainIdentifier(raw)) {
                     throw new IllegalArgumentException("'" + text + "' is not a table name");
                 }
-                part.append(raw.toLowerCase(Locale.ROOT));
+                part.append(foldAscii(raw));
             }
             parts.add(part.toString());
             while (i < t.length() && Character.isWhitespace(t.charAt(i))) {
@@ -110,7 +110,46 @@ public final class TableName {
         if (identifier.length() >= 2 && identifier.startsWith("\"") && identifier.endsWith("\"")) {
             return identifier.substring(1, identifier.length() - 1).replace("\"\"", "\"");
         }
-        return identifier.toLowerCase(Locale.ROOT);
+        return foldAscii(identifier);
+    }
+
+    /**
+     * PostgreSQL's folding of an unquoted name in a UTF-8 database: A-Z only ({@code ÄPFEL} becomes
+     * {@code Äpfel}). A single-byte database also lowers other letters, which {@link #sameName} allows for.
+     */
+    static String foldAscii(String s) {
+        StringBuilder b = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 'A' && c <= 'Z') {
+                if (b == null) {
+                    b = new StringBuilder(s);
+                }
+                b.setCharAt(i, (char) (c + ('a' - 'A')));
+            }
+        }
+        return b == null ? s : b.toString();
+    }
+
+    /**
+     * Whether two folded names may be the same relation. Exact, except that names with non-ASCII letters
+     * also match ignoring case: whether the server folds those depends on its encoding, and missing a
+     * protected table is the failure to avoid (fencing one by mistake fails loudly on its missing column).
+     */
+    public static boolean sameName(String a, String b) {
+        if (a.equals(b)) {
+            return true;
+        }
+        return (hasNonAscii(a) || hasNonAscii(b)) && a.equalsIgnoreCase(b);
+    }
+
+    private static boolean hasNonAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) > 127) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static boolean isPlainIdentifier(String s) {
@@ -129,7 +168,7 @@ public final class TableName {
 
     /** Quotes a folded identifier when SQL needs quotes to mean exactly it. */
     public static String quote(String folded) {
-        if (!folded.isEmpty() && isPlainIdentifier(folded) && folded.equals(folded.toLowerCase(Locale.ROOT))) {
+        if (!folded.isEmpty() && isPlainIdentifier(folded) && folded.equals(foldAscii(folded)) && !hasNonAscii(folded)) {
             return folded;
         }
         return '"' + folded.replace("\"", "\"\"") + '"';
@@ -141,10 +180,10 @@ public final class TableName {
      * reference (the search path may lead there).
      */
     public boolean matchedBy(TableName reference) {
-        if (!name.equals(reference.name)) {
+        if (!sameName(name, reference.name)) {
             return false;
         }
-        return schema == null || reference.schema == null || schema.equals(reference.schema);
+        return schema == null || reference.schema == null || sameName(schema, reference.schema);
     }
 
     @Override

@@ -39,8 +39,15 @@ final class BoundedParser {
     static final class ParseFailure extends Exception {
         private static final long serialVersionUID = 1L;
 
+        final boolean timedOut;
+
         ParseFailure(String message) {
+            this(message, false);
+        }
+
+        ParseFailure(String message, boolean timedOut) {
             super(message, null, false, false);
+            this.timedOut = timedOut;
         }
     }
 
@@ -69,7 +76,7 @@ final class BoundedParser {
     }
 
     private static ParseFailure timedOut(Duration timeout) {
-        return new ParseFailure("parsing took longer than fenced.parseTimeout (" + timeout.toMillis() + " ms)");
+        return new ParseFailure("parsing took longer than fenced.parseTimeout (" + timeout.toMillis() + " ms)", true);
     }
 
     /** Parses one expression of our own making (a guard template): known to be well formed. */

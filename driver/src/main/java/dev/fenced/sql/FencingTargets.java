@@ -90,11 +90,13 @@ public final class FencingTargets {
         return containsIgnoreCase(sql, "u&");
     }
 
-    /** True when a folded identifier (last name part) is the name of something protected. */
+    /**
+     * True when a folded identifier (last name part) may name something protected. Compared ignoring case:
+     * a superset only sends more statements to the parser, which then matches exactly.
+     */
     boolean isWatchedName(String folded) {
-        String lower = folded.toLowerCase(Locale.ROOT);
         for (String name : watched) {
-            if (name.equals(lower)) {
+            if (name.equalsIgnoreCase(folded)) {
                 return true;
             }
         }

@@ -7,10 +7,17 @@ final class Refusal extends Exception {
 
     final String table;
     final String construct;
+    /** A refusal for want of time (parse deadline), not for what the statement is: not to be cached. */
+    final boolean transientCause;
 
     Refusal(String table, String construct) {
+        this(table, construct, false);
+    }
+
+    Refusal(String table, String construct, boolean transientCause) {
         super(construct, null, false, false);
         this.table = table;
         this.construct = construct;
+        this.transientCause = transientCause;
     }
 }

@@ -32,6 +32,9 @@ public final class RewriteCache {
             return plan;
         }
         plan = rewriter.plan(sql);
+        if (!plan.cacheable()) {
+            return plan; // a parse that ran out of time is tried again next time
+        }
         if (plans.size() >= capacity) {
             evict();
         }

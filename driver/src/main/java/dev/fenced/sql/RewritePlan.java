@@ -17,7 +17,7 @@ public final class RewritePlan {
 
     /** Shared plan for everything that needs no fencing. */
     public static final RewritePlan PASSTHROUGH = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
-            FencingMode.OFF, null, null, false);
+            FencingMode.OFF, null, null, false, true);
 
     public enum Kind {
         PASSTHROUGH, FENCED, REFUSED
@@ -34,10 +34,11 @@ public final class RewritePlan {
     private final String refusedTable;
     private final String refusedConstruct;
     private final boolean relativeUpdate;
+    private final boolean cacheable;
 
     private RewritePlan(Kind kind, String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                         int delegateParameterCount, List<String> tables, FencingMode mode, String refusedTable,
-                        String refusedConstruct, boolean relativeUpdate) {
+                        String refusedConstruct, boolean relativeUpdate, boolean cacheable) {
         this.kind = kind;
         this.sql = sql;
         this.segments = segments;
@@ -49,17 +50,24 @@ public final class RewritePlan {
         this.refusedTable = refusedTable;
         this.refusedConstruct = refusedConstruct;
         this.relativeUpdate = relativeUpdate;
+        this.cacheable = cacheable;
     }
 
     static RewritePlan fenced(String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                               int delegateParameterCount, List<String> tables, FencingMode mode,
                               boolean relativeUpdate) {
         return new RewritePlan(Kind.FENCED, sql, segments, userToDelegate, tokenIndexes, delegateParameterCount,
-                List.copyOf(tables), mode, null, null, relativeUpdate);
+                List.copyOf(tables), mode, null, null, relativeUpdate, true);
     }
 
-    static RewritePlan refused(String table, String construct, FencingMode mode) {
-        return new RewritePlan(Kind.REFUSED, null, null, null, null, 0, List.of(table), mode, table, construct, false);
+    static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable) {
+        return new RewritePlan(Kind.REFUSED, null, null, null, null, 0, List.of(table), mode, table, construct, false,
+                cacheable);
+    }
+
+    /** False for a refusal that says more about the machine's load than the statement (a parse deadline). */
+    public boolean cacheable() {
+        return cacheable;
     }
 
     public Kind kind() {

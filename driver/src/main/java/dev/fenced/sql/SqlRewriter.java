@@ -61,7 +61,7 @@ public final class SqlRewriter {
         try {
             return planMentioning(sql);
         } catch (Refusal r) {
-            return RewritePlan.refused(r.table, r.construct, modeOf(r.table));
+            return RewritePlan.refused(r.table, r.construct, modeOf(r.table), !r.transientCause);
         }
     }
 
@@ -99,7 +99,7 @@ public final class SqlRewriter {
         try {
             statements = BoundedParser.parseStatements(prepared.text, parseTimeout);
         } catch (BoundedParser.ParseFailure e) {
-            throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")");
+            throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut);
         }
         List<Statement> list = statements.getStatements();
         if (list.size() != pieces.size()) {
@@ -259,7 +259,8 @@ public final class SqlRewriter {
         try {
             again = BoundedParser.parseStatements(text, parseTimeout);
         } catch (BoundedParser.ParseFailure e) {
-            throw new Refusal(fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")");
+            throw new Refusal(fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")",
+                    e.timedOut);
         }
         for (Statement s : again.getStatements()) {
             for (Statement node : DmlCollector.collect(s)) {

@@ -37,4 +37,18 @@ class BoundedParserTest {
         RewritePlan plan = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> rewriter.plan(sql.toString()));
         assertTrue(plan.isRefused() || plan.isFenced(), plan::toString);
     }
+
+    @Test
+    void aRefusalForWantOfTimeIsNotCached() {
+        SqlRewriter hurried = new SqlRewriter(FencingTargets.of(List.of(
+                new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE))),
+                RelativeUpdatePolicy.ALLOW, Duration.ofNanos(1));
+        RewriteCache cache = new RewriteCache(hurried, 16);
+        RewritePlan plan = cache.plan("UPDATE totals SET a = 1 WHERE b IN (SELECT c FROM d WHERE e = 2)");
+        assertTrue(plan.isRefused() && plan.refusedConstruct().contains("fenced.parseTimeout"), plan::toString);
+        assertTrue(cache.size() == 0, "a deadline refusal is tried again next time");
+        RewriteCache normal = new RewriteCache(rewriter, 16);
+        normal.plan("UPDATE totals SET a = 1");
+        assertTrue(normal.size() == 1);
+    }
 }

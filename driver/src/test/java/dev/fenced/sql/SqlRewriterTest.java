@@ -212,6 +212,27 @@ class SqlRewriterTest {
     }
 
     @Test
+    void nonAsciiNamesMatchHoweverTheServerFoldsThem() {
+        SqlRewriter r = new SqlRewriter(FencingTargets.of(List.of(
+                new ProtectedTable(TableName.parse("\"Äpfel\""), "last_token", FencingMode.ENFORCE))),
+                RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
+        // a UTF-8 database folds only A-Z: ÄPFEL is the table "Äpfel"; a LATIN1 one would say "äpfel"
+        assertTrue(r.plan("UPDATE ÄPFEL SET a = 1").isFenced());
+        assertTrue(r.plan("UPDATE äpfel SET a = 1").isFenced());
+        assertTrue(r.plan("UPDATE \"Äpfel\" SET a = 1").isFenced());
+        assertEquals("Äpfel", TableName.fold("ÄPFEL"));
+    }
+
+    @Test
+    void quotedAsciiNamesStayExact() {
+        SqlRewriter r = new SqlRewriter(FencingTargets.of(List.of(
+                new ProtectedTable(TableName.parse("\"Totals\""), "last_token", FencingMode.ENFORCE))),
+                RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
+        assertTrue(r.plan("UPDATE \"Totals\" SET a = 1").isFenced());
+        assertTrue(r.plan("UPDATE totals SET a = 1").isPassthrough(), "unquoted totals is another table");
+    }
+
+    @Test
     void theRewrittenTextIsTheSameForEveryToken() {
         String a = fenced("UPDATE totals SET amount = ? WHERE restaurant_id = ?").sql();
         String b = rewriter(RelativeUpdatePolicy.WARN).plan("UPDATE totals SET amount = ? WHERE restaurant_id = ?").sql();
