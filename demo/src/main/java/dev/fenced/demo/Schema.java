@@ -9,7 +9,8 @@ import java.sql.Statement;
  * The scenario's tables. {@code totals} is the protected one: the job keeps it equal to the sum of each
  * restaurant's {@code orders}, writing whole new values. {@code work} holds the triggers (each restaurant's
  * run is started on two workers at once, like two nodes' schedulers firing), {@code done} marks finished
- * runs, and {@code runs} is the audit every holder writes, from which the report is computed.
+ * runs, and {@code runs} is the audit every holder writes, from which the report is computed. A holder
+ * that finds its lease lost before writing puts the trigger back, as a scheduler would retry.
  */
 final class Schema {
 
@@ -22,7 +23,7 @@ final class Schema {
             s.execute("CREATE INDEX orders_by_restaurant ON orders (restaurant_id, id)");
             s.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL DEFAULT 0,"
                     + " as_of_order bigint NOT NULL DEFAULT 0, last_token bigint)");
-            s.execute("CREATE TABLE work (seq int PRIMARY KEY, restaurant_id int NOT NULL)");
+            s.execute("CREATE TABLE work (seq bigserial PRIMARY KEY, restaurant_id int NOT NULL)");
             s.execute("CREATE TABLE done (restaurant_id int PRIMARY KEY, token bigint NOT NULL, worker text NOT NULL)");
             s.execute("CREATE TABLE runs (token bigint PRIMARY KEY, restaurant_id int NOT NULL, worker text NOT NULL,"
                     + " slow boolean NOT NULL, paused boolean NOT NULL, acquired_at bigint NOT NULL,"
@@ -34,13 +35,10 @@ final class Schema {
                     + " 100 + (g * 7919) % 4900 FROM generate_series(1, " + (restaurants * 20) + ") g");
             s.execute("ANALYZE orders");
         }
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO work (seq, restaurant_id) VALUES (?, ?)")) {
-            int[] order = shuffled(restaurants, seed);
-            int seq = 0;
-            for (int r : order) {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO work (restaurant_id) VALUES (?)")) {
+            for (int r : shuffled(restaurants, seed)) {
                 for (int copy = 0; copy < 2; copy++) {
-                    ps.setInt(1, ++seq);
-                    ps.setInt(2, r);
+                    ps.setInt(1, r);
                     ps.addBatch();
                 }
             }

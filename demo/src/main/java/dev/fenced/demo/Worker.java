@@ -86,6 +86,7 @@ final class Worker implements Runnable {
             if (!lease.isValid()) {
                 run.outcome = "gave-up";
                 finish(run);
+                retryLater(restaurant);
                 return;
             }
             if (plan.freeze() == RunPlan.Freeze.BEFORE_WRITE) {
@@ -99,6 +100,9 @@ final class Worker implements Runnable {
                 markDone(run);
             }
             finish(run);
+            if (!"written".equals(run.outcome)) {
+                retryLater(restaurant); // usually the newer holder has done it; the retry then finds it done
+            }
         }
     }
 
@@ -122,6 +126,15 @@ final class Worker implements Runnable {
             this.restaurant = restaurant;
             this.token = token;
             this.worker = worker;
+        }
+    }
+
+    /** A holder that stopped without writing leaves the run to someone else: the trigger goes back, as a scheduler would retry. */
+    private void retryLater(int restaurant) throws SQLException {
+        try (Connection c = db.getConnection();
+             PreparedStatement ps = c.prepareStatement("INSERT INTO work (restaurant_id) VALUES (?)")) {
+            ps.setInt(1, restaurant);
+            ps.executeUpdate();
         }
     }
 
