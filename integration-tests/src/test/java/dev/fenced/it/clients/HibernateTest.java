@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hibernate ORM {@value #VERSION} on {@code hibernate.connection.url = jdbc:fenced:postgresql:...} (its
- * built-in pool; a Hikari pool on the same URL behaves the same), with SQL comments on, JDBC batching,
+ * built-in pool), with SQL comments on, JDBC batching,
  * and schema validation through the fenced connection's metadata. The token column is mapped read-only
  * and {@code @Generated}, so Hibernate appends {@code returning last_token} and the entity learns the token
  * its row got; an entity mapping it writable is refused.
