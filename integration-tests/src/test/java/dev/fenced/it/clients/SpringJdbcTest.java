@@ -151,6 +151,27 @@ class SpringJdbcTest extends ClientContract {
     }
 
     @Test
+    void pgjdbcsReWriteBatchedInsertsKeepsTheTokenOnEveryRow() throws Throwable {
+        // A common production setting: pgjdbc folds a batch of INSERTs into multi-row VALUES statements.
+        try (HikariDataSource rewriting = Pools.fenced(db, 1, "fenced.tables=totals,orders", "reWriteBatchedInserts=true")) {
+            JdbcTemplate t = new JdbcTemplate(rewriting);
+            t.setExceptionTranslator(new FencedExceptionTranslator());
+            db.execute("TRUNCATE orders");
+            List<Object[]> rows = new java.util.ArrayList<>();
+            for (int i = 0; i < 37; i++) {
+                rows.add(new Object[] {i % 3 + 1, (long) i});
+            }
+            as(9, () -> t.batchUpdate("INSERT INTO orders (restaurant_id, amount) VALUES (?, ?)", rows));
+            assertEquals(37, db.queryLong("SELECT count(*) FROM orders WHERE last_token = 9"));
+            String upsert = "INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)"
+                    + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount";
+            as(9, () -> t.batchUpdate(upsert, List.of(new Object[] {1, 11L}, new Object[] {2, 22L}, new Object[] {8, 88L})));
+            assertEquals("1:11:9,2:22:9,3:30:9,8:88:9", Rows.totals(db));
+            refusedAsStale(8, () -> t.batchUpdate(upsert, List.of(new Object[] {4, 44L}, new Object[] {3, 33L})));
+        }
+    }
+
+    @Test
     void namedBatchUpdateUpsertsWithTheToken() throws Throwable {
         SqlParameterSource[] rows = {
             new MapSqlParameterSource("id", 1).addValue("amount", 1001L),
