@@ -67,6 +67,10 @@ class SpringBootTest extends ClientContract {
     JdbcTemplate jdbc;
     NamedParameterJdbcTemplate named;
 
+    /**
+     * Flyway's auto-configuration is off: Boot 3.5.7 is built for Flyway 11 and fails on the 13.12.2 the
+     * Flyway test uses (NoSuchMethodError, nothing to do with fenced); FlywayTest covers migrations.
+     */
     static ConfigurableApplicationContext start(String... properties) {
         return new SpringApplicationBuilder(App.class)
                 .web(WebApplicationType.NONE)
