@@ -2,13 +2,19 @@ package dev.fenced.sql;
 
 import dev.fenced.FencingMode;
 import dev.fenced.config.ProtectedTable;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import net.sf.jsqlparser.statement.delete.Delete;
 
 /**
- * DELETE: the stale check goes behind the statement's own WHERE. That WHERE is printed twice, so a
- * volatile function in it (random(), nextval(), ...) would be evaluated twice with different results:
- * such a DELETE is refused rather than changed in meaning.
+ * DELETE: the stale check goes behind the statement's own WHERE. That WHERE is printed twice, so
+ * anything in it that can give a different answer the second time would change which rows go (the
+ * DELETE would remove only the rows both evaluations picked): a volatile function (random(), nextval(),
+ * ...), a subquery that locks rows (FOR UPDATE ... SKIP LOCKED: the queue pattern, where a worker rolling
+ * back between the two evaluations hands the second one another row), a TABLESAMPLE, or a LIMIT/OFFSET
+ * with no ORDER BY to decide which rows it keeps. Such a DELETE is refused rather than changed in meaning.
  */
 final class DeleteFencer {
 
@@ -30,9 +36,47 @@ final class DeleteFencer {
                 throw new Refusal(table.displayName(), "DELETE whose WHERE calls the volatile function " + fn
                         + "(): fenced evaluates the WHERE twice to check only the rows it deletes");
             }
+            String subquery = unrepeatableSubqueryIn(delete.getWhere().toString());
+            if (subquery != null) {
+                throw new Refusal(table.displayName(), "DELETE whose WHERE has a subquery with " + subquery
+                        + ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
+                        + " evaluations could pick different rows");
+            }
         }
         delete.setWhere(Guards.deleteWhere(delete.getWhere(), FenceContext.columnRef(delete.getTable(), table),
                 table.displayName(), ctx.tokenParam));
+    }
+
+    /**
+     * Lexically, like {@link #volatileFunctionIn}: what in a WHERE's subqueries may select other rows when
+     * evaluated again, described for the refusal; null when nothing. These keywords are reserved, so as
+     * words they can only be clauses of a subquery. A LIMIT, OFFSET or FETCH is accepted when its own query
+     * level (parenthesis depth) has an ORDER BY before it.
+     */
+    static String unrepeatableSubqueryIn(String text) {
+        List<Token> tokens = SqlLexer.tokenize(text);
+        Deque<Boolean> ordered = new ArrayDeque<>();
+        ordered.push(false);
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            Token next = i + 1 < tokens.size() ? tokens.get(i + 1) : null;
+            if (t.isSymbol("(")) {
+                ordered.push(false);
+            } else if (t.isSymbol(")") && ordered.size() > 1) {
+                ordered.pop();
+            } else if (t.isWord("ORDER") && next != null && next.isWord("BY")) {
+                ordered.pop();
+                ordered.push(true);
+            } else if (t.isWord("FOR") && next != null && (next.isWord("UPDATE") || next.isWord("SHARE")
+                    || next.isWord("NO") || next.isWord("KEY"))) {
+                return "FOR " + next.text().toUpperCase(Locale.ROOT) + " (a row lock)";
+            } else if (t.isWord("TABLESAMPLE")) {
+                return "TABLESAMPLE";
+            } else if ((t.isWord("LIMIT") || t.isWord("OFFSET") || t.isWord("FETCH")) && !ordered.peek()) {
+                return t.text().toUpperCase(Locale.ROOT) + " but no ORDER BY";
+            }
+        }
+        return null;
     }
 
     /** Lexically: any {@code name(} whose name is a known volatile function, subqueries included. */

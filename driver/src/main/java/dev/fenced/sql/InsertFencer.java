@@ -56,6 +56,12 @@ final class InsertFencer {
         InsertConflictAction conflict = insert.getConflictAction();
         if (conflict != null && conflict.getConflictActionType() == ConflictActionType.DO_UPDATE) {
             Table target = insert.getTable();
+            if (target.getAlias() == null && TableName.fold(target.getName()).equals("excluded")) {
+                // The guard names the row as excluded.<column>, which PostgreSQL rejects as ambiguous with
+                // the EXCLUDED pseudo-row (and an alias of our own would change what the user's excluded.x means).
+                throw new Refusal(table.displayName(), "INSERT ... ON CONFLICT DO UPDATE into a table named excluded"
+                        + " without an alias; write INSERT INTO excluded AS t ...");
+            }
             UpdateFencer.appendGuardedSet(conflict.getUpdateSets(), table, FenceContext.qualifier(target),
                     FenceContext.columnRef(target, table), ctx);
         }

@@ -180,6 +180,7 @@ final class SqlLexer {
                     && !(sql.charAt(pos) == '/' && peek(1) == '*')) {
                 pos++;
             }
+            pos = start + operatorLength(start, pos - start);
             return make(Token.Kind.SYMBOL, start);
         }
         if (c == ':' && n1 == ':') {
@@ -192,6 +193,32 @@ final class SqlLexer {
 
     private Token make(Token.Kind kind, int start) {
         return new Token(kind, sql.substring(start, pos), start, pos);
+    }
+
+    /**
+     * PostgreSQL's rule for where an operator ends (scan.l): a multi-character operator cannot end in
+     * {@code +} or {@code -} unless it also holds one of {@code ~ ! @ # % ^ & | ` ?}, so {@code a=-3} is
+     * {@code a}, {@code =}, {@code -}, {@code 3}. Without it the fidelity check saw {@code =-} in the
+     * original and {@code = -} in JSqlParser's printout, and refused a statement it could fence.
+     */
+    private int operatorLength(int start, int length) {
+        if (length < 2) {
+            return length;
+        }
+        char last = sql.charAt(start + length - 1);
+        if (last != '+' && last != '-') {
+            return length;
+        }
+        for (int i = start; i < start + length - 1; i++) {
+            if ("~!@#%^&|`?".indexOf(sql.charAt(i)) >= 0) {
+                return length;
+            }
+        }
+        int n = length;
+        while (n > 1 && (sql.charAt(start + n - 1) == '+' || sql.charAt(start + n - 1) == '-')) {
+            n--;
+        }
+        return n;
     }
 
     /** Consumes a quoted run starting at the opening quote; doubled quotes escape it. */

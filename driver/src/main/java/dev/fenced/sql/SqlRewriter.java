@@ -229,10 +229,12 @@ public final class SqlRewriter {
             if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")) {
                 throw new Refusal(table, "WHERE CURRENT OF a cursor cannot be fenced; update by key");
             }
-            if (t.isSymbol("(") && ++depth > BoundedParser.MAX_NESTING) {
+            // Brackets count too: JSqlParser's cost doubles with each nested ARRAY[...] as with each nested
+            // subquery (14 levels took over a second, past the deadline soon after), and no parenthesis shows it.
+            if ((t.isSymbol("(") || t.isSymbol("[")) && ++depth > BoundedParser.MAX_NESTING) {
                 throw new Refusal(table, "nesting deeper than " + BoundedParser.MAX_NESTING + " levels");
             }
-            if (t.isSymbol(")")) {
+            if (t.isSymbol(")") || t.isSymbol("]")) {
                 depth--;
             }
         }

@@ -100,6 +100,15 @@ final class StatementClassifier {
                             + " use a JDBC PreparedStatement");
                 }
             }
+            case "CREATE" -> {
+                // CREATE TABLE ... AS WITH d AS (DELETE ...) SELECT ... runs its data-modifying CTE right
+                // away (PostgreSQL allows it there, unlike in views, materialized views and cursors), so a
+                // DDL-looking statement can write a protected table: never let it pass as utility.
+                if (piece.dmlKeywords > 0 && isCreateTable(piece.tokens)) {
+                    refuse(piece, piece.mentioned, "CREATE TABLE ... AS with a data-modifying statement cannot be"
+                            + " fenced; run the write on its own, then create the table from its result");
+                }
+            }
             default -> {
                 if (PARSED.contains(piece.firstWord)) {
                     if (piece.dmlKeywords > 0) {
@@ -110,6 +119,21 @@ final class StatementClassifier {
                 }
             }
         }
+    }
+
+    /** {@code CREATE [GLOBAL | LOCAL] [TEMP | TEMPORARY | UNLOGGED] TABLE}. */
+    private static boolean isCreateTable(List<Token> tokens) {
+        for (int i = 1; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.isWord("TABLE")) {
+                return true;
+            }
+            if (!(t.isWord("GLOBAL") || t.isWord("LOCAL") || t.isWord("TEMP") || t.isWord("TEMPORARY")
+                    || t.isWord("UNLOGGED"))) {
+                return false;
+            }
+        }
+        return false;
     }
 
     private static void classifyCopy(Piece piece) {

@@ -45,4 +45,24 @@ class SqlLexerTest {
         assertThrows(SqlLexer.LexException.class, () -> SqlLexer.tokenizeStrict("SELECT /* x"));
         assertThrows(SqlLexer.LexException.class, () -> SqlLexer.tokenizeStrict("SELECT $a$ x"));
     }
+
+    @Test
+    void anOperatorDoesNotEndInPlusOrMinusAsInPostgreSQL() {
+        assertEquals(List.of("aa", "=", "-", "3"), texts("aa=-3"));
+        assertEquals(List.of("a", "<>", "-", "1"), texts("a<>-1"));
+        assertEquals(List.of("a", "<=", "+", "-", "1"), texts("a<=+-1"));
+    }
+
+    @Test
+    void anOperatorHoldingACharacterSqlOperatorsLackKeepsItsTrailingSign() {
+        // PostgreSQL reads these as one operator each.
+        assertEquals(List.of("a", "@-", "b"), texts("a @- b"));
+        assertEquals(List.of("a", "!=-", "1"), texts("a !=- 1"));
+        assertEquals(List.of("x", "||-", "1"), texts("x ||-1"));
+    }
+
+    @Test
+    void aCommentStartEndsAnOperator() {
+        assertEquals(List.of("a", "*", "b"), texts("a*-- c\nb"));
+    }
 }

@@ -1,0 +1,37 @@
+package dev.fenced.demo;
+
+/** One mode's night, counted. */
+final class ModeResult {
+
+    final Options.Mode mode;
+    long runs;
+    long slowRuns;
+    long pauses;
+    long inFlight;
+    long secondHolder;
+    long staleAttempted;
+    long staleRefusedByDatabase;
+    long staleRefusedBeforeSending;
+    long staleLandedHarmlessly;
+    long gaveUp;
+    long wrongTotals;
+    long lostOrders;
+    long unrun;
+    long renewals;
+    long failedRenewals;
+    long seconds;
+    String timelineSvg;
+
+    ModeResult(Options.Mode mode) {
+        this.mode = mode;
+    }
+
+    long staleRefused() {
+        return staleRefusedByDatabase + staleRefusedBeforeSending;
+    }
+
+    /** Stale writes that landed after the newer holder's write: each leaves a wrong total. */
+    long staleLandedHarmfully() {
+        return staleAttempted - staleRefused() - staleLandedHarmlessly;
+    }
+}

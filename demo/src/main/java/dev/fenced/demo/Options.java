@@ -1,0 +1,187 @@
+package dev.fenced.demo;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every option of the demo, with its default. Times are given in the seed's seconds and run on a
+ * scaled clock ({@code --seed-second}), so the seed's 30 s lease renewed every 10 s becomes 600 ms / 200 ms.
+ */
+final class Options {
+
+    enum Mode {
+        /** A lease renewed every ttl/3; the driver in off mode: the lease alone protects the data. */
+        LEASE("lease", true, false),
+        /** The same lease plus the fencing token, driver in enforce mode. */
+        FENCED("fenced", true, true),
+        /** A lease nobody renews: slow runs outlive it too (the seed's 1% of runs over 30 s). */
+        LEASE_NO_RENEW("lease-no-renew", false, false);
+
+        final String key;
+        final boolean renew;
+        final boolean fenced;
+
+        Mode(String key, boolean renew, boolean fenced) {
+            this.key = key;
+            this.renew = renew;
+            this.fenced = fenced;
+        }
+
+        static Mode parse(String s) {
+            for (Mode m : values()) {
+                if (m.key.equals(s.trim().toLowerCase(Locale.ROOT))) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException("unknown mode '" + s + "' (lease, fenced, lease-no-renew)");
+        }
+    }
+
+    private static final Map<String, String[]> HELP = new LinkedHashMap<>();
+
+    static {
+        help("--restaurants", "1000", "restaurants, one nightly run each");
+        help("--workers", "16", "workers competing for the runs (each run is started on two of them at once)");
+        help("--processes", "0", "spread the workers over this many separate JVMs (pauses are then SIGSTOP)");
+        help("--modes", "lease,fenced", "modes side by side: lease, fenced, lease-no-renew");
+        help("--seed-second", "20ms", "how long one of the seed's seconds lasts here");
+        help("--lease", "30", "lease length, seed seconds");
+        help("--renew", "10", "renewal interval, seed seconds (the seed: lease / 3)");
+        help("--run", "20", "longest normal run, seed seconds (runs take 2 to this)");
+        help("--slow-rate", "0.01", "share of slow runs (the seed: 1 in 100)");
+        help("--slow-run", "90", "length of a slow run, seed seconds");
+        help("--pause-rate", "0.02", "share of runs whose holder freezes between its last check and its write");
+        help("--pause", "45", "length of a freeze, seed seconds (the seed: 45 s against a 30 s lease)");
+        help("--orders-per-second", "400", "orders arriving while the job runs (real seconds)");
+        help("--random-seed", "42", "random seed, so modes see the same runs, slow runs and pauses");
+        help("--jdbc-url", "(embedded)", "a plain jdbc:postgresql: URL of a server to use instead of the embedded one;"
+                + " the demo creates a database per mode there");
+        help("--timeline", "(none)", "write one restaurant's history as an SVG picture to this file");
+        help("--quick", "", "a short run for CI: 120 restaurants, 8 workers, more pauses");
+        help("--help", "", "this text");
+    }
+
+    private static void help(String name, String def, String text) {
+        HELP.put(name, new String[] {def, text});
+    }
+
+    int restaurants = 1000;
+    int workers = 16;
+    int processes = 0;
+    List<Mode> modes = List.of(Mode.LEASE, Mode.FENCED);
+    Duration seedSecond = Duration.ofMillis(20);
+    double lease = 30;
+    double renew = 10;
+    double run = 20;
+    double slowRate = 0.01;
+    double slowRun = 90;
+    double pauseRate = 0.02;
+    double pause = 45;
+    int ordersPerSecond = 400;
+    long randomSeed = 42;
+    String jdbcUrl;
+    String timeline;
+    boolean help;
+
+    static Options parse(String... args) {
+        Options o = new Options();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+            if (!HELP.containsKey(name)) {
+                throw new IllegalArgumentException("unknown option " + name + "; see --help");
+            }
+            if (name.equals("--help")) {
+                o.help = true;
+                continue;
+            }
+            if (name.equals("--quick")) {
+                o.restaurants = 120;
+                o.workers = 8;
+                o.pauseRate = 0.08;
+                o.ordersPerSecond = 200;
+                continue;
+            }
+            String v;
+            if (a.contains("=")) {
+                v = a.substring(a.indexOf('=') + 1);
+            } else if (i + 1 < args.length) {
+                v = args[++i];
+            } else {
+                throw new IllegalArgumentException(name + " needs a value; see --help");
+            }
+            try {
+                o.set(name, v);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException(name + " " + v + ": " + e.getMessage(), e);
+            }
+        }
+        o.check();
+        return o;
+    }
+
+    private void set(String name, String v) {
+        switch (name) {
+            case "--restaurants" -> restaurants = Integer.parseInt(v);
+            case "--workers" -> workers = Integer.parseInt(v);
+            case "--processes" -> processes = Integer.parseInt(v);
+            case "--modes" -> {
+                List<Mode> m = new ArrayList<>();
+                for (String s : v.split(",")) {
+                    m.add(Mode.parse(s));
+                }
+                modes = List.copyOf(m);
+            }
+            case "--seed-second" -> seedSecond = Duration.ofMillis(Long.parseLong(v.replace("ms", "").trim()));
+            case "--lease" -> lease = Double.parseDouble(v);
+            case "--renew" -> renew = Double.parseDouble(v);
+            case "--run" -> run = Double.parseDouble(v);
+            case "--slow-rate" -> slowRate = Double.parseDouble(v);
+            case "--slow-run" -> slowRun = Double.parseDouble(v);
+            case "--pause-rate" -> pauseRate = Double.parseDouble(v);
+            case "--pause" -> pause = Double.parseDouble(v);
+            case "--orders-per-second" -> ordersPerSecond = Integer.parseInt(v);
+            case "--random-seed" -> randomSeed = Long.parseLong(v);
+            case "--jdbc-url" -> jdbcUrl = v;
+            case "--timeline" -> timeline = v;
+            default -> throw new IllegalArgumentException("unknown option");
+        }
+    }
+
+    private void check() {
+        if (restaurants < 1 || workers < 2 || processes < 0 || (processes > 0 && processes > workers)) {
+            throw new IllegalArgumentException("need --restaurants >= 1, --workers >= 2, 0 <= --processes <= --workers");
+        }
+        if (renew >= lease || lease <= 0 || renew <= 0) {
+            throw new IllegalArgumentException("--renew must be shorter than --lease");
+        }
+        if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:postgresql:")) {
+            throw new IllegalArgumentException("--jdbc-url takes a plain jdbc:postgresql: URL");
+        }
+    }
+
+    /** Seed seconds on the scaled clock. */
+    Duration scaled(double seedSeconds) {
+        return Duration.ofNanos((long) (seedSeconds * seedSecond.toNanos()));
+    }
+
+    static String helpText() {
+        StringBuilder b = new StringBuilder("fenced demo: the seed's nightly totals job, with a lease alone and with a"
+                + " lease plus fenced.\n\nusage: java -jar demo/target/fenced-demo.jar [options]\n\n");
+        HELP.forEach((name, d) -> b.append(String.format("  %-22s %s%s%n", name + (d[0].isEmpty() ? "" : " X"), d[1],
+                d[0].isEmpty() ? "" : " (default " + d[0] + ")")));
+        b.append("\nExit status: 0 when every fenced mode ends with no damaged total, 1 otherwise, 2 for bad options.\n");
+        return b.toString();
+    }
+
+    /** The options a worker process needs, as arguments. */
+    List<String> workerArgs() {
+        return List.of("--seed-second=" + seedSecond.toMillis() + "ms", "--lease=" + lease, "--renew=" + renew,
+                "--run=" + run, "--slow-rate=" + slowRate, "--slow-run=" + slowRun, "--pause-rate=" + pauseRate,
+                "--pause=" + pause, "--random-seed=" + randomSeed);
+    }
+}

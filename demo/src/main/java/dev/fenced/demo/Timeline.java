@@ -1,0 +1,171 @@
+package dev.fenced.demo;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One restaurant's night as the classic diagram of a paused holder: each holder's lease, the freeze, the
+ * newer holder's write and what became of the stale one. Picks a restaurant where the paused holder
+ * tried to write after the newer holder had written.
+ */
+final class Timeline {
+
+    private static final int WIDTH = 960;
+    private static final int LEFT = 190;
+    private static final int ROW = 100;
+
+    private Timeline() {
+    }
+
+    private record Run(long token, String worker, long acquired, Long pauseFrom, Long pauseTo, Long writeAt, long ended,
+                       String outcome, String freeze) {
+    }
+
+    /** The SVG, or null when no run of this mode shows the case. */
+    static String render(Connection c, Options o, Options.Mode mode) throws SQLException {
+        Integer restaurant = null;
+        try (PreparedStatement ps = c.prepareStatement("SELECT a.restaurant_id FROM runs a WHERE a.paused AND EXISTS"
+                + " (SELECT 1 FROM runs b WHERE b.restaurant_id = a.restaurant_id AND b.token > a.token"
+                + " AND b.outcome = 'written' AND b.write_at < a.write_at)"
+                + " ORDER BY (a.outcome = 'refused-stale') DESC, a.token LIMIT 1");
+             ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+                restaurant = rs.getInt(1);
+            }
+        }
+        if (restaurant == null) {
+            return null;
+        }
+        List<Run> runs = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT token, worker, acquired_at, pause_from, pause_to, write_at,"
+                + " ended_at, outcome, freeze_kind FROM runs WHERE restaurant_id = ? ORDER BY token")) {
+            ps.setInt(1, restaurant);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    runs.add(new Run(rs.getLong(1), rs.getString(2), rs.getLong(3), (Long) rs.getObject(4),
+                            (Long) rs.getObject(5), (Long) rs.getObject(6), rs.getLong(7), rs.getString(8), rs.getString(9)));
+                }
+            }
+        }
+        return svg(restaurant, runs, o, mode);
+    }
+
+    private static String svg(int restaurant, List<Run> runs, Options o, Options.Mode mode) {
+        long ttl = o.scaled(o.lease).toMillis();
+        long start = runs.stream().mapToLong(Run::acquired).min().orElse(0);
+        long end = runs.stream().mapToLong(Run::ended).max().orElse(start + 1);
+        long span = Math.max(1, end - start);
+        long t0 = start - span / 20;
+        double scale = (WIDTH - LEFT - 30) / (double) (span + span / 10);
+        int height = 90 + ROW * runs.size() + 40;
+        StringBuilder b = new StringBuilder();
+        b.append("<svg xmlns='http://www.w3.org/2000/svg' width='").append(WIDTH).append("' height='").append(height)
+                .append("' font-family='sans-serif' font-size='13'>\n")
+                .append("<defs><pattern id='frozen' width='8' height='8' patternUnits='userSpaceOnUse'"
+                        + " patternTransform='rotate(45)'><rect width='4' height='8' fill='#bbb'/></pattern></defs>\n")
+                .append("<rect width='100%' height='100%' fill='white'/>\n")
+                .append(text(20, 28, "Restaurant " + restaurant + ", mode " + mode.key + ": a holder freezes past its "
+                        + fmt(o.lease) + " s lease", "font-size='16' font-weight='bold'"))
+                .append(text(20, 50, "times in the seed's seconds; lease " + fmt(o.lease) + " s renewed every "
+                        + fmt(o.renew) + " s, freeze " + fmt(o.pause) + " s", "fill='#555'"));
+        int y = 80;
+        for (int i = 0; i < runs.size(); i++) {
+            Run r = runs.get(i);
+            // the database's own answer to "when did the lease expire": when it granted the next token
+            Long takeover = i + 1 < runs.size() ? runs.get(i + 1).acquired : null;
+            double x0 = x(r.acquired, t0, scale);
+            b.append(text(20, y + 24, r.worker + "  (token " + r.token + ")", "font-weight='bold'"));
+            long heldUntil = r.pauseFrom != null ? r.pauseFrom : r.ended;
+            double heldWidth = x(heldUntil, t0, scale) - x0;
+            b.append(rect(x0, y + 10, heldWidth, 22, "#4a7bd0"));
+            if (heldWidth > 95) {
+                b.append(text(x0 + 4, y + 26, "holds the lease", "fill='white' font-size='11'"));
+            }
+            if (r.pauseFrom != null) {
+                double pf = x(r.pauseFrom, t0, scale);
+                double expiry = x(takeover != null ? takeover : r.pauseFrom + ttl, t0, scale);
+                double pt = x(r.pauseTo, t0, scale);
+                b.append(rect(pf, y + 10, expiry - pf, 22, "#a9c1ea"))
+                        .append(rect(pf, y + 36, pt - pf, 14, "url(#frozen)"))
+                        .append(text(pf + 2, y + 62, "in-flight".equals(r.freeze)
+                                ? "its write held on the way (stalled network)" : "frozen (GC pause, stalled VM)",
+                                "font-size='11' fill='#444'"))
+                        .append("<line x1='").append(f(expiry)).append("' y1='").append(y + 4).append("' x2='")
+                        .append(f(expiry)).append("' y2='").append(y + 68).append("' stroke='#c00' stroke-dasharray='4,3'/>\n")
+                        .append(fitted(expiry + 3, y + 78, takeover != null ? "lease expired: granted to token "
+                                + runs.get(i + 1).token : "lease expired", "font-size='11' fill='#c00'"))
+                        .append(rect(expiry, y + 17, x(r.ended, t0, scale) - expiry, 8, "#f1b9b9"));
+            }
+            if (r.writeAt != null) {
+                double wx = x(r.writeAt, t0, scale);
+                boolean ok = r.outcome.equals("written");
+                boolean stale = r.pauseFrom != null;
+                String colour = ok ? (stale ? "#e08000" : "#2a9d3a") : "#c00";
+                String label = switch (r.outcome) {
+                    case "written" -> stale ? "stale write LANDS: total overwritten" : "writes the new total";
+                    case "refused-stale" -> "stale write refused by the database";
+                    case "refused-lost" -> "stale write refused before sending";
+                    default -> r.outcome;
+                };
+                b.append("<circle cx='").append(f(wx)).append("' cy='").append(y + 21).append("' r='7' fill='")
+                        .append(colour).append("'/>\n")
+                        .append(fitted(wx + 10, y + 4, label, "font-size='12' fill='" + colour + "'"));
+            }
+            y += ROW;
+        }
+        int axis = y + 10;
+        b.append("<line x1='").append(LEFT - 10).append("' y1='").append(axis).append("' x2='").append(WIDTH - 20)
+                .append("' y2='").append(axis).append("' stroke='#333'/>\n");
+        long seedMs = Math.max(1, o.seedSecond.toMillis());
+        long step = niceStep(span / seedMs / 8) * seedMs;
+        for (long t = 0; t <= span + span / 20; t += step) {
+            double tx = x(start + t, t0, scale);
+            b.append("<line x1='").append(f(tx)).append("' y1='").append(axis).append("' x2='").append(f(tx))
+                    .append("' y2='").append(axis + 5).append("' stroke='#333'/>\n")
+                    .append(text(tx - 8, axis + 20, (t / seedMs) + " s", "font-size='11'"));
+        }
+        return b.append("</svg>\n").toString();
+    }
+
+    private static long niceStep(long rough) {
+        for (long n : new long[] {1, 2, 5, 10, 15, 20, 30, 60, 120, 300}) {
+            if (n >= rough) {
+                return n;
+            }
+        }
+        return rough;
+    }
+
+    private static double x(long t, long t0, double scale) {
+        return LEFT + (t - t0) * scale;
+    }
+
+    /** Text that starts at x, or ends just left of it when it would run off the picture. */
+    private static String fitted(double x, double y, String s, String attrs) {
+        boolean overflows = x + s.length() * 6.8 > WIDTH - 10;
+        return overflows ? text(x - 20, y, s, attrs + " text-anchor='end'") : text(x, y, s, attrs);
+    }
+
+    private static String rect(double x, double y, double w, double h, String fill) {
+        return "<rect x='" + f(x) + "' y='" + f(y) + "' width='" + f(Math.max(1, w)) + "' height='" + f(h) + "' fill='"
+                + fill + "'/>\n";
+    }
+
+    private static String text(double x, double y, String s, String attrs) {
+        return "<text x='" + f(x) + "' y='" + f(y) + "' " + attrs + ">" + s.replace("&", "&amp;").replace("<", "&lt;")
+                + "</text>\n";
+    }
+
+    private static String f(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String fmt(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+}

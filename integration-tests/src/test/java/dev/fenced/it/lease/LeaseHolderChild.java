@@ -1,0 +1,80 @@
+package dev.fenced.it.lease;
+
+import dev.fenced.Fencing;
+import dev.fenced.FencingScope;
+import dev.fenced.Lease;
+import dev.fenced.LeaseLostException;
+import dev.fenced.LeaseManager;
+import dev.fenced.StaleTokenException;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The holder that runs in a child JVM. Arguments: {@code mode rawUrl lease ttlMillis [fencedUrl]}.
+ *
+ * <ul>
+ *   <li>{@code hold}: takes the lease, says {@code READY <token>}, and holds it (renewing) until stdin ends
+ *       or the process is killed.</li>
+ *   <li>{@code write}: takes the lease, opens a fenced connection, says {@code READY <token>}, waits for
+ *       {@code WRITE <amount>}, then writes {@code totals.amount} for restaurant 77 under the lease and
+ *       says {@code WROTE <rows>} or {@code REFUSED <exception class> <message>}.</li>
+ *   <li>{@code write-copied-token}: the same, but the write carries a copy of the token bound with
+ *       {@code Fencing.bind}, which the lease cannot poison.</li>
+ * </ul>
+ */
+public final class LeaseHolderChild {
+
+    private LeaseHolderChild() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        String rawUrl = args[1];
+        String name = args[2];
+        Duration ttl = Duration.ofMillis(Long.parseLong(args[3]));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        LeaseManager leases = LeaseManager.builder(DataSources.simple(rawUrl))
+                .holder("child-" + ProcessHandle.current().pid()).build();
+        Lease lease = leases.tryAcquire(name, ttl)
+                .orElseThrow(() -> new IllegalStateException("lease " + name + " is busy"));
+        switch (mode) {
+            case "hold" -> {
+                System.out.println("READY " + lease.token());
+                while (in.readLine() != null) {
+                    // holding; the renewer keeps the lease alive
+                }
+            }
+            case "write", "write-copied-token" -> {
+                try (Connection c = DriverManager.getConnection(args[4])) {
+                    // write-copied-token: the job copied its token into a scope of its own, as code that
+                    // binds tokens by hand may do; the lease's poisoning cannot reach such a copy, so only
+                    // the database stands between this write and the newer total.
+                    FencingScope copy = mode.equals("write") ? null : Fencing.bind(lease.token());
+                    System.out.println("READY " + lease.token());
+                    String command = in.readLine(); // frozen here by SIGSTOP, like a GC pause mid-job
+                    long amount = Long.parseLong(command.substring("WRITE ".length()));
+                    try (PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
+                        ps.setLong(1, amount);
+                        System.out.println("WROTE " + ps.executeUpdate());
+                    } catch (StaleTokenException | LeaseLostException refused) {
+                        System.out.println("REFUSED " + refused.getClass().getSimpleName() + " " + refused.getMessage());
+                    } catch (SQLException other) {
+                        System.out.println("ERROR " + other.getSQLState() + " " + other);
+                    }
+                    System.out.println("AFTER valid=" + lease.isValid() + " bound=" + Fencing.currentToken());
+                    if (copy != null) {
+                        copy.close();
+                    }
+                }
+            }
+            default -> throw new IllegalArgumentException("unknown mode " + mode);
+        }
+        leases.close();
+    }
+}
