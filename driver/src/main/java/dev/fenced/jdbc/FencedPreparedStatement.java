@@ -14,7 +14,8 @@ import java.sql.Types;
  * text is the same for every token (pgjdbc's statement cache and server-side prepare see one shape).
  * User parameter indexes are mapped onto the statement sent; the token is read from the calling thread
  * and bound when the statement executes. For a plan that needs no fencing, every call goes straight
- * through.
+ * through. A statement fenced refuses, prepared inside {@code Fencing.unfenced}, runs as written only while
+ * its thread is still unfenced.
  */
 public class FencedPreparedStatement extends DelegatingPreparedStatement {
 
@@ -57,6 +58,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     @Override
     public boolean execute() throws SQLException {
         if (!fenced) {
+            runtime.refuseUnlessUnfenced(plan);
             return prepared.execute();
         }
         long token = bindToken();
@@ -72,6 +74,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     @Override
     public ResultSet executeQuery() throws SQLException {
         if (!fenced) {
+            runtime.refuseUnlessUnfenced(plan);
             return FencedResultSet.wrap(prepared.executeQuery(), this);
         }
         long token = bindToken();
@@ -87,6 +90,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     @Override
     public int executeUpdate() throws SQLException {
         if (!fenced) {
+            runtime.refuseUnlessUnfenced(plan);
             return prepared.executeUpdate();
         }
         long token = bindToken();
@@ -102,6 +106,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     @Override
     public long executeLargeUpdate() throws SQLException {
         if (!fenced) {
+            runtime.refuseUnlessUnfenced(plan);
             return prepared.executeLargeUpdate();
         }
         long token = bindToken();
@@ -117,12 +122,25 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     @Override
     public void addBatch() throws SQLException {
         if (!fenced) {
+            runtime.refuseUnlessUnfenced(plan);
             prepared.addBatch();
             return;
         }
         long token = bindToken();
         prepared.addBatch();
         remember(plan, token);
+    }
+
+    @Override
+    public int[] executeBatch() throws SQLException {
+        runtime.refuseUnlessUnfenced(plan);
+        return super.executeBatch();
+    }
+
+    @Override
+    public long[] executeLargeBatch() throws SQLException {
+        runtime.refuseUnlessUnfenced(plan);
+        return super.executeLargeBatch();
     }
 
     @Override

@@ -86,7 +86,9 @@ public final class FencedRuntime {
 
     /**
      * The plan to run for {@code sql}: a refusal is thrown in enforce mode, and in observe mode counted,
-     * logged and turned into a pass-through.
+     * logged and turned into a pass-through. Inside {@code Fencing.unfenced} a refused statement runs as
+     * written (migrations: DO blocks, TRUNCATE, MERGE); the refused plan is returned, which callers run as
+     * a pass-through, and a prepared statement checks again at execute time that it is still unfenced.
      */
     RewritePlan planOrRefuse(String sql) throws SQLException {
         RewritePlan plan = plan(sql);
@@ -94,6 +96,11 @@ public final class FencedRuntime {
             return plan;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
+            if (TokenResolver.inUnfencedSection()) {
+                LOG.log(System.Logger.Level.INFO, "fenced: unfenced section runs as written a statement on {0}"
+                        + " that fenced would refuse ({1}): {2}", plan.tables().get(0), plan.refusedConstruct(), sql);
+                return plan;
+            }
             FencedMetrics.UNSUPPORTED_REFUSED.increment();
             throw plan.refusal();
         }
@@ -101,6 +108,14 @@ public final class FencedRuntime {
         observe("fenced (observe): statement on {0} would be refused: {1}: {2}", plan.tables().get(0),
                 plan.refusedConstruct(), sql);
         return RewritePlan.PASSTHROUGH;
+    }
+
+    /** For a refused plan let through inside {@code Fencing.unfenced}: refuses it now, outside one. */
+    void refuseUnlessUnfenced(RewritePlan plan) throws SQLException {
+        if (plan.isRefused() && plan.mode() == FencingMode.ENFORCE && !TokenResolver.inUnfencedSection()) {
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw plan.refusal();
+        }
     }
 
     void observedUnfenced(RewritePlan plan, String reason) {

@@ -4,6 +4,7 @@ import dev.fenced.FencingMode;
 import dev.fenced.LeaseLostException;
 import dev.fenced.UnfencedWriteException;
 import dev.fenced.context.ContextAccess;
+import dev.fenced.context.TokenCells;
 import dev.fenced.metrics.FencedMetrics;
 import dev.fenced.sql.RewritePlan;
 import java.sql.SQLException;
@@ -45,6 +46,12 @@ final class TokenResolver {
         }
         runtime.observedUnfenced(plan, "no token is bound");
         return NO_TOKEN;
+    }
+
+    /** True inside {@code Fencing.unfenced}: writes go through as written. */
+    static boolean inUnfencedSection() {
+        AtomicLong cell = ContextAccess.current();
+        return cell != null && cell.get() == TokenCells.UNFENCED;
     }
 
     /** The cell bound now, to re-check at executeBatch that its lease still holds. */

@@ -1,0 +1,1 @@
+ALTER TABLE totals ADD COLUMN last_token bigint;

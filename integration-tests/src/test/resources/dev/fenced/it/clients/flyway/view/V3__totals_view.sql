@@ -1,0 +1,1 @@
+CREATE VIEW big_totals AS SELECT * FROM totals WHERE amount > 1000;
