@@ -41,6 +41,9 @@ public enum FencedProperty {
     CHECK_SCHEMA("fenced.checkSchema", "true", Kind.BOOLEAN,
             "At first connect, check that every protected table has its fence column, and learn the views,"
                     + " partitions and child tables that reach it."),
+    CATALOG_REFRESH("fenced.catalogRefresh", "60s", Kind.DURATION,
+            "How often the driver reads the catalog again (views, partitions, child tables created by others);"
+                    + " DDL that names a protected table and runs through fenced is followed at once."),
     CONFIG("fenced.config", null, Kind.STRING,
             "Path of a fenced.properties file (as a system property or environment variable)."),
 

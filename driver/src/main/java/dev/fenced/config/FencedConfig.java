@@ -26,6 +26,7 @@ public final class FencedConfig {
     private final int cacheSize;
     private final Duration parseTimeout;
     private final boolean checkSchema;
+    private final Duration catalogRefresh;
     private final boolean metricsJmx;
     private final String leaseUrl;
     private final String leaseTable;
@@ -42,6 +43,7 @@ public final class FencedConfig {
         this.cacheSize = Integer.parseInt(get(FencedProperty.CACHE_SIZE));
         this.parseTimeout = FencedProperty.parseDuration(get(FencedProperty.PARSE_TIMEOUT));
         this.checkSchema = Boolean.parseBoolean(get(FencedProperty.CHECK_SCHEMA));
+        this.catalogRefresh = FencedProperty.parseDuration(get(FencedProperty.CATALOG_REFRESH));
         this.metricsJmx = Boolean.parseBoolean(get(FencedProperty.METRICS_JMX));
         this.leaseUrl = get(FencedProperty.LEASE_URL);
         this.leaseTable = get(FencedProperty.LEASE_TABLE);
@@ -203,6 +205,10 @@ public final class FencedConfig {
 
     public boolean checkSchema() {
         return checkSchema;
+    }
+
+    public Duration catalogRefresh() {
+        return catalogRefresh;
     }
 
     public boolean metricsJmx() {

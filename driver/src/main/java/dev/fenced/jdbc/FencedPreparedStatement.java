@@ -59,7 +59,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     public boolean execute() throws SQLException {
         if (!fenced) {
             runtime.refuseUnlessUnfenced(plan);
-            return prepared.execute();
+            boolean result = prepared.execute();
+            afterSchemaChange(plan);
+            return result;
         }
         long token = bindToken();
         try {
@@ -91,7 +93,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     public int executeUpdate() throws SQLException {
         if (!fenced) {
             runtime.refuseUnlessUnfenced(plan);
-            return prepared.executeUpdate();
+            int count = prepared.executeUpdate();
+            afterSchemaChange(plan);
+            return count;
         }
         long token = bindToken();
         try {
@@ -107,7 +111,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     public long executeLargeUpdate() throws SQLException {
         if (!fenced) {
             runtime.refuseUnlessUnfenced(plan);
-            return prepared.executeLargeUpdate();
+            long count = prepared.executeLargeUpdate();
+            afterSchemaChange(plan);
+            return count;
         }
         long token = bindToken();
         try {

@@ -10,6 +10,7 @@ import dev.fenced.sql.SqlRewriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongFunction;
 
@@ -28,14 +29,62 @@ public final class FencedRuntime {
     private static volatile LongFunction<String> leaseNames = token -> null;
 
     private final FencedConfig config;
-    private final RewriteCache cache;
     private final AtomicInteger observations = new AtomicInteger();
+    private final AtomicBoolean refreshing = new AtomicBoolean();
+    private final long refreshNanos;
+    /** What the catalog said last, with the cache of plans made from it; replaced whole on refresh. */
+    private volatile Snapshot snapshot;
+
+    private record Snapshot(FencingTargets targets, RewriteCache cache, long readAtNanos) {
+    }
 
     private FencedRuntime(FencedConfig config, FencingTargets targets) {
         this.config = config;
-        this.cache = targets.isEmpty() ? null
+        this.refreshNanos = config.catalogRefresh().toNanos();
+        this.snapshot = snapshot(targets);
+    }
+
+    private Snapshot snapshot(FencingTargets targets) {
+        RewriteCache cache = targets.isEmpty() ? null
                 : new RewriteCache(new SqlRewriter(targets, config.relativeUpdates(), config.parseTimeout()),
                 config.cacheSize());
+        return new Snapshot(targets, cache, System.nanoTime());
+    }
+
+    private static FencingTargets read(FencedConfig config, Connection connection) throws SQLException {
+        if (config.inactive()) {
+            return FencingTargets.of(java.util.List.of());
+        }
+        return config.checkSchema() ? CatalogInspector.inspect(connection, config.tables())
+                : FencingTargets.of(config.tables());
+    }
+
+    /**
+     * Reads the catalog again on {@code connection} (raw) and replaces the plans: after DDL that names a
+     * protected table, so a new view, partition or child is fenced from the next statement on.
+     */
+    void refresh(Connection connection) throws SQLException {
+        if (config.inactive() || !config.checkSchema()) {
+            return;
+        }
+        snapshot = snapshot(read(config, connection));
+    }
+
+    /** A periodic re-read, for DDL run by others; one connection does it while the rest go on. */
+    void refreshIfDue(Connection connection) {
+        if (System.nanoTime() - snapshot.readAtNanos() < refreshNanos || !refreshing.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            refresh(connection);
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "fenced: could not read the catalog again; keeping what it said"
+                    + " before: " + e.getMessage());
+            Snapshot s = snapshot;
+            snapshot = new Snapshot(s.targets(), s.cache(), System.nanoTime());
+        } finally {
+            refreshing.set(false);
+        }
     }
 
     /**
@@ -49,15 +98,7 @@ public final class FencedRuntime {
         if (runtime != null) {
             return runtime;
         }
-        FencingTargets targets;
-        if (config.inactive()) {
-            targets = FencingTargets.of(java.util.List.of());
-        } else if (config.checkSchema()) {
-            targets = CatalogInspector.inspect(connection, config.tables());
-        } else {
-            targets = FencingTargets.of(config.tables());
-        }
-        runtime = new FencedRuntime(config, targets);
+        runtime = new FencedRuntime(config, read(config, connection));
         FencedRuntime raced = RUNTIMES.putIfAbsent(id, runtime);
         return raced != null ? raced : runtime;
     }
@@ -81,6 +122,7 @@ public final class FencedRuntime {
 
     /** The plan for {@code sql}. Cheap for statements that cannot touch a protected table. */
     RewritePlan plan(String sql) {
+        RewriteCache cache = snapshot.cache();
         return cache == null ? RewritePlan.PASSTHROUGH : cache.plan(sql);
     }
 

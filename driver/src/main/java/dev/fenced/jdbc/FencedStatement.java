@@ -27,6 +27,7 @@ public class FencedStatement extends DelegatingStatement {
     protected final FencedConnection owner;
     protected final FencedRuntime runtime;
     private List<Batched> batched;
+    private boolean batchChangesSchema;
 
     /** A fenced entry of the current batch: the lease cell it was added under, to re-check at execute. */
     private record Batched(AtomicLong cell, RewritePlan plan, long token) {
@@ -39,17 +40,28 @@ public class FencedStatement extends DelegatingStatement {
     }
 
     private <T> T fenced(String sql, Execution<T> execution) throws SQLException {
-        RewritePlan plan = runtime.planOrRefuse(sql);
+        RewritePlan plan = owner.plan(sql);
         if (!plan.isFenced()) {
-            return execution.run(sql);
+            T result = execution.run(sql);
+            afterSchemaChange(plan);
+            return result;
         }
         long token = TokenResolver.resolve(plan, runtime);
+        T result;
         try {
-            T result = execution.run(plan.render(token));
+            result = execution.run(plan.render(token));
             FencedMetrics.WRITES_FENCED.increment();
-            return result;
         } catch (SQLException e) {
             throw StaleWrites.translate(e, token);
+        }
+        afterSchemaChange(plan);
+        return result;
+    }
+
+    /** A statement that may have made a new view, partition or child of a protected table: read the catalog. */
+    protected final void afterSchemaChange(RewritePlan plan) throws SQLException {
+        if (plan.schemaChange()) {
+            owner.schemaChanged();
         }
     }
 
@@ -120,7 +132,8 @@ public class FencedStatement extends DelegatingStatement {
 
     @Override
     public void addBatch(String sql) throws SQLException {
-        RewritePlan plan = runtime.planOrRefuse(sql);
+        RewritePlan plan = owner.plan(sql);
+        batchChangesSchema |= plan.schemaChange();
         if (!plan.isFenced()) {
             statement.addBatch(sql);
             return;
@@ -141,29 +154,33 @@ public class FencedStatement extends DelegatingStatement {
     @Override
     public int[] executeBatch() throws SQLException {
         long token = checkBatch();
+        int[] counts;
         try {
-            int[] counts = statement.executeBatch();
+            counts = statement.executeBatch();
             countBatch();
-            return counts;
         } catch (SQLException e) {
             throw StaleWrites.translate(e, token);
         } finally {
             batched = null;
         }
+        afterBatch();
+        return counts;
     }
 
     @Override
     public long[] executeLargeBatch() throws SQLException {
         long token = checkBatch();
+        long[] counts;
         try {
-            long[] counts = statement.executeLargeBatch();
+            counts = statement.executeLargeBatch();
             countBatch();
-            return counts;
         } catch (SQLException e) {
             throw StaleWrites.translate(e, token);
         } finally {
             batched = null;
         }
+        afterBatch();
+        return counts;
     }
 
     /** A lease lost between addBatch and executeBatch stops the whole batch before it is sent. */
@@ -185,6 +202,13 @@ public class FencedStatement extends DelegatingStatement {
         return token;
     }
 
+    private void afterBatch() throws SQLException {
+        if (batchChangesSchema) {
+            batchChangesSchema = false;
+            owner.schemaChanged();
+        }
+    }
+
     private void countBatch() {
         if (batched != null) {
             FencedMetrics.WRITES_FENCED.add(batched.size());
@@ -194,6 +218,7 @@ public class FencedStatement extends DelegatingStatement {
     @Override
     public void clearBatch() throws SQLException {
         batched = null;
+        batchChangesSchema = false;
         statement.clearBatch();
     }
 

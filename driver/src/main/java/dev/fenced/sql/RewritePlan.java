@@ -17,7 +17,11 @@ public final class RewritePlan {
 
     /** Shared plan for everything that needs no fencing. */
     public static final RewritePlan PASSTHROUGH = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
-            FencingMode.OFF, null, null, false, true);
+            FencingMode.OFF, null, null, false, true, false);
+
+    /** A pass-through that changes the schema around a protected table: read the catalog again after it. */
+    public static final RewritePlan SCHEMA_CHANGE = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
+            FencingMode.OFF, null, null, false, true, true);
 
     public enum Kind {
         PASSTHROUGH, FENCED, REFUSED
@@ -35,10 +39,11 @@ public final class RewritePlan {
     private final String refusedConstruct;
     private final boolean relativeUpdate;
     private final boolean cacheable;
+    private final boolean schemaChange;
 
     private RewritePlan(Kind kind, String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                         int delegateParameterCount, List<String> tables, FencingMode mode, String refusedTable,
-                        String refusedConstruct, boolean relativeUpdate, boolean cacheable) {
+                        String refusedConstruct, boolean relativeUpdate, boolean cacheable, boolean schemaChange) {
         this.kind = kind;
         this.sql = sql;
         this.segments = segments;
@@ -51,18 +56,27 @@ public final class RewritePlan {
         this.refusedConstruct = refusedConstruct;
         this.relativeUpdate = relativeUpdate;
         this.cacheable = cacheable;
+        this.schemaChange = schemaChange;
     }
 
     static RewritePlan fenced(String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                               int delegateParameterCount, List<String> tables, FencingMode mode,
-                              boolean relativeUpdate) {
+                              boolean relativeUpdate, boolean schemaChange) {
         return new RewritePlan(Kind.FENCED, sql, segments, userToDelegate, tokenIndexes, delegateParameterCount,
-                List.copyOf(tables), mode, null, null, relativeUpdate, true);
+                List.copyOf(tables), mode, null, null, relativeUpdate, true, schemaChange);
     }
 
     static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable) {
         return new RewritePlan(Kind.REFUSED, null, null, null, null, 0, List.of(table), mode, table, construct, false,
-                cacheable);
+                cacheable, false);
+    }
+
+    /**
+     * True when running the statement may create, attach or drop a view, partition or child of a protected
+     * table (CREATE, ALTER or DROP naming one): the driver reads the catalog again right after it.
+     */
+    public boolean schemaChange() {
+        return schemaChange;
     }
 
     /** False for a refusal that says more about the machine's load than the statement (a parse deadline). */

@@ -74,9 +74,11 @@ public final class SqlRewriter {
         }
         List<StatementClassifier.Piece> pieces = StatementClassifier.split(tokens);
         boolean parse = false;
+        boolean schemaChange = false;
         String mentioned = null;
         for (StatementClassifier.Piece piece : pieces) {
             StatementClassifier.classify(piece, sql, targets);
+            schemaChange |= piece.schemaChange;
             if (piece.verdict == StatementClassifier.Verdict.REFUSE) {
                 throw new Refusal(display(piece.mentioned), piece.construct);
             }
@@ -86,7 +88,7 @@ public final class SqlRewriter {
             }
         }
         if (!parse) {
-            return RewritePlan.PASSTHROUGH;
+            return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
         rejectLexicalHazards(tokens, mentioned);
 
@@ -153,7 +155,7 @@ public final class SqlRewriter {
             enforce |= table.mode() == FencingMode.ENFORCE;
         }
         if (fencedTables.isEmpty()) {
-            return RewritePlan.PASSTHROUGH;
+            return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
         String printed = print(list);
         verify(printed, fencedTables);
@@ -166,7 +168,7 @@ public final class SqlRewriter {
                     fencedTables.get(0), sql);
         }
         return assemble(printed, userParams, tokenIndex, fencedTables,
-                enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate);
+                enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange);
     }
 
     /** The text handed to the parser, and what preparing it took out. */
@@ -290,7 +292,7 @@ public final class SqlRewriter {
 
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
     private static RewritePlan assemble(String printed, int userParams, int tokenIndex, List<String> tables,
-                                        FencingMode mode, boolean relative) throws Refusal {
+                                        FencingMode mode, boolean relative, boolean schemaChange) throws Refusal {
         List<List<Integer>> userPositions = new ArrayList<>();
         for (int i = 0; i < userParams; i++) {
             userPositions.add(new ArrayList<>());
@@ -334,7 +336,8 @@ public final class SqlRewriter {
             map[i] = userPositions.get(i).stream().mapToInt(Integer::intValue).toArray();
         }
         return RewritePlan.fenced(sql.toString(), segments.toArray(new String[0]), map,
-                tokenPositions.stream().mapToInt(Integer::intValue).toArray(), position, tables, mode, relative);
+                tokenPositions.stream().mapToInt(Integer::intValue).toArray(), position, tables, mode, relative,
+                schemaChange);
     }
 
     private FencingMode modeOf(String table) {

@@ -26,6 +26,8 @@ final class StatementClassifier {
         int dmlKeywords;
         Verdict verdict = Verdict.PASS;
         String construct;
+        /** DDL naming something protected: the catalog must be read again once it has run. */
+        boolean schemaChange;
 
         Piece(List<Token> tokens) {
             this.tokens = tokens;
@@ -40,6 +42,7 @@ final class StatementClassifier {
             "AFTER", "THEN", "INSTEAD");
     private static final Set<String> PARSED = Set.of("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "VALUES",
             "TABLE", "(");
+    private static final Set<String> SCHEMA_DDL = Set.of("CREATE", "ALTER", "DROP");
     private static final Set<String> UTILITY = Set.of("CREATE", "ALTER", "DROP", "COMMENT", "GRANT", "REVOKE",
             "ANALYZE", "ANALYSE", "VACUUM", "REINDEX", "CLUSTER", "LOCK", "SET", "RESET", "SHOW", "BEGIN", "START",
             "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "DECLARE", "FETCH", "MOVE", "CLOSE",
@@ -85,6 +88,8 @@ final class StatementClassifier {
             refuse(piece, piece.mentioned, "MERGE cannot be fenced; write the change as INSERT ... ON CONFLICT or UPDATE");
             return;
         }
+        // a new view, partition or child of a protected table changes what must be fenced
+        piece.schemaChange = SCHEMA_DDL.contains(piece.firstWord);
         switch (piece.firstWord) {
             case "TRUNCATE" -> refuse(piece, piece.mentioned, "TRUNCATE cannot be fenced; use DELETE");
             case "DO" -> refuse(piece, piece.mentioned, "an anonymous code block (DO) cannot be fenced");

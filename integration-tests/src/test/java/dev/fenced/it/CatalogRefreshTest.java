@@ -1,0 +1,79 @@
+package dev.fenced.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fenced.Fencing;
+import dev.fenced.FencingScope;
+import dev.fenced.StaleTokenException;
+import dev.fenced.UnsupportedStatementException;
+import dev.fenced.it.support.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What is protected follows the schema: a view or partition created after the first connect is fenced
+ * as soon as the DDL that made it ran through fenced, and within fenced.catalogRefresh when someone else
+ * made it. (Found by running Flyway through the application's own pool.)
+ */
+class CatalogRefreshTest {
+
+    @Test
+    void aViewCreatedThroughFencedIsRefusedFromTheNextStatementOn() throws Exception {
+        TestDatabase db = TestDatabase.create();
+        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+                "INSERT INTO totals VALUES (1, 10, 20)");
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+             Statement s = c.createStatement()) {
+            s.execute("CREATE VIEW big_totals AS SELECT * FROM totals WHERE amount > 5");
+            try (FencingScope ignored = Fencing.bind(9)) {
+                UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
+                        () -> s.executeUpdate("UPDATE big_totals SET amount = 0"));
+                assertTrue(e.getMessage().contains("view public.big_totals reads a protected table"), e.getMessage());
+            }
+        }
+        try (Connection other = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+             Statement s = other.createStatement(); FencingScope ignored = Fencing.bind(9)) {
+            assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE big_totals SET amount = 0"));
+        }
+        assertEquals(10, db.queryLong("SELECT amount FROM totals"));
+    }
+
+    @Test
+    void aPartitionAttachedLaterIsProtectedAtOnce() throws Exception {
+        TestDatabase db = TestDatabase.create();
+        db.execute("CREATE TABLE m (id int, at date, v int, last_token bigint) PARTITION BY RANGE (at)",
+                "CREATE TABLE m_2026 PARTITION OF m FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')");
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=m"));
+             Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE m_2027 PARTITION OF m FOR VALUES FROM ('2027-01-01') TO ('2028-01-01')");
+            try (FencingScope ignored = Fencing.bind(30)) {
+                s.executeUpdate("INSERT INTO m (id, at, v) VALUES (1, '2027-03-01', 1)");
+            }
+            try (FencingScope ignored = Fencing.bind(29)) {
+                assertThrows(StaleTokenException.class, () -> s.executeUpdate("UPDATE m_2027 SET v = 2"));
+            }
+        }
+        assertEquals(1, db.queryLong("SELECT v FROM m_2027"));
+    }
+
+    @Test
+    void aViewCreatedBehindFencedsBackIsLearnedAtTheNextRefresh() throws Exception {
+        TestDatabase db = TestDatabase.create();
+        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+                "INSERT INTO totals VALUES (1, 10, 20)");
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.catalogRefresh=1ms"));
+             Statement s = c.createStatement()) {
+            s.executeQuery("SELECT 1").close();
+            db.execute("CREATE VIEW quiet_totals AS SELECT * FROM totals");
+            try (FencingScope ignored = Fencing.bind(9)) {
+                assertThrows(UnsupportedStatementException.class,
+                        () -> s.executeUpdate("UPDATE quiet_totals SET amount = 0"));
+            }
+        }
+        assertEquals(10, db.queryLong("SELECT amount FROM totals"));
+    }
+}
