@@ -45,6 +45,15 @@ final class CatalogInspector {
     }
 
     static FencingTargets inspect(Connection c, List<ProtectedTable> configured) throws SQLException {
+        return inspect(c, configured, false);
+    }
+
+    /**
+     * With {@code lenient}, for a re-read after DDL: a table not ready yet (a migration adds its fence
+     * column in a later step) is logged rather than fatal, and stays fenced by name, so a write to it fails
+     * at PostgreSQL on the missing column instead of passing unfenced.
+     */
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient) throws SQLException {
         List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
         List<ProtectedTable> tables = new ArrayList<>();
         Map<TableName, String> indirect = new LinkedHashMap<>();
@@ -80,8 +89,11 @@ final class CatalogInspector {
             }
         }
         if (!problems.isEmpty()) {
-            throw new FencingException("fenced: protected tables are not ready: " + String.join("; ", problems),
-                    FencingException.SCHEMA);
+            String message = "fenced: protected tables are not ready: " + String.join("; ", problems);
+            if (!lenient) {
+                throw new FencingException(message, FencingException.SCHEMA);
+            }
+            LOG.log(System.Logger.Level.WARNING, message);
         }
         // Partitions and inheritance children share the parent's columns; parents see the children's rows.
         for (ProtectedTable t : registered) {

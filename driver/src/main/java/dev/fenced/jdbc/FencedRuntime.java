@@ -51,11 +51,11 @@ public final class FencedRuntime {
         return new Snapshot(targets, cache, System.nanoTime());
     }
 
-    private static FencingTargets read(FencedConfig config, Connection connection) throws SQLException {
+    private static FencingTargets read(FencedConfig config, Connection connection, boolean lenient) throws SQLException {
         if (config.inactive()) {
             return FencingTargets.of(java.util.List.of());
         }
-        return config.checkSchema() ? CatalogInspector.inspect(connection, config.tables())
+        return config.checkSchema() ? CatalogInspector.inspect(connection, config.tables(), lenient)
                 : FencingTargets.of(config.tables());
     }
 
@@ -67,7 +67,7 @@ public final class FencedRuntime {
         if (config.inactive() || !config.checkSchema()) {
             return;
         }
-        snapshot = snapshot(read(config, connection));
+        snapshot = snapshot(read(config, connection, true));
     }
 
     /** A periodic re-read, for DDL run by others; one connection does it while the rest go on. */
@@ -98,7 +98,7 @@ public final class FencedRuntime {
         if (runtime != null) {
             return runtime;
         }
-        runtime = new FencedRuntime(config, read(config, connection));
+        runtime = new FencedRuntime(config, read(config, connection, false));
         FencedRuntime raced = RUNTIMES.putIfAbsent(id, runtime);
         return raced != null ? raced : runtime;
     }
