@@ -1,0 +1,241 @@
+package dev.fenced;
+
+import dev.fenced.lease.HolderIdentity;
+import dev.fenced.lease.LeaseKeeper;
+import dev.fenced.lease.LeaseStore;
+import dev.fenced.lease.LeaseTableName;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+/**
+ * Grants {@link Lease}s with fencing tokens from a table in your PostgreSQL database.
+ *
+ * <pre>{@code
+ * LeaseManager leases = LeaseManager.create(dataSource);      // one per application
+ * Optional<Lease> lease = leases.tryAcquire("nightly-totals", Duration.ofSeconds(30));
+ * if (lease.isPresent()) {
+ *     try (Lease l = lease.get()) {
+ *         // writes to protected tables on this thread carry l.token()
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Tokens come from one sequence ({@code <table>_token_seq}) and only grow, across all lease names,
+ * releases, expiries and restarts. Expiry is decided by the database clock; the manager renews every lease
+ * it holds in the background (every ttl/3 by default, all leases in one statement per tick) and loses a
+ * lease the moment it can no longer be sure of it: the token is poisoned, so the fenced driver refuses
+ * further protected writes under it, and {@link Lease#onLost} callbacks run.
+ *
+ * <p>Each operation borrows a connection from the {@link DataSource} for one autocommit statement and gives
+ * it back; no advisory locks, no session state, so any pool and PgBouncer in transaction mode are fine. The
+ * DataSource must point at the primary: a store on a standby refuses to grant ({@link FencingException#LEASE_STORE}).
+ *
+ * <p>Thread-safe. {@link #close()} stops renewing and releases every lease still held.
+ */
+public final class LeaseManager implements AutoCloseable {
+
+    /** Polls for a busy lease start this fast and slow down to at most {@link #MAX_POLL_NANOS}. */
+    private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long MAX_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Longer leases make no sense (a crash blocks work for one ttl) and would overflow nanosecond deadlines. */
+    private static final long MAX_TTL_MILLIS = TimeUnit.DAYS.toMillis(365);
+
+    private final LeaseKeeper keeper;
+    private final Duration renewalInterval;
+
+    private LeaseManager(Builder b) {
+        this.renewalInterval = b.renewalInterval;
+        this.keeper = new LeaseKeeper(b.dataSource, b.table, b.createTable, b.holder,
+                b.renewalInterval == null ? 0 : b.renewalInterval.toNanos());
+    }
+
+    /** A manager with the defaults: holder {@code host:pid:random}, table {@code fenced_lease}, created if missing. */
+    public static LeaseManager create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /**
+     * Takes lease {@code name} if nobody holds it (or its holder let it expire or released it), without
+     * waiting. On success the lease's token is bound to the calling thread until the lease is closed.
+     * A manager does not re-enter its own leases: a second call for a lease it holds returns empty.
+     *
+     * @param ttl how long the lease lasts without renewal; the database lets it expire after that
+     * @return the lease, or empty if another holder has it
+     * @throws FencingException with SQLState {@link FencingException#LEASE_STORE} if the store cannot grant
+     *         (a standby, a missing table with createTable off, no privilege)
+     * @throws SQLException if the database cannot be reached
+     */
+    public Optional<Lease> tryAcquire(String name, Duration ttl) throws SQLException {
+        checkName(name);
+        return Optional.ofNullable(keeper.tryAcquire(name, ttlMillis(ttl)));
+    }
+
+    /**
+     * Takes lease {@code name}, waiting up to {@code maxWait} for its holder to release it or let it expire.
+     * Polls with a growing, jittered pause (10 ms up to 1 s, and at most a tenth of the ttl).
+     *
+     * @throws FencingException with SQLState {@link FencingException#LEASE_TIMEOUT} if the lease was still held
+     *         by someone else when {@code maxWait} ran out
+     */
+    public Lease acquire(String name, Duration ttl, Duration maxWait) throws SQLException {
+        checkName(name);
+        long ttlMillis = ttlMillis(ttl);
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("fenced: maxWait must not be negative, got " + maxWait);
+        }
+        long start = System.nanoTime();
+        long waitNanos = saturatedNanos(maxWait);
+        long maxPoll = Math.max(MIN_POLL_NANOS, Math.min(MAX_POLL_NANOS, ttlMillis * 1_000_000L / 10));
+        long poll = MIN_POLL_NANOS;
+        while (true) {
+            Lease lease = keeper.tryAcquire(name, ttlMillis);
+            if (lease != null) {
+                return lease;
+            }
+            long left = waitNanos - (System.nanoTime() - start);
+            if (left <= 0) {
+                throw timeout(name, maxWait);
+            }
+            long pause = Math.min(left, poll / 2 + ThreadLocalRandom.current().nextLong(poll / 2 + 1));
+            try {
+                TimeUnit.NANOSECONDS.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new FencingException("fenced: interrupted while waiting for lease '" + name + "'",
+                        FencingException.SQLSTATE, e);
+            }
+            poll = Math.min(maxPoll, poll * 2);
+        }
+    }
+
+    /** The holder name this manager writes into the lease table. */
+    public String holder() {
+        return keeper.holder();
+    }
+
+    /** The renewal interval fixed for every lease, or empty for the default, ttl/3 of each lease. */
+    public Optional<Duration> renewalInterval() {
+        return Optional.ofNullable(renewalInterval);
+    }
+
+    /**
+     * Stops renewing and releases every lease this manager still holds (their tokens are poisoned first).
+     * Leases closed this way do not run their onLost callbacks. Idempotent.
+     */
+    @Override
+    public void close() {
+        keeper.close();
+    }
+
+    private long ttlMillis(Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl");
+        long ms = ttl.isNegative() ? -1 : saturatedNanos(ttl) / 1_000_000L;
+        if (ms < 1 || ms > MAX_TTL_MILLIS) {
+            throw new IllegalArgumentException("fenced: a lease ttl must be between 1 ms and 365 days, got " + ttl);
+        }
+        if (renewalInterval != null && renewalInterval.toMillis() >= ms) {
+            throw new IllegalArgumentException("fenced: a lease ttl of " + ms + " ms is not longer than this manager's"
+                    + " renewal interval (" + renewalInterval.toMillis() + " ms): it would expire before its first renewal");
+        }
+        return ms;
+    }
+
+    private static void checkName(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("fenced: a lease needs a non-empty name");
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private FencingException timeout(String name, Duration maxWait) {
+        LeaseStore.Holder h = keeper.describe(name);
+        String by = h == null ? "" : h.live()
+                ? ": it is held by " + h.holder() + " (token " + h.token() + ") until " + h.expiresAt() + " (database time)"
+                : ": it was just freed (last holder " + h.holder() + ", token " + h.token() + "), try again";
+        return new FencingException("fenced: could not acquire lease '" + name + "' within " + maxWait.toMillis() + " ms"
+                + by, FencingException.LEASE_TIMEOUT);
+    }
+
+    /** Options of a {@link LeaseManager}. */
+    public static final class Builder {
+
+        private final DataSource dataSource;
+        private String holder;
+        private Duration renewalInterval;
+        private LeaseTableName table = LeaseTableName.parse(FencedProperty.LEASE_TABLE.defaultValue());
+        private boolean createTable = Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue());
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /**
+         * The name written into the lease table's holder column; renewals and releases only touch rows with
+         * it, so it must be unique per manager. Default {@code host:pid:random}.
+         */
+        public Builder holder(String holder) {
+            if (holder == null || holder.isBlank()) {
+                throw new IllegalArgumentException("fenced: a lease holder name must not be blank");
+            }
+            this.holder = holder;
+            return this;
+        }
+
+        /** Renew every lease at this interval instead of ttl/3 of each; must be shorter than every ttl used. */
+        public Builder renewalInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("fenced: a renewal interval must be positive, got " + interval);
+            }
+            this.renewalInterval = interval;
+            return this;
+        }
+
+        /**
+         * The lease table, schema-qualified if you like ({@code locks.job_lease}); its sequence is
+         * {@code <table>_token_seq} in the same schema. Default {@code fenced_lease}
+         * ({@link FencedProperty#LEASE_TABLE}).
+         *
+         * @throws IllegalArgumentException if it is not a valid {@code [schema.]table} name
+         */
+        public Builder table(String table) {
+            this.table = LeaseTableName.parse(table);
+            return this;
+        }
+
+        /**
+         * Create the table and sequence on first use if they are missing (default true,
+         * {@link FencedProperty#LEASE_CREATE_TABLE}). Off: run {@code dev/fenced/fenced-lease.sql} from the
+         * driver jar with your migrations.
+         */
+        public Builder createTable(boolean createTable) {
+            this.createTable = createTable;
+            return this;
+        }
+
+        public LeaseManager build() {
+            if (holder == null) {
+                holder = HolderIdentity.generate();
+            }
+            return new LeaseManager(this);
+        }
+    }
+}

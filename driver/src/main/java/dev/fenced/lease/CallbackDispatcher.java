@@ -1,0 +1,65 @@
+package dev.fenced.lease;
+
+import java.lang.System.Logger.Level;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Runs {@code onLost} callbacks on a thread of the manager's own, one at a time. User code may be slow or
+ * may block (stop a job, call a service): it must never delay the renewer, which has other leases to keep,
+ * nor the thread that noticed the loss. The thread exists only while there is work and dies when idle.
+ */
+final class CallbackDispatcher {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+
+    private final ThreadPoolExecutor executor;
+
+    CallbackDispatcher(String threadName) {
+        executor = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                new DaemonThreads(threadName));
+        executor.allowCoreThreadTimeOut(true);
+    }
+
+    /** One registered callback; runs at most once whichever path (loss or late registration) gets it. */
+    static final class Once<T> {
+        private final Consumer<? super T> callback;
+        private final AtomicBoolean ran = new AtomicBoolean();
+
+        Once(Consumer<? super T> callback) {
+            this.callback = callback;
+        }
+
+        boolean claim() {
+            return ran.compareAndSet(false, true);
+        }
+    }
+
+    <T> void dispatch(Once<T> once, T subject, String what) {
+        if (!once.claim()) {
+            return;
+        }
+        Runnable run = () -> {
+            try {
+                once.callback.accept(subject);
+            } catch (Throwable t) {
+                LOG.log(Level.WARNING, "fenced: an onLost callback of " + what + " failed", t);
+            }
+        };
+        try {
+            executor.execute(run);
+        } catch (RejectedExecutionException closing) {
+            // The manager is closing: still tell the application, on a thread of its own.
+            new DaemonThreads("fenced-lease-callback").newThread(run).start();
+        }
+    }
+
+    /** Lets queued callbacks finish; accepts no new ones on the pool. */
+    void shutdown() {
+        executor.shutdown();
+    }
+}

@@ -1,0 +1,208 @@
+package dev.fenced.lease;
+
+import dev.fenced.Lease;
+import dev.fenced.context.ContextAccess;
+import dev.fenced.context.TokenCells;
+import dev.fenced.metrics.FencedMetrics;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * A lease this process holds. It keeps its own deadline on the monotonic clock, counted from the moment
+ * the grant or the last successful renewal was <em>sent</em>: the database started its ttl later than
+ * that, so while our deadline has not passed, the database has not let the lease expire either.
+ *
+ * <p>States: held, then either lost (deadline passed, or the store says it is no longer ours) or released
+ * by {@link #close()}. Both ends poison the token cell, so every thread and task still carrying it is
+ * refused by the driver at once; only loss runs the {@code onLost} callbacks. Transitions are
+ * compare-and-set: the renewer, the deadline check and the holder may race, and whoever comes first
+ * decides, without locks.
+ */
+final class HeldLease implements Lease {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+
+    private static final int HELD = 0;
+    private static final int LOST = 1;
+    private static final int RELEASED = 2;
+
+    private final String name;
+    private final long token;
+    private final long ttlMillis;
+    private final long ttlNanos;
+    private final long renewEveryNanos;
+    private final LeaseContext context;
+    private final AtomicLong cell;
+    private final Thread acquiringThread;
+    private final AtomicInteger state = new AtomicInteger(HELD);
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong deadline;
+    private final List<CallbackDispatcher.Once<Lease>> callbacks = new CopyOnWriteArrayList<>();
+    private volatile long renewAt;
+    private volatile String lostBecause;
+    private AtomicLong previousBinding; // touched only by the acquiring thread
+
+    HeldLease(String name, long token, long ttlMillis, long renewEveryNanos, long sentAtNanos, LeaseContext context) {
+        this.name = name;
+        this.token = token;
+        this.ttlMillis = ttlMillis;
+        this.ttlNanos = ttlMillis * 1_000_000L;
+        this.renewEveryNanos = renewEveryNanos;
+        this.context = context;
+        this.cell = TokenCells.live(token);
+        this.acquiringThread = Thread.currentThread();
+        this.deadline = new AtomicLong(sentAtNanos + ttlNanos);
+        this.renewAt = sentAtNanos + renewEveryNanos;
+    }
+
+    /** Binds the token to the calling (acquiring) thread, remembering what was bound before. */
+    void bindToCurrentThread() {
+        previousBinding = ContextAccess.swap(cell);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public long token() {
+        return token;
+    }
+
+    @Override
+    public boolean isValid() {
+        if (state.get() != HELD) {
+            return false;
+        }
+        return !loseIfExpired(System.nanoTime());
+    }
+
+    @Override
+    public void onLost(Consumer<? super Lease> callback) {
+        if (callback == null) {
+            throw new NullPointerException("callback");
+        }
+        CallbackDispatcher.Once<Lease> once = new CallbackDispatcher.Once<>(callback);
+        callbacks.add(once);
+        // Registered after the loss (or while it was being announced): Once makes sure it runs exactly once.
+        if (state.get() == LOST) {
+            context.dispatcher().dispatch(once, this, describe());
+        }
+    }
+
+    /** Releases the lease if it is still ours. Never throws: a failed release only means it expires later. */
+    @Override
+    public void close() {
+        if (!end()) {
+            return;
+        }
+        try {
+            context.store().release(context.holder(), new String[] {name}, new long[] {token});
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "fenced: could not release lease '" + name + "' (token " + token
+                    + "); it stays held in the store until it expires, at most " + ttlMillis + " ms: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Ends the lease in this process without touching the store: no writes under its token from now on,
+     * the acquiring thread's previous binding restored if this is that thread and nothing else was bound
+     * since. Returns false if it had already ended that way.
+     */
+    boolean end() {
+        if (!closed.compareAndSet(false, true)) {
+            return false;
+        }
+        state.compareAndSet(HELD, RELEASED);
+        // Poisoned first: from here no write carries this token, also not from tasks that took the cell
+        // with them. Only then may the row be released and granted to someone else.
+        TokenCells.poison(cell);
+        context.renewer().forget(this);
+        LeaseRegistry.ended(token);
+        if (Thread.currentThread() == acquiringThread && ContextAccess.current() == cell) {
+            ContextAccess.swap(previousBinding);
+            previousBinding = null;
+        }
+        return true;
+    }
+
+    // ---- called by the renewer -------------------------------------------------------------------------
+
+    long deadlineNanos() {
+        return deadline.get();
+    }
+
+    long renewAtNanos() {
+        return renewAt;
+    }
+
+    long renewEveryNanos() {
+        return renewEveryNanos;
+    }
+
+    long ttlMillis() {
+        return ttlMillis;
+    }
+
+    boolean isHeld() {
+        return state.get() == HELD;
+    }
+
+    /** Loses the lease if its deadline has passed at {@code now}; true if it is (now) lost or ended. */
+    boolean loseIfExpired(long now) {
+        if (now - deadline.get() < 0) {
+            return state.get() != HELD;
+        }
+        lose("its deadline passed (ttl " + ttlMillis + " ms since the last renewal was sent)");
+        return true;
+    }
+
+    /** A renewal sent at {@code sentAtNanos} succeeded. */
+    void renewed(long sentAtNanos) {
+        if (state.get() != HELD) {
+            return;
+        }
+        deadline.accumulateAndGet(sentAtNanos + ttlNanos, Math::max);
+        renewAt = sentAtNanos + renewEveryNanos;
+    }
+
+    /** A renewal statement failed; try again at {@code retryAtNanos} (the deadline still rules). */
+    void renewalFailed(long retryAtNanos) {
+        renewAt = retryAtNanos;
+    }
+
+    /** The lease is lost: poison its token, count it, tell the callbacks. Nothing here blocks. */
+    void lose(String why) {
+        if (!state.compareAndSet(HELD, LOST)) {
+            return;
+        }
+        lostBecause = why;
+        TokenCells.poison(cell);
+        FencedMetrics.LEASES_LOST.increment();
+        LeaseRegistry.ended(token);
+        context.renewer().forget(this);
+        LOG.log(Level.WARNING, "fenced: lost lease ''{0}'' (token {1}): {2}; writes under its token are refused from now on",
+                name, token, why);
+        String what = describe();
+        for (CallbackDispatcher.Once<Lease> once : callbacks) {
+            context.dispatcher().dispatch(once, this, what);
+        }
+    }
+
+    private String describe() {
+        return "lease '" + name + "' (token " + token + ")";
+    }
+
+    @Override
+    public String toString() {
+        int s = state.get();
+        return "Lease[" + name + ", token " + token + ", "
+                + (s == HELD ? (isValid() ? "held" : "lost") : s == LOST ? "lost: " + lostBecause : "released") + "]";
+    }
+}

@@ -1,0 +1,122 @@
+package dev.fenced.lease;
+
+import dev.fenced.Lease;
+import dev.fenced.metrics.FencedMetrics;
+import java.lang.System.Logger.Level;
+import java.sql.SQLException;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+
+/**
+ * The working part of a {@link dev.fenced.LeaseManager}: grants, the renewer, the callback thread, and
+ * the release of everything still held at close. The public class validates arguments and waits.
+ */
+public final class LeaseKeeper implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+    private static final AtomicInteger MANAGERS = new AtomicInteger();
+
+    private final LeaseStore store;
+    private final String holder;
+    private final long fixedRenewEveryNanos; // 0: ttl/3 for each lease
+    private final Renewer renewer;
+    private final CallbackDispatcher dispatcher;
+    private final LeaseContext context;
+    private volatile boolean closed;
+
+    public LeaseKeeper(DataSource dataSource, LeaseTableName table, boolean createTable, String holder,
+                       long fixedRenewEveryNanos) {
+        String id = Integer.toString(MANAGERS.incrementAndGet());
+        this.store = new LeaseStore(dataSource, table, createTable);
+        this.holder = holder;
+        this.fixedRenewEveryNanos = fixedRenewEveryNanos;
+        this.renewer = new Renewer(store, holder, id);
+        this.dispatcher = new CallbackDispatcher("fenced-lease-callbacks-" + id);
+        this.context = new LeaseContext(store, holder, renewer, dispatcher);
+    }
+
+    public String holder() {
+        return holder;
+    }
+
+    public LeaseStore store() {
+        return store;
+    }
+
+    /** How many leases are held right now. */
+    public int heldCount() {
+        return renewer.size();
+    }
+
+    /**
+     * One grant attempt; on success the lease is renewed from now on and bound to the calling thread.
+     *
+     * @return the lease, or null if another holder has it
+     */
+    public Lease tryAcquire(String name, long ttlMillis) throws SQLException {
+        checkOpen();
+        LeaseStore.Grant grant = store.grant(name, holder, ttlMillis);
+        if (grant == null) {
+            return null;
+        }
+        FencedMetrics.LEASE_GRANTS.increment();
+        long renewEvery = fixedRenewEveryNanos > 0 ? fixedRenewEveryNanos : ttlMillis * 1_000_000L / 3;
+        HeldLease lease = new HeldLease(name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(), context);
+        LeaseRegistry.held(lease.token(), name);
+        lease.bindToCurrentThread();
+        renewer.add(lease);
+        if (closed) {
+            // close() ran while we were granting: it cannot have seen this lease, so give it back here.
+            lease.close();
+            checkOpen();
+        }
+        LOG.log(Level.DEBUG, "fenced: granted lease ''{0}'' (token {1}) to {2}", name, lease.token(), holder);
+        return lease;
+    }
+
+    /** Who holds {@code name} now, for messages; null if unknown. */
+    public LeaseStore.Holder describe(String name) {
+        try {
+            return store.describe(name);
+        } catch (SQLException e) {
+            return null;
+        }
+    }
+
+    /** Stops renewing and releases every lease still held, with one statement. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<HeldLease> held = renewer.stop();
+        // Newest first: leases taken one inside the other on this thread then unwind like nested
+        // try-with-resources, and the thread ends up with the binding it had before the first one.
+        held.sort(Comparator.comparingLong(HeldLease::token).reversed());
+        List<HeldLease> toRelease = held.stream().filter(HeldLease::end).toList();
+        if (!toRelease.isEmpty()) {
+            String[] names = new String[toRelease.size()];
+            long[] tokens = new long[toRelease.size()];
+            for (int i = 0; i < names.length; i++) {
+                names[i] = toRelease.get(i).name();
+                tokens[i] = toRelease.get(i).token();
+            }
+            try {
+                store.release(holder, names, tokens);
+            } catch (Exception e) {
+                LOG.log(Level.WARNING, "fenced: could not release " + names.length + " leases of " + holder
+                        + " at close; they stay held in the store until they expire: " + e.getMessage());
+            }
+        }
+        dispatcher.shutdown();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("fenced: this LeaseManager (holder " + holder + ") is closed");
+        }
+    }
+}

@@ -1,0 +1,24 @@
+-- fenced lease store: one sequence and one table.
+--
+-- LeaseManager runs this script itself on first use (fenced.lease.createTable=true, the default).
+-- With createTable=false, add it to your migrations (Flyway, Liquibase) as it is. For another table
+-- name, replace fenced_lease everywhere: the sequence must be named <table>_token_seq.
+--
+-- The sequence is deliberately NOT owned by the table: dropping or recreating the table must never
+-- restart the tokens. Tokens only grow; never reset, restart or recreate this sequence. After promoting
+-- an asynchronous standby, move it well past any value the old primary may have handed out, e.g.
+--   SELECT setval('fenced_lease_token_seq', nextval('fenced_lease_token_seq') + 1000000);
+
+-- CACHE 1 matters: with a per-session cache, two connections would hand out tokens out of grant order.
+CREATE SEQUENCE IF NOT EXISTS fenced_lease_token_seq AS bigint INCREMENT BY 1 MINVALUE 1 CACHE 1 NO CYCLE;
+
+-- One row per lease name, kept after release (expires_at = '-infinity') so that every later grant of
+-- the name takes its token while holding the row lock.
+CREATE TABLE IF NOT EXISTS fenced_lease (
+    name       text        PRIMARY KEY,
+    holder     text        NOT NULL,
+    token      bigint      NOT NULL CHECK (token > 0),
+    granted_at timestamptz NOT NULL,
+    renewed_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL
+);

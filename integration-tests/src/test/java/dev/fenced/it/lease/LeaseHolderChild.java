@@ -1,0 +1,70 @@
+package dev.fenced.it.lease;
+
+import dev.fenced.Fencing;
+import dev.fenced.Lease;
+import dev.fenced.LeaseLostException;
+import dev.fenced.LeaseManager;
+import dev.fenced.StaleTokenException;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * The holder that runs in a child JVM. Arguments: {@code mode rawUrl lease ttlMillis [fencedUrl]}.
+ *
+ * <ul>
+ *   <li>{@code hold}: takes the lease, says {@code READY <token>}, and holds it (renewing) until stdin ends
+ *       or the process is killed.</li>
+ *   <li>{@code write}: takes the lease, opens a fenced connection, says {@code READY <token>}, waits for
+ *       {@code WRITE <amount>}, then writes {@code totals.amount} for restaurant 77 under the lease and
+ *       says {@code WROTE <rows>} or {@code REFUSED <exception class> <message>}.</li>
+ * </ul>
+ */
+public final class LeaseHolderChild {
+
+    private LeaseHolderChild() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String mode = args[0];
+        String rawUrl = args[1];
+        String name = args[2];
+        Duration ttl = Duration.ofMillis(Long.parseLong(args[3]));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        LeaseManager leases = LeaseManager.builder(DataSources.simple(rawUrl))
+                .holder("child-" + ProcessHandle.current().pid()).build();
+        Lease lease = leases.tryAcquire(name, ttl)
+                .orElseThrow(() -> new IllegalStateException("lease " + name + " is busy"));
+        switch (mode) {
+            case "hold" -> {
+                System.out.println("READY " + lease.token());
+                while (in.readLine() != null) {
+                    // holding; the renewer keeps the lease alive
+                }
+            }
+            case "write" -> {
+                try (Connection c = DriverManager.getConnection(args[4])) {
+                    System.out.println("READY " + lease.token());
+                    String command = in.readLine(); // frozen here by SIGSTOP, like a GC pause mid-job
+                    long amount = Long.parseLong(command.substring("WRITE ".length()));
+                    System.out.println("RESUMED valid=" + lease.isValid() + " bound=" + Fencing.currentToken());
+                    try (PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
+                        ps.setLong(1, amount);
+                        System.out.println("WROTE " + ps.executeUpdate());
+                    } catch (StaleTokenException | LeaseLostException refused) {
+                        System.out.println("REFUSED " + refused.getClass().getSimpleName() + " " + refused.getMessage());
+                    } catch (SQLException other) {
+                        System.out.println("ERROR " + other.getSQLState() + " " + other);
+                    }
+                }
+            }
+            default -> throw new IllegalArgumentException("unknown mode " + mode);
+        }
+        leases.close();
+    }
+}
