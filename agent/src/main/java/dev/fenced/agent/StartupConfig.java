@@ -68,7 +68,7 @@ final class StartupConfig {
         TreeSet<String> names = new TreeSet<>();
         boolean found = false;
         for (MethodDescription.InDefinedShape method : type.getDeclaredMethods()) {
-            if (method.isConstructor() || method.isTypeInitializer()) {
+            if (method.isConstructor() || method.isTypeInitializer() || method.isSynthetic()) {
                 continue;
             }
             names.add(method.getName());

@@ -25,7 +25,7 @@ public final class LeaseAdvice {
     }
 
     @Advice.OnMethodEnter(skipOn = Advice.OnDefaultValue.class)
-    static Object enter(@LeaseName String lease, @Advice.Origin("#t\\#m") String method, @Advice.Origin Class<?> type) {
+    static Object enter(@LeaseName String lease, @Advice.Origin("#m") String method, @Advice.Origin Class<?> type) {
         return LeaseGate.enter(lease, method, type);
     }
 

@@ -22,9 +22,9 @@ public final class LeaseGate {
         factory = runtimeFactory;
     }
 
-    /** See {@link LeaseHooks#enter}; {@code type} is the instrumented class. */
+    /** See {@link LeaseHooks#enter}; {@code type} is the instrumented class, {@code method} its method's name. */
     public static Object enter(String lease, String method, Class<?> type) {
-        return hooks(type).enter(lease, method);
+        return hooks(type).enter(lease, type.getName() + "#" + method);
     }
 
     /** After the body of a lease-bound method, with what {@link #enter} returned. Never throws. */
