@@ -130,6 +130,53 @@ class AgentTest {
     }
 
     @Test
+    void withOnBusyFailTheSecondProcessFailsNamingTheLease() throws Exception {
+        Path cfg = config(METHOD, "fenced.lease.nightly.onBusy=fail");
+        try (AgentChild first = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "hold", url)) {
+            first.awaitLine("holding", CHILD);
+            try (AgentChild second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+                assertEquals(3, second.await(CHILD));
+                assertEquals(List.of("java.lang.IllegalStateException fenced: lease 'nightly' is held elsewhere; "
+                        + NightlyJob.class.getName() + "#run did not run"), second.lines("error "));
+                assertEquals(Map.of(), tokens(second));
+            }
+            first.send("go");
+            assertEquals(0, first.await(CHILD));
+        }
+    }
+
+    @Test
+    void withOnBusyWaitTheSecondProcessRunsAfterTheFirstWithANewerToken() throws Exception {
+        Path cfg = config(METHOD, "fenced.lease.nightly.onBusy=wait", "fenced.lease.nightly.ttl=30s");
+        try (AgentChild first = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "hold", url)) {
+            first.awaitLine("holding", CHILD);
+            try (AgentChild second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+                second.awaitLine("main started", CHILD);
+                first.send("go");
+                assertEquals(0, first.await(CHILD));
+                assertEquals(0, second.await(CHILD), () -> "stderr: " + second.stderr());
+                long firstToken = Long.parseLong(tokens(first).get("caller"));
+                long secondToken = Long.parseLong(tokens(second).get("caller"));
+                assertTrue(secondToken > firstToken, firstToken + " then " + secondToken);
+                assertEquals(secondToken, lastToken(1));
+            }
+        }
+    }
+
+    @Test
+    void nestedAndRecursiveCallsRunInsideTheLeaseTheThreadHolds() throws Exception {
+        Path cfg = config("fenced.lease.deep.method=" + NightlyJob.class.getName() + "#nested");
+        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "nested", url)) {
+            assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
+            assertEquals(List.of("3"), child.lines("levels "));
+            Map<String, String> tokens = tokens(child);
+            assertEquals(3, tokens.size(), tokens::toString);
+            assertEquals(1, new HashSet<>(tokens.values()).size(), "one lease for all levels: " + tokens);
+            assertNotEquals("none", tokens.get("nested-0"));
+        }
+    }
+
+    @Test
     void aPooledWorkerThatRanAFencedTaskCarriesNoTokenAfterwards() throws Exception {
         Path cfg = config(METHOD);
         try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "pooled", url)) {

@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
  *   <li>{@code hold}: like writes, but inside the job says {@code holding} and waits for a line on stdin.</li>
  *   <li>{@code pooled}: runs the job, then hands an unrelated task to the same single-thread pool from an
  *       unfenced thread; it reports the worker's token and tries a protected write.</li>
+ *   <li>{@code nested}: runs the recursive {@link NightlyJob#nested} three levels deep.</li>
  *   <li>{@code childfirst DRIVER_JAR PG_JAR}: inside the job, loads fenced-driver child-first (with its own
  *       copy of the context store) and uses it from a pool task.</li>
  * </ul>
@@ -51,6 +52,10 @@ public final class JobMain {
                     job.inside = JobMain::holdUntilTold;
                     break;
                 case "pooled":
+                    break;
+                case "nested":
+                    System.out.println("levels " + job.nested(2));
+                    System.exit(0);
                     break;
                 case "childfirst":
                     job.inside = () -> childFirst(job, url, Path.of(args[2]), Path.of(args[3]));

@@ -65,6 +65,12 @@ public class NightlyJob {
         return true;
     }
 
+    /** A recursive job: each level reports and writes; bound to a lease, only the outermost call acquires it. */
+    public int nested(int depth) throws SQLException {
+        write("nested-" + depth, 6 + depth);
+        return depth == 0 ? 1 : 1 + nested(depth - 1);
+    }
+
     void write(String where, int restaurant) throws SQLException {
         reporter.accept(where);
         try (Connection c = DriverManager.getConnection(url);
