@@ -27,7 +27,12 @@ public interface Lease extends AutoCloseable {
      */
     void onLost(Consumer<? super Lease> callback);
 
-    /** Releases the lease and unbinds its token from the acquiring thread. Idempotent. */
+    /**
+     * Releases the lease and unbinds its token from the acquiring thread. Idempotent. The token is poisoned
+     * before the row is released, so a task or thread that still carries it (closed from another thread, or
+     * handed to an executor) is refused like the holder of a lost lease instead of writing under a lease
+     * someone else may already hold.
+     */
     @Override
     void close();
 }

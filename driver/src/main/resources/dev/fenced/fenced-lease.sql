@@ -14,6 +14,9 @@ CREATE SEQUENCE IF NOT EXISTS fenced_lease_token_seq AS bigint INCREMENT BY 1 MI
 
 -- One row per lease name, kept after release (expires_at = '-infinity') so that every later grant of
 -- the name takes its token while holding the row lock.
+-- Every renewal rewrites every held row; fillfactor 50 leaves room on each page so those updates are
+-- HOT (no index entry, dead versions pruned in place). Measured with 10,000 leases renewed 15 times:
+-- 99.7% HOT and a 1.5 MB heap, against 1.5% HOT and 11.8 MB at the default fillfactor of 100.
 CREATE TABLE IF NOT EXISTS fenced_lease (
     name       text        PRIMARY KEY,
     holder     text        NOT NULL,
@@ -21,4 +24,4 @@ CREATE TABLE IF NOT EXISTS fenced_lease (
     granted_at timestamptz NOT NULL,
     renewed_at timestamptz NOT NULL,
     expires_at timestamptz NOT NULL
-);
+) WITH (fillfactor = 50);

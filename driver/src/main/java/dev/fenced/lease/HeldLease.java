@@ -124,7 +124,7 @@ final class HeldLease implements Lease {
         // with them. Only then may the row be released and granted to someone else.
         TokenCells.poison(cell);
         context.renewer().forget(this);
-        LeaseRegistry.ended(token);
+        LeaseRegistry.ended(this, token);
         if (Thread.currentThread() == acquiringThread && ContextAccess.current() == cell) {
             ContextAccess.swap(previousBinding);
             previousBinding = null;
@@ -185,10 +185,10 @@ final class HeldLease implements Lease {
         lostBecause = why;
         TokenCells.poison(cell);
         FencedMetrics.LEASES_LOST.increment();
-        LeaseRegistry.ended(token);
+        LeaseRegistry.ended(this, token);
         context.renewer().forget(this);
         LOG.log(Level.WARNING, "fenced: lost lease ''{0}'' (token {1}): {2}; writes under its token are refused from now on",
-                name, token, why);
+                name, Long.toString(token), why);
         String what = describe();
         for (CallbackDispatcher.Once<Lease> once : callbacks) {
             context.dispatcher().dispatch(once, this, what);
@@ -199,10 +199,13 @@ final class HeldLease implements Lease {
         return "lease '" + name + "' (token " + token + ")";
     }
 
+    /** Describes the state without changing it (unlike {@link #isValid()}, which may declare the loss). */
     @Override
     public String toString() {
         int s = state.get();
-        return "Lease[" + name + ", token " + token + ", "
-                + (s == HELD ? (isValid() ? "held" : "lost") : s == LOST ? "lost: " + lostBecause : "released") + "]";
+        String what = s == LOST ? "lost: " + lostBecause
+                : s == RELEASED ? "released"
+                : System.nanoTime() - deadline.get() < 0 ? "held" : "deadline passed";
+        return "Lease[" + name + ", token " + token + ", " + what + "]";
     }
 }

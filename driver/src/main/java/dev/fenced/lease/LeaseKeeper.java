@@ -64,7 +64,7 @@ public final class LeaseKeeper implements AutoCloseable {
         FencedMetrics.LEASE_GRANTS.increment();
         long renewEvery = fixedRenewEveryNanos > 0 ? fixedRenewEveryNanos : ttlMillis * 1_000_000L / 3;
         HeldLease lease = new HeldLease(name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(), context);
-        LeaseRegistry.held(lease.token(), name);
+        LeaseRegistry.held(lease, lease.token(), name);
         lease.bindToCurrentThread();
         renewer.add(lease);
         if (closed) {
@@ -72,7 +72,9 @@ public final class LeaseKeeper implements AutoCloseable {
             lease.close();
             checkOpen();
         }
-        LOG.log(Level.DEBUG, "fenced: granted lease ''{0}'' (token {1}) to {2}", name, lease.token(), holder);
+        if (LOG.isLoggable(Level.DEBUG)) {
+            LOG.log(Level.DEBUG, "fenced: granted lease '" + name + "' (token " + lease.token() + ") to " + holder);
+        }
         return lease;
     }
 

@@ -34,9 +34,11 @@ public final class LeaseStore {
         // Grant and takeover in one statement. A new name inserts; an existing row is taken over only if
         // it expired or was released, by the database clock. The takeover draws its token in the SET list,
         // that is after PostgreSQL has locked the row, so grants of one name get tokens in the order they
-        // happen. (The VALUES nextval is spent even when the row exists: gaps are fine, repeats are not.)
+        // happen. The NOT EXISTS only spares the sequence while a lease is visibly held (a waiter polling
+        // would otherwise burn a value per attempt); ON CONFLICT alone decides who wins.
         this.grantSql = "INSERT INTO " + t + " AS l (name, holder, token, granted_at, renewed_at, expires_at)"
-                + " VALUES (?, ?, " + nextval + ", now(), now(), now() + ?::bigint * interval '1 millisecond')"
+                + " SELECT ?, ?, " + nextval + ", now(), now(), now() + ?::bigint * interval '1 millisecond'"
+                + " WHERE NOT EXISTS (SELECT 1 FROM " + t + " WHERE name = ? AND expires_at > now())"
                 + " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = " + nextval + ","
                 + " granted_at = now(), renewed_at = now(), expires_at = excluded.expires_at"
                 + " WHERE l.expires_at <= now()"
@@ -86,6 +88,7 @@ public final class LeaseStore {
                 ps.setString(1, name);
                 ps.setString(2, holder);
                 ps.setLong(3, ttlMillis);
+                ps.setString(4, name);
                 // The holder's deadline counts from here: the database's now() can only be later.
                 long sentAt = System.nanoTime();
                 Grant grant = null;

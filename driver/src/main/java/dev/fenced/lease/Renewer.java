@@ -9,19 +9,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Keeps a manager's leases: renews all that are due with one statement, and loses each one the moment
  * its deadline passes.
  *
  * <p>Two threads, on purpose. The timer thread wakes exactly when the earliest lease is due for renewal
- * or reaches its deadline, and never does I/O. The statement runs on a store thread: if the database
- * hangs (a dead TCP peer, a pool that never hands out a connection), the timer still poisons every lease
- * at its deadline. At most one renewal statement is in flight.
+ * or reaches its deadline (one tick planned at a time), and never does I/O. The statement runs on a
+ * store thread: if the database hangs (a dead TCP peer, a pool that never hands out a connection), the
+ * timer still poisons every lease at its deadline. At most one renewal statement is in flight.
  *
  * <p>A lease renews every {@code ttl/3} unless the manager fixes an interval. Leases due within a fifth of
  * their interval of each other share a statement, so a manager holding leases with many ttls still sends
@@ -31,10 +31,10 @@ final class Renewer {
 
     private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
 
-    /** Shortest retry after a failed renewal statement, so an outage does not become a busy loop. */
-    /** "No tick planned"; also "no time" for {@link #earlier}. */
+    /** "No time" for {@link #earlier}. */
     private static final long NONE = Long.MAX_VALUE;
 
+    /** Shortest retry after a failed renewal statement, so an outage does not become a busy loop. */
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final LeaseStore store;
@@ -43,7 +43,7 @@ final class Renewer {
     private final ExecutorService storeThread;
     private final Map<Long, HeldLease> leases = new ConcurrentHashMap<>();
     private final AtomicBoolean inFlight = new AtomicBoolean();
-    private final AtomicLong plannedTick = new AtomicLong(NONE);
+    private final Schedule schedule = new Schedule();
     private volatile boolean stopped;
     private volatile boolean failing;
 
@@ -57,7 +57,7 @@ final class Renewer {
 
     void add(HeldLease lease) {
         leases.put(lease.token(), lease);
-        wakeAt(Math.min(lease.renewAtNanos(), lease.deadlineNanos()));
+        wakeAt(earlier(lease.renewAtNanos(), lease.deadlineNanos()));
     }
 
     void forget(HeldLease lease) {
@@ -68,6 +68,11 @@ final class Renewer {
         return leases.size();
     }
 
+    /** For tests: ticks waiting in the timer's queue (one while leases are held). */
+    int queuedTicks() {
+        return timer.getQueue().size();
+    }
+
     /** Stops renewing and hands back the leases still held, for the manager to release. */
     List<HeldLease> stop() {
         stopped = true;
@@ -76,32 +81,39 @@ final class Renewer {
         return new ArrayList<>(leases.values());
     }
 
-    /** Makes sure a tick runs no later than {@code atNanos}; extra ticks are harmless, missed ones are not. */
+    /**
+     * Makes sure a tick runs no later than {@code atNanos}. Exactly one tick is planned at any time: an
+     * earlier one replaces it (the generation tells a replaced tick that is already running to stand
+     * down), so ticks never pile up however leases come and go. Called per grant and per tick only.
+     */
     private void wakeAt(long atNanos) {
-        while (!stopped) {
-            long planned = plannedTick.get();
-            // nanoTime values may be negative: compare by difference, and the "none planned" mark by identity.
-            if (planned != NONE && planned - atNanos <= 0) {
+        synchronized (schedule) {
+            if (stopped || (schedule.planned != null && schedule.plannedAt - atNanos <= 0)) {
                 return;
             }
-            if (plannedTick.compareAndSet(planned, atNanos)) {
-                try {
-                    timer.schedule(this::tick, Math.max(0, atNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (RejectedExecutionException stopping) {
-                    // stop() won the race; nothing left to renew
-                }
-                return;
+            if (schedule.planned != null) {
+                schedule.planned.cancel(false);
+            }
+            long generation = ++schedule.generation;
+            schedule.plannedAt = atNanos;
+            try {
+                schedule.planned = timer.schedule(() -> tick(generation), Math.max(0, atNanos - System.nanoTime()),
+                        TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException stopping) {
+                schedule.planned = null; // stop() won the race; nothing left to renew
             }
         }
     }
 
     /** On the timer thread: lose what has expired, send the renewals that are due, plan the next tick. */
-    private void tick() {
-        if (stopped) {
-            return;
+    private void tick(long generation) {
+        synchronized (schedule) {
+            if (stopped || generation != schedule.generation) {
+                return;
+            }
+            // From here a lease added meanwhile plans a tick of its own.
+            schedule.planned = null;
         }
-        // Reset before looking at the leases: a lease added from now on plans its own tick.
-        plannedTick.set(NONE);
         long now = System.nanoTime();
         boolean sending = !inFlight.get();
         List<HeldLease> due = new ArrayList<>();
@@ -155,16 +167,18 @@ final class Renewer {
                     lease.renewed(result.sentAtNanos());
                     FencedMetrics.LEASE_RENEWALS.increment();
                 } else if (lease.isHeld()) {
-                    lease.lose("the lease store no longer has it as ours (it expired by the database clock and may"
-                            + " have been granted to another holder)");
+                    lease.lose("the lease store no longer lists it as ours: it expired by the database clock, was"
+                            + " taken over, or was released by someone else");
                 }
             }
             if (failing) {
                 failing = false;
-                LOG.log(Level.INFO, "fenced: lease renewals work again ({0} leases renewed)", result.renewed().size());
+                LOG.log(Level.INFO, "fenced: lease renewals work again (" + result.renewed().size() + " leases renewed)");
             }
-            LOG.log(Level.DEBUG, "fenced: renewed {0} of {1} leases in one statement, {2} µs", result.renewed().size(), n,
-                    (System.nanoTime() - started) / 1000);
+            if (LOG.isLoggable(Level.DEBUG)) {
+                LOG.log(Level.DEBUG, "fenced: renewed " + result.renewed().size() + " of " + n + " leases in one statement, "
+                        + (System.nanoTime() - started) / 1000 + " µs");
+            }
         } catch (Exception e) {
             FencedMetrics.LEASE_RENEWALS_FAILED.add(n);
             long now = System.nanoTime();
@@ -186,5 +200,12 @@ final class Renewer {
 
     private static long earlier(long a, long b) {
         return a == NONE || b - a < 0 ? b : a;
+    }
+
+    /** The one planned tick; guarded by its own monitor. */
+    private static final class Schedule {
+        ScheduledFuture<?> planned;
+        long plannedAt;
+        long generation;
     }
 }

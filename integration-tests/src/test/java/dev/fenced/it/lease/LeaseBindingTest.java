@@ -14,6 +14,7 @@ import dev.fenced.context.ContextAccess;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.lease.LeaseRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -49,7 +50,7 @@ class LeaseBindingTest {
         try (LeaseManager leases = LeaseManager.create(pool); FencingScope outer = Fencing.bind(7)) {
             try (Lease a = leases.tryAcquire("outer-job", Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(OptionalLong.of(a.token()), Fencing.currentToken());
-                assertEquals("outer-job", LeaseRegistry.nameOf(a.token()));
+                assertTrue(List.of(LeaseRegistry.nameOf(a.token()).split(" or ")).contains("outer-job"));
                 try (Lease b = leases.tryAcquire("inner-job", Duration.ofSeconds(30)).orElseThrow()) {
                     assertEquals(OptionalLong.of(b.token()), Fencing.currentToken());
                 }
@@ -70,7 +71,9 @@ class LeaseBindingTest {
             lease.close();
             assertFalse(lease.isValid());
             assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = 'closing' AND expires_at > now()"));
-            assertEquals("closing", LeaseRegistry.nameOf(lease.token()), "recently ended leases keep their name");
+            // Tokens are per store, and this JVM's test databases all count from 1: other leases may share it.
+            assertTrue(List.of(LeaseRegistry.nameOf(lease.token()).split(" or ")).contains("closing"),
+                    "recently ended leases keep their name: " + LeaseRegistry.nameOf(lease.token()));
             Lease again = leases.tryAcquire("closing", Duration.ofSeconds(30)).orElseThrow();
             again.close();
             assertFalse(lostCalled.get(), "a normal close is not a loss");

@@ -1,6 +1,7 @@
 package dev.fenced.it.lease;
 
 import dev.fenced.Fencing;
+import dev.fenced.FencingScope;
 import dev.fenced.Lease;
 import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
@@ -23,6 +24,8 @@ import java.time.Duration;
  *   <li>{@code write}: takes the lease, opens a fenced connection, says {@code READY <token>}, waits for
  *       {@code WRITE <amount>}, then writes {@code totals.amount} for restaurant 77 under the lease and
  *       says {@code WROTE <rows>} or {@code REFUSED <exception class> <message>}.</li>
+ *   <li>{@code write-copied-token}: the same, but the write carries a copy of the token bound with
+ *       {@code Fencing.bind}, which the lease cannot poison.</li>
  * </ul>
  */
 public final class LeaseHolderChild {
@@ -47,12 +50,15 @@ public final class LeaseHolderChild {
                     // holding; the renewer keeps the lease alive
                 }
             }
-            case "write" -> {
+            case "write", "write-copied-token" -> {
                 try (Connection c = DriverManager.getConnection(args[4])) {
+                    // write-copied-token: the job copied its token into a scope of its own, as code that
+                    // binds tokens by hand may do; the lease's poisoning cannot reach such a copy, so only
+                    // the database stands between this write and the newer total.
+                    FencingScope copy = mode.equals("write") ? null : Fencing.bind(lease.token());
                     System.out.println("READY " + lease.token());
                     String command = in.readLine(); // frozen here by SIGSTOP, like a GC pause mid-job
                     long amount = Long.parseLong(command.substring("WRITE ".length()));
-                    System.out.println("RESUMED valid=" + lease.isValid() + " bound=" + Fencing.currentToken());
                     try (PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
                         ps.setLong(1, amount);
                         System.out.println("WROTE " + ps.executeUpdate());
@@ -60,6 +66,10 @@ public final class LeaseHolderChild {
                         System.out.println("REFUSED " + refused.getClass().getSimpleName() + " " + refused.getMessage());
                     } catch (SQLException other) {
                         System.out.println("ERROR " + other.getSQLState() + " " + other);
+                    }
+                    System.out.println("AFTER valid=" + lease.isValid() + " bound=" + Fencing.currentToken());
+                    if (copy != null) {
+                        copy.close();
                     }
                 }
             }

@@ -1,0 +1,77 @@
+package dev.fenced.it.lease;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fenced.Lease;
+import dev.fenced.LeaseManager;
+import dev.fenced.context.ContextAccess;
+import dev.fenced.it.support.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Every grant's token is larger than every token granted before it, whatever happened in between. */
+class LeaseTokenOrderTest {
+
+    private static TestDatabase db;
+    private static HikariDataSource pool;
+
+    @BeforeAll
+    static void setUp() {
+        db = TestDatabase.create();
+        pool = DataSources.pool(db, 4);
+    }
+
+    @AfterAll
+    static void tearDown() {
+        pool.close();
+    }
+
+    @AfterEach
+    void unbind() {
+        ContextAccess.swap(null);
+    }
+
+    @Test
+    void tokensGrowAcrossNamesReleasesExpiriesAndManagers() throws Exception {
+        List<Long> tokens = new ArrayList<>();
+        ProbeDataSource partitionable = new ProbeDataSource(pool);
+        try (LeaseManager m1 = LeaseManager.create(partitionable)) {
+            Lease a = m1.tryAcquire("a", Duration.ofSeconds(30)).orElseThrow();
+            tokens.add(a.token());
+            Lease b = m1.tryAcquire("b", Duration.ofSeconds(30)).orElseThrow();
+            tokens.add(b.token());
+            b.close();
+            a.close();
+            tokens.add(m1.tryAcquire("a", Duration.ofSeconds(30)).orElseThrow().token()); // after a release
+            tokens.add(m1.tryAcquire("b", Duration.ofSeconds(30)).orElseThrow().token());
+            Lease c = m1.tryAcquire("c", Duration.ofMillis(500)).orElseThrow();
+            tokens.add(c.token());
+
+            // m1 is cut off from the database: its lease on c expires by the database clock, and another
+            // manager takes it over.
+            partitionable.pointAt(null);
+            try (LeaseManager m2 = LeaseManager.create(pool)) {
+                Lease c2 = m2.acquire("c", Duration.ofSeconds(30), Duration.ofSeconds(10));
+                tokens.add(c2.token()); // after an expiry
+                assertTrue(!c.isValid(), "m1 must have lost c by now");
+                tokens.add(m2.tryAcquire("d", Duration.ofSeconds(30)).orElseThrow().token());
+            }
+            partitionable.pointAt(pool);
+        }
+        // A new manager (a restarted application) continues above every old token.
+        try (LeaseManager m3 = LeaseManager.create(pool)) {
+            tokens.add(m3.tryAcquire("a", Duration.ofSeconds(30)).orElseThrow().token());
+            tokens.add(m3.tryAcquire("fresh", Duration.ofSeconds(30)).orElseThrow().token());
+        }
+        for (int i = 1; i < tokens.size(); i++) {
+            assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens must strictly grow: " + tokens);
+        }
+        assertTrue(db.queryLong("SELECT last_value FROM fenced_lease_token_seq") >= tokens.get(tokens.size() - 1));
+    }
+}
