@@ -25,9 +25,13 @@ public final class FencedAgent {
 
     public static void premain(String arguments, Instrumentation inst) {
         try {
+            long start = System.nanoTime();
             String configFile = configFile(arguments);
             appendBootstrapJar(inst);
             Installer.install(configFile, inst);
+            if (System.getenv("FENCED_AGENT_DEBUG") != null) {
+                System.err.println("fenced agent: started in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+            }
         } catch (AgentStartException e) {
             System.err.println("fenced agent: " + e.getMessage());
             System.err.println("fenced agent: the JVM is stopped because the agent's configuration is bad");

@@ -18,6 +18,7 @@ import dev.fenced.agent.advice.LeaseAdvice;
 import dev.fenced.agent.advice.PropagationAdvice;
 import dev.fenced.agent.bootstrap.LeaseGate;
 import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -27,8 +28,11 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.asm.Advice;
+import net.bytebuddy.asm.AsmVisitorWrapper;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
@@ -42,6 +46,7 @@ final class Installer {
     }
 
     static void install(String configFile, Instrumentation inst) throws FencedAgent.AgentStartException {
+        long t0 = System.nanoTime();
         StartupConfig config;
         try {
             config = StartupConfig.read(configFile);
@@ -60,9 +65,12 @@ final class Installer {
         }
         disableNexus();
 
-        AgentBuilder builder = new AgentBuilder.Default()
+        // Only the JDK types we instrument are retransformed, instead of matching every loaded class.
+        List<Class<?>> jdkTypes = preload();
+        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(jdkTypes.toArray(new Class<?>[0])))
                 .with(new RetransformationErrors())
                 .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
                 .with(System.getenv("FENCED_AGENT_DEBUG") == null ? new Errors()
@@ -82,28 +90,35 @@ final class Installer {
             LeaseGate.install(new GlueFactory(agentLoader, configFile));
             builder = leases(builder, agentLoader, config.bindings);
         }
-        preload();
+        long t1 = System.nanoTime();
         builder.installOn(inst);
+        if (System.getenv("FENCED_AGENT_DEBUG") != null) {
+            System.err.println("fenced agent: configuration and builder " + (t1 - t0) / 1_000_000 + " ms, install "
+                    + (System.nanoTime() - t1) / 1_000_000 + " ms");
+        }
     }
 
     /** The JDK types we instrument, loaded (not initialised) so installation retransforms them in one batch. */
     static final List<String> JDK_TYPES = List.of("java.util.concurrent.FutureTask",
             "java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ThreadPerTaskExecutor",
             "java.util.concurrent.ForkJoinPool", "java.util.concurrent.ForkJoinTask",
-            "java.util.concurrent.CompletableFuture", "java.lang.ThreadBuilders$VirtualThreadBuilder");
+            "java.util.concurrent.CompletableFuture", "java.lang.ThreadBuilders$VirtualThreadBuilder",
+            "java.lang.Thread");
 
     /**
      * A class first loaded while Byte Buddy is itself installing or transforming is skipped (its circularity
      * lock), and would then never be instrumented; loading them all up front avoids that.
      */
-    private static void preload() {
+    private static List<Class<?>> preload() {
+        List<Class<?>> loaded = new ArrayList<>();
         for (String name : JDK_TYPES) {
             try {
-                Class.forName(name, false, null);
+                loaded.add(Class.forName(name, false, null));
             } catch (ClassNotFoundException e) {
                 // not in this Java version (virtual threads and ThreadPerTaskExecutor: 21+)
             }
         }
+        return loaded;
     }
 
     private static AgentBuilder propagation(AgentBuilder builder, ClassLoader agentLoader) {
@@ -169,11 +184,11 @@ final class Installer {
         return builder;
     }
 
+    /** Advice read and parsed once, applied with {@code visit}: Advice only, nothing else changes. */
     private static AgentBuilder.Transformer advice(ClassLoader agentLoader, ElementMatcher<? super MethodDescription> on,
-                                                   Class<?> advice) {
-        return new AgentBuilder.Transformer.ForAdvice()
-                .include(agentLoader)
-                .advice(on, advice.getName());
+                                                   Class<?> adviceClass) {
+        AsmVisitorWrapper visitor = Advice.to(adviceClass).on(on);
+        return (builder, type, loader, module, domain) -> builder.visit(visitor);
     }
 
     /**
