@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J=${1:-java}
-V=$(mvn -q -o help:evaluate -Dexpression=project.version -DforceStdout 2>/dev/null || echo 0.1.0-SNAPSHOT)
-A=$PWD/agent/target/fenced-agent-$V.jar
+A=$(ls "$PWD"/agent/target/fenced-agent-*.jar | grep -v -e original -e sources | head -1)
+V=${A##*/fenced-agent-}; V=${V%.jar}
 PG=$(ls ~/.m2/repository/org/postgresql/postgresql/*/postgresql-*.jar | grep -v sources | tail -1)
 CP=$PWD/driver/target/fenced-driver-$V.jar:$PG:$PWD/integration-tests/target/test-classes
 CFG=$(mktemp); echo "fenced.lease.nightly.method=dev.fenced.it.agent.NightlyJob#run" > "$CFG"
