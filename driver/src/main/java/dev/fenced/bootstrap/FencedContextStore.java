@@ -1,6 +1,7 @@
 package dev.fenced.bootstrap;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The one piece of thread-local state fenced keeps: the token cell bound to the current thread.
@@ -18,6 +19,13 @@ public final class FencedContextStore {
 
     /** The cell bound to the current thread, or null when nothing is bound. */
     public static final ThreadLocal<AtomicLong> CURRENT = new ThreadLocal<>();
+
+    /**
+     * The first {@code jdbc:fenced:} connection the application opened, as {@code {String url, Properties info}}:
+     * where the agent keeps its leases when {@code fenced.lease.url} is not set. Recorded only when this class
+     * was placed on the bootstrap class path by the agent.
+     */
+    public static final AtomicReference<Object[]> FIRST_CONNECTION = new AtomicReference<>();
 
     private FencedContextStore() {
     }

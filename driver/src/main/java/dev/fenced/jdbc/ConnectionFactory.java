@@ -3,6 +3,7 @@ package dev.fenced.jdbc;
 import dev.fenced.FencedProperty;
 import dev.fenced.config.ConfigLoader;
 import dev.fenced.config.FencedConfig;
+import dev.fenced.context.ContextAccess;
 import dev.fenced.metrics.MetricsPublisher;
 import java.sql.Connection;
 import java.sql.Driver;
@@ -37,7 +38,9 @@ public final class ConnectionFactory {
         try {
             FencedRuntime runtime = FencedRuntime.forDatabase(
                     parsed.databaseKey(delegateInfo.getProperty("user")), config, raw);
-            return new FencedConnection(raw, runtime);
+            FencedConnection connection = new FencedConnection(raw, runtime);
+            ContextAccess.recordConnection(url, info); // the agent's default lease store
+            return connection;
         } catch (SQLException | RuntimeException e) {
             try {
                 raw.close();

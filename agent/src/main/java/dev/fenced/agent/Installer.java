@@ -1,0 +1,226 @@
+package dev.fenced.agent;
+
+import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
+import static net.bytebuddy.matcher.ElementMatchers.isMethod;
+import static net.bytebuddy.matcher.ElementMatchers.isNative;
+import static net.bytebuddy.matcher.ElementMatchers.isPublic;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
+import static net.bytebuddy.matcher.ElementMatchers.nameEndsWith;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import dev.fenced.agent.advice.LeaseAdvice;
+import dev.fenced.agent.advice.PropagationAdvice;
+import dev.fenced.agent.bootstrap.LeaseGate;
+import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ForkJoinTask;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.dynamic.scaffold.TypeValidation;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.matcher.ElementMatchers;
+import net.bytebuddy.utility.JavaModule;
+
+/** Builds and installs the instrumentation: Advice only, no class format changes, retransformation. */
+final class Installer {
+
+    private Installer() {
+    }
+
+    static void install(String configFile, Instrumentation inst) throws FencedAgent.AgentStartException {
+        long t0 = System.nanoTime();
+        StartupConfig config;
+        try {
+            config = StartupConfig.read(configFile);
+        } catch (NoClassDefFoundError e) {
+            // fenced-driver is not on the JVM's class path (e.g. nested jars): propagate, but bind no method.
+            System.err.println("fenced agent: fenced-driver is not on the application class path at start ("
+                    + e.getMessage() + "); context propagation is on, lease-bound methods are not available");
+            config = null;
+        }
+        long tConfig = System.nanoTime();
+        if (config != null && !config.enabled) {
+            return;
+        }
+        if (configFile != null && System.getProperty("fenced.config") == null) {
+            // one fenced.properties for agent and driver
+            System.setProperty("fenced.config", configFile);
+        }
+        disableNexus();
+
+        // Only the JDK types we instrument are retransformed, instead of matching every loaded class.
+        List<Class<?>> jdkTypes = preload();
+        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(jdkTypes.toArray(new Class<?>[0])))
+                .with(new RetransformationErrors())
+                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+                .with(System.getenv("FENCED_AGENT_DEBUG") == null ? new Errors()
+                        : new AgentBuilder.Listener.Compound(new Errors(),
+                        AgentBuilder.Listener.StreamWriting.toSystemError().withTransformationsOnly()))
+                // replaces ByteBuddy's default ignore list, which would exclude the bootstrap loader's JDK classes
+                .ignore(nameStartsWith("dev.fenced.agent.")
+                        .or(nameStartsWith("net.bytebuddy."))
+                        .or(nameStartsWith("sun."))
+                        .or(nameStartsWith("jdk."))
+                        .or(nameStartsWith("com.sun."))
+                        .or(nameStartsWith("org.junit.")));
+
+        ClassLoader agentLoader = Installer.class.getClassLoader();
+        builder = propagation(builder, agentLoader);
+        if (config != null && !config.bindings.isEmpty()) {
+            LeaseGate.install(new GlueFactory(agentLoader, configFile));
+            builder = leases(builder, agentLoader, config.bindings);
+        }
+        long t1 = System.nanoTime();
+        builder.installOn(inst);
+        if (System.getenv("FENCED_AGENT_DEBUG") != null) {
+            System.err.println("fenced agent: configuration " + (tConfig - t0) / 1_000_000 + " ms, builder "
+                    + (t1 - tConfig) / 1_000_000 + " ms, install "
+                    + (System.nanoTime() - t1) / 1_000_000 + " ms");
+        }
+    }
+
+    /** The JDK types we instrument, loaded (not initialised) so installation retransforms them in one batch. */
+    static final List<String> JDK_TYPES = List.of("java.util.concurrent.FutureTask",
+            "java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ThreadPerTaskExecutor",
+            "java.util.concurrent.ForkJoinPool", "java.util.concurrent.ForkJoinTask",
+            "java.util.concurrent.CompletableFuture", "java.lang.ThreadBuilders$VirtualThreadBuilder",
+            "java.lang.Thread");
+
+    /**
+     * A class first loaded while Byte Buddy is itself installing or transforming is skipped (its circularity
+     * lock), and would then never be instrumented; loading them all up front avoids that.
+     */
+    private static List<Class<?>> preload() {
+        List<Class<?>> loaded = new ArrayList<>();
+        for (String name : JDK_TYPES) {
+            try {
+                loaded.add(Class.forName(name, false, null));
+            } catch (ClassNotFoundException e) {
+                // not in this Java version (virtual threads and ThreadPerTaskExecutor: 21+)
+            }
+        }
+        return loaded;
+    }
+
+    private static AgentBuilder propagation(AgentBuilder builder, ClassLoader agentLoader) {
+        ElementMatcher.Junction<TypeDescription> functional = ElementMatchers.<TypeDescription>is(Runnable.class)
+                .or(ElementMatchers.is(Supplier.class))
+                .or(ElementMatchers.is(Function.class))
+                .or(ElementMatchers.is(Consumer.class))
+                .or(ElementMatchers.is(BiFunction.class))
+                .or(ElementMatchers.is(BiConsumer.class));
+        return builder
+                .type(named("java.util.concurrent.FutureTask"))
+                .transform(advice(agentLoader, isConstructor(), PropagationAdvice.FutureTaskConstructor.class))
+                .type(named("java.util.concurrent.ThreadPoolExecutor"))
+                .transform(advice(agentLoader, named("execute").and(takesArguments(Runnable.class)),
+                        PropagationAdvice.ExecuteRunnable.class))
+                .type(named("java.util.concurrent.ThreadPerTaskExecutor"))
+                .transform(advice(agentLoader, named("execute").and(takesArguments(Runnable.class)),
+                        PropagationAdvice.ExecuteRunnable.class))
+                .type(named("java.util.concurrent.ForkJoinPool"))
+                .transform(advice(agentLoader, isPublic().and(not(isStatic())).and(takesArgument(0, Runnable.class)),
+                        PropagationAdvice.ForkJoinRunnable.class))
+                .transform(advice(agentLoader, isPublic().and(not(isStatic())).and(takesArgument(0, Callable.class)),
+                        PropagationAdvice.ForkJoinCallable.class))
+                .transform(advice(agentLoader, isPublic().and(not(isStatic())).and(takesArgument(0, ForkJoinTask.class)),
+                        PropagationAdvice.ForkJoinTaskArgument.class))
+                .transform(advice(agentLoader, isPublic().and(nameStartsWith("invoke")).and(takesArgument(0, Collection.class)),
+                        PropagationAdvice.ForkJoinCallables.class))
+                .type(named("java.util.concurrent.ForkJoinTask"))
+                .transform(advice(agentLoader, named("fork").and(takesArguments(0)), PropagationAdvice.Fork.class))
+                .transform(advice(agentLoader, named("doExec").and(takesArguments(0)), PropagationAdvice.DoExec.class))
+                .type(named("java.util.concurrent.CompletableFuture"))
+                .transform(advice(agentLoader, nameEndsWith("Async").and(takesArgument(0, functional)),
+                        PropagationAdvice.AsyncFunctionFirst.class))
+                .transform(advice(agentLoader, nameEndsWith("Async").and(takesArgument(1, functional)),
+                        PropagationAdvice.AsyncFunctionSecond.class))
+                // Java 21+: virtual threads; these types and methods do not exist on 17 and then match nothing
+                .type(named("java.lang.ThreadBuilders$VirtualThreadBuilder"))
+                .transform(advice(agentLoader, named("unstarted").or(named("start")).and(takesArguments(Runnable.class)),
+                        PropagationAdvice.VirtualThreadTask.class))
+                .type(named("java.lang.Thread").and(declaresMethod(named("startVirtualThread"))))
+                .transform(advice(agentLoader, named("startVirtualThread").and(takesArguments(Runnable.class)),
+                        PropagationAdvice.VirtualThreadTask.class));
+    }
+
+    private static AgentBuilder leases(AgentBuilder builder, ClassLoader agentLoader, List<StartupConfig.Binding> bindings) {
+        for (StartupConfig.Binding b : bindings) {
+            ElementMatcher.Junction<MethodDescription> methods = isMethod().and(named(b.methodName()))
+                    .and(not(isAbstract())).and(not(isNative()));
+            builder = builder.type(named(b.className()))
+                    .transform(new AgentBuilder.Transformer.ForAdvice(
+                            Advice.withCustomMapping().bind(LeaseAdvice.LeaseName.class, b.lease()))
+                            .include(agentLoader)
+                            .advice(methods, LeaseAdvice.class.getName()))
+                    .transform((type, description, loader, module, domain) -> {
+                        if (description.getDeclaredMethods().filter(methods).isEmpty()) {
+                            System.err.println("fenced agent: ERROR: " + b.className() + " loaded by " + loader
+                                    + " has no method '" + b.methodName() + "'; it does NOT run under lease '"
+                                    + b.lease() + "'");
+                        }
+                        return type;
+                    });
+        }
+        return builder;
+    }
+
+    /** Advice read and parsed once, applied with {@code visit}: Advice only, nothing else changes. */
+    private static AgentBuilder.Transformer advice(ClassLoader agentLoader, ElementMatcher<? super MethodDescription> on,
+                                                   Class<?> adviceClass) {
+        AsmVisitorWrapper visitor = Advice.to(adviceClass).on(on);
+        return (builder, type, loader, module, domain) -> builder.visit(visitor);
+    }
+
+    /**
+     * Byte Buddy's Nexus (a class injected to run initialisers) needs sun.misc.Unsafe, which Java 24+ warns
+     * about. The agent never needs it: advice only, no initialisers. The shade plugin relocates the property
+     * name with the package ({@code net.bytebuddy.nexus.disabled} becomes this), so setting it touches only our
+     * copy of Byte Buddy, never one the application brings.
+     */
+    private static void disableNexus() {
+        String key = "dev.fenced.agent.shaded.bytebuddy.nexus.disabled";
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, "true");
+        }
+    }
+
+    /** Instrumentation failures go to stderr: the agent must not initialise the application's logging at start. */
+    private static final class Errors extends AgentBuilder.Listener.Adapter {
+        @Override
+        public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded, Throwable t) {
+            System.err.println("fenced agent: ERROR: could not instrument " + typeName + ": " + t);
+        }
+    }
+
+    private static final class RetransformationErrors extends AgentBuilder.RedefinitionStrategy.Listener.Adapter {
+        @Override
+        public Iterable<? extends List<Class<?>>> onError(int index, List<Class<?>> batch, Throwable t,
+                                                            List<Class<?>> types) {
+            System.err.println("fenced agent: ERROR: could not retransform " + batch + ": " + t);
+            return List.of();
+        }
+    }
+
+}
