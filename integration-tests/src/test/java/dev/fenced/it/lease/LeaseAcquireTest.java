@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.context.ContextAccess;
-import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
@@ -19,32 +16,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** acquire() waits for a held lease and takes it the moment it is released; or gives up, saying why. */
-class LeaseAcquireTest {
+class LeaseAcquireTest extends LeaseDatabaseTest {
 
-    private static TestDatabase db;
-    private static HikariDataSource pool;
-
-    @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
-        pool = DataSources.pool(db, 4);
-    }
-
-    @AfterAll
-    static void tearDown() {
-        pool.close();
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
-    }
 
     @Test
     void acquireWaitsForTheHolderAndGetsANewerToken() throws Exception {

@@ -5,45 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
 import dev.fenced.context.ContextAccess;
-import dev.fenced.it.support.TestDatabase;
 import dev.fenced.lease.LeaseRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** While a lease is open its token is the acquiring thread's; close gives back exactly what was there. */
-class LeaseBindingTest {
+class LeaseBindingTest extends LeaseDatabaseTest {
 
-    private static TestDatabase db;
-    private static HikariDataSource pool;
-
-    @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
-        pool = DataSources.pool(db, 4);
-    }
-
-    @AfterAll
-    static void tearDown() {
-        pool.close();
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
-    }
 
     @Test
     void leasesBindAndCloseRestoresTheOuterBindingInNestingOrder() throws Exception {

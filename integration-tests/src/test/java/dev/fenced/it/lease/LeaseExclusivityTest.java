@@ -4,11 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
 import dev.fenced.context.ContextAccess;
-import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,32 +16,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** One lease name, one holder at a time: across managers and across racing threads. */
-class LeaseExclusivityTest {
+class LeaseExclusivityTest extends LeaseDatabaseTest {
 
-    private static TestDatabase db;
-    private static HikariDataSource pool;
-
-    @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
-        pool = DataSources.pool(db, 8);
-    }
-
-    @AfterAll
-    static void tearDown() {
-        pool.close();
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
-    }
 
     @Test
     void twoManagersOneLease() throws Exception {

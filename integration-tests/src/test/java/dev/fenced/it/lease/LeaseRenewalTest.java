@@ -4,42 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.context.ContextAccess;
-import dev.fenced.it.support.TestDatabase;
 import dev.fenced.metrics.FencedMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Renewal keeps leases for many ttls, with one statement per tick for all of them. */
-class LeaseRenewalTest {
+class LeaseRenewalTest extends LeaseDatabaseTest {
 
-    private static TestDatabase db;
-    private static HikariDataSource pool;
-
-    @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
-        pool = DataSources.pool(db, 4);
-    }
-
-    @AfterAll
-    static void tearDown() {
-        pool.close();
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
-    }
 
     /**
      * A 600 ms lease held for 3 s (five ttls) while a rival tries all along; 20 more leases and one with a

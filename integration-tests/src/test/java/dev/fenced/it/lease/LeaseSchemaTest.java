@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
@@ -19,32 +18,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The lease table and sequence: created on first use, or refused with a message that says what to do. */
-class LeaseSchemaTest {
+class LeaseSchemaTest extends LeaseDatabaseTest {
 
-    private static TestDatabase db;
-    private static HikariDataSource pool;
-
-    @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
-        pool = DataSources.pool(db, 6);
-    }
-
-    @AfterAll
-    static void tearDown() {
-        pool.close();
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
-    }
 
     @Test
     void missingTableWithCreateTableOffIsRefusedNamingTheScript() {

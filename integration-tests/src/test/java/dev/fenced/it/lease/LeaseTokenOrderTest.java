@@ -2,40 +2,16 @@ package dev.fenced.it.lease;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.context.ContextAccess;
-import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Every grant's token is larger than every token granted before it, whatever happened in between. */
-class LeaseTokenOrderTest {
+class LeaseTokenOrderTest extends LeaseDatabaseTest {
 
-    private static TestDatabase db;
-    private static HikariDataSource pool;
-
-    @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
-        pool = DataSources.pool(db, 4);
-    }
-
-    @AfterAll
-    static void tearDown() {
-        pool.close();
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
-    }
 
     @Test
     void tokensGrowAcrossNamesReleasesExpiriesAndManagers() throws Exception {
