@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -128,6 +129,21 @@ public final class FencingTargets {
 
     boolean isVolatile(String functionName) {
         return volatileFunctions.contains(functionName.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * Same tables (with what they were derived from), same indirect relations and reasons, same volatile
+     * functions: a rewriter built on either decides every statement alike, so its plans stay valid.
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof FencingTargets other && tables.equals(other.tables) && indirect.equals(other.indirect)
+                && volatileFunctions.equals(other.volatileFunctions);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(tables, indirect, volatileFunctions);
     }
 
     static boolean containsIgnoreCase(String haystack, String lowerNeedle) {
