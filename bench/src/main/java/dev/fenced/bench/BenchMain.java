@@ -33,7 +33,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * The one command: {@code java -jar bench/target/fenced-bench.jar [--quick] [--jdbc-url URL] [--only g1,g2]
- * [--out DIR] [--max-load X] [--wait-load SECONDS]}.
+ * [--out DIR] [--max-load X] [--wait-load SECONDS] [--rounds N] [--round-ms MS]}.
  *
  * <p>Starts one embedded PostgreSQL (or uses {@code --jdbc-url}), then runs every group of benchmarks as JMH runs
  * inside this JVM ({@code forks(0)}), in short alternating rounds: round r runs each path of a group once, for
@@ -85,6 +85,14 @@ public final class BenchMain {
                             new Comparison("p6spy", "a", Double.NaN, Double.NaN),
                             new Comparison("dsproxy", "a", Double.NaN, Double.NaN)),
                     new Plan(3, 24, 1500), new Plan(1, 4, 500)),
+            new Group("overhead", "The same UPDATE paths on a stub connection (no database, no pgjdbc): fenced's own work per"
+                    + " statement, 1 thread", OverheadBench.class, 1, false, "ns/op",
+                    List.of(new Variant("a", "a_stub", "(a) stub connection"),
+                            new Variant("b", "b_stubHandFenced", "(b) stub, hand-written fenced SQL"),
+                            new Variant("c", "c_fencedProtected", "(c) fenced over the stub, protected table"),
+                            new Variant("d", "d_fencedUnprotected", "(d) fenced over the stub, unprotected table")),
+                    List.of(new Comparison("c", "b", Double.NaN, 1.0), new Comparison("d", "a", Double.NaN, 0.5)),
+                    new Plan(2, 12, 1000), new Plan(1, 3, 300)),
             new Group("select", "SELECT by key from the protected table: pool of 4, 2 client threads", SelectBench.class, 2, true,
                     "ops/s",
                     List.of(new Variant("raw", "a_raw", "raw pgjdbc"), new Variant("fenced", "b_fenced", "fenced")),
@@ -102,6 +110,8 @@ public final class BenchMain {
                     false, "ns/op",
                     List.of(new Variant("cached", "a_cachedProtected", "protected UPDATE, plan cached"),
                             new Variant("unprotected", "b_unprotected", "unprotected UPDATE (pre-filter only)"),
+                            new Variant("unprotected20", "d_unprotected20Tables",
+                                    "unprotected UPDATE, 20 tables protected (pre-filter only)"),
                             new Variant("cold", "c_coldProtected", "protected UPDATE, new text each time (cold)")),
                     List.of(), new Plan(2, 10, 1000), new Plan(1, 3, 400)),
             new Group("lease", "Leases on plain pgjdbc (pool of 4): 1 thread", LeaseBench.class, 1, false, "time/op",
@@ -119,6 +129,8 @@ public final class BenchMain {
         Path out = defaultOutDir();
         double maxLoad = 1.5;
         int waitLoadSeconds = -1;
+        int rounds = -1;
+        int roundMs = -1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -127,6 +139,8 @@ public final class BenchMain {
                 case "--out" -> out = Path.of(args[++i]);
                 case "--max-load" -> maxLoad = Double.parseDouble(args[++i]);
                 case "--wait-load" -> waitLoadSeconds = Integer.parseInt(args[++i]);
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--round-ms" -> roundMs = Integer.parseInt(args[++i]);
                 case "-h", "--help" -> {
                     usage(System.out);
                     return;
@@ -173,6 +187,7 @@ public final class BenchMain {
         List<Double> loads = new ArrayList<>();
         for (Group g : groups) {
             Plan plan = quick ? g.quick() : g.full();
+            plan = new Plan(plan.warmRounds(), rounds > 0 ? rounds : plan.rounds(), roundMs > 0 ? roundMs : plan.roundMs());
             System.out.printf(Locale.ROOT, "%n[%s] %d paths x (%d warm-up + %d measured rounds) x %d ms ...%n", g.id(),
                     g.variants().size(), plan.warmRounds(), plan.rounds(), plan.roundMs());
             Map<String, List<Outcome>> measured = runGroup(g, plan, loads, csv);
@@ -202,7 +217,7 @@ public final class BenchMain {
     private static void usage(PrintStream s) {
         s.println("usage: java -jar bench/target/fenced-bench.jar [--quick] [--jdbc-url jdbc:postgresql://host:port/db?user=u]");
         s.println("         [--only " + String.join(",", GROUPS.stream().map(Group::id).toList()) + "] [--out DIR]");
-        s.println("         [--max-load 1.5] [--wait-load SECONDS (full: 600, quick: 0)]");
+        s.println("         [--max-load 1.5] [--wait-load SECONDS (full: 600, quick: 0)] [--rounds N] [--round-ms MS]");
     }
 
     /** Warm-up rounds (discarded), then measured rounds, each running every path once in a rotated order. */
@@ -323,7 +338,19 @@ public final class BenchMain {
                     num(score.median()), num(score.min()), num(score.max()), second, cpu.median(), cpu.q1(), cpu.q3(),
                     alloc.median(), parses));
         }
-        if (!g.comparisons().isEmpty()) {
+        if (!g.comparisons().isEmpty() && !g.throughput()) {
+            b.append("\n| per-round comparison | median | IQR | min-max | target | |\n|---|---|---|---|---|---|\n");
+            for (Comparison c : g.comparisons()) {
+                Stats delta = Stats.of(scoreDeltas(measured, c.num(), c.den()));
+                double target = c.maxCpuDelta() * (g.unit().startsWith("ns") ? 1000 : 1);
+                String dt = Double.isNaN(target) ? "" : String.format(Locale.ROOT, "<= %.0f %s", target, g.unit());
+                String dv = Double.isNaN(target) ? "" : (delta.median() <= target ? "met" : "MISSED");
+                b.append(String.format(Locale.ROOT, "| %s - %s %s | %+.1f | %+.1f-%+.1f | %+.1f-%+.1f | %s | %s |%n",
+                        shortLabel(g, c.num()), shortLabel(g, c.den()), g.unit(), delta.median(), delta.q1(), delta.q3(),
+                        delta.min(), delta.max(), dt, dv));
+            }
+        }
+        if (!g.comparisons().isEmpty() && g.throughput()) {
             b.append("\n| per-round comparison | median | IQR | min-max | target | |\n|---|---|---|---|---|---|\n");
             for (Comparison c : g.comparisons()) {
                 Stats ratio = Stats.of(ratios(measured, c.num(), c.den()));
@@ -360,6 +387,17 @@ public final class BenchMain {
         double[] out = new double[Math.min(a.size(), b.size())];
         for (int i = 0; i < out.length; i++) {
             out[i] = a.get(i).score() / b.get(i).score();
+        }
+        return out;
+    }
+
+    /** Per-round score differences num-den (time per op, for average-time groups). */
+    private static double[] scoreDeltas(Map<String, List<Outcome>> m, String num, String den) {
+        List<Outcome> a = m.get(num);
+        List<Outcome> b = m.get(den);
+        double[] out = new double[Math.min(a.size(), b.size())];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = a.get(i).score() - b.get(i).score();
         }
         return out;
     }
