@@ -39,6 +39,9 @@ public final class JfrShare {
         LIBRARIES.put("com.p6spy.", "p6spy");
         LIBRARIES.put("net.ttddyy.", "datasource-proxy");
         LIBRARIES.put("org.openjdk.jmh.", "jmh");
+        LIBRARIES.put("benchstub.", "stub");
+        LIBRARIES.put("jdk.proxy", "stub");
+        LIBRARIES.put("com.sun.proxy.", "stub");
     }
 
     private JfrShare() {
