@@ -67,7 +67,12 @@ public final class FencedRuntime {
         if (config.inactive() || !config.checkSchema()) {
             return;
         }
-        snapshot = snapshot(read(config, connection, true));
+        FencingTargets targets = read(config, connection, true);
+        Snapshot s = snapshot;
+        // A re-read that finds what the last one found keeps the plans: they are decided from the targets
+        // and this runtime's configuration alone, so they are still right, and the periodic re-read
+        // (fenced.catalogRefresh) does not send every statement back to the parser once a minute.
+        snapshot = targets.equals(s.targets()) ? new Snapshot(s.targets(), s.cache(), System.nanoTime()) : snapshot(targets);
     }
 
     /** A periodic re-read, for DDL run by others; one connection does it while the rest go on. */

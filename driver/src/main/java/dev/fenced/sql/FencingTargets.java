@@ -4,12 +4,14 @@ import dev.fenced.FencingMode;
 import dev.fenced.config.ProtectedTable;
 import dev.fenced.config.TableName;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -32,6 +34,14 @@ public final class FencingTargets {
     private final Set<String> volatileFunctions;
     /** Lower-cased last name parts of every table and view above: what the text pre-filter looks for. */
     private final String[] watched;
+    /**
+     * The pre-filter's needles ({@link #watched} and {@code u&}) by the ASCII character a match can start
+     * with (a needle's first character or its upper case); needles starting otherwise are in
+     * {@link #nonAsciiStart}. So {@link #mayMention} reads the text once however many tables are protected.
+     */
+    private final String[][] byStart = new String[128][];
+    private final String[] nonAsciiStart;
+    private final boolean emptyNeedle;
 
     public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions) {
         List<ProtectedTable> active = new ArrayList<>();
@@ -53,7 +63,56 @@ public final class FencingTargets {
             names.add(v.name().toLowerCase(Locale.ROOT));
         }
         this.watched = names.toArray(new String[0]);
+        List<String> needles = new ArrayList<>(names);
+        needles.add(UNICODE_ESCAPE);
+        Set<String> nonAscii = new LinkedHashSet<>();
+        boolean empty = false;
+        for (String needle : needles) {
+            if (needle.isEmpty()) {
+                empty = true;
+                continue;
+            }
+            char first = needle.charAt(0);
+            for (char start : new char[] {first, Character.toUpperCase(first)}) {
+                if (start >= 128) {
+                    nonAscii.add(needle);
+                } else if (byStart[start] == null) {
+                    byStart[start] = new String[] {needle};
+                } else if (!List.of(byStart[start]).contains(needle)) {
+                    String[] grown = Arrays.copyOf(byStart[start], byStart[start].length + 1);
+                    grown[grown.length - 1] = needle;
+                    byStart[start] = grown;
+                }
+            }
+        }
+        this.nonAsciiStart = nonAscii.toArray(new String[0]);
+        this.emptyNeedle = empty;
     }
+
+    /**
+     * A quick no for most candidates, before the full comparison: the needle does not fit, or its second
+     * character and the text's are both ASCII and differ ignoring case (for ASCII that is exactly what
+     * {@code regionMatches(true, ...)} compares; anything else is left to it).
+     */
+    private static boolean mayStartHere(String sql, int i, String needle) {
+        int n = needle.length();
+        if (i + n > sql.length()) {
+            return false;
+        }
+        if (n < 2) {
+            return true;
+        }
+        char want = needle.charAt(1);
+        char have = sql.charAt(i + 1);
+        return want >= 128 || have >= 128 || asciiLower(want) == asciiLower(have);
+    }
+
+    private static char asciiLower(char c) {
+        return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+    }
+
+    /** {@code U&} escapes can spell any name without containing it. */
+    private static final String UNICODE_ESCAPE = "u&";
 
     /** Targets for the registered tables only, as known without a catalog. */
     public static FencingTargets of(List<ProtectedTable> tables) {
@@ -82,12 +141,36 @@ public final class FencingTargets {
         if (watched.length == 0) {
             return false;
         }
-        for (String name : watched) {
-            if (containsIgnoreCase(sql, name)) {
-                return true;
+        if (emptyNeedle) {
+            return true;
+        }
+        // One pass over the text (the hot path of every statement): at each character, only the needles
+        // that can start there are compared. The same answer as containsIgnoreCase for each needle in turn,
+        // which read the whole text once per protected name: 20 protected tables made an unprotected
+        // statement pay ~0.7 µs here (bench: RewriteBench.d_unprotected20Tables).
+        int length = sql.length();
+        for (int i = 0; i < length; i++) {
+            char c = sql.charAt(i);
+            if (c < 128) {
+                String[] candidates = byStart[c];
+                if (candidates != null) {
+                    for (String needle : candidates) {
+                        if (mayStartHere(sql, i, needle) && sql.regionMatches(true, i, needle, 0, needle.length())) {
+                            return true;
+                        }
+                    }
+                }
+            } else if (nonAsciiStart.length > 0) {
+                for (String needle : nonAsciiStart) {
+                    char first = needle.charAt(0);
+                    if ((c == first || c == Character.toUpperCase(first))
+                            && sql.regionMatches(true, i, needle, 0, needle.length())) {
+                        return true;
+                    }
+                }
             }
         }
-        return containsIgnoreCase(sql, "u&");
+        return false;
     }
 
     /**
@@ -128,6 +211,21 @@ public final class FencingTargets {
 
     boolean isVolatile(String functionName) {
         return volatileFunctions.contains(functionName.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * Same tables (with what they were derived from), same indirect relations and reasons, same volatile
+     * functions: a rewriter built on either decides every statement alike, so its plans stay valid.
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof FencingTargets other && tables.equals(other.tables) && indirect.equals(other.indirect)
+                && volatileFunctions.equals(other.volatileFunctions);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(tables, indirect, volatileFunctions);
     }
 
     static boolean containsIgnoreCase(String haystack, String lowerNeedle) {

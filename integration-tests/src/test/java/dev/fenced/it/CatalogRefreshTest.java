@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.FencedStats;
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.StaleTokenException;
@@ -11,6 +12,7 @@ import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
@@ -75,5 +77,32 @@ class CatalogRefreshTest {
             }
         }
         assertEquals(10, db.queryLong("SELECT amount FROM totals"));
+    }
+
+    @Test
+    void aRefreshThatFindsNothingNewKeepsThePlans() throws Exception {
+        TestDatabase db = TestDatabase.create();
+        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+                "INSERT INTO totals VALUES (1, 10, 20)");
+        String sql = "UPDATE totals SET amount = ? WHERE id = ? /* refresh keeps plans */";
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.catalogRefresh=1ms"));
+             FencingScope ignored = Fencing.bind(30)) {
+            long parsed = -1;
+            for (int i = 0; i < 5; i++) {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    ps.setLong(1, 100 + i);
+                    ps.setInt(2, 1);
+                    assertEquals(1, ps.executeUpdate());
+                }
+                if (i == 0) {
+                    parsed = FencedStats.counters().get("fenced.rewrites.parsed");
+                }
+                Thread.sleep(5); // the catalog is read again before each of the next statements
+            }
+            assertEquals(parsed, FencedStats.counters().get("fenced.rewrites.parsed"),
+                    "a catalog re-read that finds the same tables must not send the statement to the parser again");
+        }
+        assertEquals(104, db.queryLong("SELECT amount FROM totals"));
+        assertEquals(30, db.queryLong("SELECT last_token FROM totals"));
     }
 }

@@ -1,0 +1,94 @@
+package dev.fenced.bench;
+
+import dev.fenced.FencingMode;
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.RelativeUpdatePolicy;
+import dev.fenced.config.TableName;
+import dev.fenced.sql.FencingTargets;
+import dev.fenced.sql.RewriteCache;
+import dev.fenced.sql.RewritePlan;
+import dev.fenced.sql.SqlRewriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * What deciding a statement costs, without a database: {@link RewriteCache#plan} as the driver calls it for
+ * every statement it prepares. The defaults the driver uses (cache of 2,048 plans, 2 s parse deadline).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Threads(1)
+public class RewriteBench {
+
+    // Static: in-process rounds (BenchMain) make a new state object per round; the caches live on.
+    private static RewriteCache cached;
+    private static RewriteCache cold;
+    private static RewriteCache twentyTables;
+    private static long counter;
+
+    /** Twenty protected tables, as a larger application might list them. */
+    static final List<String> TWENTY = List.of("orders", "order_lines", "invoices", "payments", "refunds", "customers",
+            "accounts", "balances", "ledger", "shipments", "stock", "reservations", "carts", "coupons", "prices",
+            "subscriptions", "totals", "settlements", "payouts", "transfers");
+
+    static RewriteCache newCache() {
+        return newCache(List.of(BenchEnv.PROTECTED));
+    }
+
+    static RewriteCache newCache(List<String> tables) {
+        FencingTargets targets = FencingTargets.of(tables.stream()
+                .map(t -> new ProtectedTable(TableName.parse(t), BenchEnv.FENCE_COLUMN, FencingMode.ENFORCE)).toList());
+        return new RewriteCache(new SqlRewriter(targets, RelativeUpdatePolicy.WARN, Duration.ofSeconds(2)), 2048);
+    }
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        initCaches();
+    }
+
+    private static synchronized void initCaches() {
+        if (cached == null) {
+            cached = newCache();
+            cold = newCache();
+            twentyTables = newCache(TWENTY);
+        }
+        if (!cached.plan(BenchEnv.UPDATE_PROTECTED).isFenced()) {
+            throw new IllegalStateException("the benchmark UPDATE is not fenced");
+        }
+    }
+
+    /** The hot path: the same text again; the pre-filter finds the table name, the map has the plan. */
+    @Benchmark
+    public RewritePlan a_cachedProtected() {
+        return cached.plan(BenchEnv.UPDATE_PROTECTED);
+    }
+
+    /** A text that cannot name a protected table: the pre-filter alone, no map lookup. */
+    @Benchmark
+    public RewritePlan b_unprotected() {
+        return cached.plan(BenchEnv.UPDATE_PLAIN);
+    }
+
+    /** The unprotected UPDATE when twenty tables are protected: the pre-filter looks for each name. */
+    @Benchmark
+    public RewritePlan d_unprotected20Tables() {
+        return twentyTables.plan(BenchEnv.UPDATE_PLAIN);
+    }
+
+    /** A new text every time (a literal that changes), so every call lexes, parses, rewrites and verifies. */
+    @Benchmark
+    public RewritePlan c_coldProtected() {
+        return cold.plan("UPDATE " + BenchEnv.PROTECTED + " SET amount = ? WHERE id = ? AND amount <> " + (++counter));
+    }
+}
