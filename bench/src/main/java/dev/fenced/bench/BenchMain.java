@@ -61,6 +61,11 @@ public final class BenchMain {
 
     record Group(String id, String title, Class<?> bench, int threads, boolean throughput, String unit,
                  List<Variant> variants, List<Comparison> comparisons, Plan full, Plan quick) {
+        /** Whether each path is itself a pair X vs Y timed block by block ({@link PairedUpdateBench}). */
+        boolean paired() {
+            return bench == PairedUpdateBench.class;
+        }
+
         Variant variant(String key) {
             return variants.stream().filter(v -> v.key().equals(key)).findFirst().orElseThrow();
         }
@@ -68,7 +73,11 @@ public final class BenchMain {
 
     /** What one JMH run (one path, one round) measured. */
     record Outcome(double score, double cpuMicros, double clientAlloc, double gcAllocNorm, long ops, long parses,
-                   double load) {
+                   double load, Map<String, Result> secondary) {
+        /** A secondary result by the end of its name (JMH prefixes the benchmark's), NaN when absent. */
+        double aux(String name) {
+            return BenchMain.score(secondary, name);
+        }
     }
 
     static final List<Group> GROUPS = List.of(
@@ -85,6 +94,15 @@ public final class BenchMain {
                             new Comparison("p6spy", "a", Double.NaN, Double.NaN),
                             new Comparison("dsproxy", "a", Double.NaN, Double.NaN)),
                     new Plan(3, 24, 1500), new Plan(1, 4, 500)),
+            new Group("paired", "The two UPDATE targets paired block by block (16 UPDATEs on X, then 16 on Y, order"
+                    + " flipped each time, timed apart): pool of 4, 2 client threads", PairedUpdateBench.class, 2, true,
+                    "ops/s",
+                    List.of(new Variant("cb", "cb", "(c) fenced, protected vs (b) raw, hand-written fenced SQL"),
+                            new Variant("da", "da", "(d) fenced, unprotected vs (a) raw pgjdbc"),
+                            new Variant("aa", "aa", "control: (a) raw pgjdbc vs (a) itself")),
+                    List.of(new Comparison("cb", "cb", 0.97, 1.0), new Comparison("da", "da", 0.99, 0.5),
+                            new Comparison("aa", "aa", Double.NaN, Double.NaN)),
+                    new Plan(2, 16, 1500), new Plan(1, 3, 500)),
             new Group("overhead", "The same UPDATE paths on a stub connection (no database, no pgjdbc): fenced's own work per"
                     + " statement, 1 thread", OverheadBench.class, 1, false, "ns/op",
                     List.of(new Variant("a", "a_stub", "(a) stub connection"),
@@ -288,7 +306,7 @@ public final class BenchMain {
             throw new IllegalStateException("no client CPU time measured for " + v.method() + ": " + secondary.keySet());
         }
         return new Outcome(r.getPrimaryResult().getScore(), cpu, score(secondary, ClientCpuProfiler.ALLOC),
-                score(secondary, "gc.alloc.rate.norm"), ops, parses, load);
+                score(secondary, "gc.alloc.rate.norm"), ops, parses, load, secondary);
     }
 
     private static double score(Map<String, Result> results, String name) {
@@ -309,6 +327,9 @@ public final class BenchMain {
     // ---------------------------------------------------------------------------------------------- report
 
     private static String section(Group g, Plan plan, Map<String, List<Outcome>> measured) {
+        if (g.paired()) {
+            return pairedSection(g, plan, measured);
+        }
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "%n## %s%n%d measured rounds of %d ms per path (after %d warm-up rounds);"
                         + " figures are medians over rounds, [IQR] and (min-max) of the per-round values%n%n",
@@ -366,6 +387,41 @@ public final class BenchMain {
                         shortLabel(g, c.num()), shortLabel(g, c.den()), delta.median(), delta.q1(), delta.q3(),
                         delta.min(), delta.max(), dt, dv));
             }
+        }
+        return b.toString();
+    }
+
+    /**
+     * One row per pair: per round, X's throughput over Y's ({@code (opsX/wallX)/(opsY/wallY)}, the wall time of
+     * X's blocks against Y's), X's CPU per op minus Y's, and each path's allocation per op.
+     */
+    private static String pairedSection(Group g, Plan plan, Map<String, List<Outcome>> measured) {
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "%n## %s%n%d measured rounds of %d ms per pair (after %d warm-up rounds);"
+                        + " figures are medians over rounds, [IQR] and (min-max) of the per-round values%n%n",
+                g.title(), plan.rounds(), plan.roundMs(), plan.warmRounds()));
+        b.append("| pair X vs Y | ops/s X / Y | target | | CPU µs/op X - Y | target | | alloc B/op X, Y | ops | parses |\n")
+                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Comparison c : g.comparisons()) {
+            List<Outcome> os = measured.get(c.num());
+            double[] ratio = os.stream().mapToDouble(o -> (o.aux("xOps") / o.aux("xWallNs"))
+                    / (o.aux("yOps") / o.aux("yWallNs"))).toArray();
+            double[] cpu = os.stream().mapToDouble(o -> (o.aux("xCpuNs") / o.aux("xOps")
+                    - o.aux("yCpuNs") / o.aux("yOps")) / 1e3).toArray();
+            Stats r = Stats.of(ratio);
+            Stats d = Stats.of(cpu);
+            Stats ax = stat(os, o -> o.aux("xAllocB") / o.aux("xOps"));
+            Stats ay = stat(os, o -> o.aux("yAllocB") / o.aux("yOps"));
+            long ops = os.stream().mapToLong(Outcome::ops).sum();
+            long parses = os.stream().mapToLong(Outcome::parses).sum();
+            boolean targets = !Double.isNaN(c.minRatio());
+            b.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %+.2f [%+.2f-%+.2f] (%+.2f-%+.2f) | %s | %s"
+                            + " | %,.0f, %,.0f | %,d | %,d |%n", g.variant(c.num()).label(), ratioCell(ratio),
+                    targets ? String.format(Locale.ROOT, ">= %.2f", c.minRatio()) : "",
+                    targets ? (r.median() >= c.minRatio() ? "met" : "MISSED") : "", d.median(), d.q1(), d.q3(), d.min(),
+                    d.max(), targets ? String.format(Locale.ROOT, "<= %.1f", c.maxCpuDelta()) : "",
+                    targets ? (d.median() <= c.maxCpuDelta() ? "met" : "MISSED") : "", ax.median(), ay.median(),
+                    ops, parses));
         }
         return b.toString();
     }

@@ -58,7 +58,12 @@ public class UpdateBench {
     /** (b) raw pgjdbc sending what fenced sends for (c): its nativeSQL, token bound by hand. */
     @Benchmark
     public int b_rawHandFenced(Client client) throws SQLException {
-        try (Connection c = raw.getConnection(); PreparedStatement ps = c.prepareStatement(handFenced)) {
+        return handFencedUpdate(raw, handFenced, client);
+    }
+
+    /** What fenced sends for (c), sent by hand: amount, the token three times (set, check, check), key. */
+    static int handFencedUpdate(DataSource ds, String sql, Client client) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, client.amount());
             ps.setLong(2, BenchEnv.TOKEN);
             ps.setLong(3, BenchEnv.TOKEN);
