@@ -43,9 +43,10 @@ public final class LeaseStore {
                 + " granted_at = now(), renewed_at = now(), expires_at = excluded.expires_at"
                 + " WHERE l.expires_at <= now()"
                 + " RETURNING l.token";
-        // Every lease a manager holds, renewed by one statement. A row is renewed only while it is still
-        // this holder's grant (token) and has not expired by the database clock: an expired lease may
-        // already be another holder's to take, so it is never revived.
+        // Every lease a manager holds, renewed by one statement, planned for its arrays on every execution
+        // (CustomPlans). A row is renewed only while it is still this holder's grant (token) and has not
+        // expired by the database clock: an expired lease may already be another holder's to take, so it is
+        // never revived.
         this.renewSql = "UPDATE " + t + " AS l SET renewed_at = now(),"
                 + " expires_at = now() + r.ttl_ms * interval '1 millisecond'"
                 + " FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS r(name, token, ttl_ms)"
@@ -118,6 +119,7 @@ public final class LeaseStore {
         try (Connection c = dataSource.getConnection()) {
             boolean auto = c.getAutoCommit();
             try (PreparedStatement ps = c.prepareStatement(renewSql)) {
+                CustomPlans.require(ps);
                 ps.setArray(1, c.createArrayOf("text", names));
                 ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
                 ps.setArray(3, c.createArrayOf("int8", boxed(ttlMillis)));
@@ -146,6 +148,7 @@ public final class LeaseStore {
         try (Connection c = dataSource.getConnection()) {
             boolean auto = c.getAutoCommit();
             try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+                CustomPlans.require(ps);
                 ps.setArray(1, c.createArrayOf("text", names));
                 ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
                 ps.setString(3, holder);
