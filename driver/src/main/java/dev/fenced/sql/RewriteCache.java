@@ -8,12 +8,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * Plans by SQL text, bounded. Reads are a lock-free map lookup; when full, an arbitrary tenth is
  * dropped (cheaper than LRU bookkeeping on every hit, and a miss only costs one parse). Only texts that
  * passed the pre-filter get here, so unprotected statements never fill it.
+ *
+ * <p>The pre-filter's "no" is remembered too, in a small table of texts by hash slot: an unprotected statement
+ * run again (the usual case: the same constant string) then costs a slot read and a reference compare instead
+ * of a scan of its text (bench: 55 ns scan for a 46-character UPDATE, ~80 ns with 20 protected tables). Safe
+ * because a cache belongs to one immutable {@link FencingTargets}: when the protected set changes, the driver
+ * builds a new cache, and this memory goes with the old one. A hit needs the same text ({@code equals}), never
+ * just the same slot.
  */
 public final class RewriteCache {
 
     private final SqlRewriter rewriter;
     private final int capacity;
     private final ConcurrentHashMap<String, RewritePlan> plans;
+    /**
+     * Texts the pre-filter found clear of every protected name, one per slot, last writer wins. Plain reads
+     * and writes: a String is safely published through its final fields, and a lost or stale slot only
+     * costs one more scan.
+     */
+    private final String[] clear = new String[CLEAR_SLOTS];
+    private static final int CLEAR_SLOTS = 512;
 
     public RewriteCache(SqlRewriter rewriter, int capacity) {
         this.rewriter = rewriter;
@@ -23,7 +37,13 @@ public final class RewriteCache {
 
     /** The plan for {@code sql}: pass-through without parsing when nothing protected can be in it. */
     public RewritePlan plan(String sql) {
+        int slot = sql.hashCode() & (CLEAR_SLOTS - 1);
+        String seen = clear[slot];
+        if (seen == sql || (seen != null && seen.equals(sql))) {
+            return RewritePlan.PASSTHROUGH;
+        }
         if (!rewriter.targets().mayMention(sql)) {
+            clear[slot] = sql;
             return RewritePlan.PASSTHROUGH;
         }
         RewritePlan plan = plans.get(sql);
