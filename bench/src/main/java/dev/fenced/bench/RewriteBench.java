@@ -36,6 +36,15 @@ public class RewriteBench {
     private static RewriteCache cold;
     private static RewriteCache twentyTables;
     private static long counter;
+    /** More distinct unprotected texts than the pass-through memory has slots: each call finds another's. */
+    private static final String[] ROTATING = new String[8192];
+    private static int next;
+
+    static {
+        for (int i = 0; i < ROTATING.length; i++) {
+            ROTATING[i] = "UPDATE " + BenchEnv.PLAIN + " SET amount = ? WHERE id = ? AND " + i + " = " + i;
+        }
+    }
 
     /** Twenty protected tables, as a larger application might list them. */
     static final List<String> TWENTY = List.of("orders", "order_lines", "invoices", "payments", "refunds", "customers",
@@ -74,16 +83,22 @@ public class RewriteBench {
         return cached.plan(BenchEnv.UPDATE_PROTECTED);
     }
 
-    /** A text that cannot name a protected table: the pre-filter alone, no map lookup. */
+    /** A text that cannot name a protected table, seen before: the pass-through memory answers. */
     @Benchmark
     public RewritePlan b_unprotected() {
         return cached.plan(BenchEnv.UPDATE_PLAIN);
     }
 
-    /** The unprotected UPDATE when twenty tables are protected: the pre-filter looks for each name. */
+    /** Unprotected texts the memory does not hold (another text is in the slot): the pre-filter scans each. */
+    @Benchmark
+    public RewritePlan e_unprotectedScanned() {
+        return cached.plan(ROTATING[next++ & (ROTATING.length - 1)]);
+    }
+
+    /** The same, with twenty tables protected: the one-pass pre-filter looks for all twenty names. */
     @Benchmark
     public RewritePlan d_unprotected20Tables() {
-        return twentyTables.plan(BenchEnv.UPDATE_PLAIN);
+        return twentyTables.plan(ROTATING[next++ & (ROTATING.length - 1)]);
     }
 
     /** A new text every time (a literal that changes), so every call lexes, parses, rewrites and verifies. */
