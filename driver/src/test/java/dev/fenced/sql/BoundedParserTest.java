@@ -42,9 +42,16 @@ class BoundedParserTest {
     void aRefusalForWantOfTimeIsNotCached() {
         SqlRewriter hurried = new SqlRewriter(FencingTargets.of(List.of(
                 new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE))),
-                RelativeUpdatePolicy.ALLOW, Duration.ofNanos(1));
+                RelativeUpdatePolicy.ALLOW, Duration.ofMillis(5));
         RewriteCache cache = new RewriteCache(hurried, 16);
-        RewritePlan plan = cache.plan("UPDATE totals SET a = 1 WHERE b IN (SELECT c FROM d WHERE e = 2)");
+        // 11 nested subqueries (within the nesting limit) take JSqlParser 0.4-0.6 s here: ~100x the deadline.
+        // (A 1 ns deadline on a quick statement was a race with the watchdog thread, and lost now and then.)
+        StringBuilder sql = new StringBuilder("UPDATE totals SET a = 1 WHERE b IN ");
+        for (int i = 0; i < 11; i++) {
+            sql.append("(SELECT c FROM d WHERE e IN ");
+        }
+        sql.append("(1)").append(")".repeat(11));
+        RewritePlan plan = cache.plan(sql.toString());
         assertTrue(plan.isRefused() && plan.refusedConstruct().contains("fenced.parseTimeout"), plan::toString);
         assertTrue(cache.size() == 0, "a deadline refusal is tried again next time");
         RewriteCache normal = new RewriteCache(rewriter, 16);
