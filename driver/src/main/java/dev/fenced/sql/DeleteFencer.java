@@ -43,8 +43,8 @@ final class DeleteFencer {
                         + " evaluations could pick different rows");
             }
         }
-        delete.setWhere(Guards.deleteWhere(delete.getWhere(), FenceContext.columnRef(delete.getTable(), table),
-                table.displayName(), ctx.tokenParam));
+        delete.setWhere(Guards.deleteWhere(delete.getWhere(), FenceContext.qualifier(delete.getTable()), table.column(),
+                table.displayName(), ctx.tokenIndex));
     }
 
     /**

@@ -12,27 +12,23 @@ final class FenceContext {
     final FencingTargets targets;
     final RelativeUpdatePolicy relativePolicy;
     /**
-     * The token parameter as written into SQL, e.g. {@code CAST(?3 AS bigint)} when the user has two. Typed,
-     * because PostgreSQL cannot infer a type for {@code ? IS NULL} when pgjdbc describes the statement
-     * (getParameterMetaData) before anything is bound.
+     * The index of the token parameter, written into SQL as {@code CAST(?3 AS bigint)} when the user has two
+     * ({@link Guards#token}). Typed, because PostgreSQL cannot infer a type for {@code ? IS NULL} when pgjdbc
+     * describes the statement (getParameterMetaData) before anything is bound.
      */
-    final String tokenParam;
+    final int tokenIndex;
     boolean relativeUpdate;
 
     FenceContext(FencingTargets targets, RelativeUpdatePolicy relativePolicy, int tokenIndex) {
         this.targets = targets;
         this.relativePolicy = relativePolicy;
-        this.tokenParam = "CAST(?" + tokenIndex + " AS bigint)";
+        this.tokenIndex = tokenIndex;
     }
 
     /** How the target's row is referred to inside the statement: its alias, else its bare name. */
     static String qualifier(Table table) {
         Alias alias = table.getAlias();
         return alias != null && alias.getName() != null ? alias.getName() : table.getName();
-    }
-
-    static String columnRef(Table table, ProtectedTable protectedTable) {
-        return qualifier(table) + "." + TableName.quote(protectedTable.column());
     }
 
     static TableName nameOf(Table table) {

@@ -62,8 +62,7 @@ final class InsertFencer {
                 throw new Refusal(table.displayName(), "INSERT ... ON CONFLICT DO UPDATE into a table named excluded"
                         + " without an alias; write INSERT INTO excluded AS t ...");
             }
-            UpdateFencer.appendGuardedSet(conflict.getUpdateSets(), table, FenceContext.qualifier(target),
-                    FenceContext.columnRef(target, table), ctx);
+            UpdateFencer.appendGuardedSet(conflict.getUpdateSets(), table, FenceContext.qualifier(target), ctx);
         }
     }
 
@@ -111,6 +110,6 @@ final class InsertFencer {
     }
 
     private static Expression tokenParameter(FenceContext ctx) {
-        return BoundedParser.parseExpression(ctx.tokenParam);
+        return Guards.token(ctx.tokenIndex);
     }
 }

@@ -22,13 +22,12 @@ final class UpdateFencer {
         if (update.getOrderByElements() != null || update.getLimit() != null || update.getOutputClause() != null) {
             throw new Refusal(table.displayName(), "UPDATE with ORDER BY, LIMIT or OUTPUT (not PostgreSQL syntax)");
         }
-        appendGuardedSet(update.getUpdateSets(), table, FenceContext.qualifier(update.getTable()),
-                FenceContext.columnRef(update.getTable(), table), ctx);
+        appendGuardedSet(update.getUpdateSets(), table, FenceContext.qualifier(update.getTable()), ctx);
     }
 
     /** Shared with ON CONFLICT DO UPDATE: refuse a SET of the fence column, flag relative updates, add ours. */
-    static void appendGuardedSet(List<UpdateSet> sets, ProtectedTable table, String qualifier, String columnRef,
-                                 FenceContext ctx) throws Refusal {
+    static void appendGuardedSet(List<UpdateSet> sets, ProtectedTable table, String qualifier, FenceContext ctx)
+            throws Refusal {
         List<Column> targets = new ArrayList<>();
         for (UpdateSet set : sets) {
             for (Column c : set.getColumns()) {
@@ -48,6 +47,6 @@ final class UpdateFencer {
             }
         }
         sets.add(new UpdateSet(new Column(TableName.quote(table.column())),
-                Guards.setValue(columnRef, table.displayName(), ctx.tokenParam, table.mode())));
+                Guards.setValue(qualifier, table.column(), table.displayName(), ctx.tokenIndex, table.mode())));
     }
 }

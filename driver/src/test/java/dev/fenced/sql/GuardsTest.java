@@ -1,0 +1,78 @@
+package dev.fenced.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.fenced.FencingMode;
+import dev.fenced.config.TableName;
+import java.util.List;
+import net.sf.jsqlparser.expression.Expression;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The guards are built as nodes; this holds the SQL they stand for, as text, and checks that the built nodes
+ * print exactly what JSqlParser makes of that text, for plain, aliased and quoted names, odd table labels and
+ * several token positions.
+ */
+class GuardsTest {
+
+    record Case(String qualifier, String column, String label, int token) {
+        String ref() {
+            return qualifier + "." + TableName.quote(column);
+        }
+
+        String param() {
+            return "CAST(?" + token + " AS bigint)";
+        }
+
+        String stale() {
+            return "'" + Guards.MARKER + "' || " + ref() + " || ':" + label.replace("'", "''") + "'";
+        }
+    }
+
+    static List<Case> cases() {
+        return List.of(new Case("totals", "last_token", "totals", 1),
+                new Case("t", "last_token", "public.totals", 3),
+                new Case("\"Totals\"", "last_token", "\"Totals\"", 2),
+                new Case("t", "Fence Token", "o'brien", 12),
+                new Case("\"select\"", "last_token", "s.\"select\"", 7));
+    }
+
+    private static String printed(String sql) {
+        return BoundedParser.parseExpression(sql).toString();
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void theUpdateGuardPrintsAsItsTemplate(Case c) {
+        String template = "CASE WHEN " + c.param() + " IS NULL THEN " + c.ref() + " WHEN COALESCE(" + c.ref()
+                + ", 0) <= " + c.param() + " THEN " + c.param() + " ELSE CAST(" + c.stale() + " AS bigint) END";
+        assertEquals(printed(template),
+                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE).toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void theObserveModeValuePrintsAsItsTemplate(Case c) {
+        assertEquals(printed("GREATEST(" + c.ref() + ", " + c.param() + ")"),
+                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.OBSERVE).toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void theDeleteGuardPrintsAsItsTemplate(Case c) {
+        String check = "CASE WHEN " + c.param() + " IS NULL OR COALESCE(" + c.ref() + ", 0) <= " + c.param()
+                + " THEN TRUE ELSE CAST(" + c.stale() + " AS boolean) END";
+        assertEquals(printed(check), Guards.deleteWhere(null, c.qualifier(), c.column(), c.label(), c.token()).toString());
+        Expression where = BoundedParser.parseExpression("id = ?1 AND kind <> 'x'");
+        assertEquals(printed("(id = ?1 AND kind <> 'x') AND CASE WHEN (id = ?1 AND kind <> 'x') THEN " + check
+                        + " ELSE FALSE END"),
+                Guards.deleteWhere(where, c.qualifier(), c.column(), c.label(), c.token()).toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void theTokenPrintsAsItsTemplate(Case c) {
+        assertEquals(printed(c.param()), Guards.token(c.token()).toString());
+    }
+}
