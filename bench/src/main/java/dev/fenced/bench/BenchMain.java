@@ -100,6 +100,7 @@ public final class BenchMain {
                     List.of(new Variant("cb", "cb", "(c) fenced, protected vs (b) raw, hand-written fenced SQL"),
                             new Variant("da", "da", "(d) fenced, unprotected vs (a) raw pgjdbc"),
                             new Variant("aa", "aa", "control: (a) raw pgjdbc vs (a) itself")),
+                    // a paired path compares X with Y itself: num and den both name that path
                     List.of(new Comparison("cb", "cb", 0.97, 1.0), new Comparison("da", "da", 0.99, 0.5),
                             new Comparison("aa", "aa", Double.NaN, Double.NaN)),
                     new Plan(2, 16, 1500), new Plan(1, 3, 500)),

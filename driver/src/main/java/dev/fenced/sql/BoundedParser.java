@@ -5,7 +5,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.StringProvider;
 import net.sf.jsqlparser.statement.Statements;
@@ -77,15 +76,6 @@ final class BoundedParser {
 
     private static ParseFailure timedOut(Duration timeout) {
         return new ParseFailure("parsing took longer than fenced.parseTimeout (" + timeout.toMillis() + " ms)", true);
-    }
-
-    /** Parses one expression of our own making (a guard template): known to be well formed. */
-    static Expression parseExpression(String text) {
-        try {
-            return new CCJSqlParser(new StringProvider(text)).withAllowComplexParsing(false).Expression();
-        } catch (Exception e) {
-            throw new IllegalStateException("fenced: guard template does not parse: " + text, e);
-        }
     }
 
     private static String firstLine(String message) {

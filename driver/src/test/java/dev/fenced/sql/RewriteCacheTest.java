@@ -24,7 +24,7 @@ class RewriteCacheTest {
     void aRememberedClearTextNeverCoversAProtectedTextInTheSameSlot() {
         RewriteCache cache = cacheFor("totals");
         String fenced = "UPDATE totals SET amount = 1 WHERE id = 7";
-        // find unprotected texts that land in the protected text's slot (and one with its very hash code)
+        // an unprotected text that lands in the protected text's slot of the pass-through memory
         String sameSlot = null;
         for (int i = 0; sameSlot == null; i++) {
             String candidate = "UPDATE other SET amount = " + i + " WHERE id = 7";
