@@ -2,6 +2,7 @@ package dev.fenced;
 
 import dev.fenced.context.ContextAccess;
 import dev.fenced.context.TokenCells;
+import dev.fenced.lease.LeaseRegistry;
 import java.lang.System.Logger.Level;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -28,12 +29,19 @@ public final class Fencing {
 
     /**
      * Binds {@code token} to the calling thread until the returned scope is closed. Scopes nest; closing
-     * one restores whatever was bound before it.
+     * one restores whatever was bound before it and revokes the token for the tasks handed over under it.
      *
      * @throws IllegalArgumentException if {@code token} is not positive
+     * @throws IllegalStateException if {@code token} is the token of a lease that has ended (lost or closed) in
+     *         this JVM and no lease held here has it: writing with it would be the stale write fencing is for
      */
     public static FencingScope bind(long token) {
-        return FencingScope.open(TokenCells.live(token));
+        AtomicLong cell = TokenCells.live(token);
+        if (LeaseRegistry.endedOnly(token)) {
+            throw new IllegalStateException("fenced: token " + token + " belongs to lease '"
+                    + LeaseRegistry.nameOf(token) + "', which has ended in this JVM; it cannot be bound again");
+        }
+        return FencingScope.open(cell);
     }
 
     /**
@@ -52,7 +60,8 @@ public final class Fencing {
     /**
      * Runs {@code work} with fencing explicitly switched off for this thread: writes to protected tables
      * go through as written and keep the row's fence value. Meant for migrations and admin tools; each
-     * use is logged.
+     * use is logged. It is for the calling thread and this section only: tasks handed over to other threads
+     * inside it (with the agent) carry no token, not the unfenced state.
      */
     public static <T> T unfenced(Callable<T> work) throws Exception {
         StackWalker.StackFrame caller = StackWalker.getInstance()

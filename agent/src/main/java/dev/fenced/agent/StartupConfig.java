@@ -24,6 +24,23 @@ import net.bytebuddy.pool.TypePool;
  */
 final class StartupConfig {
 
+    /**
+     * Name prefixes of classes the agent never instruments: itself, its Byte Buddy, and JDK-internal and test
+     * framework packages (instrumenting them risks circular class loading). A lease-bound class there would
+     * never get its lease, so it is refused at start, as is one in {@code java.} (only the JDK types the agent
+     * names are instrumented there).
+     */
+    static final List<String> NOT_INSTRUMENTED = List.of("dev.fenced.agent.", "net.bytebuddy.", "sun.", "jdk.",
+            "com.sun.", "org.junit.");
+
+    private static final List<String> NEVER_LEASE_BOUND = concat(NOT_INSTRUMENTED, "java.");
+
+    private static List<String> concat(List<String> list, String more) {
+        List<String> all = new ArrayList<>(list);
+        all.add(more);
+        return List.copyOf(all);
+    }
+
     /** One configured lease-bound method. */
     record Binding(String lease, String className, String methodName) {
     }
@@ -59,6 +76,13 @@ final class StartupConfig {
 
     private static void check(TypePool pool, LeaseMethod m) throws FencedAgent.AgentStartException {
         String key = "fenced.lease." + m.name() + ".method";
+        for (String prefix : NEVER_LEASE_BOUND) {
+            if (m.className().startsWith(prefix)) {
+                throw new FencedAgent.AgentStartException("bad configuration: " + key + "=" + m.className() + "#"
+                        + m.methodName() + ": the agent does not instrument classes in " + prefix + "*, so this"
+                        + " method would run without its lease; move it to a package of your own");
+            }
+        }
         TypePool.Resolution resolution = pool.describe(m.className());
         if (!resolution.isResolved()) {
             throw new FencedAgent.AgentStartException("bad configuration: " + key + "=" + m.className() + "#"
