@@ -4,6 +4,7 @@ import dev.fenced.FencingException;
 import dev.fenced.config.ConfigLoader;
 import dev.fenced.config.FencedConfig;
 import dev.fenced.config.LeaseMethod;
+import dev.fenced.lease.LeaseTableName;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,6 +62,12 @@ final class StartupConfig {
             throw new FencedAgent.AgentStartException(e.getMessage().replaceFirst("^fenced: ", ""));
         } catch (IllegalArgumentException e) {
             throw new FencedAgent.AgentStartException("bad configuration: " + e.getMessage());
+        }
+        try {
+            LeaseTableName.parse(config.leaseTable()); // the agent's leases create and use it: refused now, not at the first grant
+        } catch (IllegalArgumentException e) {
+            throw new FencedAgent.AgentStartException("bad configuration: fenced.lease.table: "
+                    + e.getMessage().replaceFirst("^fenced: ", ""));
         }
         List<Binding> bindings = new ArrayList<>();
         if (config.agentEnabled()) {
