@@ -3,6 +3,7 @@ package dev.fenced.agent;
 import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
+import static net.bytebuddy.matcher.ElementMatchers.isDeclaredBy;
 import static net.bytebuddy.matcher.ElementMatchers.isMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isNative;
 import static net.bytebuddy.matcher.ElementMatchers.isPublic;
@@ -17,12 +18,15 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import dev.fenced.agent.advice.LeaseAdvice;
 import dev.fenced.agent.advice.PropagationAdvice;
 import dev.fenced.agent.bootstrap.LeaseGate;
+import dev.fenced.agent.bootstrap.Propagation;
 import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TimerTask;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ForkJoinTask;
 import java.util.function.BiConsumer;
@@ -35,6 +39,7 @@ import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.asm.MemberSubstitution;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
@@ -106,7 +111,7 @@ final class Installer {
             "java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ThreadPerTaskExecutor",
             "java.util.concurrent.ForkJoinPool", "java.util.concurrent.ForkJoinTask",
             "java.util.concurrent.CompletableFuture", "java.lang.ThreadBuilders$VirtualThreadBuilder",
-            "java.lang.Thread");
+            "java.lang.Thread", "java.util.Timer", "java.util.TimerThread");
 
     /**
      * A class first loaded while Byte Buddy is itself installing or transforming is skipped (its circularity
@@ -149,6 +154,11 @@ final class Installer {
                 .transform(advice(agentLoader, named("doExec").and(takesArguments(0)), PropagationAdvice.DoExec.class))
                 .type(named("java.util.concurrent.CompletableFuture"))
                 .transform(stageFunctions(agentLoader))
+                .type(named("java.util.Timer"))
+                .transform(advice(agentLoader, named("sched").and(takesArguments(TimerTask.class, long.class, long.class)),
+                        PropagationAdvice.TimerSchedule.class))
+                .type(named("java.util.TimerThread"))
+                .transform(timerRuns())
                 // Java 21+: virtual threads; these types and methods do not exist on 17 and then match nothing
                 .type(named("java.lang.ThreadBuilders$VirtualThreadBuilder"))
                 .transform(advice(agentLoader, named("unstarted").or(named("start")).and(takesArguments(Runnable.class)),
@@ -156,6 +166,24 @@ final class Installer {
                 .type(named("java.lang.Thread").and(declaresMethod(named("startVirtualThread"))))
                 .transform(advice(agentLoader, named("startVirtualThread").and(takesArguments(Runnable.class)),
                         PropagationAdvice.VirtualThreadTask.class));
+    }
+
+    /**
+     * The Timer's thread calls {@code task.run()} in one long loop, where no advice can wrap a single run: the
+     * call itself is replaced by {@link Propagation#runTimerTask}, which binds what was captured at scheduling.
+     */
+    private static AgentBuilder.Transformer timerRuns() {
+        Method runTimerTask;
+        try {
+            runTimerTask = Propagation.class.getMethod("runTimerTask", TimerTask.class);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+        AsmVisitorWrapper substitution = MemberSubstitution.relaxed()
+                .method(named("run").and(takesArguments(0)).and(isDeclaredBy(TimerTask.class)))
+                .replaceWith(runTimerTask)
+                .on(named("mainLoop"));
+        return (builder, type, loader, module, domain) -> builder.visit(substitution);
     }
 
     /** The functional interfaces a CompletableFuture stage takes its function as. */

@@ -6,6 +6,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.util.Collection;
+import java.util.TimerTask;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ForkJoinTask;
 import net.bytebuddy.asm.Advice;
@@ -153,6 +154,14 @@ public final class PropagationAdvice {
         @Advice.OnMethodExit(suppress = Throwable.class)
         static void exit(@Advice.This ForkJoinTask<?> task) {
             Propagation.captureTask(task);
+        }
+    }
+
+    /** {@code Timer.sched(TimerTask, long, long)}, through which every schedule method goes. */
+    public static final class TimerSchedule {
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(0) TimerTask task) {
+            Propagation.captureTimerTask(task);
         }
     }
 }

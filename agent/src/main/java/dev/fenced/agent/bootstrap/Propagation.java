@@ -4,6 +4,7 @@ import dev.fenced.bootstrap.FencedContextStore;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.TimerTask;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ForkJoinTask;
@@ -139,6 +140,26 @@ public final class Propagation {
     }
 
     private static final Object NOTHING = new Object();
+
+    /**
+     * {@code java.util.Timer} scheduling a TimerTask: remembered by identity for every run (a TimerTask cannot
+     * be scheduled twice, so a periodic one keeps its capture until it is collected).
+     */
+    public static void captureTimerTask(TimerTask task) {
+        if (task != null) {
+            TaskContexts.put(task, capture());
+        }
+    }
+
+    /** Replaces {@code task.run()} in the Timer's thread: the run carries what was captured when it was scheduled. */
+    public static void runTimerTask(TimerTask task) {
+        AtomicLong previous = bind(TaskContexts.peek(task));
+        try {
+            task.run();
+        } finally {
+            restore(previous);
+        }
+    }
 
     /** invokeAll/invokeAny over a collection of Callables: a copy with every Callable wrapped. */
     public static Collection<?> wrapCallables(Collection<?> tasks) {

@@ -40,6 +40,14 @@ final class TaskContexts {
         return CELLS.remove(new Key(task, null));
     }
 
+    /** The cell captured for {@code task}, left in place (a periodic TimerTask runs many times); null if none. */
+    static AtomicLong peek(Object task) {
+        if (CELLS.isEmpty()) {
+            return null;
+        }
+        return CELLS.get(new Key(task, null));
+    }
+
     static int size() {
         return CELLS.size();
     }
