@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -118,6 +119,15 @@ public final class LeakMain {
                 outcome = "bind-refused";
             }
             result("bind-token-of-ended-lease", outcome);
+
+            // A task acquires a lease on a pooled worker and hands it back open; another thread closes it.
+            ExecutorService worker = Executors.newSingleThreadExecutor();
+            Lease elsewhere = worker.submit(() -> leases.acquire("leak-elsewhere", Duration.ofSeconds(20),
+                    Duration.ofSeconds(20))).get();
+            elsewhere.close();
+            result("worker-after-lease-closed-elsewhere",
+                    worker.submit(() -> MatrixMain.state() + "/" + write(9)).get());
+            worker.shutdown();
         }
 
         FencingScope outer = Fencing.bind(11);
