@@ -2,7 +2,6 @@ package dev.fenced;
 
 import dev.fenced.context.ContextAccess;
 import dev.fenced.context.TokenCells;
-import dev.fenced.lease.LeaseRegistry;
 import java.lang.System.Logger.Level;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -32,16 +31,9 @@ public final class Fencing {
      * one restores whatever was bound before it and revokes the token for the tasks handed over under it.
      *
      * @throws IllegalArgumentException if {@code token} is not positive
-     * @throws IllegalStateException if {@code token} is the token of a lease that has ended (lost or closed) in
-     *         this JVM and no lease held here has it: writing with it would be the stale write fencing is for
      */
     public static FencingScope bind(long token) {
-        AtomicLong cell = TokenCells.live(token);
-        if (LeaseRegistry.endedOnly(token)) {
-            throw new IllegalStateException("fenced: token " + token + " belongs to lease '"
-                    + LeaseRegistry.nameOf(token) + "', which has ended in this JVM; it cannot be bound again");
-        }
-        return FencingScope.open(cell);
+        return FencingScope.open(TokenCells.live(token));
     }
 
     /**

@@ -64,23 +64,6 @@ public final class LeaseRegistry {
         return names.isEmpty() ? null : String.join(" or ", names);
     }
 
-    /**
-     * True when {@code token} was granted in this JVM and every lease holding it (held or recently ended) has
-     * ended: binding it by hand would write with a released token. Used by {@code Fencing.bind}.
-     */
-    public static boolean endedOnly(long token) {
-        List<Entry> entries = BY_TOKEN.get(token);
-        if (entries == null) {
-            return false;
-        }
-        for (Entry e : entries) {
-            if (!e.ended) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     static void held(Object lease, long token, String name) {
         BY_TOKEN.compute(token, (k, list) -> with(list, new Entry(lease, name, false)));
     }
