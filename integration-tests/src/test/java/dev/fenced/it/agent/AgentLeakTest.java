@@ -96,6 +96,8 @@ class AgentLeakTest {
     void onLostCallbacksCarryNoTokenAndOneThatBlocksDoesNotHoldBackTheNext() throws Exception {
         try (AgentChild child = AgentChild.start("", List.of(), LeakMain.class, "onlost", url, db.rawUrl())) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
+            String lone = results(child).get("lone-onlost-callback");
+            assertTrue(lone.startsWith("none/"), () -> "lease C's onLost ran with a token (lease A's?): " + lone);
             assertEquals("none/UnfencedWriteException", results(child).get("second-onlost-callback"),
                     () -> "lease B's second callback, while its first blocks: " + child.stdout());
             assertEquals(0, amount(7), "no write from a callback with lease A's token");
