@@ -203,8 +203,8 @@ public final class LeakMain {
             });
             b.onLost(l -> second.add(MatrixMain.state() + "/" + write(7)));
             BlockingQueue<String> onlyCallback = new LinkedBlockingQueue<>();
-            Lease c = leases.acquire("leak-c", Duration.ofSeconds(20), Duration.ofSeconds(20));
-            c.onLost(l -> onlyCallback.add(MatrixMain.state() + "/a=" + a.token()));
+            Lease lone = leases.acquire("leak-c", Duration.ofSeconds(20), Duration.ofSeconds(20));
+            lone.onLost(l -> onlyCallback.add(MatrixMain.state() + "/a=" + a.token()));
             try (Connection c = DriverManager.getConnection(raw)) {
                 c.createStatement().executeUpdate("UPDATE fenced_lease SET holder = 'intruder',"
                         + " token = nextval('fenced_lease_token_seq') WHERE name IN ('leak-b', 'leak-c')");
@@ -214,7 +214,7 @@ public final class LeakMain {
             String seen = second.poll(20, TimeUnit.SECONDS);
             result("second-onlost-callback", seen == null ? "starved" : seen);
             release.countDown();
-            c.close();
+            lone.close();
             b.close();
             a.close();
         }
