@@ -205,18 +205,25 @@ public final class LeakMain {
             BlockingQueue<String> onlyCallback = new LinkedBlockingQueue<>();
             Lease lone = leases.acquire("leak-c", Duration.ofSeconds(20), Duration.ofSeconds(20));
             lone.onLost(l -> onlyCallback.add(MatrixMain.state() + "/a=" + a.token()));
-            try (Connection c = DriverManager.getConnection(raw)) {
-                c.createStatement().executeUpdate("UPDATE fenced_lease SET holder = 'intruder',"
-                        + " token = nextval('fenced_lease_token_seq') WHERE name IN ('leak-b', 'leak-c')");
-            }
+            steal(raw, "leak-c"); // first alone: its callback cannot be held back by B's
             String only = onlyCallback.poll(20, TimeUnit.SECONDS);
             result("lone-onlost-callback", only == null ? "never-ran" : only);
+            steal(raw, "leak-b");
             String seen = second.poll(20, TimeUnit.SECONDS);
             result("second-onlost-callback", seen == null ? "starved" : seen);
             release.countDown();
             lone.close();
             b.close();
             a.close();
+        }
+    }
+
+    private static void steal(String raw, String lease) throws Exception {
+        try (Connection c = DriverManager.getConnection(raw);
+             PreparedStatement ps = c.prepareStatement("UPDATE fenced_lease SET holder = 'intruder',"
+                     + " token = nextval('fenced_lease_token_seq') WHERE name = ?")) {
+            ps.setString(1, lease);
+            ps.executeUpdate();
         }
     }
 }
