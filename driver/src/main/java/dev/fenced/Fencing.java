@@ -28,7 +28,7 @@ public final class Fencing {
 
     /**
      * Binds {@code token} to the calling thread until the returned scope is closed. Scopes nest; closing
-     * one restores whatever was bound before it.
+     * one restores whatever was bound before it and revokes the token for the tasks handed over under it.
      *
      * @throws IllegalArgumentException if {@code token} is not positive
      */
@@ -52,7 +52,8 @@ public final class Fencing {
     /**
      * Runs {@code work} with fencing explicitly switched off for this thread: writes to protected tables
      * go through as written and keep the row's fence value. Meant for migrations and admin tools; each
-     * use is logged.
+     * use is logged. It is for the calling thread and this section only: tasks handed over to other threads
+     * inside it (with the agent) carry no token, not the unfenced state.
      */
     public static <T> T unfenced(Callable<T> work) throws Exception {
         StackWalker.StackFrame caller = StackWalker.getInstance()

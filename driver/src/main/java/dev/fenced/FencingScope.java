@@ -1,11 +1,15 @@
 package dev.fenced;
 
 import dev.fenced.context.ContextAccess;
+import dev.fenced.context.TokenCells;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A binding of a token to one thread, opened by {@link Fencing#bind(long)}. Closing it restores the
- * binding that was current when it was opened. It must be closed on the thread that opened it.
+ * binding that was current when it was opened, and revokes the token for everything that captured it
+ * under this scope (tasks handed over, periodic tasks, pre-built futures, unstarted threads): their
+ * protected writes are refused from then on, as after a lost lease. It must be closed on the thread that
+ * opened it, innermost first.
  */
 public final class FencingScope implements AutoCloseable {
 
@@ -30,6 +34,13 @@ public final class FencingScope implements AutoCloseable {
         return Math.abs(cell.get());
     }
 
+    /**
+     * Restores the binding from before this scope and revokes its token.
+     *
+     * @throws IllegalStateException on another thread than the one that opened it (nothing changes), or when a
+     *         scope opened inside this one is still open: this scope's token is revoked all the same, and the inner
+     *         scope's close then restores the binding from before this one
+     */
     @Override
     public void close() {
         if (closed) {
@@ -40,6 +51,14 @@ public final class FencingScope implements AutoCloseable {
                     "a FencingScope must be closed by the thread that opened it (" + owner.getName() + ")");
         }
         closed = true;
-        ContextAccess.swap(previous);
+        TokenCells.poison(cell);
+        if (ContextAccess.current() != cell) {
+            ContextAccess.closedOutOfOrder(cell, previous);
+            throw new IllegalStateException("fenced: the scope of token " + token() + " was closed while a scope or"
+                    + " lease opened inside it is still bound: close them innermost first. Its token is revoked now;"
+                    + " closing the inner one restores the binding from before this scope");
+        }
+        ContextAccess.restore(previous);
     }
+
 }

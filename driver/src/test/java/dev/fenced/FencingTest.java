@@ -71,4 +71,29 @@ class FencingTest {
         }
         assertEquals(OptionalLong.empty(), Fencing.currentToken());
     }
+
+    /** Issue 17: closing bind(11) before the inner bind(12) left 11 bound after both were closed. */
+    @Test
+    void aScopeClosedOutOfOrderIsRefusedLoudlyAndTheBindingStillUnwindsToWhatWasBefore() {
+        FencingScope outer = Fencing.bind(11);
+        FencingScope inner = Fencing.bind(12);
+        IllegalStateException e = assertThrows(IllegalStateException.class, outer::close);
+        assertTrue(e.getMessage().contains("innermost first"), e.getMessage());
+        assertEquals(OptionalLong.of(12), Fencing.currentToken(), "the inner scope is still the binding");
+        inner.close();
+        assertEquals(null, ContextAccess.current(), "both closed: nothing bound, not the outer token");
+        outer.close(); // already closed: nothing more happens
+        assertEquals(null, ContextAccess.current());
+    }
+
+    /** Issue 17: what was captured under a scope kept its live token after the scope closed. */
+    @Test
+    void closingAScopeRevokesItsTokenForEverythingThatCapturedIt() {
+        java.util.concurrent.atomic.AtomicLong captured;
+        try (FencingScope ignored = Fencing.bind(21)) {
+            captured = ContextAccess.current();
+        }
+        assertTrue(TokenCells.isLost(captured.get()), "the captured cell is poisoned");
+        assertEquals(21, TokenCells.tokenOf(captured.get()));
+    }
 }

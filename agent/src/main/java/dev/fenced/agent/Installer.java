@@ -3,6 +3,7 @@ package dev.fenced.agent;
 import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
+import static net.bytebuddy.matcher.ElementMatchers.isDeclaredBy;
 import static net.bytebuddy.matcher.ElementMatchers.isMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isNative;
 import static net.bytebuddy.matcher.ElementMatchers.isPublic;
@@ -17,10 +18,15 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import dev.fenced.agent.advice.LeaseAdvice;
 import dev.fenced.agent.advice.PropagationAdvice;
 import dev.fenced.agent.bootstrap.LeaseGate;
+import dev.fenced.agent.bootstrap.Propagation;
 import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TimerTask;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ForkJoinTask;
 import java.util.function.BiConsumer;
@@ -33,6 +39,7 @@ import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.asm.MemberSubstitution;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
@@ -68,22 +75,21 @@ final class Installer {
 
         // Only the JDK types we instrument are retransformed, instead of matching every loaded class.
         List<Class<?>> jdkTypes = preload();
+        Set<String> leaseClasses = new HashSet<>();
+        if (config != null) {
+            config.bindings.forEach(b -> leaseClasses.add(b.className()));
+        }
         AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 .with(new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(jdkTypes.toArray(new Class<?>[0])))
                 .with(new RetransformationErrors())
                 .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
-                .with(System.getenv("FENCED_AGENT_DEBUG") == null ? new Errors()
-                        : new AgentBuilder.Listener.Compound(new Errors(),
+                .with(System.getenv("FENCED_AGENT_DEBUG") == null ? new Errors(leaseClasses)
+                        : new AgentBuilder.Listener.Compound(new Errors(leaseClasses),
                         AgentBuilder.Listener.StreamWriting.toSystemError().withTransformationsOnly()))
                 // replaces ByteBuddy's default ignore list, which would exclude the bootstrap loader's JDK classes
-                .ignore(nameStartsWith("dev.fenced.agent.")
-                        .or(nameStartsWith("net.bytebuddy."))
-                        .or(nameStartsWith("sun."))
-                        .or(nameStartsWith("jdk."))
-                        .or(nameStartsWith("com.sun."))
-                        .or(nameStartsWith("org.junit.")));
+                .ignore(ignored());
 
         ClassLoader agentLoader = Installer.class.getClassLoader();
         builder = propagation(builder, agentLoader);
@@ -105,7 +111,7 @@ final class Installer {
             "java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ThreadPerTaskExecutor",
             "java.util.concurrent.ForkJoinPool", "java.util.concurrent.ForkJoinTask",
             "java.util.concurrent.CompletableFuture", "java.lang.ThreadBuilders$VirtualThreadBuilder",
-            "java.lang.Thread");
+            "java.lang.Thread", "java.util.Timer", "java.util.TimerThread");
 
     /**
      * A class first loaded while Byte Buddy is itself installing or transforming is skipped (its circularity
@@ -124,12 +130,6 @@ final class Installer {
     }
 
     private static AgentBuilder propagation(AgentBuilder builder, ClassLoader agentLoader) {
-        ElementMatcher.Junction<TypeDescription> functional = ElementMatchers.<TypeDescription>is(Runnable.class)
-                .or(ElementMatchers.is(Supplier.class))
-                .or(ElementMatchers.is(Function.class))
-                .or(ElementMatchers.is(Consumer.class))
-                .or(ElementMatchers.is(BiFunction.class))
-                .or(ElementMatchers.is(BiConsumer.class));
         return builder
                 .type(named("java.util.concurrent.FutureTask"))
                 .transform(advice(agentLoader, isConstructor(), PropagationAdvice.FutureTaskConstructor.class))
@@ -137,7 +137,7 @@ final class Installer {
                 .transform(advice(agentLoader, named("execute").and(takesArguments(Runnable.class)),
                         PropagationAdvice.ExecuteRunnable.class))
                 .type(named("java.util.concurrent.ThreadPerTaskExecutor"))
-                .transform(advice(agentLoader, named("execute").and(takesArguments(Runnable.class)),
+                .transform(advice(agentLoader, named("start").and(takesArguments(Runnable.class)),
                         PropagationAdvice.ExecuteRunnable.class))
                 .type(named("java.util.concurrent.ForkJoinPool"))
                 .transform(advice(agentLoader, isPublic().and(not(isStatic())).and(takesArgument(0, Runnable.class)),
@@ -149,13 +149,16 @@ final class Installer {
                 .transform(advice(agentLoader, isPublic().and(nameStartsWith("invoke")).and(takesArgument(0, Collection.class)),
                         PropagationAdvice.ForkJoinCallables.class))
                 .type(named("java.util.concurrent.ForkJoinTask"))
+                .transform(advice(agentLoader, isConstructor(), PropagationAdvice.ForkJoinTaskConstructor.class))
                 .transform(advice(agentLoader, named("fork").and(takesArguments(0)), PropagationAdvice.Fork.class))
                 .transform(advice(agentLoader, named("doExec").and(takesArguments(0)), PropagationAdvice.DoExec.class))
                 .type(named("java.util.concurrent.CompletableFuture"))
-                .transform(advice(agentLoader, nameEndsWith("Async").and(takesArgument(0, functional)),
-                        PropagationAdvice.AsyncFunctionFirst.class))
-                .transform(advice(agentLoader, nameEndsWith("Async").and(takesArgument(1, functional)),
-                        PropagationAdvice.AsyncFunctionSecond.class))
+                .transform(stageFunctions(agentLoader))
+                .type(named("java.util.Timer"))
+                .transform(advice(agentLoader, named("sched").and(takesArguments(TimerTask.class, long.class, long.class)),
+                        PropagationAdvice.TimerSchedule.class))
+                .type(named("java.util.TimerThread"))
+                .transform(timerRuns())
                 // Java 21+: virtual threads; these types and methods do not exist on 17 and then match nothing
                 .type(named("java.lang.ThreadBuilders$VirtualThreadBuilder"))
                 .transform(advice(agentLoader, named("unstarted").or(named("start")).and(takesArguments(Runnable.class)),
@@ -163,6 +166,47 @@ final class Installer {
                 .type(named("java.lang.Thread").and(declaresMethod(named("startVirtualThread"))))
                 .transform(advice(agentLoader, named("startVirtualThread").and(takesArguments(Runnable.class)),
                         PropagationAdvice.VirtualThreadTask.class));
+    }
+
+    /**
+     * The Timer's thread calls {@code task.run()} in one long loop, where no advice can wrap a single run: the
+     * call itself is replaced by {@link Propagation#runTimerTask}, which binds what was captured at scheduling.
+     */
+    private static AgentBuilder.Transformer timerRuns() {
+        Method runTimerTask;
+        try {
+            runTimerTask = Propagation.class.getMethod("runTimerTask", TimerTask.class);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+        AsmVisitorWrapper substitution = MemberSubstitution.relaxed()
+                .method(named("run").and(takesArguments(0)).and(isDeclaredBy(TimerTask.class)))
+                .replaceWith(runTimerTask)
+                .on(named("mainLoop"));
+        return (builder, type, loader, module, domain) -> builder.visit(substitution);
+    }
+
+    /** The functional interfaces a CompletableFuture stage takes its function as. */
+    private static final List<Class<?>> STAGE_FUNCTIONS = List.of(Runnable.class, Supplier.class, Function.class,
+            Consumer.class, BiFunction.class, BiConsumer.class);
+
+    /**
+     * Every public CompletableFuture method taking a stage function first or second, async or not: the advice
+     * is told which interface the parameter declares, so a function implementing several is wrapped as that one.
+     */
+    private static AgentBuilder.Transformer stageFunctions(ClassLoader agentLoader) {
+        List<AsmVisitorWrapper> visitors = new ArrayList<>();
+        for (Class<?> f : STAGE_FUNCTIONS) {
+            Advice.WithCustomMapping kind = Advice.withCustomMapping().bind(PropagationAdvice.Kind.class, f.getSimpleName());
+            visitors.add(kind.to(PropagationAdvice.FunctionFirst.class).on(isPublic().and(takesArgument(0, f))));
+            visitors.add(kind.to(PropagationAdvice.FunctionSecond.class).on(isPublic().and(takesArgument(1, f))));
+        }
+        return (builder, type, loader, module, domain) -> {
+            for (AsmVisitorWrapper v : visitors) {
+                builder = builder.visit(v);
+            }
+            return builder;
+        };
     }
 
     private static AgentBuilder leases(AgentBuilder builder, ClassLoader agentLoader, List<StartupConfig.Binding> bindings) {
@@ -176,9 +220,8 @@ final class Installer {
                             .advice(methods, LeaseAdvice.class.getName()))
                     .transform((type, description, loader, module, domain) -> {
                         if (description.getDeclaredMethods().filter(methods).isEmpty()) {
-                            System.err.println("fenced agent: ERROR: " + b.className() + " loaded by " + loader
-                                    + " has no method '" + b.methodName() + "'; it does NOT run under lease '"
-                                    + b.lease() + "'");
+                            stop(b.className() + " loaded by " + loader + " has no method '" + b.methodName()
+                                    + "' with a body; it cannot run under lease '" + b.lease() + "'");
                         }
                         return type;
                     });
@@ -206,12 +249,46 @@ final class Installer {
         }
     }
 
-    /** Instrumentation failures go to stderr: the agent must not initialise the application's logging at start. */
+    /** Packages the agent never instruments (see {@link StartupConfig#NOT_INSTRUMENTED}). */
+    private static ElementMatcher.Junction<TypeDescription> ignored() {
+        ElementMatcher.Junction<TypeDescription> m = ElementMatchers.none();
+        for (String prefix : StartupConfig.NOT_INSTRUMENTED) {
+            m = m.or(nameStartsWith(prefix));
+        }
+        return m;
+    }
+
+    /**
+     * Instrumentation failures go to stderr: the agent must not initialise the application's logging at start.
+     * A lease-bound class that cannot be instrumented would run its body without its lease: the JVM stops.
+     */
     private static final class Errors extends AgentBuilder.Listener.Adapter {
+        private final Set<String> leaseClasses;
+
+        Errors(Set<String> leaseClasses) {
+            this.leaseClasses = leaseClasses;
+        }
+
         @Override
         public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded, Throwable t) {
+            if (leaseClasses.contains(typeName)) {
+                stop("could not instrument lease-bound class " + typeName + " (" + t + "); its methods would run"
+                        + " without their lease");
+            }
             System.err.println("fenced agent: ERROR: could not instrument " + typeName + ": " + t);
         }
+    }
+
+    /**
+     * Stops the JVM at once: a lease-bound method is about to run without its lease. Runtime.halt, not
+     * System.exit: this runs inside class loading, where shutdown hooks could deadlock and the class's code
+     * could run before exit completes.
+     */
+    static void stop(String why) {
+        System.err.println("fenced agent: FATAL: " + why);
+        System.err.println("fenced agent: the JVM is stopped so that no lease-bound method runs unfenced");
+        System.err.flush();
+        Runtime.getRuntime().halt(1);
     }
 
     private static final class RetransformationErrors extends AgentBuilder.RedefinitionStrategy.Listener.Adapter {

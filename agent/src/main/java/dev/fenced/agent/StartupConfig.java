@@ -4,6 +4,7 @@ import dev.fenced.FencingException;
 import dev.fenced.config.ConfigLoader;
 import dev.fenced.config.FencedConfig;
 import dev.fenced.config.LeaseMethod;
+import dev.fenced.lease.LeaseTableName;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,23 @@ import net.bytebuddy.pool.TypePool;
  * the JVM at once rather than leaving a job silently unprotected until (or unless) the class loads.
  */
 final class StartupConfig {
+
+    /**
+     * Name prefixes of classes the agent never instruments: itself, its Byte Buddy, and JDK-internal and test
+     * framework packages (instrumenting them risks circular class loading). A lease-bound class there would
+     * never get its lease, so it is refused at start, as is one in {@code java.} (only the JDK types the agent
+     * names are instrumented there).
+     */
+    static final List<String> NOT_INSTRUMENTED = List.of("dev.fenced.agent.", "net.bytebuddy.", "sun.", "jdk.",
+            "com.sun.", "org.junit.");
+
+    private static final List<String> NEVER_LEASE_BOUND = concat(NOT_INSTRUMENTED, "java.");
+
+    private static List<String> concat(List<String> list, String more) {
+        List<String> all = new ArrayList<>(list);
+        all.add(more);
+        return List.copyOf(all);
+    }
 
     /** One configured lease-bound method. */
     record Binding(String lease, String className, String methodName) {
@@ -45,6 +63,12 @@ final class StartupConfig {
         } catch (IllegalArgumentException e) {
             throw new FencedAgent.AgentStartException("bad configuration: " + e.getMessage());
         }
+        try {
+            LeaseTableName.parse(config.leaseTable()); // the agent's leases create and use it: refused now, not at the first grant
+        } catch (IllegalArgumentException e) {
+            throw new FencedAgent.AgentStartException("bad configuration: fenced.lease.table: "
+                    + e.getMessage().replaceFirst("^fenced: ", ""));
+        }
         List<Binding> bindings = new ArrayList<>();
         if (config.agentEnabled()) {
             ClassLoader app = ClassLoader.getSystemClassLoader();
@@ -59,6 +83,13 @@ final class StartupConfig {
 
     private static void check(TypePool pool, LeaseMethod m) throws FencedAgent.AgentStartException {
         String key = "fenced.lease." + m.name() + ".method";
+        for (String prefix : NEVER_LEASE_BOUND) {
+            if (m.className().startsWith(prefix)) {
+                throw new FencedAgent.AgentStartException("bad configuration: " + key + "=" + m.className() + "#"
+                        + m.methodName() + ": the agent does not instrument classes in " + prefix + "*, so this"
+                        + " method would run without its lease; move it to a package of your own");
+            }
+        }
         TypePool.Resolution resolution = pool.describe(m.className());
         if (!resolution.isResolved()) {
             throw new FencedAgent.AgentStartException("bad configuration: " + key + "=" + m.className() + "#"

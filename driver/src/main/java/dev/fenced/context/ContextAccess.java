@@ -2,6 +2,8 @@ package dev.fenced.context;
 
 import dev.fenced.bootstrap.FencedContextStore;
 import java.lang.reflect.Field;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -37,6 +39,53 @@ public final class ContextAccess {
             CURRENT.set(cell);
         }
         return previous;
+    }
+
+    /**
+     * Scopes closed out of order on this thread, their cell to the binding from before them: closing what
+     * was opened inside one restores past it. Created only once that happens.
+     */
+    private static final ThreadLocal<Map<AtomicLong, AtomicLong>> CLOSED_OUT_OF_ORDER = new ThreadLocal<>();
+
+    /** {@code cell}'s scope was closed while something opened inside it is still bound. */
+    public static void closedOutOfOrder(AtomicLong cell, AtomicLong previous) {
+        Map<AtomicLong, AtomicLong> skipped = CLOSED_OUT_OF_ORDER.get();
+        if (skipped == null) {
+            skipped = new IdentityHashMap<>();
+            CLOSED_OUT_OF_ORDER.set(skipped);
+        }
+        skipped.put(cell, previous);
+    }
+
+    /**
+     * Closing a scope or lease: binds {@code previous}, what was bound when it was opened, or, if that belongs
+     * to a scope already closed out of order, what was bound before that one.
+     */
+    public static void restore(AtomicLong previous) {
+        AtomicLong b = previous;
+        Map<AtomicLong, AtomicLong> skipped = CLOSED_OUT_OF_ORDER.get();
+        if (skipped != null) {
+            while (skipped.containsKey(b)) {
+                b = skipped.remove(b);
+            }
+            if (skipped.isEmpty()) {
+                CLOSED_OUT_OF_ORDER.remove();
+            }
+        }
+        swap(b);
+    }
+
+    /**
+     * Runs {@code work} with nothing bound, restoring the thread's binding afterwards: for the library's own
+     * threads, whose work (renewals, onLost callbacks) belongs to no caller's token.
+     */
+    public static void runWithNothingBound(Runnable work) {
+        AtomicLong previous = swap(null);
+        try {
+            work.run();
+        } finally {
+            swap(previous);
+        }
     }
 
     /** True when the state is the bootstrap copy put there by the agent. */

@@ -1,7 +1,8 @@
 package dev.fenced.lease;
 
+import dev.fenced.context.ContextAccess;
 import java.lang.System.Logger.Level;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -9,9 +10,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * Runs {@code onLost} callbacks on a thread of the manager's own, one at a time. User code may be slow or
- * may block (stop a job, call a service): it must never delay the renewer, which has other leases to keep,
- * nor the thread that noticed the loss. The thread exists only while there is work and dies when idle.
+ * Runs {@code onLost} callbacks on threads of the manager's own, each callback on a thread of its own, with no
+ * token bound. User code may be slow or may block (stop a job, call a service): it must never delay the
+ * renewer, which has other leases to keep, nor the thread that noticed the loss, nor another callback. The
+ * threads exist only while there is work and die when idle.
  */
 final class CallbackDispatcher {
 
@@ -20,9 +22,9 @@ final class CallbackDispatcher {
     private final ThreadPoolExecutor executor;
 
     CallbackDispatcher(String threadName) {
-        executor = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        // A thread per running callback (idle ones die): one callback that blocks must not hold back the others.
+        executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 new DaemonThreads(threadName));
-        executor.allowCoreThreadTimeOut(true);
     }
 
     /** One registered callback; runs at most once whichever path (loss or late registration) gets it. */
@@ -43,13 +45,14 @@ final class CallbackDispatcher {
         if (!once.claim()) {
             return;
         }
-        Runnable run = () -> {
+        // With nothing bound: the callback belongs to no token, whatever thread noticed the loss carried.
+        Runnable run = () -> ContextAccess.runWithNothingBound(() -> {
             try {
                 once.callback.accept(subject);
             } catch (Throwable t) {
                 LOG.log(Level.WARNING, "fenced: an onLost callback of " + what + " failed", t);
             }
-        };
+        });
         try {
             executor.execute(run);
         } catch (RejectedExecutionException closing) {

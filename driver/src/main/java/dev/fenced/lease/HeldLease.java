@@ -126,7 +126,7 @@ final class HeldLease implements Lease {
         context.renewer().forget(this);
         LeaseRegistry.ended(this, token);
         if (Thread.currentThread() == acquiringThread && ContextAccess.current() == cell) {
-            ContextAccess.swap(previousBinding);
+            ContextAccess.restore(previousBinding);
             previousBinding = null;
         }
         return true;

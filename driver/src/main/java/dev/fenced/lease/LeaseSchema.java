@@ -41,9 +41,15 @@ public final class LeaseSchema {
         }
     }
 
-    /** The script for {@code table}: the default names replaced by the table's and its sequence's. */
+    /** A {@code --} comment to the end of its line (the shipped script has no string literals holding "--"). */
+    private static final Pattern LINE_COMMENT = Pattern.compile("--[^\\n]*");
+
+    /**
+     * The script for {@code table}: its comments dropped, then the default names replaced by the table's and its
+     * sequence's in the SQL that is left, so a configured name never lands inside a comment.
+     */
     public static String script(LeaseTableName table) {
-        Matcher m = DEFAULT_NAMES.matcher(script());
+        Matcher m = DEFAULT_NAMES.matcher(LINE_COMMENT.matcher(script()).replaceAll(""));
         StringBuilder out = new StringBuilder();
         while (m.find()) {
             m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) == null ? table.table() : table.sequence()));

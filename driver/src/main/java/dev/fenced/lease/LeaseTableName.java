@@ -8,7 +8,8 @@ import java.util.Locale;
  * The lease table's name as configured ({@code fenced_lease}, {@code locks.job_lease},
  * {@code "Locks"."Leases"}) and the names derived from it. Every part is rendered quoted, after folding
  * unquoted parts to lower case the way PostgreSQL does, so the configured text can never inject SQL and
- * always names the same table PostgreSQL would.
+ * always names the same table PostgreSQL would; control and line-breaking characters are refused even in quoted
+ * parts.
  */
 public final class LeaseTableName {
 
@@ -55,6 +56,8 @@ public final class LeaseTableName {
                         } else {
                             break;
                         }
+                    } else if (breaksText(c)) {
+                        throw bad(text, String.format("a control or line-breaking character (U+%04X) in a quoted name", (int) c));
                     } else {
                         part.append(c);
                     }
@@ -91,6 +94,16 @@ public final class LeaseTableName {
                     + " bytes, too long for its sequence name " + table + SEQUENCE_SUFFIX);
         }
         return parts.size() == 1 ? new LeaseTableName(null, parts.get(0)) : new LeaseTableName(parts.get(0), parts.get(1));
+    }
+
+    /**
+     * Characters a name may not hold even quoted: controls, line and paragraph separators and invisible format
+     * characters. A name is substituted into SQL text; one that ends a line could end a comment there.
+     */
+    private static boolean breaksText(char c) {
+        int type = Character.getType(c);
+        return Character.isISOControl(c) || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
+                || type == Character.FORMAT;
     }
 
     private static boolean isIdentifierChar(char c, boolean first) {

@@ -53,4 +53,34 @@ class LeaseTableNameTest {
         assertTrue(custom.contains("CREATE SEQUENCE IF NOT EXISTS \"locks\".\"job_lease_token_seq\""), custom);
         assertFalse(custom.replaceAll("--.*", "").contains("fenced_lease"), custom);
     }
+
+    /**
+     * Issue 17: a quoted name with a newline ended the script's {@code --} comment it was substituted into, and
+     * the rest of the name ran as SQL. Control and line-breaking characters are refused in every part; and the
+     * names are substituted into the script's SQL only, never into its comments.
+     */
+    @Test
+    void aQuotedNameCannotCarryALineBreakOrControlCharacter() {
+        java.util.Random random = new java.util.Random(17);
+        String[] breaks = {"\n", "\r", "\u2028", "\u2029", "\u0000", "\u001b", "\u0085", "\u200b", "\t"};
+        for (String br : breaks) {
+            for (int i = 0; i < 20; i++) {
+                String before = "x".repeat(random.nextInt(5) + 1);
+                String name = "\"" + before + br + "; DROP TABLE victim; --\"";
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                        () -> LeaseTableName.parse(name), () -> "accepted: " + name);
+                assertTrue(e.getMessage().contains("control or line-breaking character"), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void namesReachOnlyTheScriptsSqlNotItsComments() {
+        LeaseTableName t = LeaseTableName.parse("\"we -- ird\"");
+        String custom = LeaseSchema.script(t);
+        for (String line : custom.split("\n")) {
+            assertFalse(line.strip().startsWith("--"), "comments are dropped from the substituted script: " + line);
+        }
+        assertTrue(custom.contains("CREATE TABLE IF NOT EXISTS \"we -- ird\" ("), custom);
+    }
 }

@@ -1,7 +1,12 @@
 package dev.fenced.agent.advice;
 
 import dev.fenced.agent.bootstrap.Propagation;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.util.Collection;
+import java.util.TimerTask;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ForkJoinTask;
 import net.bytebuddy.asm.Advice;
@@ -27,7 +32,10 @@ public final class PropagationAdvice {
         }
     }
 
-    /** {@code execute(Runnable)} of ThreadPoolExecutor and of the JDK's thread-per-task executor. */
+    /**
+     * {@code execute(Runnable)} of ThreadPoolExecutor, and the JDK's thread-per-task executor's
+     * {@code start(Runnable)}, through which its execute and invokeAny go.
+     */
     public static final class ExecuteRunnable {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) Runnable task) {
@@ -79,7 +87,7 @@ public final class PropagationAdvice {
         }
     }
 
-    /** ForkJoinPool.invokeAll/invokeAny over a collection of Callables. */
+    /** invokeAll/invokeAny over a collection of Callables (ForkJoinPool, thread-per-task executor). */
     public static final class ForkJoinCallables {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) Collection<?> tasks) {
@@ -111,25 +119,49 @@ public final class PropagationAdvice {
         }
     }
 
-    /** CompletableFuture *Async methods whose first parameter is the stage's function. */
-    public static final class AsyncFunctionFirst {
+    /** Bound, per instrumented method, to the simple name of the functional interface its parameter declares. */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.PARAMETER)
+    public @interface Kind {
+    }
+
+    /** CompletableFuture methods whose first parameter is the stage's function. */
+    public static final class FunctionFirst {
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static void enter(@Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object fn) {
-            Object wrapped = Propagation.wrapFunctional(fn);
+        static void enter(@Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object fn,
+                          @Kind String kind) {
+            Object wrapped = Propagation.wrapFunctional(fn, kind);
             if (wrapped != fn) {
                 fn = wrapped;
             }
         }
     }
 
-    /** CompletableFuture *Async methods whose second parameter is the stage's function. */
-    public static final class AsyncFunctionSecond {
+    /** CompletableFuture methods whose second parameter is the stage's function. */
+    public static final class FunctionSecond {
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static void enter(@Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object fn) {
-            Object wrapped = Propagation.wrapFunctional(fn);
+        static void enter(@Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object fn,
+                          @Kind String kind) {
+            Object wrapped = Propagation.wrapFunctional(fn, kind);
             if (wrapped != fn) {
                 fn = wrapped;
             }
+        }
+    }
+
+    /** ForkJoinTask constructors: a task built and run by the same thread carries its builder's state. */
+    public static final class ForkJoinTaskConstructor {
+        @Advice.OnMethodExit(suppress = Throwable.class)
+        static void exit(@Advice.This ForkJoinTask<?> task) {
+            Propagation.captureTask(task);
+        }
+    }
+
+    /** {@code Timer.sched(TimerTask, long, long)}, through which every schedule method goes. */
+    public static final class TimerSchedule {
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        static void enter(@Advice.Argument(0) TimerTask task) {
+            Propagation.captureTimerTask(task);
         }
     }
 }

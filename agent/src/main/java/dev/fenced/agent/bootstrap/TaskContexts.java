@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The cell captured for a ForkJoinTask, by task identity, until the task runs. ForkJoinTasks cannot be
  * wrapped (join/get are called on the object that was forked) and the agent adds no fields, so this weak
- * identity map carries them. Only tasks handed over while a token is bound get an entry; the run path costs
- * one {@code isEmpty()} check otherwise. A task that never runs is dropped when it is collected.
+ * identity map carries them. Only tasks handed over while a token is bound get an entry (a later hand-over
+ * with nothing removes it); the lookup costs one {@code isEmpty()} check otherwise. A task that never runs is dropped when it is collected.
  */
 final class TaskContexts {
 
@@ -20,7 +20,14 @@ final class TaskContexts {
     private TaskContexts() {
     }
 
+    /** Records {@code cell} for {@code task}; null (nothing captured) drops an earlier capture. */
     static void put(Object task, AtomicLong cell) {
+        if (cell == null) {
+            if (!CELLS.isEmpty()) {
+                CELLS.remove(new Key(task, null));
+            }
+            return;
+        }
         expunge();
         CELLS.put(new Key(task, COLLECTED), cell);
     }
@@ -31,6 +38,14 @@ final class TaskContexts {
             return null;
         }
         return CELLS.remove(new Key(task, null));
+    }
+
+    /** The cell captured for {@code task}, left in place (a periodic TimerTask runs many times); null if none. */
+    static AtomicLong peek(Object task) {
+        if (CELLS.isEmpty()) {
+            return null;
+        }
+        return CELLS.get(new Key(task, null));
     }
 
     static int size() {

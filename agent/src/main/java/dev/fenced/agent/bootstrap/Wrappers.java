@@ -1,6 +1,10 @@
 package dev.fenced.agent.bootstrap;
 
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
@@ -9,8 +13,8 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Task wrappers: each binds the cell captured at hand-over for the duration of one call and restores the
- * running thread's previous binding afterwards, whatever the task did to it. The cell object itself is
+ * Task wrappers: each binds the state captured at hand-over (a cell, or nothing) for the duration of one call
+ * and restores the running thread's previous binding afterwards, whatever the task did to it. The cell object itself is
  * shared, so a lease lost while the task runs poisons the task's writes too.
  */
 final class Wrappers {
@@ -44,6 +48,57 @@ final class Wrappers {
             } finally {
                 Propagation.restore(previous);
             }
+        }
+
+        @Override
+        public String toString() {
+            return task.toString();
+        }
+    }
+
+    /** A RunnableFuture that is not a FutureTask: still a RunnableFuture, its run carries the state. */
+    static final class FencedRunnableFuture<T> implements RunnableFuture<T>, Wrapped {
+        private final RunnableFuture<T> task;
+        private final AtomicLong cell;
+
+        FencedRunnableFuture(RunnableFuture<?> task, AtomicLong cell) {
+            this.task = cast(task);
+            this.cell = cell;
+        }
+
+        @Override
+        public void run() {
+            AtomicLong previous = Propagation.bind(cell);
+            try {
+                task.run();
+            } finally {
+                Propagation.restore(previous);
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return task.cancel(mayInterruptIfRunning);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return task.isCancelled();
+        }
+
+        @Override
+        public boolean isDone() {
+            return task.isDone();
+        }
+
+        @Override
+        public T get() throws InterruptedException, ExecutionException {
+            return task.get();
+        }
+
+        @Override
+        public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+            return task.get(timeout, unit);
         }
 
         @Override

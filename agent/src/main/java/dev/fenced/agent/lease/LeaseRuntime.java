@@ -1,6 +1,7 @@
 package dev.fenced.agent.lease;
 
 import dev.fenced.FencedDriver;
+import dev.fenced.Fencing;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
@@ -20,7 +21,9 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -42,6 +45,8 @@ public final class LeaseRuntime implements LeaseHooks {
     private final FencedConfig config;
     private final Map<String, LeaseMethod> methods;
     private final ThreadLocal<Map<String, Lease>> held = ThreadLocal.withInitial(HashMap::new);
+    /** The leases this runtime holds now, by name, whichever thread took them. */
+    private final Map<String, Lease> holding = new ConcurrentHashMap<>();
     private volatile LeaseManager manager;
 
     /** @param configFile the {@code =config=} file of the agent, or null */
@@ -58,7 +63,7 @@ public final class LeaseRuntime implements LeaseHooks {
                     + "', which this configuration does not define");
         }
         Map<String, Lease> mine = held.get();
-        if (mine.containsKey(leaseName)) {
+        if (mine.containsKey(leaseName) || carriesHeld(leaseName)) {
             return REENTERED;
         }
         Lease lease;
@@ -99,8 +104,23 @@ public final class LeaseRuntime implements LeaseHooks {
                     + ": " + e.getMessage(), e);
         }
         mine.put(leaseName, lease);
+        holding.put(leaseName, lease);
         LOG.log(Level.DEBUG, "fenced: {0} runs under lease ''{1}'' (token {2})", method, leaseName, lease.token());
-        return new Held(lease, mine);
+        return new Held(lease, mine, holding);
+    }
+
+    /**
+     * True when the calling thread carries the live token of lease {@code leaseName} held by this runtime: a task
+     * the lease-bound method handed to a pool calls it (or another method of that lease) again. Taking the lease
+     * once more would find it busy with ourselves (skip would skip, wait would wait a whole ttl).
+     */
+    private boolean carriesHeld(String leaseName) {
+        Lease lease = holding.get(leaseName);
+        if (lease == null) {
+            return false;
+        }
+        OptionalLong token = Fencing.currentToken();
+        return token.isPresent() && token.getAsLong() == lease.token() && lease.isValid();
     }
 
     private LeaseManager manager(String method, String leaseName) {
@@ -137,15 +157,18 @@ public final class LeaseRuntime implements LeaseHooks {
     private static final class Held implements AutoCloseable {
         private final Lease lease;
         private final Map<String, Lease> owner;
+        private final Map<String, Lease> holding;
 
-        Held(Lease lease, Map<String, Lease> owner) {
+        Held(Lease lease, Map<String, Lease> owner, Map<String, Lease> holding) {
             this.lease = lease;
             this.owner = owner;
+            this.holding = holding;
         }
 
         @Override
         public void close() {
             owner.remove(lease.name());
+            holding.remove(lease.name(), lease);
             lease.close();
         }
     }

@@ -61,6 +61,12 @@ final class AgentChild implements AutoCloseable {
      */
     static AgentChild start(String agentArgument, List<String> jvmOptions, Class<?> main, String... args)
             throws IOException {
+        return start(agentArgument, jvmOptions, null, main.getName(), args);
+    }
+
+    /** @param extraClassPath put before the test class path (classes a test generated), or null */
+    static AgentChild start(String agentArgument, List<String> jvmOptions, String extraClassPath, String main,
+                            String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx128m");
@@ -70,8 +76,8 @@ final class AgentChild implements AutoCloseable {
         }
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(classPath());
-        command.add(main.getName());
+        command.add(extraClassPath == null ? classPath() : extraClassPath + java.io.File.pathSeparator + classPath());
+        command.add(main);
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().keySet().removeIf(k -> k.startsWith("FENCED_") && !k.equals("FENCED_TEST_JDBC_URL"));
