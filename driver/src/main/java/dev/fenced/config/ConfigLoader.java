@@ -155,8 +155,25 @@ public final class ConfigLoader {
     }
 
     private static ConfigSource fileSource(String where, Reader reader) throws IOException, FencingException {
-        Properties p = new Properties();
+        List<String> repeated = new ArrayList<>();
+        Properties p = new Properties() {
+            private static final long serialVersionUID = 1L;
+
+            // Properties.load lets the last of two equal keys win silently; one source gives each key once
+            @Override
+            public synchronized Object put(Object key, Object value) {
+                Object previous = super.put(key, value);
+                if (previous != null) {
+                    repeated.add(String.valueOf(key));
+                }
+                return previous;
+            }
+        };
         p.load(reader);
+        if (!repeated.isEmpty()) {
+            throw FencedConfig.configError(String.join(", ", repeated) + " given twice in " + where
+                    + "; give each key once");
+        }
         Map<String, String> m = new LinkedHashMap<>();
         for (String name : p.stringPropertyNames()) {
             if (!name.startsWith(FencedProperty.PREFIX)) {
