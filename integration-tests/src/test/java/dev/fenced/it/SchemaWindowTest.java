@@ -82,6 +82,7 @@ class SchemaWindowTest {
             s.execute("DROP VIEW kept");
             try (Connection other = DriverManager.getConnection(url); Statement o = other.createStatement();
                  FencingScope ignored = Fencing.bind(30)) {
+                o.setQueryTimeout(5); // sent, it would wait for the dropping transaction's lock
                 assertThrows(UnsupportedStatementException.class, () -> o.executeUpdate("UPDATE kept SET amount = 0"));
             }
             c.rollback();
