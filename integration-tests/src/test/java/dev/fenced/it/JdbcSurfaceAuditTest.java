@@ -115,7 +115,7 @@ class JdbcSurfaceAuditTest {
 
     /** The interface method {@code m} of an object's class implements, by declaring type. */
     private final Map<String, Set<String>> outcomes = new TreeMap<>();
-    private final List<String> leaks = new ArrayList<>();
+    private final Set<String> leaks = new TreeSet<>();
     /** What {@code unwrap} gave, per receiver and target, where it gave anything. */
     private final Map<String, Set<String>> unwraps = new TreeMap<>();
     private final Set<String> unwrapsRefused = new TreeSet<>();
@@ -163,7 +163,7 @@ class JdbcSurfaceAuditTest {
         if (Boolean.getBoolean("fencedtest.surface.write")) {
             Files.writeString(doc, table);
         }
-        assertEquals(List.of(), leaks, "raw pgjdbc objects reached from a fenced connection");
+        assertEquals(Set.of(), leaks, "raw pgjdbc objects reached from a fenced connection");
         assertTrue(Files.exists(doc), doc + " exists");
         assertEquals(Files.readString(doc), table, "docs/jdbc-surface.md is out of date: run this test with"
                 + " -Dfencedtest.surface.write=true and commit the file");
