@@ -92,7 +92,7 @@ public final class ConfigLoader {
      * {@code FENCED_MODE=observe} stands for {@code fenced.mode}; underscores become dots and case is
      * ignored. Variables that name no key are ignored (the environment is shared with other tools).
      */
-    static Map<String, String> environment(Map<String, String> env) {
+    static Map<String, String> environment(Map<String, String> env) throws FencingException {
         Map<String, String> m = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : env.entrySet()) {
             String name = e.getKey();
@@ -103,7 +103,10 @@ public final class ConfigLoader {
             FencedProperty.Match match = FencedProperty.matchIgnoringCase(dotted);
             if (match != null) {
                 String key = match.member() == null ? match.property().key() : match.property().keyFor(match.member());
-                m.put(key, e.getValue());
+                if (m.put(key, e.getValue()) != null) {
+                    throw FencedConfig.configError(key + " given twice in the environment (two variables spell it);"
+                            + " give it once");
+                }
             }
         }
         return m;

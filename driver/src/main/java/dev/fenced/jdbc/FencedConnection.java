@@ -17,6 +17,8 @@ import java.sql.Statement;
  */
 public final class FencedConnection extends DelegatingConnection {
 
+    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+
     private final FencedRuntime runtime;
 
     FencedConnection(Connection connection, FencedRuntime runtime) {
@@ -76,10 +78,17 @@ public final class FencedConnection extends DelegatingConnection {
         if (!readAtTransactionEnd) {
             return;
         }
-        readAtTransactionEnd = false;
-        runtime.refresh(connection, true);
-        if (!connection.getAutoCommit()) {
-            connection.commit(); // ends the read-only transaction the read began
+        try {
+            runtime.refresh(connection, true);
+            if (!connection.getAutoCommit()) {
+                connection.commit(); // ends the read-only transaction the read began
+            }
+            readAtTransactionEnd = false;
+        } catch (SQLException e) {
+            // the transaction itself ended as asked; what was learned inside it stays (it only adds), and the
+            // committed read is tried again at the next transaction end
+            LOG.log(System.Logger.Level.WARNING, "fenced: could not read the catalog after the transaction ended;"
+                    + " keeping what it learned: " + e.getMessage());
         }
     }
 

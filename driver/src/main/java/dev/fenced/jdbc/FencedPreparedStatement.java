@@ -74,9 +74,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
             return plan;
         }
         RewritePlan again = owner.plan(sql);
-        if (!again.isFenced() && !plan.isFenced()) {
+        if ((!again.isFenced() && !plan.isFenced()) || sameText(again, plan)) {
             plan = again;
-        } else if (!sameText(again, plan)) {
+        } else {
             FencedMetrics.UNSUPPORTED_REFUSED.increment();
             String table = again.tables() != null ? again.tables().get(0)
                     : plan.tables() != null ? plan.tables().get(0) : "a protected table";
@@ -87,9 +87,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         return plan;
     }
 
+    /** Both send the same text with the token at the same places (their modes may differ: read at execute). */
     private static boolean sameText(RewritePlan a, RewritePlan b) {
-        return a.kind() == b.kind() && Objects.equals(a.sql(), b.sql()) && Arrays.equals(a.tokenIndexes(), b.tokenIndexes())
-                && a.mode() == b.mode();
+        return a.kind() == b.kind() && Objects.equals(a.sql(), b.sql()) && Arrays.equals(a.tokenIndexes(), b.tokenIndexes());
     }
 
     /** Binds the token (or NULL) at every token position; returns what was bound. */

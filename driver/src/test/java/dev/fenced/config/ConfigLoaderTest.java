@@ -92,7 +92,7 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void environmentVariablesUseTheUpperCaseForm() {
+    void environmentVariablesUseTheUpperCaseForm() throws FencingException {
         Map<String, String> env = ConfigLoader.environment(Map.of("FENCED_MODE", "observe",
                 "FENCED_RELATIVEUPDATES", "refuse", "FENCED_LEASE_NIGHTLY_TTL", "10s",
                 "FENCED_TEST_JDBC_URL", "ignored", "PATH", "/bin"));
@@ -132,5 +132,12 @@ class ConfigLoaderTest {
         for (String good : new String[] {"PT0.5S", "PT2S", "1ms", "2m"}) {
             assertTrue(FencedProperty.parseDuration(good).toNanos() > 0, good);
         }
+    }
+
+    @Test
+    void twoEnvironmentVariablesSpellingOneKeyAreAnError() {
+        FencingException e = assertThrows(FencingException.class, () -> ConfigLoader.environment(
+                Map.of("FENCED_TABLES", "totals", "FENCED_tables", "orders")));
+        assertTrue(e.getMessage().contains("fenced.tables given twice in the environment"), e.getMessage());
     }
 }
