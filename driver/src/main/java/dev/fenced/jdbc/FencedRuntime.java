@@ -155,6 +155,7 @@ public final class FencedRuntime {
         if (s.relations() == null || s.vetted().contains(sql)) {
             return false;
         }
+        boolean executes = !TextFacts.executedNames(sql).isEmpty();
         boolean unknown = false;
         for (String name : TextFacts.writeTargets(sql)) {
             if (!s.relations().contains(name) && !s.absent().contains(name)) {
@@ -177,7 +178,10 @@ public final class FencedRuntime {
         if (s.vetted().size() >= config.cacheSize()) {
             s.vetted().clear();
         }
-        s.vetted().add(sql);
+        if (!executes) {
+            // a text with an SQL EXECUTE is asked about each time: what the name holds can change
+            s.vetted().add(sql);
+        }
         return merged;
     }
 
@@ -283,7 +287,8 @@ public final class FencedRuntime {
      * {@code name} holds; when fenced would not pass that text through, the EXECUTE is refused.
      */
     void checkExecuted(String sql, Connection connection) throws SQLException {
-        if (snapshot.targets().isEmpty()) {
+        Snapshot s = snapshot;
+        if (s.targets().isEmpty() || s.vetted().contains(sql)) {
             return;
         }
         for (String name : TextFacts.executedNames(sql)) {

@@ -72,6 +72,12 @@ public final class SqlRewriter {
             // the strictest mode of every protected name the text reaches decides, not the one refused first
             TextFacts.Mention mention = TextFacts.mention(sql, targets);
             FencingMode mode = TextFacts.stricter(modeOf(r.table), mention == null ? null : mention.mode());
+            if (TextFacts.hasDoBlock(sql)) {
+                // a DO block can write any table, named or not
+                for (ProtectedTable t : targets.tables()) {
+                    mode = TextFacts.stricter(mode, t.mode());
+                }
+            }
             return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause);
         }
     }
