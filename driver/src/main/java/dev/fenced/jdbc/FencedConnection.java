@@ -70,7 +70,7 @@ public final class FencedConnection extends DelegatingConnection {
 
     /** Refuses an updatable result set's own row write over a protected table (see {@link FencedResultSet}). */
     void checkRowWrite(String query, String operation) throws SQLException {
-        runtime.checkRowWrite(query, operation);
+        readAtTransactionEnd |= runtime.checkRowWrite(query, operation, connection);
     }
 
     /** Once a transaction that ran DDL ends, the catalog is read again: now only committed state is there. */

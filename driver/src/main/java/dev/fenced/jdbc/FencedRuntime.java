@@ -156,25 +156,8 @@ public final class FencedRuntime {
             return false;
         }
         boolean executes = !TextFacts.executedNames(sql).isEmpty();
-        boolean unknown = false;
-        for (String name : TextFacts.writeTargets(sql)) {
-            if (!s.relations().contains(name) && !s.absent().contains(name)) {
-                unknown = true;
-                break;
-            }
-        }
-        boolean merged = false;
-        if (unknown) {
-            boolean committed = connection.getAutoCommit();
-            refresh(connection, committed);
-            merged = !committed;
-            s = snapshot;
-            for (String name : TextFacts.writeTargets(sql)) {
-                if (!s.relations().contains(name)) {
-                    s.absent().add(name);
-                }
-            }
-        }
+        boolean merged = lookUp(TextFacts.writeTargets(sql), connection);
+        s = snapshot;
         if (s.vetted().size() >= config.cacheSize()) {
             s.vetted().clear();
         }
@@ -259,26 +242,60 @@ public final class FencedRuntime {
     }
 
     /**
+     * Reads the catalog when one of {@code names} was not seen by the last read nor looked up since; the
+     * names still not found are remembered until the targets change. True when it read inside an open
+     * transaction.
+     */
+    private boolean lookUp(java.util.List<String> names, Connection connection) throws SQLException {
+        Snapshot s = snapshot;
+        if (s.relations() == null) {
+            return false;
+        }
+        boolean unknown = false;
+        for (String name : names) {
+            if (!s.relations().contains(name) && !s.absent().contains(name)) {
+                unknown = true;
+                break;
+            }
+        }
+        if (!unknown) {
+            return false;
+        }
+        boolean committed = connection.getAutoCommit();
+        refresh(connection, committed);
+        s = snapshot;
+        for (String name : names) {
+            if (!s.relations().contains(name)) {
+                s.absent().add(name);
+            }
+        }
+        return !committed;
+    }
+
+    /**
      * An updatable result set's {@code updateRow}, {@code insertRow} or {@code deleteRow}: pgjdbc builds that
      * write itself and sends it on the raw connection, so it cannot carry the token. Refused when the query
      * that made the rows names a protected table or view (or is unknown).
      */
-    void checkRowWrite(String query, String operation) throws SQLException {
-        FencingTargets targets = snapshot.targets();
-        if (targets.isEmpty()) {
-            return;
+    boolean checkRowWrite(String query, String operation, Connection connection) throws SQLException {
+        if (snapshot.targets().isEmpty()) {
+            return false;
         }
+        // the relation pgjdbc would write is one the query reads: a view made since the last read is looked up
+        boolean merged = query != null && lookUp(TextFacts.readRelations(query), connection);
+        FencingTargets targets = snapshot.targets();
         String construct = "ResultSet." + operation + "() of an updatable result set: pgjdbc writes the row itself,"
                 + " around fenced; write it with UPDATE, INSERT or DELETE";
         if (query == null) {
             refuseOrObserve("a protected table", strictestMode(targets), construct + " (fenced did not run its query)",
                     operation);
-            return;
+            return merged;
         }
         TextFacts.Mention mention = TextFacts.mention(query, targets);
         if (mention != null) {
             refuseOrObserve(mention.table(), mention.mode(), construct, query);
         }
+        return merged;
     }
 
     /**

@@ -38,17 +38,55 @@ public final class TextFacts {
         return piece.dmlKeywords > 0 || WRITING_STATEMENTS.contains(piece.firstWord);
     }
 
-    /** The prepared-statement names the text's SQL-level {@code EXECUTE} statements run (folded). */
+    /**
+     * The prepared-statement names the text's SQL-level {@code EXECUTE} runs (folded): {@code EXECUTE p},
+     * also inside {@code EXPLAIN ANALYZE EXECUTE p} or {@code CREATE TABLE x AS EXECUTE p}. Any word EXECUTE
+     * followed by a name counts ({@code GRANT EXECUTE ON ...} gives "on", which names no prepared statement).
+     */
     public static List<String> executedNames(String sql) {
         if (!FencingTargets.containsIgnoreCase(sql, "execute")) {
             return List.of();
         }
         List<String> out = new ArrayList<>();
-        for (StatementClassifier.Piece piece : StatementClassifier.split(SqlLexer.tokenize(sql))) {
-            if (piece.firstWord.equals("EXECUTE") && piece.tokens.size() > 1) {
-                Token name = piece.tokens.get(1);
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            Token name = tokens.get(i + 1);
+            if (tokens.get(i).isWord("EXECUTE")
+                    && (name.kind() == Token.Kind.WORD || name.kind() == Token.Kind.QUOTED_IDENTIFIER)) {
                 out.add(name.kind() == Token.Kind.QUOTED_IDENTIFIER ? TableName.fold(name.text())
                         : name.text().toLowerCase(Locale.ROOT));
+            }
+        }
+        return out;
+    }
+
+    /** The relations a query reads from (last name part, folded): the names after FROM and JOIN. */
+    public static List<String> readRelations(String sql) {
+        List<String> out = new ArrayList<>();
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            if (!tokens.get(i).isWord("FROM") && !tokens.get(i).isWord("JOIN")) {
+                continue;
+            }
+            int j = i + 1;
+            if (tokens.get(j).isWord("ONLY")) {
+                j++;
+            }
+            String last = null;
+            while (j < tokens.size()) {
+                Token t = tokens.get(j);
+                if (t.kind() != Token.Kind.WORD && t.kind() != Token.Kind.QUOTED_IDENTIFIER) {
+                    break;
+                }
+                last = TableName.fold(t.text());
+                if (j + 1 < tokens.size() && tokens.get(j + 1).isSymbol(".")) {
+                    j += 2;
+                    continue;
+                }
+                break;
+            }
+            if (last != null) {
+                out.add(last);
             }
         }
         return out;

@@ -48,7 +48,7 @@ class JdbcPathsTest {
     }
 
     private static void assertUntouched() {
-        assertEquals(1, db.queryLong("SELECT count(*) FROM totals"));
+        assertEquals(1, db.queryLong("SELECT count(*) FROM ONLY totals"));
         assertEquals(10, db.queryLong("SELECT amount FROM totals WHERE id = 1"));
         assertEquals(20, db.queryLong("SELECT last_token FROM totals WHERE id = 1"));
     }
@@ -78,6 +78,24 @@ class JdbcPathsTest {
                     assertThrows(UnsupportedStatementException.class, rs::updateRow);
                 }
             }
+        }
+        assertUntouched();
+    }
+
+    @Test
+    void anUpdatableResultSetOverAChildMadeBehindFencedsBackRefusesRowWrites() throws Exception {
+        try (Connection c = DriverManager.getConnection(url);
+             Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE)) {
+            s.executeQuery("SELECT 1").close();
+            db.execute("CREATE TABLE behind_back (PRIMARY KEY (id)) INHERITS (totals)",
+                    "INSERT INTO behind_back VALUES (7, 10, 20)");
+            try (ResultSet rs = s.executeQuery("SELECT id, amount FROM behind_back WHERE id = 7")) {
+                assertTrue(rs.next());
+                rs.updateLong("amount", 0);
+                assertThrows(UnsupportedStatementException.class, rs::updateRow);
+            }
+        } finally {
+            db.execute("DROP TABLE IF EXISTS behind_back");
         }
         assertUntouched();
     }
@@ -177,6 +195,9 @@ class JdbcPathsTest {
             Fencing.unfenced(() -> s.execute("PREPARE zero_out AS UPDATE totals SET amount = 0"));
             assertThrows(UnsupportedStatementException.class, () -> s.execute("EXECUTE zero_out"));
             assertThrows(UnsupportedStatementException.class, () -> s.execute("SELECT 1; execute  zero_out"));
+            assertThrows(UnsupportedStatementException.class, () -> s.execute("EXPLAIN ANALYZE EXECUTE zero_out"));
+            assertThrows(UnsupportedStatementException.class,
+                    () -> s.execute("EXPLAIN (ANALYZE, BUFFERS) EXECUTE \"zero_out\""));
             try (FencingScope ignored = Fencing.bind(5)) {
                 assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("EXECUTE zero_out"));
             }
