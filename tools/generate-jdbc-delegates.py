@@ -23,7 +23,7 @@ CLASSES = [
     ("java.sql.PreparedStatement", "DelegatingPreparedStatement", "prepared", "dev.fenced.jdbc.FencedStatement",
      [("dev.fenced.jdbc.FencedConnection", "owner")]),
     ("java.sql.CallableStatement", "DelegatingCallableStatement", "callable", "dev.fenced.jdbc.FencedPreparedStatement",
-     [("dev.fenced.jdbc.FencedConnection", "owner"), ("dev.fenced.sql.RewritePlan", "plan")]),
+     [("dev.fenced.jdbc.FencedConnection", "owner"), ("dev.fenced.sql.RewritePlan", "plan"), ("java.lang.String", "sql")]),
     ("java.sql.ResultSet", "DelegatingResultSet", "resultSet", None, []),
     ("java.sql.DatabaseMetaData", "DelegatingDatabaseMetaData", "metaData", None, []),
     ("java.sql.ParameterMetaData", "DelegatingParameterMetaData", "parameterMetaData", None, []),

@@ -44,6 +44,10 @@ public enum FencedProperty {
     CATALOG_REFRESH("fenced.catalogRefresh", "60s", Kind.DURATION,
             "How often the driver reads the catalog again (views, partitions, child tables created by others);"
                     + " DDL that names a protected table and runs through fenced is followed at once."),
+    MISSING_TABLES("fenced.missingTables", "fail", Kind.choice("fail", "warn"),
+            "What the first connect does when a protected-table entry in enforce mode matches no table: `fail`"
+                    + " (a typo would leave the real table unprotected), or `warn` and fence the name once it exists"
+                    + " (for migrations that create the table after the application connects)."),
     CONFIG("fenced.config", null, Kind.STRING,
             "Path of a fenced.properties file (as a system property or environment variable)."),
 
@@ -180,7 +184,11 @@ public enum FencedProperty {
         String t = text.trim().toLowerCase(Locale.ROOT);
         try {
             if (t.startsWith("pt") || t.startsWith("p")) {
-                return Duration.parse(t.toUpperCase(Locale.ROOT));
+                Duration d = Duration.parse(t.toUpperCase(Locale.ROOT));
+                if (d.isZero() || d.isNegative()) {
+                    throw new IllegalArgumentException();
+                }
+                return d;
             }
             Matcher m = DURATION.matcher(t);
             if (!m.matches()) {

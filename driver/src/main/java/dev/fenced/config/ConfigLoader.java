@@ -92,7 +92,7 @@ public final class ConfigLoader {
      * {@code FENCED_MODE=observe} stands for {@code fenced.mode}; underscores become dots and case is
      * ignored. Variables that name no key are ignored (the environment is shared with other tools).
      */
-    static Map<String, String> environment(Map<String, String> env) {
+    static Map<String, String> environment(Map<String, String> env) throws FencingException {
         Map<String, String> m = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : env.entrySet()) {
             String name = e.getKey();
@@ -103,7 +103,10 @@ public final class ConfigLoader {
             FencedProperty.Match match = FencedProperty.matchIgnoringCase(dotted);
             if (match != null) {
                 String key = match.member() == null ? match.property().key() : match.property().keyFor(match.member());
-                m.put(key, e.getValue());
+                if (m.put(key, e.getValue()) != null) {
+                    throw FencedConfig.configError(key + " given twice in the environment (two variables spell it);"
+                            + " give it once");
+                }
             }
         }
         return m;
@@ -155,8 +158,25 @@ public final class ConfigLoader {
     }
 
     private static ConfigSource fileSource(String where, Reader reader) throws IOException, FencingException {
-        Properties p = new Properties();
+        List<String> repeated = new ArrayList<>();
+        Properties p = new Properties() {
+            private static final long serialVersionUID = 1L;
+
+            // Properties.load lets the last of two equal keys win silently; one source gives each key once
+            @Override
+            public synchronized Object put(Object key, Object value) {
+                Object previous = super.put(key, value);
+                if (previous != null) {
+                    repeated.add(String.valueOf(key));
+                }
+                return previous;
+            }
+        };
         p.load(reader);
+        if (!repeated.isEmpty()) {
+            throw FencedConfig.configError(String.join(", ", repeated) + " given twice in " + where
+                    + "; give each key once");
+        }
         Map<String, String> m = new LinkedHashMap<>();
         for (String name : p.stringPropertyNames()) {
             if (!name.startsWith(FencedProperty.PREFIX)) {

@@ -29,7 +29,8 @@ final class CatalogInspector {
 
     private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
 
-    private static final Set<String> INTEGER_TYPES = Set.of("bigint", "integer", "smallint", "numeric");
+    /** Tokens are bigints: a smallint column overflows at token 32,768, an integer one past 2^31. */
+    private static final Set<String> INTEGER_TYPES = Set.of("bigint");
 
     private CatalogInspector() {
     }
@@ -45,25 +46,35 @@ final class CatalogInspector {
     }
 
     static FencingTargets inspect(Connection c, List<ProtectedTable> configured) throws SQLException {
-        return inspect(c, configured, false);
+        return inspect(c, configured, false, true);
     }
 
     /**
      * With {@code lenient}, for a re-read after DDL: a table not ready yet (a migration adds its fence
      * column in a later step) is logged rather than fatal, and stays fenced by name, so a write to it fails
-     * at PostgreSQL on the missing column instead of passing unfenced.
+     * at PostgreSQL on the missing column instead of passing unfenced. With {@code failOnMissing} (the
+     * default, {@code fenced.missingTables=fail}) a strict read fails when an entry in enforce mode matches
+     * no table: a typo there would leave the real table unprotected.
      */
-    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient) throws SQLException {
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing)
+            throws SQLException {
         List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
         List<ProtectedTable> tables = new ArrayList<>();
         Map<TableName, String> indirect = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
         Set<Long> seen = new HashSet<>();
         List<Long> protectedOids = new ArrayList<>();
+        List<Long> reachingOids = new ArrayList<>();
         for (ProtectedTable t : registered) {
             tables.add(t);
             List<Relation> found = relationsNamed(c, t.name());
             if (found.isEmpty()) {
+                if (failOnMissing && t.mode() == FencingMode.ENFORCE) {
+                    problems.add("protected table " + t.displayName() + " matches no table (a typo would leave the"
+                            + " real one unprotected; set " + dev.fenced.FencedProperty.MISSING_TABLES.key()
+                            + "=warn to connect before it exists)");
+                    continue;
+                }
                 LOG.log(System.Logger.Level.WARNING, "fenced: protected table {0} does not exist (yet); writes to it"
                         + " will be fenced by name", t.displayName());
                 continue;
@@ -111,14 +122,35 @@ final class CatalogInspector {
                     } else {
                         indirect.put(kin.tableName(), kin.display() + " shares rows with protected table "
                                 + t.displayName() + " (inheritance or partitioning) but has no column " + t.column());
+                        // a view over this parent reads the protected child's rows too
+                        reachingOids.add(kin.oid);
                     }
                 }
             }
         }
-        for (Relation view : viewsReading(c, protectedOids)) {
+        reachingOids.addAll(protectedOids);
+        for (Relation view : viewsReading(c, reachingOids)) {
             indirect.putIfAbsent(view.tableName(), "view " + view.display() + " reads a protected table");
         }
         return new FencingTargets(tables, indirect, volatileFunctions(c));
+    }
+
+    /**
+     * The name of every relation a write could target, as stored (exact case), outside the system
+     * schemas: a write to a name not among them was made after this read and is looked up first.
+     */
+    static Set<String> relationNames(Connection c) throws SQLException {
+        Set<String> names = new HashSet<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT c.relname FROM pg_catalog.pg_class c"
+                     + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                     + " WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')"
+                     + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
     }
 
     private static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {

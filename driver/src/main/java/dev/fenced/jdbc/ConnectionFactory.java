@@ -19,6 +19,11 @@ public final class ConnectionFactory {
     /** For a URL {@link #accepts}; throws with a clear message for bad configuration. */
     public static Connection open(String url, Properties info) throws SQLException {
         FencedUrl parsed = FencedUrl.parse(url);
+        if (!parsed.repeated().isEmpty()) {
+            throw new dev.fenced.FencingException("fenced: bad configuration: " + String.join(", ", parsed.repeated())
+                    + " given twice in the JDBC URL; give each key once (fenced.tables takes a comma-separated list)",
+                    dev.fenced.FencingException.CONFIGURATION);
+        }
         FencedConfig config = ConfigLoader.forDriver(parsed.fencedParameters(), info);
         MetricsPublisher.publish(config.metricsJmx());
         Properties delegateInfo = new Properties();
@@ -33,7 +38,7 @@ public final class ConnectionFactory {
         Connection raw = driver.connect(parsed.delegateUrl(), delegateInfo);
         if (raw == null) {
             throw new SQLException("fenced: driver " + driver.getClass().getName() + " declined "
-                    + parsed.delegateUrl(), "08001");
+                    + Secrets.mask(parsed.delegateUrl()), "08001");
         }
         try {
             FencedRuntime runtime = FencedRuntime.forDatabase(

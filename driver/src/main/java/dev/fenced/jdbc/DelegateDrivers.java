@@ -48,7 +48,7 @@ final class DelegateDrivers {
                 // try the next loader
             }
         }
-        throw new SQLException("fenced: no JDBC driver accepts " + url + " (registered drivers: " + seen
+        throw new SQLException("fenced: no JDBC driver accepts " + Secrets.mask(url) + " (registered drivers: " + seen
                 + "); put org.postgresql:postgresql on the class path", "08001");
     }
 

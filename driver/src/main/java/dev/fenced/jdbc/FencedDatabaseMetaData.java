@@ -23,19 +23,16 @@ public final class FencedDatabaseMetaData extends DelegatingDatabaseMetaData {
 
     @Override
     protected ResultSet wrap(ResultSet resultSet) {
-        return FencedResultSet.wrap(resultSet, null);
+        return FencedResultSet.wrap(resultSet, null, owner, null);
     }
 
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
-            return iface.cast(this);
-        }
-        return metaData.unwrap(iface);
+        return JdbcSurface.unwrap(this, metaData, iface, owner, null);
     }
 
     @Override
     public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return iface.isInstance(this) || metaData.isWrapperFor(iface);
+        return JdbcSurface.isWrapperFor(this, metaData, iface);
     }
 }

@@ -1,13 +1,17 @@
 package dev.fenced.jdbc;
 
+import dev.fenced.UnsupportedStatementException;
 import dev.fenced.jdbc.delegate.DelegatingPreparedStatement;
 import dev.fenced.metrics.FencedMetrics;
 import dev.fenced.sql.RewritePlan;
+import java.sql.Array;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * A prepared statement for a fenced plan: the SQL sent has token parameters beside the user's, so the
@@ -16,21 +20,34 @@ import java.sql.Types;
  * and bound when the statement executes. For a plan that needs no fencing, every call goes straight
  * through. A statement fenced refuses, prepared inside {@code Fencing.unfenced}, runs as written only while
  * its thread is still unfenced.
+ *
+ * <p>Every execution goes through {@link #run}: the plan is checked against the catalog generation (a
+ * counter compare; after {@code ALTER TABLE c INHERIT t} a statement prepared before is planned again), the
+ * token is bound, the write is counted, a stale refusal translated, and DDL followed by a catalog read.
  */
 public class FencedPreparedStatement extends DelegatingPreparedStatement {
 
-    private final RewritePlan plan;
-    private final boolean fenced;
+    /** Runs one form of {@code execute*()} on the delegate. */
+    @FunctionalInterface
+    private interface Execution<T> {
+        T run() throws SQLException;
+    }
 
-    protected FencedPreparedStatement(FencedConnection owner, PreparedStatement prepared, RewritePlan plan) {
+    /** The text as the user wrote it; null when it cannot be planned again. */
+    private final String sql;
+    private RewritePlan plan;
+    private long generation;
+
+    protected FencedPreparedStatement(FencedConnection owner, PreparedStatement prepared, RewritePlan plan, String sql) {
         super(owner, prepared);
         this.plan = plan;
-        this.fenced = plan.isFenced();
+        this.sql = sql;
+        this.generation = owner.generation();
     }
 
     @Override
     protected int[] positions(int index) throws SQLException {
-        if (!fenced) {
+        if (!plan.isFenced()) {
             return null;
         }
         int[] at = plan.delegateIndexes(index);
@@ -42,8 +59,41 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         return at;
     }
 
+    /**
+     * The plan to run now. When the targets changed since it was made, the text is planned again: a plan
+     * that sends the same text (pass-through to pass-through or refused, or the same fenced text) is taken
+     * over; one that would need a different text than the statement was prepared with is refused, since the
+     * parameters already bound belong to the old text.
+     */
+    private RewritePlan current() throws SQLException {
+        long now = owner.generation();
+        if (now == generation) {
+            return plan;
+        }
+        if (sql == null) {
+            return plan;
+        }
+        RewritePlan again = owner.plan(sql);
+        if ((!again.isFenced() && !plan.isFenced()) || sameText(again, plan)) {
+            plan = again;
+        } else {
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            String table = again.tables() != null ? again.tables().get(0)
+                    : plan.tables() != null ? plan.tables().get(0) : "a protected table";
+            throw new UnsupportedStatementException(table, "the catalog changed since this statement was prepared"
+                    + " (it now reaches protected rows differently); prepare it again");
+        }
+        generation = now;
+        return plan;
+    }
+
+    /** Both send the same text with the token at the same places (their modes may differ: read at execute). */
+    private static boolean sameText(RewritePlan a, RewritePlan b) {
+        return a.kind() == b.kind() && Objects.equals(a.sql(), b.sql()) && Arrays.equals(a.tokenIndexes(), b.tokenIndexes());
+    }
+
     /** Binds the token (or NULL) at every token position; returns what was bound. */
-    private long bindToken() throws SQLException {
+    private long bindToken(RewritePlan plan) throws SQLException {
         long token = TokenResolver.resolve(plan, runtime);
         for (int index : plan.tokenIndexes()) {
             if (token > 0) {
@@ -55,103 +105,95 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         return token;
     }
 
+    /** The one execute path. */
+    private <T> T run(Execution<T> execution) throws SQLException {
+        RewritePlan plan = current();
+        T result;
+        if (!plan.isFenced()) {
+            runtime.refuseUnlessUnfenced(plan);
+            result = execution.run();
+        } else {
+            long token = bindToken(plan);
+            try {
+                result = execution.run();
+            } catch (SQLException e) {
+                throw StaleWrites.translate(e, token);
+            }
+            FencedMetrics.WRITES_FENCED.increment();
+        }
+        afterSchemaChange(plan);
+        return result;
+    }
+
     @Override
     public boolean execute() throws SQLException {
-        if (!fenced) {
-            runtime.refuseUnlessUnfenced(plan);
-            boolean result = prepared.execute();
-            afterSchemaChange(plan);
-            return result;
-        }
-        long token = bindToken();
-        try {
-            boolean result = prepared.execute();
-            FencedMetrics.WRITES_FENCED.increment();
-            return result;
-        } catch (SQLException e) {
-            throw StaleWrites.translate(e, token);
-        }
+        return run(prepared::execute);
     }
 
     @Override
     public ResultSet executeQuery() throws SQLException {
-        if (!fenced) {
-            runtime.refuseUnlessUnfenced(plan);
-            return FencedResultSet.wrap(prepared.executeQuery(), this);
-        }
-        long token = bindToken();
-        try {
-            ResultSet rs = prepared.executeQuery();
-            FencedMetrics.WRITES_FENCED.increment();
-            return FencedResultSet.wrap(rs, this);
-        } catch (SQLException e) {
-            throw StaleWrites.translate(e, token);
-        }
+        return FencedResultSet.wrap(run(prepared::executeQuery), this, owner, sql);
+    }
+
+    @Override
+    public ResultSet getResultSet() throws SQLException {
+        return FencedResultSet.wrap(prepared.getResultSet(), this, owner, sql);
     }
 
     @Override
     public int executeUpdate() throws SQLException {
-        if (!fenced) {
-            runtime.refuseUnlessUnfenced(plan);
-            int count = prepared.executeUpdate();
-            afterSchemaChange(plan);
-            return count;
-        }
-        long token = bindToken();
-        try {
-            int count = prepared.executeUpdate();
-            FencedMetrics.WRITES_FENCED.increment();
-            return count;
-        } catch (SQLException e) {
-            throw StaleWrites.translate(e, token);
-        }
+        return run(prepared::executeUpdate);
     }
 
     @Override
     public long executeLargeUpdate() throws SQLException {
-        if (!fenced) {
-            runtime.refuseUnlessUnfenced(plan);
-            long count = prepared.executeLargeUpdate();
-            afterSchemaChange(plan);
-            return count;
-        }
-        long token = bindToken();
-        try {
-            long count = prepared.executeLargeUpdate();
-            FencedMetrics.WRITES_FENCED.increment();
-            return count;
-        } catch (SQLException e) {
-            throw StaleWrites.translate(e, token);
-        }
+        return run(prepared::executeLargeUpdate);
     }
 
     @Override
     public void addBatch() throws SQLException {
-        if (!fenced) {
+        RewritePlan plan = current();
+        batchedSchemaChange(plan);
+        if (!plan.isFenced()) {
             runtime.refuseUnlessUnfenced(plan);
             prepared.addBatch();
             return;
         }
-        long token = bindToken();
+        long token = bindToken(plan);
         prepared.addBatch();
         remember(plan, token);
     }
 
     @Override
     public int[] executeBatch() throws SQLException {
-        runtime.refuseUnlessUnfenced(plan);
+        runtime.refuseUnlessUnfenced(current());
         return super.executeBatch();
     }
 
     @Override
     public long[] executeLargeBatch() throws SQLException {
-        runtime.refuseUnlessUnfenced(plan);
+        runtime.refuseUnlessUnfenced(current());
         return super.executeLargeBatch();
+    }
+
+    @Override
+    public void setArray(int index, Array x) throws SQLException {
+        super.setArray(index, FencedArray.raw(x));
+    }
+
+    @Override
+    public void setObject(int index, Object x) throws SQLException {
+        super.setObject(index, FencedArray.raw(x));
+    }
+
+    @Override
+    public void setObject(int index, Object x, int targetSqlType) throws SQLException {
+        super.setObject(index, FencedArray.raw(x), targetSqlType);
     }
 
     @Override
     public ParameterMetaData getParameterMetaData() throws SQLException {
         ParameterMetaData meta = prepared.getParameterMetaData();
-        return fenced ? new FencedParameterMetaData(meta, plan) : meta;
+        return plan.isFenced() ? new FencedParameterMetaData(meta, plan) : meta;
     }
 }

@@ -9,6 +9,9 @@ import dev.fenced.sql.RewritePlan;
 import dev.fenced.sql.SqlRewriter;
 import java.sql.Connection;
 import java.sql.SQLException;
+import dev.fenced.sql.TextFacts;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,61 +38,134 @@ public final class FencedRuntime {
     /** What the catalog said last, with the cache of plans made from it; replaced whole on refresh. */
     private volatile Snapshot snapshot;
 
-    private record Snapshot(FencingTargets targets, RewriteCache cache, long readAtNanos) {
+    /**
+     * One catalog read: the targets and the plans made from them, which {@code generation} numbers (it
+     * grows whenever the targets change, so a statement prepared before compares one counter at execute
+     * time); every relation name the read saw, so a write to a name it did not see is looked up first; the
+     * texts already checked against it, and the names looked up and still not found.
+     */
+    private record Snapshot(FencingTargets targets, RewriteCache cache, long readAtNanos, long generation,
+                            Set<String> relations, Set<String> vetted, Set<String> absent) {
     }
 
-    private FencedRuntime(FencedConfig config, FencingTargets targets) {
+    private FencedRuntime(FencedConfig config, Catalog catalog) {
         this.config = config;
         this.refreshNanos = config.catalogRefresh().toNanos();
-        this.snapshot = snapshot(targets);
+        this.snapshot = snapshot(catalog, 1, null);
     }
 
-    private Snapshot snapshot(FencingTargets targets) {
-        RewriteCache cache = targets.isEmpty() ? null
-                : new RewriteCache(new SqlRewriter(targets, config.relativeUpdates(), config.parseTimeout()),
+    /** What one read of the catalog found. */
+    private record Catalog(FencingTargets targets, Set<String> relations) {
+    }
+
+    private Snapshot snapshot(Catalog catalog, long generation, Snapshot keep) {
+        RewriteCache cache = keep != null ? keep.cache() : catalog.targets().isEmpty() ? null
+                : new RewriteCache(new SqlRewriter(catalog.targets(), config.relativeUpdates(), config.parseTimeout()),
                 config.cacheSize());
-        return new Snapshot(targets, cache, System.nanoTime());
+        Set<String> absent = ConcurrentHashMap.newKeySet();
+        if (keep != null) {
+            for (String name : keep.absent()) {
+                if (catalog.relations() == null || !catalog.relations().contains(name)) {
+                    absent.add(name);
+                }
+            }
+        }
+        return new Snapshot(catalog.targets(), cache, System.nanoTime(), generation, catalog.relations(),
+                ConcurrentHashMap.newKeySet(), absent);
     }
 
-    private static FencingTargets read(FencedConfig config, Connection connection, boolean lenient) throws SQLException {
+    private static Catalog read(FencedConfig config, Connection connection, boolean lenient) throws SQLException {
         if (config.inactive()) {
-            return FencingTargets.of(java.util.List.of());
+            return new Catalog(FencingTargets.of(java.util.List.of()), null);
         }
-        return config.checkSchema() ? CatalogInspector.inspect(connection, config.tables(), lenient)
-                : FencingTargets.of(config.tables());
+        if (!config.checkSchema()) {
+            return new Catalog(FencingTargets.of(config.tables()), null);
+        }
+        return new Catalog(CatalogInspector.inspect(connection, config.tables(), lenient, config.missingTables()),
+                CatalogInspector.relationNames(connection));
     }
 
     /**
      * Reads the catalog again on {@code connection} (raw) and replaces the plans: after DDL that names a
-     * protected table, so a new view, partition or child is fenced from the next statement on.
+     * protected table, so a new view, partition or child is fenced from the next statement on. With
+     * {@code committed} false the connection is inside a transaction whose DDL may still roll back: what
+     * the read finds is added and nothing is forgotten (a rolled-back DROP VIEW must not unprotect the
+     * view for every connection); the caller reads again with {@code committed} once the transaction ends.
      */
-    void refresh(Connection connection) throws SQLException {
+    void refresh(Connection connection, boolean committed) throws SQLException {
         if (config.inactive() || !config.checkSchema()) {
             return;
         }
-        FencingTargets targets = read(config, connection, true);
-        Snapshot s = snapshot;
-        // A re-read that finds what the last one found keeps the plans: they are decided from the targets
-        // and this runtime's configuration alone, so they are still right, and the periodic re-read
-        // (fenced.catalogRefresh) does not send every statement back to the parser once a minute.
-        snapshot = targets.equals(s.targets()) ? new Snapshot(s.targets(), s.cache(), System.nanoTime()) : snapshot(targets);
+        Catalog found = read(config, connection, true);
+        synchronized (this) {
+            Snapshot s = snapshot;
+            if (!committed) {
+                Set<String> relations = new HashSet<>(s.relations() == null ? Set.of() : s.relations());
+                relations.addAll(found.relations());
+                found = new Catalog(s.targets().union(found.targets()), relations);
+            }
+            // A re-read that finds what the last one found keeps the plans: they are decided from the targets
+            // and this runtime's configuration alone, so they are still right, and the periodic re-read
+            // (fenced.catalogRefresh) does not send every statement back to the parser once a minute.
+            snapshot = found.targets().equals(s.targets()) ? snapshot(found, s.generation(), s)
+                    : snapshot(found, s.generation() + 1, null);
+        }
     }
 
-    /** A periodic re-read, for DDL run by others; one connection does it while the rest go on. */
-    void refreshIfDue(Connection connection) {
+    /**
+     * A periodic re-read, for DDL run by others; one connection does it while the rest go on. Returns
+     * true when it read inside an open transaction (the caller reads again once it ends).
+     */
+    boolean refreshIfDue(Connection connection) {
         if (System.nanoTime() - snapshot.readAtNanos() < refreshNanos || !refreshing.compareAndSet(false, true)) {
-            return;
+            return false;
         }
         try {
-            refresh(connection);
+            boolean committed = connection.getAutoCommit();
+            refresh(connection, committed);
+            return !committed;
         } catch (SQLException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "fenced: could not read the catalog again; keeping what it said"
                     + " before: " + e.getMessage());
-            Snapshot s = snapshot;
-            snapshot = new Snapshot(s.targets(), s.cache(), System.nanoTime());
+            synchronized (this) {
+                Snapshot s = snapshot;
+                snapshot = new Snapshot(s.targets(), s.cache(), System.nanoTime(), s.generation(), s.relations(),
+                        s.vetted(), s.absent());
+            }
+            return false;
         } finally {
             refreshing.set(false);
         }
+    }
+
+    /** Numbers the targets: a plan made at one generation is still right while it is current. */
+    long generation() {
+        return snapshot.generation();
+    }
+
+    /**
+     * For a text fenced would pass through: when it writes a relation the last catalog read did not see
+     * (a view or partition someone else made since), reads the catalog before the write is decided, so
+     * there is no window until the next periodic read. Paid once per new text and name: checked texts and
+     * names still not found after a read are remembered until the targets change. Returns true when it
+     * read inside an open transaction (the caller reads again once it ends).
+     */
+    boolean lookUpUnknownTargets(String sql, Connection connection) throws SQLException {
+        Snapshot s = snapshot;
+        if (s.relations() == null || s.vetted().contains(sql)) {
+            return false;
+        }
+        boolean executes = !TextFacts.executedNames(sql).isEmpty();
+        boolean merged = lookUp(TextFacts.writeTargets(sql), connection);
+        s = snapshot;
+        if (s.vetted().size() >= config.cacheSize()) {
+            s.vetted().clear();
+        }
+        if (!executes) {
+            // a text with an SQL EXECUTE is asked about each time: what the name holds can change
+            s.vetted().add(sql);
+        }
+        return merged;
     }
 
     /**
@@ -163,6 +239,135 @@ public final class FencedRuntime {
             FencedMetrics.UNSUPPORTED_REFUSED.increment();
             throw plan.refusal();
         }
+    }
+
+    /**
+     * Reads the catalog when one of {@code names} was not seen by the last read nor looked up since; the
+     * names still not found are remembered until the targets change. True when it read inside an open
+     * transaction.
+     */
+    private boolean lookUp(java.util.List<String> names, Connection connection) throws SQLException {
+        Snapshot s = snapshot;
+        if (s.relations() == null) {
+            return false;
+        }
+        boolean unknown = false;
+        for (String name : names) {
+            if (!s.relations().contains(name) && !s.absent().contains(name)) {
+                unknown = true;
+                break;
+            }
+        }
+        if (!unknown) {
+            return false;
+        }
+        boolean committed = connection.getAutoCommit();
+        refresh(connection, committed);
+        s = snapshot;
+        for (String name : names) {
+            if (!s.relations().contains(name)) {
+                s.absent().add(name);
+            }
+        }
+        return !committed;
+    }
+
+    /**
+     * An updatable result set's {@code updateRow}, {@code insertRow} or {@code deleteRow}: pgjdbc builds that
+     * write itself and sends it on the raw connection, so it cannot carry the token. Refused when the query
+     * that made the rows names a protected table or view (or is unknown).
+     */
+    boolean checkRowWrite(String query, String operation, Connection connection) throws SQLException {
+        if (snapshot.targets().isEmpty()) {
+            return false;
+        }
+        // the relation pgjdbc would write is one the query reads: a view made since the last read is looked up
+        boolean merged = query != null && lookUp(TextFacts.readRelations(query), connection);
+        FencingTargets targets = snapshot.targets();
+        String construct = "ResultSet." + operation + "() of an updatable result set: pgjdbc writes the row itself,"
+                + " around fenced; write it with UPDATE, INSERT or DELETE";
+        if (query == null) {
+            refuseOrObserve("a protected table", strictestMode(targets), construct + " (fenced did not run its query)",
+                    operation);
+            return merged;
+        }
+        TextFacts.Mention mention = TextFacts.mention(query, targets);
+        if (mention != null) {
+            refuseOrObserve(mention.table(), mention.mode(), construct, query);
+        }
+        return merged;
+    }
+
+    /**
+     * An SQL-level {@code EXECUTE name}: the statement it runs was prepared earlier (maybe inside
+     * {@code Fencing.unfenced}, maybe by a DO block) and cannot carry the token. The server says what
+     * {@code name} holds; when fenced would not pass that text through, the EXECUTE is refused.
+     */
+    void checkExecuted(String sql, Connection connection) throws SQLException {
+        Snapshot s = snapshot;
+        if (s.targets().isEmpty() || s.vetted().contains(sql)) {
+            return;
+        }
+        for (String name : TextFacts.executedNames(sql)) {
+            String prepared = null;
+            try (java.sql.PreparedStatement ps = connection.prepareStatement(
+                    "SELECT statement FROM pg_catalog.pg_prepared_statements WHERE name = ?")) {
+                ps.setString(1, name);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        prepared = rs.getString(1);
+                    }
+                }
+            }
+            RewritePlan plan = prepared == null ? RewritePlan.PASSTHROUGH : plan(prepared);
+            if (!plan.isPassthrough()) {
+                refuseOrObserve(plan.tables().get(0), plan.mode(), "EXECUTE " + name + " runs a prepared write that"
+                        + " cannot carry the token" + (plan.isRefused() ? " (" + plan.refusedConstruct() + ")" : "")
+                        + "; use a JDBC PreparedStatement", sql);
+            }
+        }
+    }
+
+    /** A batch entry that may write after one that changes the schema around a protected table. */
+    void refuseMixedBatch(String ddl, String sql) throws SQLException {
+        TextFacts.Mention mention = TextFacts.mention(ddl, snapshot.targets());
+        refuseOrObserve(mention == null ? "a protected table" : mention.table(),
+                mention == null ? strictestMode(snapshot.targets()) : mention.mode(),
+                "a batch that changes the schema around a protected table and then writes; run the DDL on its own,"
+                        + " then the writes", sql);
+    }
+
+    private static FencingMode strictestMode(FencingTargets targets) {
+        FencingMode mode = null;
+        for (var t : targets.tables()) {
+            mode = TextFacts.stricter(mode, t.mode());
+        }
+        return mode == null ? FencingMode.OFF : mode;
+    }
+
+    /**
+     * A refusal found outside the rewriter, decided as the rewriter's are: thrown in enforce mode (except
+     * inside {@code Fencing.unfenced}), counted and logged in observe mode.
+     */
+    private void refuseOrObserve(String table, FencingMode mode, String construct, String sql) throws SQLException {
+        if (mode == FencingMode.ENFORCE) {
+            if (TokenResolver.inUnfencedSection()) {
+                LOG.log(System.Logger.Level.INFO, "fenced: unfenced section runs as written a statement on {0}"
+                        + " that fenced would refuse ({1}): {2}", table, construct, sql);
+                return;
+            }
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw new dev.fenced.UnsupportedStatementException(table, construct);
+        }
+        if (mode == FencingMode.OBSERVE) {
+            FencedMetrics.UNSUPPORTED_OBSERVED.increment();
+            observe("fenced (observe): statement on {0} would be refused: {1}: {2}", table, construct, sql);
+        }
+    }
+
+    /** The targets of the last catalog read. */
+    FencingTargets targets() {
+        return snapshot.targets();
     }
 
     void observedUnfenced(RewritePlan plan, String reason) {

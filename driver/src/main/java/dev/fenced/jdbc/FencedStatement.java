@@ -28,6 +28,10 @@ public class FencedStatement extends DelegatingStatement {
     protected final FencedRuntime runtime;
     private List<Batched> batched;
     private boolean batchChangesSchema;
+    /** The batch entry that changes the schema around a protected table, while a later entry could write. */
+    private String batchDdl;
+    /** The last text run, for the result sets it produced (an updatable one refuses row writes over it). */
+    private String lastSql;
 
     /** A fenced entry of the current batch: the lease cell it was added under, to re-check at execute. */
     private record Batched(AtomicLong cell, RewritePlan plan, long token) {
@@ -41,6 +45,7 @@ public class FencedStatement extends DelegatingStatement {
 
     private <T> T fenced(String sql, Execution<T> execution) throws SQLException {
         RewritePlan plan = owner.plan(sql);
+        lastSql = sql;
         if (!plan.isFenced()) {
             T result = execution.run(sql);
             afterSchemaChange(plan);
@@ -87,7 +92,7 @@ public class FencedStatement extends DelegatingStatement {
 
     @Override
     public ResultSet executeQuery(String sql) throws SQLException {
-        return FencedResultSet.wrap(fenced(sql, statement::executeQuery), this);
+        return FencedResultSet.wrap(fenced(sql, statement::executeQuery), this, owner, sql);
     }
 
     @Override
@@ -133,6 +138,14 @@ public class FencedStatement extends DelegatingStatement {
     @Override
     public void addBatch(String sql) throws SQLException {
         RewritePlan plan = owner.plan(sql);
+        if (batchDdl != null && (plan.isFenced() || dev.fenced.sql.TextFacts.mayWrite(sql))) {
+            // every entry is planned before any runs: a write after DDL that makes a new view, child or
+            // partition of a protected table would be planned without knowing it
+            runtime.refuseMixedBatch(batchDdl, sql);
+        }
+        if (plan.schemaChange()) {
+            batchDdl = sql;
+        }
         batchChangesSchema |= plan.schemaChange();
         if (!plan.isFenced()) {
             statement.addBatch(sql);
@@ -141,6 +154,11 @@ public class FencedStatement extends DelegatingStatement {
         long token = TokenResolver.resolve(plan, runtime);
         statement.addBatch(plan.render(token));
         remember(plan, token);
+    }
+
+    /** A prepared statement's batch entry whose plan changes the schema: the catalog is read after the batch. */
+    protected final void batchedSchemaChange(RewritePlan plan) {
+        batchChangesSchema |= plan.schemaChange();
     }
 
     /** Records a fenced batch entry (also used by prepared statements). */
@@ -203,6 +221,7 @@ public class FencedStatement extends DelegatingStatement {
     }
 
     private void afterBatch() throws SQLException {
+        batchDdl = null;
         if (batchChangesSchema) {
             batchChangesSchema = false;
             owner.schemaChanged();
@@ -219,17 +238,18 @@ public class FencedStatement extends DelegatingStatement {
     public void clearBatch() throws SQLException {
         batched = null;
         batchChangesSchema = false;
+        batchDdl = null;
         statement.clearBatch();
     }
 
     @Override
     public ResultSet getResultSet() throws SQLException {
-        return FencedResultSet.wrap(statement.getResultSet(), this);
+        return FencedResultSet.wrap(statement.getResultSet(), this, owner, lastSql);
     }
 
     @Override
     public ResultSet getGeneratedKeys() throws SQLException {
-        return FencedResultSet.wrap(statement.getGeneratedKeys(), this);
+        return FencedResultSet.wrap(statement.getGeneratedKeys(), this, owner, null);
     }
 
     @Override
@@ -239,15 +259,12 @@ public class FencedStatement extends DelegatingStatement {
 
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {
-        if (iface.isInstance(this)) {
-            return iface.cast(this);
-        }
-        return statement.unwrap(iface);
+        return JdbcSurface.unwrap(this, statement, iface, owner, this);
     }
 
     @Override
     public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return iface.isInstance(this) || statement.isWrapperFor(iface);
+        return JdbcSurface.isWrapperFor(this, statement, iface);
     }
 
     @Override

@@ -3,7 +3,9 @@ package dev.fenced.jdbc;
 import dev.fenced.FencedProperty;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,7 +13,7 @@ import java.util.Map;
  * becomes {@code jdbc:}, exactly once; everything else is kept as written, except the {@code fenced.*}
  * parameters, which are ours and are taken out).
  */
-record FencedUrl(String delegateUrl, Map<String, String> fencedParameters) {
+record FencedUrl(String delegateUrl, Map<String, String> fencedParameters, List<String> repeated) {
 
     static final String PREFIX = "jdbc:fenced:";
     static final String ACCEPTED = "jdbc:fenced:postgresql:";
@@ -24,9 +26,10 @@ record FencedUrl(String delegateUrl, Map<String, String> fencedParameters) {
         String rest = "jdbc:" + url.substring(PREFIX.length());
         int q = rest.indexOf('?');
         if (q < 0) {
-            return new FencedUrl(rest, Map.of());
+            return new FencedUrl(rest, Map.of(), List.of());
         }
         Map<String, String> ours = new LinkedHashMap<>();
+        List<String> repeated = new ArrayList<>();
         StringBuilder kept = new StringBuilder();
         for (String pair : rest.substring(q + 1).split("&")) {
             if (pair.isEmpty()) {
@@ -35,18 +38,21 @@ record FencedUrl(String delegateUrl, Map<String, String> fencedParameters) {
             int eq = pair.indexOf('=');
             String key = decode(eq < 0 ? pair : pair.substring(0, eq));
             if (key.startsWith(FencedProperty.PREFIX)) {
-                ours.put(key, eq < 0 ? "" : decode(pair.substring(eq + 1)));
+                // one source, one value: the last of two silently winning would unprotect the first's tables
+                if (ours.put(key, eq < 0 ? "" : decode(pair.substring(eq + 1))) != null) {
+                    repeated.add(key);
+                }
             } else {
                 kept.append(kept.length() == 0 ? "" : "&").append(pair);
             }
         }
         String base = rest.substring(0, q);
-        return new FencedUrl(kept.length() == 0 ? base : base + "?" + kept, ours);
+        return new FencedUrl(kept.length() == 0 ? base : base + "?" + kept, ours, List.copyOf(repeated));
     }
 
     /** Identifies the database and user, without secrets: runtimes are shared per value. */
     String databaseKey(String user) {
-        return delegateUrl.replaceAll("(?i)([?&])password=[^&]*", "$1") + "|" + user;
+        return Secrets.mask(delegateUrl) + "|" + user;
     }
 
     private static String decode(String s) {

@@ -186,14 +186,36 @@ public final class FencingTargets {
         return false;
     }
 
-    /** The protected table a reference may resolve to, or null. */
+    /**
+     * The protected table a reference may resolve to, or null. When several entries match (overlapping
+     * {@code archive.t} and {@code t}), the strictest mode wins: the first entry in the strictest mode.
+     */
     ProtectedTable tableFor(TableName reference) {
+        ProtectedTable best = null;
         for (ProtectedTable t : tables) {
-            if (t.name().matchedBy(reference)) {
-                return t;
+            if (t.name().matchedBy(reference) && (best == null || t.mode().ordinal() < best.mode().ordinal())) {
+                best = t;
             }
         }
-        return null;
+        return best;
+    }
+
+    /**
+     * Everything either side knows: for a catalog read made inside an open transaction, whose DDL may
+     * still roll back, what it found is added and nothing is forgotten until a committed read.
+     */
+    public FencingTargets union(FencingTargets other) {
+        List<ProtectedTable> all = new ArrayList<>(tables);
+        for (ProtectedTable t : other.tables) {
+            if (!all.contains(t)) {
+                all.add(t);
+            }
+        }
+        Map<TableName, String> reach = new LinkedHashMap<>(indirect);
+        other.indirect.forEach(reach::putIfAbsent);
+        Set<String> fns = new LinkedHashSet<>(volatileFunctions);
+        fns.addAll(other.volatileFunctions);
+        return new FencingTargets(all, reach, fns);
     }
 
     /**

@@ -42,7 +42,7 @@ public final class RewriteCache {
         if (seen == sql || (seen != null && seen.equals(sql))) {
             return RewritePlan.PASSTHROUGH;
         }
-        if (!rewriter.targets().mayMention(sql)) {
+        if (!rewriter.needsPlanning(sql)) {
             clear[slot] = sql;
             return RewritePlan.PASSTHROUGH;
         }

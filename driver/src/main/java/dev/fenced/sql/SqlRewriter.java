@@ -52,16 +52,33 @@ public final class SqlRewriter {
         return targets;
     }
 
+    /**
+     * False when the text certainly needs no fencing: it names nothing protected and runs no DO block
+     * (which can build any table name at run time).
+     */
+    public boolean needsPlanning(String sql) {
+        return targets.mayMention(sql) || TextFacts.hasDoBlock(sql);
+    }
+
     /** The plan for {@code sql}; computed, not cached. */
     public RewritePlan plan(String sql) {
-        if (!targets.mayMention(sql)) {
+        if (!needsPlanning(sql)) {
             return RewritePlan.PASSTHROUGH;
         }
         FencedMetrics.REWRITES_PARSED.increment();
         try {
             return planMentioning(sql);
         } catch (Refusal r) {
-            return RewritePlan.refused(r.table, r.construct, modeOf(r.table), !r.transientCause);
+            // the strictest mode of every protected name the text reaches decides, not the one refused first
+            TextFacts.Mention mention = TextFacts.mention(sql, targets);
+            FencingMode mode = TextFacts.stricter(modeOf(r.table), mention == null ? null : mention.mode());
+            if (TextFacts.hasDoBlock(sql)) {
+                // a DO block can write any table, named or not
+                for (ProtectedTable t : targets.tables()) {
+                    mode = TextFacts.stricter(mode, t.mode());
+                }
+            }
+            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause);
         }
     }
 
@@ -76,12 +93,22 @@ public final class SqlRewriter {
         boolean parse = false;
         boolean schemaChange = false;
         String mentioned = null;
+        String ddl = null;
         for (StatementClassifier.Piece piece : pieces) {
             StatementClassifier.classify(piece, sql, targets);
-            schemaChange |= piece.schemaChange;
             if (piece.verdict == StatementClassifier.Verdict.REFUSE) {
                 throw new Refusal(display(piece.mentioned), piece.construct);
             }
+            if (ddl != null && TextFacts.mayWrite(piece)) {
+                // the whole text is planned before any of it runs: a write after DDL that makes a new view,
+                // child or partition of a protected table would be planned without knowing it
+                throw new Refusal(ddl, "a text that changes the schema around a protected table and then writes;"
+                        + " send the DDL on its own, then the write");
+            }
+            if (piece.schemaChange) {
+                ddl = display(piece.mentioned);
+            }
+            schemaChange |= piece.schemaChange;
             if (piece.verdict == StatementClassifier.Verdict.PARSE) {
                 parse = true;
                 mentioned = mentioned == null ? display(piece.mentioned) : mentioned;

@@ -75,13 +75,15 @@ final class StatementClassifier {
         piece.mentioned = mentionedName(piece.tokens, targets);
         piece.dmlKeywords = countDmlKeywords(piece.tokens);
         boolean anyWrite = hasWord(piece.tokens, DML) || hasWord(piece.tokens, Set.of("TRUNCATE", "COPY"));
+        if (piece.firstWord.equals("DO")) {
+            // A DO block's body is a string, and it can build table names at run time (EXECUTE 'UPDATE ' || ...):
+            // whether it names a protected table or not, what it writes cannot be seen, so it is never let through.
+            refuse(piece, piece.mentioned != null ? piece.mentioned : firstWatchedIn(sourceText, targets),
+                    "an anonymous code block (DO) cannot be fenced (what it writes is only known when it runs);"
+                            + " run it inside Fencing.unfenced");
+            return;
+        }
         if (piece.mentioned == null) {
-            // A DO block's body is a string: mentioning a protected name inside it is still a write we cannot see.
-            if (piece.firstWord.equals("DO") && targets.mayMention(sourceText.substring(piece.tokens.get(0).start(),
-                    piece.tokens.get(piece.tokens.size() - 1).end()))) {
-                refuse(piece, firstWatchedIn(sourceText, targets), "an anonymous code block (DO) that names a protected"
-                        + " table cannot be fenced");
-            }
             return;
         }
         if (hasWord(piece.tokens, Set.of("MERGE"))) {
@@ -92,7 +94,7 @@ final class StatementClassifier {
         piece.schemaChange = SCHEMA_DDL.contains(piece.firstWord);
         switch (piece.firstWord) {
             case "TRUNCATE" -> refuse(piece, piece.mentioned, "TRUNCATE cannot be fenced; use DELETE");
-            case "DO" -> refuse(piece, piece.mentioned, "an anonymous code block (DO) cannot be fenced");
+            case "ALTER" -> classifyAlter(piece, targets);
             case "COPY" -> classifyCopy(piece);
             case "EXPLAIN" -> {
                 if (piece.dmlKeywords > 0 && hasWord(piece.tokens, Set.of("ANALYZE", "ANALYSE"))) {
@@ -124,6 +126,46 @@ final class StatementClassifier {
                 }
             }
         }
+    }
+
+    /**
+     * ALTER TABLE that rewrites a protected table's data ({@code ALTER COLUMN ... TYPE ... USING}) or touches
+     * its fence column (DROP, RENAME, TYPE, SET DEFAULT ...; only ADD of it is plain DDL) could reset every
+     * token, after which a stale write lands: it needs {@code Fencing.unfenced}.
+     */
+    private static void classifyAlter(StatementClassifier.Piece piece, FencingTargets targets) {
+        List<Token> t = piece.tokens;
+        if (t.size() < 2 || !t.get(1).isWord("TABLE")) {
+            return;
+        }
+        Set<String> fenceColumns = new java.util.HashSet<>();
+        for (var table : targets.tables()) {
+            fenceColumns.add(table.column());
+        }
+        for (int i = 2; i < t.size(); i++) {
+            Token token = t.get(i);
+            if (token.isWord("TYPE")) {
+                refuse(piece, piece.mentioned, "ALTER TABLE ... TYPE rewrites every row of a protected table;"
+                        + " run it inside Fencing.unfenced");
+                return;
+            }
+            boolean name = token.kind() == Token.Kind.WORD || token.kind() == Token.Kind.QUOTED_IDENTIFIER;
+            if (name && fenceColumns.contains(TableName.fold(token.text())) && !addsColumn(t, i)) {
+                refuse(piece, piece.mentioned, "ALTER TABLE that changes the fence column " + token.text()
+                        + " could reset the tokens of a protected table; run it inside Fencing.unfenced");
+                return;
+            }
+        }
+    }
+
+    /** {@code ADD [COLUMN] [IF NOT EXISTS] <the token at i>}. */
+    private static boolean addsColumn(List<Token> t, int i) {
+        int j = i - 1;
+        while (j > 0 && (t.get(j).isWord("COLUMN") || t.get(j).isWord("IF") || t.get(j).isWord("NOT")
+                || t.get(j).isWord("EXISTS"))) {
+            j--;
+        }
+        return t.get(j).isWord("ADD");
     }
 
     /** {@code CREATE [GLOBAL | LOCAL] [TEMP | TEMPORARY | UNLOGGED] TABLE}. */

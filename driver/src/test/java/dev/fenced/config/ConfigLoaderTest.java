@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.FencedProperty;
 import dev.fenced.FencingException;
 import dev.fenced.FencingMode;
 import java.nio.file.Files;
@@ -91,7 +92,7 @@ class ConfigLoaderTest {
     }
 
     @Test
-    void environmentVariablesUseTheUpperCaseForm() {
+    void environmentVariablesUseTheUpperCaseForm() throws FencingException {
         Map<String, String> env = ConfigLoader.environment(Map.of("FENCED_MODE", "observe",
                 "FENCED_RELATIVEUPDATES", "refuse", "FENCED_LEASE_NIGHTLY_TTL", "10s",
                 "FENCED_TEST_JDBC_URL", "ignored", "PATH", "/bin"));
@@ -111,5 +112,32 @@ class ConfigLoaderTest {
         FencingException missing = assertThrows(FencingException.class,
                 () -> ConfigLoader.forAgent(dir.resolve("nope.properties")));
         assertTrue(missing.getMessage().contains("does not exist"), missing.getMessage());
+    }
+
+    @Test
+    void aKeyGivenTwiceInOneFileIsAnError(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("fenced.properties");
+        Files.writeString(file, "fenced.tables=totals\nfenced.mode=observe\nfenced.tables=orders\n");
+        FencingException e = assertThrows(FencingException.class, () -> ConfigLoader.forAgent(file));
+        assertTrue(e.getMessage().contains("fenced.tables given twice in"), e.getMessage());
+    }
+
+    @Test
+    void zeroAndNegativeDurationsAreRefusedInEveryForm() {
+        for (String bad : new String[] {"PT0S", "PT-5S", "pt0.000s", "P0D", "0s", "0ms", "-5s", "PT-0.001S"}) {
+            FencingException e = assertThrows(FencingException.class,
+                    () -> FencedConfig.of("fenced.parseTimeout", bad), bad);
+            assertTrue(e.getMessage().contains("positive duration"), e.getMessage());
+        }
+        for (String good : new String[] {"PT0.5S", "PT2S", "1ms", "2m"}) {
+            assertTrue(FencedProperty.parseDuration(good).toNanos() > 0, good);
+        }
+    }
+
+    @Test
+    void twoEnvironmentVariablesSpellingOneKeyAreAnError() {
+        FencingException e = assertThrows(FencingException.class, () -> ConfigLoader.environment(
+                Map.of("FENCED_TABLES", "totals", "FENCED_tables", "orders")));
+        assertTrue(e.getMessage().contains("fenced.tables given twice in the environment"), e.getMessage());
     }
 }

@@ -8,8 +8,8 @@ public abstract class DelegatingCallableStatement extends dev.fenced.jdbc.Fenced
 
     protected final java.sql.CallableStatement callable;
 
-    protected DelegatingCallableStatement(dev.fenced.jdbc.FencedConnection owner, java.sql.CallableStatement callable, dev.fenced.sql.RewritePlan plan) {
-        super(owner, callable, plan);
+    protected DelegatingCallableStatement(dev.fenced.jdbc.FencedConnection owner, java.sql.CallableStatement callable, dev.fenced.sql.RewritePlan plan, java.lang.String sql) {
+        super(owner, callable, plan, sql);
         this.callable = callable;
     }
 

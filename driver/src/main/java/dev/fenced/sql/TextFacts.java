@@ -1,0 +1,232 @@
+package dev.fenced.sql;
+
+import dev.fenced.FencingMode;
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.TableName;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * What the driver needs to know about a text outside the rewriter, read with the same lexer: the names
+ * an SQL {@code EXECUTE} runs, the relations a statement writes, whether a DO block is in it. Each check
+ * starts with a cheap substring test so texts that cannot match are not lexed.
+ */
+public final class TextFacts {
+
+    private static final Set<String> WRITE_VERBS = Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "COPY");
+
+    private TextFacts() {
+    }
+
+    /** Statements that write, or may run writes (EXECUTE of a prepared one, CALL, DO). */
+    private static final Set<String> WRITING_STATEMENTS = Set.of("TRUNCATE", "COPY", "DO", "EXECUTE", "CALL", "MERGE");
+
+    /** True when a statement of the text writes or may write (see {@link #mayWrite(StatementClassifier.Piece)}). */
+    public static boolean mayWrite(String sql) {
+        for (StatementClassifier.Piece piece : StatementClassifier.split(SqlLexer.tokenize(sql))) {
+            piece.dmlKeywords = StatementClassifier.countDmlKeywords(piece.tokens);
+            if (mayWrite(piece)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean mayWrite(StatementClassifier.Piece piece) {
+        return piece.dmlKeywords > 0 || WRITING_STATEMENTS.contains(piece.firstWord);
+    }
+
+    /**
+     * The prepared-statement names the text's SQL-level {@code EXECUTE} runs (folded): {@code EXECUTE p},
+     * also inside {@code EXPLAIN ANALYZE EXECUTE p} or {@code CREATE TABLE x AS EXECUTE p}. Any word EXECUTE
+     * followed by a name counts ({@code GRANT EXECUTE ON ...} gives "on", which names no prepared statement).
+     */
+    public static List<String> executedNames(String sql) {
+        if (!FencingTargets.containsIgnoreCase(sql, "execute")) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            Token name = tokens.get(i + 1);
+            if (tokens.get(i).isWord("EXECUTE")
+                    && (name.kind() == Token.Kind.WORD || name.kind() == Token.Kind.QUOTED_IDENTIFIER)) {
+                out.add(name.kind() == Token.Kind.QUOTED_IDENTIFIER ? TableName.fold(name.text())
+                        : name.text().toLowerCase(Locale.ROOT));
+            }
+        }
+        return out;
+    }
+
+    /** The relations a query reads from (last name part, folded): the names after FROM and JOIN. */
+    public static List<String> readRelations(String sql) {
+        List<String> out = new ArrayList<>();
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            if (!tokens.get(i).isWord("FROM") && !tokens.get(i).isWord("JOIN")) {
+                continue;
+            }
+            int j = i + 1;
+            if (tokens.get(j).isWord("ONLY")) {
+                j++;
+            }
+            String last = null;
+            while (j < tokens.size()) {
+                Token t = tokens.get(j);
+                if (t.kind() != Token.Kind.WORD && t.kind() != Token.Kind.QUOTED_IDENTIFIER) {
+                    break;
+                }
+                last = TableName.fold(t.text());
+                if (j + 1 < tokens.size() && tokens.get(j + 1).isSymbol(".")) {
+                    j += 2;
+                    continue;
+                }
+                break;
+            }
+            if (last != null) {
+                out.add(last);
+            }
+        }
+        return out;
+    }
+
+    /** True when a statement of the text is an anonymous code block ({@code DO}). */
+    public static boolean hasDoBlock(String sql) {
+        if (!containsWord(sql, "do")) {
+            return false;
+        }
+        for (StatementClassifier.Piece piece : StatementClassifier.split(SqlLexer.tokenize(sql))) {
+            if (piece.firstWord.equals("DO")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The relations the text's INSERT / UPDATE / DELETE / MERGE / TRUNCATE / COPY statements name as their
+     * target (last name part, folded): what a write could reach. Empty for a text with no write verb.
+     */
+    public static List<String> writeTargets(String sql) {
+        boolean any = false;
+        for (String verb : WRITE_VERBS) {
+            if (FencingTargets.containsIgnoreCase(sql, verb.toLowerCase(Locale.ROOT))) {
+                any = true;
+                break;
+            }
+        }
+        if (!any) {
+            return List.of();
+        }
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        List<Integer> starts = new ArrayList<>(StatementClassifier.dmlKeywordIndexes(tokens));
+        for (int i = 0; i < tokens.size(); i++) {
+            if (tokens.get(i).isWord("TRUNCATE") || tokens.get(i).isWord("COPY")) {
+                starts.add(i);
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (int start : starts) {
+            int i = start + 1;
+            while (i < tokens.size() && (tokens.get(i).isWord("INTO") || tokens.get(i).isWord("FROM")
+                    || tokens.get(i).isWord("ONLY") || tokens.get(i).isWord("TABLE"))) {
+                i++;
+            }
+            String last = null;
+            while (i < tokens.size()) {
+                Token t = tokens.get(i);
+                if (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+                    last = TableName.fold(t.text());
+                    if (i + 1 < tokens.size() && tokens.get(i + 1).isSymbol(".")) {
+                        i += 2;
+                        continue;
+                    }
+                }
+                break;
+            }
+            if (last != null) {
+                out.add(last);
+            }
+            // TRUNCATE a, b: every listed name
+            if (tokens.get(start).isWord("TRUNCATE")) {
+                for (int j = i + 1; j < tokens.size() && !tokens.get(j).isSymbol(";"); j++) {
+                    Token t = tokens.get(j);
+                    if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                            && tokens.get(j - 1).isSymbol(",")) {
+                        out.add(TableName.fold(t.text()));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A protected name a text mentions, and the strictest mode of every protected name in it. */
+    public record Mention(String table, FencingMode mode) {
+    }
+
+    /**
+     * The first protected table or view the text names and the strictest mode among all the protected
+     * names it contains (a view, or a {@code U&} escape that could spell anything, counts as the strictest
+     * mode configured), or null when it names none. Matching ignores case: a superset only makes the
+     * answer stricter.
+     */
+    public static Mention mention(String sql, FencingTargets targets) {
+        if (!targets.mayMention(sql)) {
+            return null;
+        }
+        String first = null;
+        FencingMode strictest = null;
+        for (Token t : SqlLexer.tokenize(sql)) {
+            if (t.kind() != Token.Kind.WORD && t.kind() != Token.Kind.QUOTED_IDENTIFIER) {
+                continue;
+            }
+            boolean escape = t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().regionMatches(true, 0, "U&", 0, 2);
+            String folded = escape ? t.text() : TableName.fold(t.text());
+            if (!escape && !targets.isWatchedName(folded)) {
+                continue;
+            }
+            boolean table = false;
+            for (ProtectedTable p : targets.tables()) {
+                if (escape || p.name().name().equalsIgnoreCase(folded)) {
+                    strictest = stricter(strictest, p.mode());
+                    first = first == null ? p.displayName() : first;
+                    table = true;
+                }
+            }
+            if (!table) {
+                for (ProtectedTable p : targets.tables()) {
+                    strictest = stricter(strictest, p.mode());
+                }
+                first = first == null ? folded : first;
+            }
+        }
+        return first == null ? null : new Mention(first, strictest == null ? FencingMode.ENFORCE : strictest);
+    }
+
+    /** ENFORCE over OBSERVE over OFF; null counts as nothing. */
+    public static FencingMode stricter(FencingMode a, FencingMode b) {
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return a.ordinal() <= b.ordinal() ? a : b;
+    }
+
+    /** Case-insensitive search for {@code word} not inside a longer identifier. */
+    static boolean containsWord(String text, String word) {
+        int n = word.length();
+        for (int i = 0; i + n <= text.length(); i++) {
+            if (text.regionMatches(true, i, word, 0, n)
+                    && (i == 0 || !SqlLexer.isIdentPart(text.charAt(i - 1)))
+                    && (i + n == text.length() || !SqlLexer.isIdentPart(text.charAt(i + n)))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
