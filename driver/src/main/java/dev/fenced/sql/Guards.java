@@ -35,8 +35,8 @@ import net.sf.jsqlparser.schema.Table;
  */
 final class Guards {
 
-    /** Marker in the text PostgreSQL reports back: {@code fenced-stale:<row token>:<table>}. */
-    static final String MARKER = "fenced-stale:";
+    /** Marker in the text PostgreSQL reports back ({@link StaleMarker}). */
+    static final String MARKER = StaleMarker.PREFIX;
 
     private Guards() {
     }
@@ -87,10 +87,10 @@ final class Guards {
         return new Function("COALESCE", fence(qualifier, column), new LongValue(0));
     }
 
-    /** {@code CAST('fenced-stale:' || c || ':<table>' AS <type>)}: fails, carrying the row's token and the table. */
+    /** {@code CAST('fenced-stale:' || c || ':<nonce>:<table>' AS <type>)}: fails, carrying the row's token and the table. */
     private static Expression staleCast(String qualifier, String column, String tableLabel, String type) {
         Expression text = new Concat(new Concat(new StringValue(MARKER), fence(qualifier, column)),
-                new StringValue(":" + tableLabel.replace("'", "''")));
+                new StringValue(StaleMarker.suffix(tableLabel).replace("'", "''")));
         return new CastExpression("CAST", text, type);
     }
 }

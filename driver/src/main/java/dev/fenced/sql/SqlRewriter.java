@@ -97,6 +97,10 @@ public final class SqlRewriter {
         int userParams = prepared.parameters;
         int tokenIndex = userParams + 1;
 
+        String misread = ParserLexing.disagreement(prepared.text, SqlLexer.tokenize(prepared.text));
+        if (misread != null) {
+            throw new Refusal(mentioned, misread);
+        }
         Statements statements;
         try {
             statements = BoundedParser.parseStatements(prepared.text, parseTimeout);
@@ -125,7 +129,8 @@ public final class SqlRewriter {
             }
         }
         String roundTrip = print(list);
-        String difference = FidelityCheck.difference(tokens, SqlLexer.tokenize(roundTrip));
+        List<Token> roundTripTokens = SqlLexer.tokenize(roundTrip);
+        String difference = FidelityCheck.difference(tokens, roundTripTokens);
         if (difference != null) {
             throw new Refusal(mentioned, difference);
         }
@@ -133,6 +138,7 @@ public final class SqlRewriter {
         FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex);
         List<String> fencedTables = new ArrayList<>();
         boolean enforce = false;
+        boolean guarded = false; // an observed DELETE adds nothing: no token parameter to find
         for (Statement node : dml) {
             TableName target = FenceContext.nameOf(DmlCollector.target(node));
             String indirect = targets.indirectReason(target);
@@ -152,13 +158,14 @@ public final class SqlRewriter {
                 DeleteFencer.fence((Delete) node, table, ctx);
             }
             fencedTables.add(table.displayName());
+            guarded |= !(node instanceof Delete) || table.mode() == FencingMode.ENFORCE;
             enforce |= table.mode() == FencingMode.ENFORCE;
         }
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
         String printed = print(list);
-        verify(printed, fencedTables);
+        verify(printed, roundTripTokens, fencedTables);
         if (ctx.relativeUpdate) {
             FencedMetrics.RELATIVE_UPDATES.increment();
         }
@@ -167,7 +174,7 @@ public final class SqlRewriter {
                     + " relative update can land before the newer holder''s first write; write whole new values: {1}",
                     fencedTables.get(0), sql);
         }
-        return assemble(printed, userParams, tokenIndex, fencedTables,
+        return assemble(printed, userParams, tokenIndex, guarded, fencedTables,
                 enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange);
     }
 
@@ -254,8 +261,20 @@ public final class SqlRewriter {
     }
 
     /** Re-parses our output and checks every protected write still carries its guard. */
-    private void verify(String printed, List<String> fencedTables) throws Refusal {
-        List<Token> printedTokens = SqlLexer.tokenize(printed);
+    private void verify(String printed, List<Token> roundTrip, List<String> fencedTables) throws Refusal {
+        List<Token> printedTokens;
+        try {
+            printedTokens = SqlLexer.tokenizeStrict(printed);
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(fencedTables.get(0), "the fenced text cannot be read (" + e.getMessage() + ")");
+        }
+        String problem = ParserLexing.disagreement(printed, printedTokens);
+        if (problem == null) {
+            problem = SentText.lostUserToken(roundTrip, printedTokens);
+        }
+        if (problem != null) {
+            throw new Refusal(fencedTables.get(0), problem);
+        }
         String text = prepare(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens), false).text;
         Statements again;
         try {
@@ -291,7 +310,8 @@ public final class SqlRewriter {
     }
 
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
-    private static RewritePlan assemble(String printed, int userParams, int tokenIndex, List<String> tables,
+    private static RewritePlan assemble(String printed, int userParams, int tokenIndex, boolean guarded,
+                                        List<String> tables,
                                         FencingMode mode, boolean relative, boolean schemaChange) throws Refusal {
         List<List<Integer>> userPositions = new ArrayList<>();
         for (int i = 0; i < userParams; i++) {
@@ -303,7 +323,7 @@ public final class SqlRewriter {
         StringBuilder segment = new StringBuilder();
         int copied = 0;
         int position = 0;
-        for (Token t : SqlLexer.tokenize(printed)) {
+        for (Token t : SqlLexer.tokenize(printed)) { // strictly lexed already, in verify
             if (t.kind() != Token.Kind.PARAMETER) {
                 continue;
             }
@@ -328,6 +348,13 @@ public final class SqlRewriter {
         sql.append(tail);
         segment.append(tail);
         segments.add(segment.toString());
+        if (guarded && tokenPositions.isEmpty()) {
+            throw new Refusal(tables.get(0), "the fenced statement has no token parameter where the guard should be");
+        }
+        String jdbc = SentText.jdbcDisagreement(sql.toString(), position);
+        if (jdbc != null) {
+            throw new Refusal(tables.get(0), jdbc);
+        }
         int[][] map = new int[userParams][];
         for (int i = 0; i < userParams; i++) {
             if (userPositions.get(i).isEmpty()) {

@@ -28,7 +28,7 @@ class GuardsTest {
         }
 
         String stale() {
-            return "'" + Guards.MARKER + "' || " + ref() + " || ':" + label.replace("'", "''") + "'";
+            return "'" + Guards.MARKER + "' || " + ref() + " || ':" + StaleMarker.nonce() + ":" + label.replace("'", "''") + "'";
         }
     }
 

@@ -33,12 +33,12 @@ class RewriteFixesTest {
     void equalsMinusIsFencedNotRefused() {
         assertEquals("UPDATE rw_view16 SET aa = -3, last_token = CASE WHEN CAST(? AS bigint) IS NULL THEN"
                         + " rw_view16.last_token WHEN COALESCE(rw_view16.last_token, 0) <= CAST(? AS bigint) THEN CAST(? AS"
-                        + " bigint) ELSE CAST('fenced-stale:' || rw_view16.last_token || ':rw_view16' AS bigint) END WHERE"
+                        + " bigint) ELSE CAST('fenced-stale:' || rw_view16.last_token || ':" + StaleMarker.nonce() + ":rw_view16' AS bigint) END WHERE"
                         + " a = 3",
                 fenced(rewriter("rw_view16"), "UPDATE rw_view16 SET aa=-3 WHERE a=3"));
         assertEquals("DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN CASE WHEN CAST(? AS bigint) IS NULL OR"
                         + " COALESCE(t.last_token, 0) <= CAST(? AS bigint) THEN true ELSE CAST('fenced-stale:' ||"
-                        + " t.last_token || ':t' AS boolean) END ELSE false END",
+                        + " t.last_token || ':" + StaleMarker.nonce() + ":t' AS boolean) END ELSE false END",
                 fenced(rewriter("t"), "DELETE FROM t WHERE a=-?"));
     }
 
@@ -84,7 +84,7 @@ class RewriteFixesTest {
         String suffix = ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
                 + " evaluations could pick different rows";
         assertEquals("DELETE whose WHERE has a subquery with FOR UPDATE (a row lock)" + suffix, rewriter.plan(
-                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING *")
+                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *")
                 .refusedConstruct());
         assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix,
                 rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q WHERE done LIMIT 1000)").refusedConstruct());
@@ -103,7 +103,7 @@ class RewriteFixesTest {
         assertEquals("DELETE FROM q WHERE (id IN (SELECT id FROM q ORDER BY id LIMIT ?)) AND CASE WHEN (id IN (SELECT"
                         + " id FROM q ORDER BY id LIMIT ?)) THEN CASE WHEN CAST(? AS bigint) IS NULL OR"
                         + " COALESCE(q.last_token, 0) <= CAST(? AS bigint) THEN true ELSE CAST('fenced-stale:' ||"
-                        + " q.last_token || ':q' AS boolean) END ELSE false END",
+                        + " q.last_token || ':" + StaleMarker.nonce() + ":q' AS boolean) END ELSE false END",
                 fenced(rewriter("q"), "DELETE FROM q WHERE id IN (SELECT id FROM q ORDER BY id LIMIT ?)"));
     }
 
@@ -123,7 +123,7 @@ class RewriteFixesTest {
         assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON"
                         + " CONFLICT (  key )  DO UPDATE SET data = excluded.data, last_token = CASE WHEN CAST(? AS bigint)"
                         + " IS NULL THEN target.last_token WHEN COALESCE(target.last_token, 0) <= CAST(? AS bigint) THEN"
-                        + " CAST(? AS bigint) ELSE CAST('fenced-stale:' || target.last_token || ':excluded' AS bigint) END"
+                        + " CAST(? AS bigint) ELSE CAST('fenced-stale:' || target.last_token || ':" + StaleMarker.nonce() + ":excluded' AS bigint) END"
                         + " RETURNING *",
                 fenced(rewriter, "insert into excluded AS target (key, data) values(1, '2') on conflict (key) do update"
                         + " set data = excluded.data RETURNING *"));
@@ -150,7 +150,7 @@ class RewriteFixesTest {
         assertEquals("nesting deeper than 12 levels", deep.refusedConstruct());
         assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = CASE WHEN CAST(? AS bigint) IS NULL THEN"
                         + " t.last_token WHEN COALESCE(t.last_token, 0) <= CAST(? AS bigint) THEN CAST(? AS bigint) ELSE"
-                        + " CAST('fenced-stale:' || t.last_token || ':t' AS bigint) END WHERE b[1][2] = 3",
+                        + " CAST('fenced-stale:' || t.last_token || ':" + StaleMarker.nonce() + ":t' AS bigint) END WHERE b[1][2] = 3",
                 fenced(rewriter, "UPDATE t SET a = ARRAY[ARRAY[1]] WHERE b[1][2] = 3"));
     }
 }
