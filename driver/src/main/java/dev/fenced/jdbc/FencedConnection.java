@@ -18,10 +18,17 @@ import java.sql.Statement;
 public final class FencedConnection extends DelegatingConnection {
 
     private final FencedRuntime runtime;
+    private final ConformingStrings conformingStrings;
 
-    FencedConnection(Connection connection, FencedRuntime runtime) {
+    FencedConnection(Connection connection, FencedRuntime runtime) throws SQLException {
         super(connection);
         this.runtime = runtime;
+        this.conformingStrings = ConformingStrings.atConnect(connection);
+    }
+
+    /** Before every execution of {@code plan} ({@code sql} when it is new text): see {@link ConformingStrings}. */
+    void checkLexing(String sql, RewritePlan plan) throws SQLException {
+        conformingStrings.check(sql, plan);
     }
 
     FencedRuntime runtime() {
@@ -31,7 +38,9 @@ public final class FencedConnection extends DelegatingConnection {
     /** The plan for {@code sql}, refusals thrown; reads the catalog again first when it is due. */
     RewritePlan plan(String sql) throws SQLException {
         runtime.refreshIfDue(connection);
-        return runtime.planOrRefuse(sql);
+        RewritePlan plan = runtime.planOrRefuse(sql);
+        checkLexing(sql, plan);
+        return plan;
     }
 
     /** After DDL naming a protected table: what is protected is read again before anything else runs. */

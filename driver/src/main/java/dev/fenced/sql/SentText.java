@@ -40,6 +40,33 @@ final class SentText {
         return null;
     }
 
+    /**
+     * Null when {@code sql} lexes to the same tokens whether {@code standard_conforming_strings} is on or off;
+     * otherwise why not. fenced keeps the setting on, but a change pipelined ahead of a statement (an earlier
+     * entry of the same batch or text calling a function that sets it) is seen by the server before this text is
+     * parsed and by fenced only afterwards; a text that reads the same either way cannot be moved by it.
+     */
+    static String dependsOnConformingStrings(String sql, List<Token> on) {
+        List<Token> off;
+        try {
+            off = SqlLexer.tokenizeStrict(sql, false, SqlLexer.Mode.JDBC);
+        } catch (SqlLexer.LexException e) {
+            off = null;
+        }
+        if (off == null || off.size() != on.size()) {
+            return BACKSLASH;
+        }
+        for (int i = 0; i < on.size(); i++) {
+            if (on.get(i).start() != off.get(i).start() || on.get(i).end() != off.get(i).end()) {
+                return BACKSLASH;
+            }
+        }
+        return null;
+    }
+
+    private static final String BACKSLASH = "a backslash in a '...' string, which PostgreSQL reads differently when"
+            + " standard_conforming_strings is off; write the string as E'...' with the backslash doubled";
+
     private static boolean same(Token a, Token b) {
         return a.kind() == b.kind() && a.text().equals(b.text());
     }
@@ -49,13 +76,19 @@ final class SentText {
      * {@code $n} it writes is a parameter to PostgreSQL; otherwise the difference.
      */
     static String jdbcDisagreement(String sql, int parameters) {
+        String on = jdbcDisagreement(sql, parameters, true);
+        return on != null ? on : jdbcDisagreement(sql, parameters, false);
+    }
+
+    private static String jdbcDisagreement(String sql, int parameters, boolean standardConformingStrings) {
         try {
-            if (!Parser.replaceProcessing(sql, true, true).equals(sql)) {
+            if (!Parser.replaceProcessing(sql, true, standardConformingStrings).equals(sql)) {
                 return "JDBC escape syntax ({...}) in the fenced text";
             }
             int bound = 0;
-            for (NativeQuery q : Parser.parseJdbcSql(sql, true, true, true, false, false)) {
-                List<Token> server = SqlLexer.tokenizeStrict(q.nativeSql, true, SqlLexer.Mode.SERVER);
+            for (NativeQuery q : Parser.parseJdbcSql(sql, standardConformingStrings, true, true, false, false)) {
+                List<Token> server = SqlLexer.tokenizeStrict(q.nativeSql, standardConformingStrings,
+                        SqlLexer.Mode.SERVER);
                 int k = 0;
                 for (Token t : server) {
                     if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {

@@ -272,6 +272,9 @@ public final class SqlRewriter {
         if (problem == null) {
             problem = SentText.lostUserToken(roundTrip, printedTokens);
         }
+        if (problem == null) {
+            problem = SentText.dependsOnConformingStrings(printed, printedTokens);
+        }
         if (problem != null) {
             throw new Refusal(fencedTables.get(0), problem);
         }
