@@ -51,9 +51,9 @@ final class SentText {
         try {
             off = SqlLexer.tokenizeStrict(sql, false, SqlLexer.Mode.JDBC);
         } catch (SqlLexer.LexException e) {
-            off = null;
+            return null; // with the setting off PostgreSQL rejects the whole text (a U&'' string, an open quote)
         }
-        if (off == null || off.size() != on.size()) {
+        if (off.size() != on.size()) {
             return BACKSLASH;
         }
         for (int i = 0; i < on.size(); i++) {
@@ -87,8 +87,15 @@ final class SentText {
             }
             int bound = 0;
             for (NativeQuery q : Parser.parseJdbcSql(sql, standardConformingStrings, true, true, false, false)) {
-                List<Token> server = SqlLexer.tokenizeStrict(q.nativeSql, standardConformingStrings,
-                        SqlLexer.Mode.SERVER);
+                List<Token> server;
+                try {
+                    server = SqlLexer.tokenizeStrict(q.nativeSql, standardConformingStrings, SqlLexer.Mode.SERVER);
+                } catch (SqlLexer.LexException e) {
+                    if (!standardConformingStrings) {
+                        return null; // PostgreSQL would reject the text with the setting off: nothing could land
+                    }
+                    throw e;
+                }
                 int k = 0;
                 for (Token t : server) {
                     if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {

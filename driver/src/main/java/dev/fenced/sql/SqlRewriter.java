@@ -93,7 +93,8 @@ public final class SqlRewriter {
         rejectLexicalHazards(tokens, mentioned);
 
         List<Integer> dmlKeywords = StatementClassifier.dmlKeywordIndexes(tokens);
-        Prepared prepared = prepare(sql, tokens, dmlKeywords, true);
+        Literals literals = new Literals();
+        Prepared prepared = parserView(sql, tokens, dmlKeywords, literals);
         int userParams = prepared.parameters;
         int tokenIndex = userParams + 1;
 
@@ -128,7 +129,10 @@ public final class SqlRewriter {
                 DmlCollector.markOnly(dml.get(k));
             }
         }
-        String roundTrip = print(list);
+        String roundTrip = literals.restore(print(list));
+        if (roundTrip == null) {
+            throw new Refusal(mentioned, "the statement's literals cannot be put back as written");
+        }
         List<Token> roundTripTokens = SqlLexer.tokenize(roundTrip);
         String difference = FidelityCheck.difference(tokens, roundTripTokens);
         if (difference != null) {
@@ -164,8 +168,7 @@ public final class SqlRewriter {
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
-        String printed = print(list);
-        verify(printed, roundTripTokens, fencedTables);
+        String printed = verify(print(list), literals, roundTripTokens, fencedTables);
         if (ctx.relativeUpdate) {
             FencedMetrics.RELATIVE_UPDATES.increment();
         }
@@ -178,17 +181,39 @@ public final class SqlRewriter {
                 enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange);
     }
 
-    /** The text handed to the parser, and what preparing it took out. */
-    private record Prepared(String text, int parameters, boolean[] only) {
+    /**
+     * The text handed to the parser: the user's tokens as PostgreSQL lexes them, with the original whitespace
+     * between them where it is only whitespace (a comment becomes a space), each string constant replaced by a
+     * placeholder ({@link Literals}), the {@code ?}s numbered ({@code ?1}, {@code ?2}, ...) so they survive
+     * printing in any order, and {@code ONLY} lifted off UPDATE and DELETE targets (JSqlParser 5.3 cannot parse
+     * it), remembering which data-modifying keyword had it.
+     */
+    private static Prepared parserView(String sql, List<Token> tokens, List<Integer> dmlKeywords, Literals literals) {
+        boolean[] only = new boolean[dmlKeywords.size()];
+        Set<Integer> skip = onlyPositions(tokens, dmlKeywords, only);
+        StringBuilder text = new StringBuilder(sql.length() + 16);
+        int parameters = 0;
+        int previousEnd = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            String gap = sql.substring(previousEnd, t.start());
+            boolean blank = gap.chars().allMatch(c -> SqlLexer.isSpace((char) c));
+            text.append(blank ? gap : " ");
+            previousEnd = t.end();
+            if (skip.contains(i)) {
+                text.append(' ');
+            } else if (t.kind() == Token.Kind.PARAMETER) {
+                text.append('?').append(++parameters);
+            } else if (t.kind() == Token.Kind.STRING) {
+                text.append(literals.placeholder(t.text()));
+            } else {
+                text.append(t.text());
+            }
+        }
+        return new Prepared(text.toString(), parameters, only);
     }
 
-    /**
-     * Numbers the user's {@code ?}s ({@code ?1}, {@code ?2}, ...) so they survive printing in any order,
-     * and lifts {@code ONLY} off UPDATE and DELETE targets (JSqlParser 5.3 cannot parse it), remembering
-     * which data-modifying keyword had it. With {@code number=false} the text's {@code ?N}s are kept.
-     */
-    private static Prepared prepare(String sql, List<Token> tokens, List<Integer> dmlKeywords, boolean number) {
-        boolean[] only = new boolean[dmlKeywords.size()];
+    private static Set<Integer> onlyPositions(List<Token> tokens, List<Integer> dmlKeywords, boolean[] only) {
         Set<Integer> skip = new LinkedHashSet<>();
         for (int k = 0; k < dmlKeywords.size(); k++) {
             int i = dmlKeywords.get(k);
@@ -199,22 +224,23 @@ public final class SqlRewriter {
                 skip.add(onlyAt);
             }
         }
-        StringBuilder text = new StringBuilder(sql.length() + 16);
-        int parameters = 0;
+        return skip;
+    }
+
+    /** The text handed to the parser, and what preparing it took out. */
+    private record Prepared(String text, int parameters, boolean[] only) {
+    }
+
+    /** {@code sql} without the {@code ONLY}s JSqlParser 5.3 cannot parse (to re-parse fenced's own printout). */
+    private static String withoutOnly(String sql, List<Token> tokens, List<Integer> dmlKeywords) {
+        Set<Integer> skip = onlyPositions(tokens, dmlKeywords, new boolean[dmlKeywords.size()]);
+        StringBuilder text = new StringBuilder(sql.length());
         int copied = 0;
-        for (int i = 0; i < tokens.size(); i++) {
-            Token t = tokens.get(i);
-            boolean parameter = number && t.kind() == Token.Kind.PARAMETER;
-            if (parameter || skip.contains(i)) {
-                text.append(sql, copied, t.start());
-                if (parameter) {
-                    text.append('?').append(++parameters);
-                }
-                copied = t.end();
-            }
+        for (int i : skip) {
+            text.append(sql, copied, tokens.get(i).start());
+            copied = tokens.get(i).end();
         }
-        text.append(sql, copied, sql.length());
-        return new Prepared(text.toString(), parameters, only);
+        return text.append(sql, copied, sql.length()).toString();
     }
 
     /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */
@@ -231,8 +257,7 @@ public final class SqlRewriter {
             if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {
                 throw new Refusal(table, "server-side positional parameters (" + t.text() + ")");
             }
-            if ((t.kind() == Token.Kind.STRING || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
-                    && t.text().regionMatches(true, 0, "U&", 0, 2)) {
+            if (t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().regionMatches(true, 0, "U&", 0, 2)) {
                 throw new Refusal(table, "Unicode-escaped text (" + t.text() + ") cannot be matched safely");
             }
             if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")) {
@@ -261,7 +286,8 @@ public final class SqlRewriter {
     }
 
     /** Re-parses our output and checks every protected write still carries its guard. */
-    private void verify(String printed, List<Token> roundTrip, List<String> fencedTables) throws Refusal {
+    private String verify(String printed, Literals literals, List<Token> roundTrip, List<String> fencedTables)
+            throws Refusal {
         List<Token> printedTokens;
         try {
             printedTokens = SqlLexer.tokenizeStrict(printed);
@@ -269,16 +295,21 @@ public final class SqlRewriter {
             throw new Refusal(fencedTables.get(0), "the fenced text cannot be read (" + e.getMessage() + ")");
         }
         String problem = ParserLexing.disagreement(printed, printedTokens);
+        String sent = problem == null ? literals.restore(printed) : null;
+        if (problem == null && sent == null) {
+            problem = "the statement's literals cannot be put back as written";
+        }
+        List<Token> sentTokens = sent == null ? null : SqlLexer.tokenize(sent);
         if (problem == null) {
-            problem = SentText.lostUserToken(roundTrip, printedTokens);
+            problem = SentText.lostUserToken(roundTrip, sentTokens);
         }
         if (problem == null) {
-            problem = SentText.dependsOnConformingStrings(printed, printedTokens);
+            problem = SentText.dependsOnConformingStrings(sent, sentTokens);
         }
         if (problem != null) {
             throw new Refusal(fencedTables.get(0), problem);
         }
-        String text = prepare(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens), false).text;
+        String text = withoutOnly(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens));
         Statements again;
         try {
             again = BoundedParser.parseStatements(text, parseTimeout);
@@ -294,6 +325,7 @@ public final class SqlRewriter {
                 }
             }
         }
+        return sent;
     }
 
     private static boolean carriesFence(Statement node, ProtectedTable table) {
