@@ -15,6 +15,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.Pools;
+import dev.fenced.sql.StaleMarker;
 import java.util.List;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -86,7 +87,8 @@ class JooqTest extends ClientContract {
         String sent = ctx.connectionResult(c -> c.nativeSQL(sql));
         assertEquals("UPDATE \"public\".\"totals\" SET \"amount\" = ?, last_token = CASE WHEN CAST(? AS bigint) IS NULL"
                 + " THEN \"totals\".last_token WHEN COALESCE(\"totals\".last_token, 0) <= CAST(? AS bigint)"
-                + " THEN CAST(? AS bigint) ELSE CAST('fenced-stale:' || \"totals\".last_token || ':totals' AS bigint) END"
+                + " THEN CAST(? AS bigint) ELSE CAST('fenced-stale:' || \"totals\".last_token || ':"
+                + StaleMarker.nonce() + ":totals' AS bigint) END"
                 + " WHERE \"public\".\"totals\".\"restaurant_id\" = ?", sent);
     }
 
