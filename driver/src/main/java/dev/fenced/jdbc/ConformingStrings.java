@@ -1,5 +1,6 @@
 package dev.fenced.jdbc;
 
+import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.sql.RewritePlan;
 import dev.fenced.sql.SettingChanges;
@@ -20,17 +21,28 @@ final class ConformingStrings {
 
     static final String SETTING = "standard_conforming_strings";
 
-    private final PGConnection pg;
+    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
 
-    private ConformingStrings(PGConnection pg) {
+    private final PGConnection pg;
+    /** Whether any protected table is in enforce mode: observe mode logs and never refuses. */
+    private final boolean enforcing;
+
+    private ConformingStrings(PGConnection pg, boolean enforcing) {
         this.pg = pg;
+        this.enforcing = enforcing;
     }
 
-    /** For a freshly opened connection: refuses it when the setting is off (a URL's {@code options=-c ...=off}). */
-    static ConformingStrings atConnect(Connection raw) throws SQLException {
+    /**
+     * For a freshly opened connection: refuses it when the setting is off (a URL's {@code options=-c ...=off})
+     * and a protected table is enforced; logs it otherwise.
+     */
+    static ConformingStrings atConnect(Connection raw, boolean enforcing) throws SQLException {
         PGConnection pg = raw.isWrapperFor(PGConnection.class) ? raw.unwrap(PGConnection.class) : null;
-        ConformingStrings c = new ConformingStrings(pg);
-        if (!c.on()) {
+        ConformingStrings c = new ConformingStrings(pg, enforcing);
+        if (!c.on() && !enforcing) {
+            LOG.log(System.Logger.Level.WARNING, "fenced (observe): " + SETTING + " is " + c.value()
+                    + " on this connection; fenced cannot read SQL as PostgreSQL does here");
+        } else if (!c.on()) {
             throw new SQLException("fenced: " + SETTING + " is " + c.value() + " on this connection; fenced reads SQL"
                     + " as PostgreSQL does only with it on (remove options=-c " + SETTING + "=off, or the role's or"
                     + " database's setting)", "08004");
@@ -51,12 +63,15 @@ final class ConformingStrings {
      * or refused and about to be let through) while it is off.
      */
     void check(String sql, RewritePlan plan) throws UnsupportedStatementException {
+        if (!enforcing) {
+            return;
+        }
         String change = sql == null ? null : SettingChanges.turnsOff(sql, SETTING);
         if (change != null) {
             throw new UnsupportedStatementException(plan.isPassthrough() ? "every protected table"
                     : plan.tables().get(0), change + ": fenced needs " + SETTING + " on");
         }
-        if (!plan.isPassthrough() && !on()) {
+        if (plan.mode() == FencingMode.ENFORCE && !plan.isPassthrough() && !on()) {
             throw new UnsupportedStatementException(plan.tables().get(0), "a write on a connection where " + SETTING
                     + " is " + value() + ": fenced needs it on to read the statement as PostgreSQL does");
         }

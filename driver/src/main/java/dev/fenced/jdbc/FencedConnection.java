@@ -1,5 +1,6 @@
 package dev.fenced.jdbc;
 
+import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.jdbc.delegate.DelegatingConnection;
 import dev.fenced.sql.RewritePlan;
@@ -23,7 +24,8 @@ public final class FencedConnection extends DelegatingConnection {
     FencedConnection(Connection connection, FencedRuntime runtime) throws SQLException {
         super(connection);
         this.runtime = runtime;
-        this.conformingStrings = ConformingStrings.atConnect(connection);
+        this.conformingStrings = ConformingStrings.atConnect(connection, runtime.config().tables().stream()
+                .anyMatch(t -> t.mode() == FencingMode.ENFORCE));
     }
 
     /** Before every execution of {@code plan} ({@code sql} when it is new text): see {@link ConformingStrings}. */
@@ -159,7 +161,7 @@ public final class FencedConnection extends DelegatingConnection {
     private String callable(String sql) throws SQLException {
         RewritePlan plan = plan(sql);
         if (plan.isFenced()) {
-            if (plan.mode() == dev.fenced.FencingMode.ENFORCE) {
+            if (plan.mode() == FencingMode.ENFORCE) {
                 dev.fenced.metrics.FencedMetrics.UNSUPPORTED_REFUSED.increment();
                 throw new UnsupportedStatementException(plan.tables().get(0), "a write through prepareCall;"
                         + " use prepareStatement for writes to protected tables");

@@ -1,5 +1,6 @@
 package dev.fenced.sql;
 
+import dev.fenced.config.TableName;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -46,7 +47,7 @@ public final class SettingChanges {
                             + " in a string (a function or DO body, a set_config)";
                 }
             } else if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
-                    && dev.fenced.config.TableName.fold(t.text()).toLowerCase(Locale.ROOT).equals(setting)) {
+                    && TableName.fold(t.text()).toLowerCase(Locale.ROOT).equals(setting)) {
                 String verdict = mention(tokens, i);
                 if (verdict != null) {
                     return verdict;
