@@ -51,7 +51,8 @@ final class SentText {
         try {
             off = SqlLexer.tokenizeStrict(sql, false, SqlLexer.Mode.JDBC);
         } catch (SqlLexer.LexException e) {
-            return null; // with the setting off PostgreSQL rejects the whole text (a U&'' string, an open quote)
+            // with the setting off every PostgreSQL rejects the whole text (a U&'' string, an open quote)
+            return e.everyVersionRejects() ? null : BACKSLASH;
         }
         if (off.size() != on.size()) {
             return BACKSLASH;
@@ -91,7 +92,7 @@ final class SentText {
                 try {
                     server = SqlLexer.tokenizeStrict(q.nativeSql, standardConformingStrings, SqlLexer.Mode.SERVER);
                 } catch (SqlLexer.LexException e) {
-                    if (!standardConformingStrings) {
+                    if (!standardConformingStrings && e.everyVersionRejects()) {
                         return null; // PostgreSQL would reject the text with the setting off: nothing could land
                     }
                     throw e;

@@ -47,6 +47,7 @@ final class SqlLexer {
     private final Mode mode;
     private int pos;
     private String error;
+    private boolean errorEveryVersionRejects;
 
     private SqlLexer(String sql, boolean standardConformingStrings, Mode mode) {
         this.sql = sql;
@@ -63,9 +64,20 @@ final class SqlLexer {
     /** Thrown for text PostgreSQL would reject at the lexical level, or that fenced will not risk reading. */
     static final class LexException extends Exception {
         private static final long serialVersionUID = 1L;
+        private final boolean everyVersionRejects;
 
-        LexException(String message) {
+        LexException(String message, boolean everyVersionRejects) {
             super(message);
+            this.everyVersionRejects = everyVersionRejects;
+        }
+
+        /**
+         * True when every PostgreSQL version rejects the text for this (an unterminated string, comment or
+         * identifier, a U&'' string with standard_conforming_strings off), not only some (trailing junk after a
+         * number is an error from 15 on) or none (a hazard fenced refuses to read).
+         */
+        boolean everyVersionRejects() {
+            return everyVersionRejects;
         }
     }
 
@@ -78,14 +90,19 @@ final class SqlLexer {
         SqlLexer lexer = new SqlLexer(sql, standardConformingStrings, mode);
         List<Token> tokens = lexer.run();
         if (lexer.error != null) {
-            throw new LexException(lexer.error);
+            throw new LexException(lexer.error, lexer.errorEveryVersionRejects);
         }
         return tokens;
     }
 
     private void fail(String message) {
+        fail(message, false);
+    }
+
+    private void fail(String message, boolean everyVersionRejects) {
         if (error == null) {
             error = message;
+            errorEveryVersionRejects = everyVersionRejects;
         }
     }
 
@@ -148,7 +165,7 @@ final class SqlLexer {
                 pos++;
             }
         }
-        fail("unterminated /* comment starting at offset " + start);
+        fail("unterminated /* comment starting at offset " + start, true);
     }
 
     private char peek(int ahead) {
@@ -186,7 +203,7 @@ final class SqlLexer {
                 return make(Token.Kind.QUOTED_IDENTIFIER, start);
             }
             if (!standardConformingStrings) {
-                fail("a U&'' string with standard_conforming_strings off (PostgreSQL rejects it)");
+                fail("a U&'' string with standard_conforming_strings off (PostgreSQL rejects it)", true);
             }
             string(false);
             return make(Token.Kind.STRING, start);
@@ -264,7 +281,7 @@ final class SqlLexer {
         String tag = sql.substring(pos, tagEnd);
         int close = sql.indexOf(tag, tagEnd);
         if (close < 0) {
-            fail("unterminated dollar-quoted string starting at offset " + start);
+            fail("unterminated dollar-quoted string starting at offset " + start, true);
             pos = length;
         } else {
             pos = close + tag.length();
@@ -296,7 +313,7 @@ final class SqlLexer {
         int start = pos;
         while (true) {
             if (!quotedBody(backslashEscapes)) {
-                fail("unterminated quoted string starting at offset " + start);
+                fail("unterminated quoted string starting at offset " + start, true);
                 return;
             }
             int after = continuation(pos);
@@ -314,7 +331,7 @@ final class SqlLexer {
             int close = sql.indexOf('\'', pos + 1);
             if (close < 0) {
                 pos = length;
-                fail("unterminated bit string starting at offset " + start);
+                fail("unterminated bit string starting at offset " + start, true);
                 return;
             }
             pos = close + 1;
@@ -394,7 +411,7 @@ final class SqlLexer {
             }
             pos++;
         }
-        fail("unterminated quoted identifier starting at offset " + start);
+        fail("unterminated quoted identifier starting at offset " + start, true);
     }
 
     /** scan.l's {@code operator} rule with its two cuts: comment starts, and trailing {@code +}/{@code -}. */

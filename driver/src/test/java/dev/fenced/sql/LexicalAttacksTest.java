@@ -41,6 +41,22 @@ class LexicalAttacksTest {
         }
     }
 
+    /**
+     * Lexed with standard_conforming_strings off (as a server would if a function pipelined ahead of it turned the
+     * setting off), the first quote pair runs to the next quote and the guard would sit in a string: refused,
+     * whatever junk the random nonce makes of the rest.
+     */
+    @org.junit.jupiter.api.Test
+    void aTextThatLexesOtherwiseWithStandardConformingStringsOffIsRefused() {
+        RewritePlan plan = rewriter.plan("UPDATE totals SET note = '\\' WHERE restaurant_id = 1 OR note = ' -- '");
+        assertTrue(plan.isRefused(), plan::toString);
+        assertTrue(plan.refusedConstruct().contains("standard_conforming_strings"), plan::toString);
+        assertEquals(null, SentText.dependsOnConformingStrings("SELECT ' 9c0d ' || ' 1x '",
+                SqlLexer.tokenize("SELECT ' 9c0d ' || ' 1x '")));
+        assertTrue(SentText.dependsOnConformingStrings("SELECT '\\' || ' 9c ' || '", SqlLexer.tokenize(
+                "SELECT '\\' || ' 9c ' || '")) != null, "junk only some versions reject is not relied on");
+    }
+
     /** Every token of {@code user} appears in {@code sent}, in order (fenced only adds). */
     private static boolean keepsInOrder(List<Token> user, List<Token> sent) {
         int j = 0;
