@@ -61,6 +61,10 @@ final class DmlGenerator {
         word(pick("UPDATE", "update", "Update"));
         target();
         word(pick("SET", "set"));
+        if (random.nextInt(8) == 0) {
+            smuggled();
+            return;
+        }
         column("a");
         word("=");
         intExpr(3, true);
@@ -75,6 +79,36 @@ final class DmlGenerator {
             condition(3);
         }
         returning();
+    }
+
+    /**
+     * The issue's attack family, varied: text a lexer that is not PostgreSQL's reads as a whole statement, with
+     * a WHERE or parentheses PostgreSQL reads as part of a string or a comment.
+     */
+    private void smuggled() {
+        int id = 1 + random.nextInt(ROWS);
+        String tag = pick("$a$", "$q1$", "$_$", "$$");
+        String ident = pick("x", "y", "id", "b");
+        switch (random.nextInt(3)) {
+            case 0 -> {
+                // PostgreSQL: b = one dollar-quoted string, no WHERE; a lexer reading identifiers sees a WHERE
+                column("b");
+                word("=");
+                word((tag.equals("$$") ? "$a$" : tag) + ident + " WHERE " + ident + (tag.equals("$$") ? "$a$" : tag));
+            }
+            case 1 -> {
+                // PostgreSQL: E'\' || ' is one string, the rest of the line a comment, then WHERE id = <id>
+                column("b");
+                word("=");
+                word("E'\\' || '--' WHERE b = '\nWHERE id = " + id + " --'");
+            }
+            default -> {
+                // PostgreSQL: 100 - 10 - 1 (nested comments); a lexer that closes at the first */ sees parentheses
+                column("a");
+                word("=");
+                word("100 - /* /* */ ( --*/\n10 - 1 /* /* */ ) --*/\nWHERE id = " + id);
+            }
+        }
     }
 
     private void delete() {
