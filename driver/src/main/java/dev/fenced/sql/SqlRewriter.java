@@ -24,13 +24,16 @@ import net.sf.jsqlparser.statement.update.Update;
  *
  * <pre>
  * text ─ pre-filter (no protected name in the text?) ─────────────────────────────▶ pass through
- *   │ lexer: statements, keywords, parameters
+ *   │ lexer (PostgreSQL's scan.l rules): statements, keywords, parameters, literals
  *   │ classifier: DDL/utility/reads pass; MERGE, TRUNCATE, COPY FROM, DO ... refused
- *   │ number the ?s (?1, ?2 ...), lift ONLY, parse in simple mode under a deadline
+ *   │ parser view: strings as placeholders, comments as spaces, ?s numbered (?1, ?2 ...), ONLY lifted;
+ *   │   JSqlParser's own token manager must cut it where PostgreSQL does; parse under a deadline
  *   │ collect every INSERT/UPDATE/DELETE, cross-checked with the keyword count
- *   │ fidelity check: the parser's printout has the original's tokens
+ *   │ fidelity check: the printout, literals put back, is the original's tokens in order
  *   │ fence each protected target (one visitor per statement kind)
- *   │ print, map ?N back to ?, re-parse and verify every guard is in place
+ *   │ print; JSqlParser and PostgreSQL must lex it alike; literals back byte for byte; every user token
+ *   │   kept in order; same tokens with standard_conforming_strings off; re-parse, every guard in place
+ *   │ map ?N back to ?: at least one token parameter, pgjdbc binds exactly where PostgreSQL sees them
  *   ▼ RewritePlan
  * </pre>
  */
