@@ -63,8 +63,7 @@ public class BatchBench {
                 ps.setLong(1, client.amount());
                 ps.setLong(2, BenchEnv.TOKEN);
                 ps.setLong(3, BenchEnv.TOKEN);
-                ps.setLong(4, BenchEnv.TOKEN);
-                ps.setInt(5, first + i);
+                ps.setInt(4, first + i);
                 ps.addBatch();
             }
             return ps.executeBatch().length;

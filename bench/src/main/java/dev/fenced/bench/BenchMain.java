@@ -98,10 +98,13 @@ public final class BenchMain {
                     + " flipped each time, timed apart): pool of 4, 2 client threads", PairedUpdateBench.class, 2, true,
                     "ops/s",
                     List.of(new Variant("cb", "cb", "(c) fenced, protected vs (b) raw, hand-written fenced SQL"),
+                            new Variant("ce", "ce", "(c) fenced, protected vs (e) raw, the article's SQL by hand"),
+                            new Variant("be", "be", "(b) fenced's SQL by hand vs (e) the article's SQL by hand"),
                             new Variant("da", "da", "(d) fenced, unprotected vs (a) raw pgjdbc"),
                             new Variant("aa", "aa", "control: (a) raw pgjdbc vs (a) itself")),
                     // a paired path compares X with Y itself: num and den both name that path
-                    List.of(new Comparison("cb", "cb", 0.97, 1.0), new Comparison("da", "da", 0.99, 0.5),
+                    List.of(new Comparison("cb", "cb", 0.97, 1.0), new Comparison("ce", "ce", 0.97, 1.0),
+                            new Comparison("be", "be", Double.NaN, Double.NaN), new Comparison("da", "da", 0.99, 0.5),
                             new Comparison("aa", "aa", Double.NaN, Double.NaN)),
                     new Plan(2, 16, 1500), new Plan(1, 3, 500)),
             new Group("overhead", "The same UPDATE paths on a stub connection (no database, no pgjdbc): fenced's own work per"

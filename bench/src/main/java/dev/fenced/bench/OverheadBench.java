@@ -67,8 +67,7 @@ public class OverheadBench {
             ps.setLong(1, client.amount());
             ps.setLong(2, BenchEnv.TOKEN);
             ps.setLong(3, BenchEnv.TOKEN);
-            ps.setLong(4, BenchEnv.TOKEN);
-            ps.setInt(5, client.id());
+            ps.setInt(4, client.id());
             return ps.executeUpdate();
         }
     }

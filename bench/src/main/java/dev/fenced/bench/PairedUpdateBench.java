@@ -25,6 +25,8 @@ import org.openjdk.jmh.annotations.Threads;
  *
  * <p>{@code cb}: X = (c) fenced on the protected table, Y = (b) raw pgjdbc with the same SQL written by hand.
  * {@code da}: X = (d) fenced on the unprotected table, Y = (a) raw pgjdbc.
+ * {@code ce}: X = (c) fenced on the protected table, Y = (e) raw pgjdbc with the article's fencing SQL by hand
+ * ({@link BenchEnv#UPDATE_ARTICLE}): the reference. {@code be}: X = (b), Y = (e): the guard's SQL form alone.
  * {@code aa}: X = Y = (a), the control: whatever it shows away from 1.00 and 0 µs is the method's own bias.
  */
 @State(Scope.Benchmark)
@@ -40,6 +42,7 @@ public class PairedUpdateBench {
     private Op rawHandFenced;
     private Op fencedUnprotected;
     private Op raw;
+    private Op rawArticle;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -51,6 +54,7 @@ public class PairedUpdateBench {
         rawHandFenced = c -> UpdateBench.handFencedUpdate(rawDs, handFenced, c);
         fencedUnprotected = c -> UpdateBench.update(fencedDs, BenchEnv.UPDATE_PLAIN, c);
         raw = c -> UpdateBench.update(rawDs, BenchEnv.UPDATE_PLAIN, c);
+        rawArticle = c -> UpdateBench.articleUpdate(rawDs, c);
     }
 
     /**
@@ -139,6 +143,20 @@ public class PairedUpdateBench {
     @OperationsPerInvocation(2 * BLOCK)
     public int da(Client client, Pair pair) throws SQLException {
         return paired(fencedUnprotected, raw, client, pair);
+    }
+
+    /** X = (c) fenced, protected table; Y = (e) raw pgjdbc, the article's fencing SQL by hand. */
+    @Benchmark
+    @OperationsPerInvocation(2 * BLOCK)
+    public int ce(Client client, Pair pair) throws SQLException {
+        return paired(fencedProtected, rawArticle, client, pair);
+    }
+
+    /** X = (b) fenced's SQL by hand; Y = (e) the article's SQL by hand: what the guard's form costs. */
+    @Benchmark
+    @OperationsPerInvocation(2 * BLOCK)
+    public int be(Client client, Pair pair) throws SQLException {
+        return paired(rawHandFenced, rawArticle, client, pair);
     }
 
     /** The control: X = Y = (a) raw pgjdbc. */

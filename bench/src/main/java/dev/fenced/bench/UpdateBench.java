@@ -67,8 +67,18 @@ public class UpdateBench {
             ps.setLong(1, client.amount());
             ps.setLong(2, BenchEnv.TOKEN);
             ps.setLong(3, BenchEnv.TOKEN);
+            ps.setInt(4, client.id());
+            return ps.executeUpdate();
+        }
+    }
+
+    /** (e) raw pgjdbc, the article's own fencing SQL written by hand ({@link BenchEnv#UPDATE_ARTICLE}). */
+    static int articleUpdate(DataSource ds, Client client) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(BenchEnv.UPDATE_ARTICLE)) {
+            ps.setLong(1, client.amount());
+            ps.setLong(2, BenchEnv.TOKEN);
+            ps.setInt(3, client.id());
             ps.setLong(4, BenchEnv.TOKEN);
-            ps.setInt(5, client.id());
             return ps.executeUpdate();
         }
     }

@@ -168,7 +168,8 @@ public final class TableName {
 
     /** Quotes a folded identifier when SQL needs quotes to mean exactly it. */
     public static String quote(String folded) {
-        if (!folded.isEmpty() && isPlainIdentifier(folded) && folded.equals(foldAscii(folded)) && !hasNonAscii(folded)) {
+        if (!folded.isEmpty() && isPlainIdentifier(folded) && folded.equals(foldAscii(folded)) && !hasNonAscii(folded)
+                && !SqlKeywords.needsQuotes(folded)) {
             return folded;
         }
         return '"' + folded.replace("\"", "\"\"") + '"';

@@ -1,5 +1,6 @@
 package dev.fenced.jdbc;
 
+import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.jdbc.delegate.DelegatingConnection;
 import dev.fenced.sql.RewritePlan;
@@ -20,10 +21,18 @@ public final class FencedConnection extends DelegatingConnection {
     private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
 
     private final FencedRuntime runtime;
+    private final ConformingStrings conformingStrings;
 
-    FencedConnection(Connection connection, FencedRuntime runtime) {
+    FencedConnection(Connection connection, FencedRuntime runtime) throws SQLException {
         super(connection);
         this.runtime = runtime;
+        this.conformingStrings = ConformingStrings.atConnect(connection, runtime.config().tables().stream()
+                .anyMatch(t -> t.mode() == FencingMode.ENFORCE));
+    }
+
+    /** Before every execution of {@code plan} ({@code sql} when it is new text): see {@link ConformingStrings}. */
+    void checkLexing(String sql, RewritePlan plan) throws SQLException {
+        conformingStrings.check(sql, plan);
     }
 
     FencedRuntime runtime() {
@@ -50,6 +59,7 @@ public final class FencedConnection extends DelegatingConnection {
         if (plan.isPassthrough()) {
             runtime.checkExecuted(sql, connection);
         }
+        checkLexing(sql, plan);
         return plan;
     }
 
@@ -234,7 +244,7 @@ public final class FencedConnection extends DelegatingConnection {
     RewritePlan callable(String sql) throws SQLException {
         RewritePlan plan = plan(sql);
         if (plan.isFenced()) {
-            if (plan.mode() == dev.fenced.FencingMode.ENFORCE) {
+            if (plan.mode() == FencingMode.ENFORCE) {
                 dev.fenced.metrics.FencedMetrics.UNSUPPORTED_REFUSED.increment();
                 throw new UnsupportedStatementException(plan.tables().get(0), "a write through prepareCall;"
                         + " use prepareStatement for writes to protected tables");

@@ -2,16 +2,16 @@ package dev.fenced.jdbc;
 
 import dev.fenced.StaleTokenException;
 import dev.fenced.metrics.FencedMetrics;
+import dev.fenced.sql.StaleMarker;
 import java.sql.SQLException;
 
 /**
  * Recognises the error a fenced statement's guard raises when a row holds a newer token (a failed cast of
- * {@code 'fenced-stale:<row token>:<table>'}, SQLSTATE 22P02) and turns it into
+ * {@code 'fenced-stale:<row token>:<nonce>:<table>'}, SQLSTATE 22P02) and turns it into
  * {@link StaleTokenException}. Searches the cause and next-exception chains, as batches nest it.
  */
 final class StaleWrites {
 
-    private static final String MARKER = "fenced-stale:";
     private static final String INVALID_TEXT_REPRESENTATION = "22P02";
 
     private StaleWrites() {
@@ -31,27 +31,14 @@ final class StaleWrites {
         return e;
     }
 
-    /**
-     * Finds {@code fenced-stale:<digits>:<table>} in a message. The marker's prefix also appears in the
-     * statement text that some messages quote (a batch entry), so only a marker followed by a number counts.
-     */
+    /** The guard's own marker in a message ({@link StaleMarker}: this runtime's nonce, exactly). */
     private static StaleTokenException stale(String message, long token, SQLException cause) {
-        for (int at = message.indexOf(MARKER); at >= 0; at = message.indexOf(MARKER, at + 1)) {
-            int from = at + MARKER.length();
-            int colon = from;
-            while (colon < message.length() && Character.isDigit(message.charAt(colon))) {
-                colon++;
-            }
-            if (colon == from || colon >= message.length() || message.charAt(colon) != ':') {
-                continue;
-            }
-            long rowToken = Long.parseLong(message.substring(from, colon));
-            int end = message.indexOf('"', colon + 1);
-            String table = message.substring(colon + 1, end < 0 ? message.length() : end);
-            FencedMetrics.staleWriteRefused(table);
-            return new StaleTokenException(table, token, rowToken, cause);
+        StaleMarker.Found found = StaleMarker.find(message);
+        if (found == null) {
+            return null;
         }
-        return null;
+        FencedMetrics.staleWriteRefused(found.table());
+        return new StaleTokenException(found.table(), token, found.rowToken(), cause);
     }
 
     private static Throwable next(Throwable t) {

@@ -1,65 +1,56 @@
 package dev.fenced.sql;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
- * Guards against JSqlParser printing something that means other than what it read. Known cases on
- * PostgreSQL's own DML: INSERT column lists lose subscripts and field qualifiers ({@code (f3.if1)}
- * becomes {@code (if1)}), {@code !~~} and {@code U&'...'} are misread. Re-parsing cannot see these
- * (it is idempotent on the wrong text), so the printed statement's tokens are compared with the
- * original's, as multisets, ignoring only what printing legitimately changes: parentheses, {@code AS},
- * the statement separator and keyword case. Any other difference refuses the statement.
+ * Guards against JSqlParser printing something that means other than what it read. Re-parsing cannot see
+ * this (it is idempotent on the wrong text), so the printed statement, lexed exactly as PostgreSQL lexes it,
+ * must be the original's tokens in the same order: parentheses and punctuation included, since a dropped or
+ * moved parenthesis changes what an expression computes. Allowed: the case of unquoted words (keywords print
+ * upper case), an {@code AS} JSqlParser adds or drops before an alias, and statement separators (the number
+ * of statements is checked on its own).
  */
 final class FidelityCheck {
 
     private FidelityCheck() {
     }
 
-    /** Null when the two token streams agree; otherwise a description of the first difference. */
+    /**
+     * Null when {@code printed} is {@code original} token for token; otherwise the first difference. The
+     * original's {@code ?} are compared as the {@code ?1 ?2 ...} the parser was given.
+     */
     static String difference(List<Token> original, List<Token> printed) {
-        Map<String, Integer> counts = new HashMap<>();
+        int i = 0;
+        int j = 0;
         int param = 0;
-        for (Token t : original) {
-            String key = t.kind() == Token.Kind.PARAMETER ? "?" + (++param) : normalise(t);
-            if (key != null) {
-                counts.merge(key, 1, Integer::sum);
+        while (i < original.size() || j < printed.size()) {
+            Token a = i < original.size() ? original.get(i) : null;
+            Token b = j < printed.size() ? printed.get(j) : null;
+            String ka = a == null ? null : a.kind() == Token.Kind.PARAMETER && a.text().equals("?")
+                    ? Token.Kind.PARAMETER + "?" + (param + 1) : key(a);
+            String kb = b == null ? null : key(b);
+            if (ka != null && ka.equals(kb)) {
+                if (a.kind() == Token.Kind.PARAMETER) {
+                    param++;
+                }
+                i++;
+                j++;
+            } else if (a != null && (a.isWord("AS") || a.isSymbol(";"))) {
+                i++;
+            } else if (b != null && (b.isWord("AS") || b.isSymbol(";"))) {
+                j++;
+            } else {
+                return "the SQL parser would change the statement ("
+                        + (a == null ? "adds `" + b.text() + "` at the end"
+                        : b == null ? "drops `" + a.text() + "` at the end"
+                        : "`" + a.text() + "` at offset " + a.start() + " becomes `" + b.text() + "`") + ")";
             }
         }
-        for (Token t : printed) {
-            String key = normalise(t);
-            if (key != null) {
-                counts.merge(key, -1, Integer::sum);
-            }
-        }
-        Map<String, Integer> diff = new TreeMap<>();
-        counts.forEach((k, v) -> {
-            if (v != 0) {
-                diff.put(k, v);
-            }
-        });
-        if (diff.isEmpty()) {
-            return null;
-        }
-        StringBuilder b = new StringBuilder("the SQL parser would change the statement (");
-        boolean first = true;
-        for (Map.Entry<String, Integer> e : diff.entrySet()) {
-            if (!first) {
-                b.append(", ");
-            }
-            first = false;
-            b.append(e.getValue() > 0 ? "drops " : "adds ").append('`').append(e.getKey()).append('`');
-        }
-        return b.append(")").toString();
+        return null;
     }
 
-    private static String normalise(Token t) {
-        if (t.isSymbol("(") || t.isSymbol(")") || t.isSymbol(";") || t.isWord("AS")) {
-            return null;
-        }
-        return t.kind() == Token.Kind.WORD ? t.text().toUpperCase(Locale.ROOT) : t.text();
+    private static String key(Token t) {
+        return t.kind() == Token.Kind.WORD ? t.kind() + t.text().toUpperCase(java.util.Locale.ROOT)
+                : t.kind() + t.text();
     }
 }

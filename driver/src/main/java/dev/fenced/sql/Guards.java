@@ -8,14 +8,11 @@ import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.JdbcParameter;
-import net.sf.jsqlparser.expression.LongValue;
 import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.WhenClause;
 import net.sf.jsqlparser.expression.operators.arithmetic.Concat;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
-import net.sf.jsqlparser.expression.operators.conditional.OrExpression;
-import net.sf.jsqlparser.expression.operators.relational.IsNullExpression;
-import net.sf.jsqlparser.expression.operators.relational.MinorThanEquals;
+import net.sf.jsqlparser.expression.operators.relational.GreaterThan;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
@@ -35,8 +32,8 @@ import net.sf.jsqlparser.schema.Table;
  */
 final class Guards {
 
-    /** Marker in the text PostgreSQL reports back: {@code fenced-stale:<row token>:<table>}. */
-    static final String MARKER = "fenced-stale:";
+    /** Marker in the text PostgreSQL reports back ({@link StaleMarker}). */
+    static final String MARKER = StaleMarker.PREFIX;
 
     private Guards() {
     }
@@ -51,11 +48,14 @@ final class Guards {
         if (mode == FencingMode.OBSERVE) {
             return new Function("GREATEST", fence(qualifier, column), token(tokenIndex));
         }
-        // CASE WHEN t IS NULL THEN c WHEN COALESCE(c, 0) <= t THEN t ELSE CAST(<stale text> AS bigint) END
+        // CASE WHEN c > t THEN CAST(<stale text> AS bigint) ELSE COALESCE(t, c) END
+        // Two token parameters and one comparison, as cheap as the hand-written "last_token <= ?" form: a NULL row
+        // token (never fenced) or a NULL token (an unfenced section) makes the comparison NULL, so the ELSE runs,
+        // and COALESCE keeps the row's own value when the token is NULL.
         return new CaseExpression(
-                new WhenClause(new IsNullExpression(token(tokenIndex)), fence(qualifier, column)),
-                new WhenClause(new MinorThanEquals(coalesced(qualifier, column), token(tokenIndex)), token(tokenIndex)))
-                .withElseExpression(staleCast(qualifier, column, tableLabel, "bigint"));
+                new WhenClause(new GreaterThan(fence(qualifier, column), token(tokenIndex)),
+                        staleCast(qualifier, column, tableLabel, "bigint")))
+                .withElseExpression(new Function("COALESCE", token(tokenIndex), fence(qualifier, column)));
     }
 
     /**
@@ -64,12 +64,11 @@ final class Guards {
      * whatever order the planner evaluates conditions in.
      */
     static Expression deleteWhere(Expression where, String qualifier, String column, String tableLabel, int tokenIndex) {
-        // CASE WHEN t IS NULL OR COALESCE(c, 0) <= t THEN TRUE ELSE CAST(<stale text> AS boolean) END
+        // CASE WHEN c > t THEN CAST(<stale text> AS boolean) ELSE TRUE END (NULL row token or token: TRUE)
         Expression check = new CaseExpression(new WhenClause(
-                new OrExpression(new IsNullExpression(token(tokenIndex)),
-                        new MinorThanEquals(coalesced(qualifier, column), token(tokenIndex))),
-                new BooleanValue(true)))
-                .withElseExpression(staleCast(qualifier, column, tableLabel, "boolean"));
+                new GreaterThan(fence(qualifier, column), token(tokenIndex)),
+                staleCast(qualifier, column, tableLabel, "boolean")))
+                .withElseExpression(new BooleanValue(true));
         if (where == null) {
             return check;
         }
@@ -83,14 +82,10 @@ final class Guards {
         return new Column(new Table(qualifier), TableName.quote(column));
     }
 
-    private static Expression coalesced(String qualifier, String column) {
-        return new Function("COALESCE", fence(qualifier, column), new LongValue(0));
-    }
-
-    /** {@code CAST('fenced-stale:' || c || ':<table>' AS <type>)}: fails, carrying the row's token and the table. */
+    /** {@code CAST('fenced-stale:' || c || ':<nonce>:<table>' AS <type>)}: fails, carrying the row's token and the table. */
     private static Expression staleCast(String qualifier, String column, String tableLabel, String type) {
         Expression text = new Concat(new Concat(new StringValue(MARKER), fence(qualifier, column)),
-                new StringValue(":" + tableLabel.replace("'", "''")));
+                new StringValue(StaleMarker.suffix(tableLabel).replace("'", "''")));
         return new CastExpression("CAST", text, type);
     }
 }

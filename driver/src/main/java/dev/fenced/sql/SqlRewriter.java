@@ -24,13 +24,16 @@ import net.sf.jsqlparser.statement.update.Update;
  *
  * <pre>
  * text ─ pre-filter (no protected name in the text?) ─────────────────────────────▶ pass through
- *   │ lexer: statements, keywords, parameters
+ *   │ lexer (PostgreSQL's scan.l rules): statements, keywords, parameters, literals
  *   │ classifier: DDL/utility/reads pass; MERGE, TRUNCATE, COPY FROM, DO ... refused
- *   │ number the ?s (?1, ?2 ...), lift ONLY, parse in simple mode under a deadline
+ *   │ parser view: strings as placeholders, comments as spaces, ?s numbered (?1, ?2 ...), ONLY lifted;
+ *   │   JSqlParser's own token manager must cut it where PostgreSQL does; parse under a deadline
  *   │ collect every INSERT/UPDATE/DELETE, cross-checked with the keyword count
- *   │ fidelity check: the parser's printout has the original's tokens
+ *   │ fidelity check: the printout, literals put back, is the original's tokens in order
  *   │ fence each protected target (one visitor per statement kind)
- *   │ print, map ?N back to ?, re-parse and verify every guard is in place
+ *   │ print; JSqlParser and PostgreSQL must lex it alike; literals back byte for byte; every user token
+ *   │   kept in order; same tokens with standard_conforming_strings off; re-parse, every guard in place
+ *   │ map ?N back to ?: at least one token parameter, pgjdbc binds exactly where PostgreSQL sees them
  *   ▼ RewritePlan
  * </pre>
  */
@@ -120,10 +123,15 @@ public final class SqlRewriter {
         rejectLexicalHazards(tokens, mentioned);
 
         List<Integer> dmlKeywords = StatementClassifier.dmlKeywordIndexes(tokens);
-        Prepared prepared = prepare(sql, tokens, dmlKeywords, true);
+        Literals literals = new Literals();
+        Prepared prepared = parserView(sql, tokens, dmlKeywords, literals);
         int userParams = prepared.parameters;
         int tokenIndex = userParams + 1;
 
+        String misread = ParserLexing.disagreement(prepared.text, SqlLexer.tokenize(prepared.text));
+        if (misread != null) {
+            throw new Refusal(mentioned, misread);
+        }
         Statements statements;
         try {
             statements = BoundedParser.parseStatements(prepared.text, parseTimeout);
@@ -151,8 +159,12 @@ public final class SqlRewriter {
                 DmlCollector.markOnly(dml.get(k));
             }
         }
-        String roundTrip = print(list);
-        String difference = FidelityCheck.difference(tokens, SqlLexer.tokenize(roundTrip));
+        String roundTrip = literals.restore(print(list));
+        if (roundTrip == null) {
+            throw new Refusal(mentioned, "the statement's literals cannot be put back as written");
+        }
+        List<Token> roundTripTokens = SqlLexer.tokenize(roundTrip);
+        String difference = FidelityCheck.difference(tokens, roundTripTokens);
         if (difference != null) {
             throw new Refusal(mentioned, difference);
         }
@@ -160,6 +172,7 @@ public final class SqlRewriter {
         FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex);
         List<String> fencedTables = new ArrayList<>();
         boolean enforce = false;
+        boolean guarded = false; // an observed DELETE adds nothing: no token parameter to find
         for (Statement node : dml) {
             TableName target = FenceContext.nameOf(DmlCollector.target(node));
             String indirect = targets.indirectReason(target);
@@ -179,13 +192,13 @@ public final class SqlRewriter {
                 DeleteFencer.fence((Delete) node, table, ctx);
             }
             fencedTables.add(table.displayName());
+            guarded |= !(node instanceof Delete) || table.mode() == FencingMode.ENFORCE;
             enforce |= table.mode() == FencingMode.ENFORCE;
         }
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
-        String printed = print(list);
-        verify(printed, fencedTables);
+        String printed = verify(print(list), literals, roundTripTokens, fencedTables);
         if (ctx.relativeUpdate) {
             FencedMetrics.RELATIVE_UPDATES.increment();
         }
@@ -194,21 +207,43 @@ public final class SqlRewriter {
                     + " relative update can land before the newer holder''s first write; write whole new values: {1}",
                     fencedTables.get(0), sql);
         }
-        return assemble(printed, userParams, tokenIndex, fencedTables,
+        return assemble(printed, userParams, tokenIndex, guarded, fencedTables,
                 enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange);
     }
 
-    /** The text handed to the parser, and what preparing it took out. */
-    private record Prepared(String text, int parameters, boolean[] only) {
+    /**
+     * The text handed to the parser: the user's tokens as PostgreSQL lexes them, with the original whitespace
+     * between them where it is only whitespace (a comment becomes a space), each string constant replaced by a
+     * placeholder ({@link Literals}), the {@code ?}s numbered ({@code ?1}, {@code ?2}, ...) so they survive
+     * printing in any order, and {@code ONLY} lifted off UPDATE and DELETE targets (JSqlParser 5.3 cannot parse
+     * it), remembering which data-modifying keyword had it.
+     */
+    private static Prepared parserView(String sql, List<Token> tokens, List<Integer> dmlKeywords, Literals literals) {
+        boolean[] only = new boolean[dmlKeywords.size()];
+        Set<Integer> skip = onlyPositions(tokens, dmlKeywords, only);
+        StringBuilder text = new StringBuilder(sql.length() + 16);
+        int parameters = 0;
+        int previousEnd = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            String gap = sql.substring(previousEnd, t.start());
+            boolean blank = gap.chars().allMatch(c -> SqlLexer.isSpace((char) c));
+            text.append(blank ? gap : " ");
+            previousEnd = t.end();
+            if (skip.contains(i)) {
+                text.append(' ');
+            } else if (t.kind() == Token.Kind.PARAMETER) {
+                text.append('?').append(++parameters);
+            } else if (t.kind() == Token.Kind.STRING) {
+                text.append(literals.placeholder(t.text()));
+            } else {
+                text.append(t.text());
+            }
+        }
+        return new Prepared(text.toString(), parameters, only);
     }
 
-    /**
-     * Numbers the user's {@code ?}s ({@code ?1}, {@code ?2}, ...) so they survive printing in any order,
-     * and lifts {@code ONLY} off UPDATE and DELETE targets (JSqlParser 5.3 cannot parse it), remembering
-     * which data-modifying keyword had it. With {@code number=false} the text's {@code ?N}s are kept.
-     */
-    private static Prepared prepare(String sql, List<Token> tokens, List<Integer> dmlKeywords, boolean number) {
-        boolean[] only = new boolean[dmlKeywords.size()];
+    private static Set<Integer> onlyPositions(List<Token> tokens, List<Integer> dmlKeywords, boolean[] only) {
         Set<Integer> skip = new LinkedHashSet<>();
         for (int k = 0; k < dmlKeywords.size(); k++) {
             int i = dmlKeywords.get(k);
@@ -219,22 +254,23 @@ public final class SqlRewriter {
                 skip.add(onlyAt);
             }
         }
-        StringBuilder text = new StringBuilder(sql.length() + 16);
-        int parameters = 0;
+        return skip;
+    }
+
+    /** The text handed to the parser, and what preparing it took out. */
+    private record Prepared(String text, int parameters, boolean[] only) {
+    }
+
+    /** {@code sql} without the {@code ONLY}s JSqlParser 5.3 cannot parse (to re-parse fenced's own printout). */
+    private static String withoutOnly(String sql, List<Token> tokens, List<Integer> dmlKeywords) {
+        Set<Integer> skip = onlyPositions(tokens, dmlKeywords, new boolean[dmlKeywords.size()]);
+        StringBuilder text = new StringBuilder(sql.length());
         int copied = 0;
-        for (int i = 0; i < tokens.size(); i++) {
-            Token t = tokens.get(i);
-            boolean parameter = number && t.kind() == Token.Kind.PARAMETER;
-            if (parameter || skip.contains(i)) {
-                text.append(sql, copied, t.start());
-                if (parameter) {
-                    text.append('?').append(++parameters);
-                }
-                copied = t.end();
-            }
+        for (int i : skip) {
+            text.append(sql, copied, tokens.get(i).start());
+            copied = tokens.get(i).end();
         }
-        text.append(sql, copied, sql.length());
-        return new Prepared(text.toString(), parameters, only);
+        return text.append(sql, copied, sql.length()).toString();
     }
 
     /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */
@@ -251,8 +287,7 @@ public final class SqlRewriter {
             if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {
                 throw new Refusal(table, "server-side positional parameters (" + t.text() + ")");
             }
-            if ((t.kind() == Token.Kind.STRING || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
-                    && t.text().regionMatches(true, 0, "U&", 0, 2)) {
+            if (t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().regionMatches(true, 0, "U&", 0, 2)) {
                 throw new Refusal(table, "Unicode-escaped text (" + t.text() + ") cannot be matched safely");
             }
             if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")) {
@@ -281,9 +316,30 @@ public final class SqlRewriter {
     }
 
     /** Re-parses our output and checks every protected write still carries its guard. */
-    private void verify(String printed, List<String> fencedTables) throws Refusal {
-        List<Token> printedTokens = SqlLexer.tokenize(printed);
-        String text = prepare(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens), false).text;
+    private String verify(String printed, Literals literals, List<Token> roundTrip, List<String> fencedTables)
+            throws Refusal {
+        List<Token> printedTokens;
+        try {
+            printedTokens = SqlLexer.tokenizeStrict(printed);
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(fencedTables.get(0), "the fenced text cannot be read (" + e.getMessage() + ")");
+        }
+        String problem = ParserLexing.disagreement(printed, printedTokens);
+        String sent = problem == null ? literals.restore(printed) : null;
+        if (problem == null && sent == null) {
+            problem = "the statement's literals cannot be put back as written";
+        }
+        List<Token> sentTokens = sent == null ? null : SqlLexer.tokenize(sent);
+        if (problem == null) {
+            problem = SentText.lostUserToken(roundTrip, sentTokens);
+        }
+        if (problem == null) {
+            problem = SentText.dependsOnConformingStrings(sent, sentTokens);
+        }
+        if (problem != null) {
+            throw new Refusal(fencedTables.get(0), problem);
+        }
+        String text = withoutOnly(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens));
         Statements again;
         try {
             again = BoundedParser.parseStatements(text, parseTimeout);
@@ -299,6 +355,7 @@ public final class SqlRewriter {
                 }
             }
         }
+        return sent;
     }
 
     private static boolean carriesFence(Statement node, ProtectedTable table) {
@@ -318,7 +375,8 @@ public final class SqlRewriter {
     }
 
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
-    private static RewritePlan assemble(String printed, int userParams, int tokenIndex, List<String> tables,
+    private static RewritePlan assemble(String printed, int userParams, int tokenIndex, boolean guarded,
+                                        List<String> tables,
                                         FencingMode mode, boolean relative, boolean schemaChange) throws Refusal {
         List<List<Integer>> userPositions = new ArrayList<>();
         for (int i = 0; i < userParams; i++) {
@@ -330,7 +388,7 @@ public final class SqlRewriter {
         StringBuilder segment = new StringBuilder();
         int copied = 0;
         int position = 0;
-        for (Token t : SqlLexer.tokenize(printed)) {
+        for (Token t : SqlLexer.tokenize(printed)) { // strictly lexed already, in verify
             if (t.kind() != Token.Kind.PARAMETER) {
                 continue;
             }
@@ -355,6 +413,13 @@ public final class SqlRewriter {
         sql.append(tail);
         segment.append(tail);
         segments.add(segment.toString());
+        if (guarded && tokenPositions.isEmpty()) {
+            throw new Refusal(tables.get(0), "the fenced statement has no token parameter where the guard should be");
+        }
+        String jdbc = SentText.jdbcDisagreement(sql.toString(), position);
+        if (jdbc != null) {
+            throw new Refusal(tables.get(0), jdbc);
+        }
         int[][] map = new int[userParams][];
         for (int i = 0; i < userParams; i++) {
             if (userPositions.get(i).isEmpty()) {

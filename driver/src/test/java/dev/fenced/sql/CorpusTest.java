@@ -270,14 +270,13 @@ class CorpusTest {
     }
 
     private static String setGuard(String column, String label) {
-        return "CASE WHEN " + TOKEN_SQL + " IS NULL THEN " + column + " WHEN COALESCE(" + column + ", 0) <= "
-                + TOKEN_SQL + " THEN " + TOKEN_SQL + " ELSE CAST('fenced-stale:' || " + column + " || ':" + label
-                + "' AS bigint) END";
+        return "CASE WHEN " + column + " > " + TOKEN_SQL + " THEN CAST('fenced-stale:' || " + column + " || ':"
+                + StaleMarker.nonce() + ":" + label + "' AS bigint) ELSE COALESCE(" + TOKEN_SQL + ", " + column + ") END";
     }
 
     private static String deleteCheck(String column, String label) {
-        return "CASE WHEN " + TOKEN_SQL + " IS NULL OR COALESCE(" + column + ", 0) <= " + TOKEN_SQL + " THEN true ELSE CAST("
-                + "'fenced-stale:' || " + column + " || ':" + label + "' AS boolean) END";
+        return "CASE WHEN " + column + " > " + TOKEN_SQL + " THEN CAST('fenced-stale:' || " + column + " || ':"
+                + StaleMarker.nonce() + ":" + label + "' AS boolean) ELSE true END";
     }
 
     private static void checkSets(List<UpdateSet> sets, String column, String label, String what,

@@ -28,7 +28,8 @@ class GuardsTest {
         }
 
         String stale() {
-            return "'" + Guards.MARKER + "' || " + ref() + " || ':" + label.replace("'", "''") + "'";
+            return "'" + Guards.MARKER + "' || " + ref() + " || ':" + StaleMarker.nonce() + ":"
+                    + label.replace("'", "''") + "'";
         }
     }
 
@@ -51,8 +52,8 @@ class GuardsTest {
     @ParameterizedTest
     @MethodSource("cases")
     void theUpdateGuardPrintsAsItsTemplate(Case c) throws Exception {
-        String template = "CASE WHEN " + c.param() + " IS NULL THEN " + c.ref() + " WHEN COALESCE(" + c.ref()
-                + ", 0) <= " + c.param() + " THEN " + c.param() + " ELSE CAST(" + c.stale() + " AS bigint) END";
+        String template = "CASE WHEN " + c.ref() + " > " + c.param() + " THEN CAST(" + c.stale() + " AS bigint)"
+                + " ELSE COALESCE(" + c.param() + ", " + c.ref() + ") END";
         assertEquals(printed(template),
                 Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE).toString());
     }
@@ -67,8 +68,8 @@ class GuardsTest {
     @ParameterizedTest
     @MethodSource("cases")
     void theDeleteGuardPrintsAsItsTemplate(Case c) throws Exception {
-        String check = "CASE WHEN " + c.param() + " IS NULL OR COALESCE(" + c.ref() + ", 0) <= " + c.param()
-                + " THEN TRUE ELSE CAST(" + c.stale() + " AS boolean) END";
+        String check = "CASE WHEN " + c.ref() + " > " + c.param() + " THEN CAST(" + c.stale() + " AS boolean)"
+                + " ELSE TRUE END";
         assertEquals(printed(check), Guards.deleteWhere(null, c.qualifier(), c.column(), c.label(), c.token()).toString());
         Expression where = parsed("id = ?1 AND kind <> 'x'");
         assertEquals(printed("(id = ?1 AND kind <> 'x') AND CASE WHEN (id = ?1 AND kind <> 'x') THEN " + check

@@ -31,14 +31,11 @@ class RewriteFixesTest {
     /** Corpus #1027 (updatable_views.sql): {@code =-} is two operators in PostgreSQL, not one. */
     @Test
     void equalsMinusIsFencedNotRefused() {
-        assertEquals("UPDATE rw_view16 SET aa = -3, last_token = CASE WHEN CAST(? AS bigint) IS NULL THEN"
-                        + " rw_view16.last_token WHEN COALESCE(rw_view16.last_token, 0) <= CAST(? AS bigint) THEN CAST(? AS"
-                        + " bigint) ELSE CAST('fenced-stale:' || rw_view16.last_token || ':rw_view16' AS bigint) END WHERE"
-                        + " a = 3",
+        assertEquals("UPDATE rw_view16 SET aa = -3, last_token = " + SqlRewriterTest.guard("rw_view16", "rw_view16")
+                        + " WHERE a = 3",
                 fenced(rewriter("rw_view16"), "UPDATE rw_view16 SET aa=-3 WHERE a=3"));
-        assertEquals("DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN CASE WHEN CAST(? AS bigint) IS NULL OR"
-                        + " COALESCE(t.last_token, 0) <= CAST(? AS bigint) THEN true ELSE CAST('fenced-stale:' ||"
-                        + " t.last_token || ':t' AS boolean) END ELSE false END",
+        assertEquals("DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN " + SqlRewriterTest.check("t", "t")
+                        + " ELSE false END",
                 fenced(rewriter("t"), "DELETE FROM t WHERE a=-?"));
     }
 
@@ -84,7 +81,7 @@ class RewriteFixesTest {
         String suffix = ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
                 + " evaluations could pick different rows";
         assertEquals("DELETE whose WHERE has a subquery with FOR UPDATE (a row lock)" + suffix, rewriter.plan(
-                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING *")
+                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *")
                 .refusedConstruct());
         assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix,
                 rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q WHERE done LIMIT 1000)").refusedConstruct());
@@ -101,9 +98,7 @@ class RewriteFixesTest {
     @Test
     void deleteWithAnOrderedLimitIsStillFenced() {
         assertEquals("DELETE FROM q WHERE (id IN (SELECT id FROM q ORDER BY id LIMIT ?)) AND CASE WHEN (id IN (SELECT"
-                        + " id FROM q ORDER BY id LIMIT ?)) THEN CASE WHEN CAST(? AS bigint) IS NULL OR"
-                        + " COALESCE(q.last_token, 0) <= CAST(? AS bigint) THEN true ELSE CAST('fenced-stale:' ||"
-                        + " q.last_token || ':q' AS boolean) END ELSE false END",
+                        + " id FROM q ORDER BY id LIMIT ?)) THEN " + SqlRewriterTest.check("q", "q") + " ELSE false END",
                 fenced(rewriter("q"), "DELETE FROM q WHERE id IN (SELECT id FROM q ORDER BY id LIMIT ?)"));
     }
 
@@ -121,10 +116,8 @@ class RewriteFixesTest {
         assertEquals("INSERT ... ON CONFLICT DO UPDATE into a table named excluded without an alias; write INSERT INTO"
                 + " excluded AS t ...", plan.refusedConstruct());
         assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON"
-                        + " CONFLICT (  key )  DO UPDATE SET data = excluded.data, last_token = CASE WHEN CAST(? AS bigint)"
-                        + " IS NULL THEN target.last_token WHEN COALESCE(target.last_token, 0) <= CAST(? AS bigint) THEN"
-                        + " CAST(? AS bigint) ELSE CAST('fenced-stale:' || target.last_token || ':excluded' AS bigint) END"
-                        + " RETURNING *",
+                        + " CONFLICT (  key )  DO UPDATE SET data = excluded.data, last_token = "
+                        + SqlRewriterTest.guard("target", "excluded") + " RETURNING *",
                 fenced(rewriter, "insert into excluded AS target (key, data) values(1, '2') on conflict (key) do update"
                         + " set data = excluded.data RETURNING *"));
         // Without DO UPDATE there is no guard to name the row in.
@@ -148,9 +141,8 @@ class RewriteFixesTest {
         RewritePlan deep = rewriter.plan("UPDATE t SET a = ARRAY[" + twelve + "]");
         assertEquals(RewritePlan.Kind.REFUSED, deep.kind());
         assertEquals("nesting deeper than 12 levels", deep.refusedConstruct());
-        assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = CASE WHEN CAST(? AS bigint) IS NULL THEN"
-                        + " t.last_token WHEN COALESCE(t.last_token, 0) <= CAST(? AS bigint) THEN CAST(? AS bigint) ELSE"
-                        + " CAST('fenced-stale:' || t.last_token || ':t' AS bigint) END WHERE b[1][2] = 3",
+        assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = " + SqlRewriterTest.guard("t", "t")
+                        + " WHERE b[1][2] = 3",
                 fenced(rewriter, "UPDATE t SET a = ARRAY[ARRAY[1]] WHERE b[1][2] = 3"));
     }
 }

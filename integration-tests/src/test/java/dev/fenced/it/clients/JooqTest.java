@@ -15,6 +15,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.Pools;
+import dev.fenced.sql.StaleMarker;
 import java.util.List;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -84,9 +85,9 @@ class JooqTest extends ClientContract {
         String sql = ctx.update(TOTALS).set(AMOUNT, 1L).where(ID.eq(1)).getSQL();
         assertEquals("update \"public\".\"totals\" set \"amount\" = ? where \"public\".\"totals\".\"restaurant_id\" = ?", sql);
         String sent = ctx.connectionResult(c -> c.nativeSQL(sql));
-        assertEquals("UPDATE \"public\".\"totals\" SET \"amount\" = ?, last_token = CASE WHEN CAST(? AS bigint) IS NULL"
-                + " THEN \"totals\".last_token WHEN COALESCE(\"totals\".last_token, 0) <= CAST(? AS bigint)"
-                + " THEN CAST(? AS bigint) ELSE CAST('fenced-stale:' || \"totals\".last_token || ':totals' AS bigint) END"
+        assertEquals("UPDATE \"public\".\"totals\" SET \"amount\" = ?, last_token = CASE WHEN \"totals\".last_token"
+                + " > CAST(? AS bigint) THEN CAST('fenced-stale:' || \"totals\".last_token || ':" + StaleMarker.nonce()
+                + ":totals' AS bigint) ELSE COALESCE(CAST(? AS bigint), \"totals\".last_token) END"
                 + " WHERE \"public\".\"totals\".\"restaurant_id\" = ?", sent);
     }
 
