@@ -114,6 +114,43 @@ class LeaseStallTest {
         System.out.printf("stalled store: Lease.close() %d ms, LeaseManager.close() %d ms%n", leaseMs, managerMs);
     }
 
+    /** A stall shorter than the deadline: the renewal stuck in it is given up and retried, the lease survives. */
+    @Test
+    void aLeaseSurvivesAStallShorterThanItsDeadline() throws Exception {
+        PGSimpleDataSource ds = proxied();
+        Duration ttl = Duration.ofSeconds(6);
+        try (LeaseManager leases = LeaseManager.create(ds)) {
+            Lease lease = leases.tryAcquire("stall-short", ttl).orElseThrow();
+            CountDownLatch lost = new CountDownLatch(1);
+            lease.onLost(l -> lost.countDown());
+            long grantedAt = System.nanoTime();
+            proxy.stall(); // the renewal due at 2 s goes out into the silence
+            TimeUnit.NANOSECONDS.sleep(Math.max(0, grantedAt + TimeUnit.MILLISECONDS.toNanos(2500) - System.nanoTime()));
+            long before = db.queryLong("SELECT (extract(epoch FROM renewed_at) * 1000000)::bigint FROM fenced_lease"
+                    + " WHERE name = 'stall-short'");
+            proxy.heal();
+            long healedAt = System.nanoTime();
+            long renewedAt = awaitRenewalAfter("stall-short", before, Duration.ofSeconds(10));
+            System.out.printf("stall 2.5 s (ttl 6 s): first renewal %d ms after the heal%n",
+                    (renewedAt - healedAt) / 1_000_000);
+            assertTrue(lease.isValid(), "the lease outlived a stall shorter than its deadline: " + lease);
+            assertTrue(lost.getCount() == 1);
+            lease.close();
+        }
+    }
+
+    private static long awaitRenewalAfter(String name, long renewedMicros, Duration within) throws Exception {
+        long end = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < end) {
+            if (db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = '" + name + "' AND"
+                    + " (extract(epoch FROM renewed_at) * 1000000)::bigint > " + renewedMicros) > 0) {
+                return System.nanoTime();
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("lease " + name + " was not renewed within " + within);
+    }
+
     /** Polls the row behind the proxy's back until it shows a renewal; returns when it saw it. */
     private static long awaitRenewal(String name, long token, Duration within) throws Exception {
         long end = System.nanoTime() + within.toNanos();

@@ -55,7 +55,12 @@ public final class StallingProxy implements AutoCloseable {
             try {
                 Socket client = server.accept();
                 Socket upstream = new Socket();
-                upstream.connect(target, 5000);
+                try {
+                    upstream.connect(target, 5000);
+                } catch (IOException down) {
+                    client.close(); // the server is down (restarting): the client hears of it at once
+                    continue;
+                }
                 Link link = new Link(client, upstream, stalled);
                 links.add(link);
                 pump(link, client.getInputStream(), upstream.getOutputStream(), "up");
