@@ -233,15 +233,19 @@ public final class FaultRun {
             long from = Files.exists(history) ? Files.size(history) : 0;
             long end = System.nanoTime() + within.toNanos();
             while (System.nanoTime() < end) {
-                if (Files.exists(history) && Files.size(history) > from) {
-                    byte[] all = Files.readAllBytes(history);
-                    String fresh = new String(all, (int) from, all.length - (int) from, java.nio.charset.StandardCharsets.UTF_8);
-                    for (String line : fresh.split("\n")) {
+                long size = Files.exists(history) ? Files.size(history) : 0;
+                if (size > from) {
+                    byte[] fresh = new byte[(int) (size - from)];
+                    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(history.toFile(), "r")) {
+                        f.seek(from);
+                        f.readFully(fresh);
+                    }
+                    for (String line : new String(fresh, java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
                         if (line.startsWith(prefix)) {
                             return true;
                         }
                     }
-                    from = all.length;
+                    from = size;
                 }
                 Thread.sleep(2);
             }
