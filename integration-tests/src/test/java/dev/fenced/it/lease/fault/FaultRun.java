@@ -135,10 +135,10 @@ public final class FaultRun {
     private void injectOne() throws Exception {
         int pick = random.nextInt(100);
         long start = HolderMain.now();
-        if (pick < 35) {
+        if (pick < 45) {
             Holder h = holders.get(random.nextInt(holders.size()));
-            // Half of the pauses at a chosen point: the holder has read and not yet sent its write.
-            boolean atPoint = random.nextBoolean();
+            // Two pauses in three at a chosen point: the holder has read and not yet sent its write.
+            boolean atPoint = random.nextInt(3) > 0;
             long ms = atPoint ? setup.ttl().toMillis() + random.nextInt((int) setup.ttl().toMillis() * 2)
                     : 200 + random.nextInt((int) setup.ttl().toMillis() * 3);
             if (atPoint && !h.awaitLine("read ", Duration.ofSeconds(3))) {
@@ -150,7 +150,7 @@ public final class FaultRun {
             h.cont();
             faults.add(new Fault(atPoint ? "SIGSTOP holder before its write" : "SIGSTOP holder", "holder " + h.index,
                     start, HolderMain.now()));
-        } else if (pick < 50) {
+        } else if (pick < 55) {
             int i = random.nextInt(holders.size());
             Holder h = holders.get(i);
             h.kill();

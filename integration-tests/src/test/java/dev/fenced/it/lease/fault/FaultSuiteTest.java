@@ -37,7 +37,7 @@ class FaultSuiteTest {
             assertEquals(0, fenced.tokensOutOfOrder(), fenced.markdown());
             assertEquals(0, fenced.acknowledgedWritesLost(), fenced.markdown());
         }
-        long controlSeconds = Math.max(25, seconds / 2);
+        long controlSeconds = Math.min(seconds, 60);
         Checker.Report control = runOnce(new FaultRun.Setup(seeds.get(0), false, 3, 2, TTL,
                 Duration.ofSeconds(controlSeconds)), report);
         assertTrue(control.staleOverwrites() > 0, "the control run showed no stale overwrite: the faults did not bite\n"

@@ -126,7 +126,8 @@ public final class HolderMain {
     }
 
     private static String oneLine(Throwable e) {
-        String m = e.getClass().getSimpleName() + ":" + e.getMessage();
+        String state = e instanceof SQLException s ? "[" + s.getSQLState() + "]" : "";
+        String m = e.getClass().getSimpleName() + state + ":" + e.getMessage();
         return m.replaceAll("\\s+", "_");
     }
 }
