@@ -61,9 +61,10 @@ public final class LeaseStore {
                 + " mine AS (SELECT l.name, l.token, r.ttl_ms FROM " + t + " AS l JOIN r ON l.name = r.name AND l.token = r.token"
                 + " WHERE l.holder = ? AND l.expires_at > now() FOR UPDATE OF l SKIP LOCKED),"
                 + " done AS (UPDATE " + t + " AS l SET renewed_at = now(), expires_at = now() + m.ttl_ms * interval '1 millisecond'"
-                + " FROM mine AS m WHERE l.name = m.name AND l.token = m.token RETURNING l.token)"
-                + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL, " + Durability.COMMIT_DURABLY
-                + " FROM r LEFT JOIN done AS d ON d.token = r.token"
+                + " FROM mine AS m WHERE l.name = m.name AND l.token = m.token RETURNING l.token),"
+                + " durable AS (SELECT " + Durability.COMMIT_DURABLY + ")" // once per statement, not per row
+                + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL"
+                + " FROM durable, r LEFT JOIN done AS d ON d.token = r.token"
                 + " LEFT JOIN " + t + " AS o ON o.name = r.name AND o.token = r.token AND o.holder = ? AND o.expires_at > now()";
         // Released rows stay, marked '-infinity': the next grant of the name then goes through the locked
         // takeover path above instead of a fresh insert.

@@ -93,6 +93,19 @@ class LeaseClockTest {
         assertEquals(0, calls.get(), "a closed lease is not lost");
     }
 
+    /** A renewal whose answer arrives after the holder closed the lease must not make its token live again. */
+    @Test
+    void aRenewalAnsweredAfterCloseRevivesNothing() {
+        HeldLease lease = lease(18, 1_000, 100);
+        AtomicLong cell = cellOf(lease);
+        long sent = now.get() + 300 * MS; // the renewer sent this before the close
+        lease.close();
+        lease.renewed(sent);
+        assertFalse(lease.isValid());
+        assertEquals(-18, DeadlineCell.valueForWrite(cell));
+        assertEquals(now.get() + 900 * MS, lease.deadlineNanos(), "the deadline did not move either");
+    }
+
     @Test
     void aLeaseLostByTheWritePathAndClosedByItsHolderEndsOnce() throws Exception {
         HeldLease lease = lease(15, 1_000, 0);

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * One seeded run of the fault suite: a PostgreSQL server it starts itself (asynchronous commit by default, as
  * the issue found it), a silent-stall proxy in front of it, N holders in child JVMs looping over M rows, and
  * a nemesis that, on a schedule drawn from the seed, freezes and kills holders, stalls the network, SIGKILLs
- * a backend (the postmaster then restarts every backend) or the whole server (a power cut and recovery).
+ * a backend (the postmaster then restarts every backend) or the whole server (a power cut and recovery), and
+ * jumps the server's wall clock forward (libfaketime, where installed).
  * Database-side triggers record every row version of the data (old and new token and value) and every change
  * of a lease row; the {@link Checker} judges the holders' histories against them.
  */
@@ -41,6 +42,9 @@ public final class FaultRun {
     private final List<Holder> holders = new ArrayList<>();
     private final List<Fault> faults = new ArrayList<>();
     private long endMicros;
+    private long clockOffsetMillis;
+
+    static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
 
     public FaultRun(Setup setup, Path root) {
         this.setup = setup;
@@ -82,8 +86,14 @@ public final class FaultRun {
     }
 
     private void start() throws Exception {
-        server = PgServer.init(root.resolve("data"), Map.of("synchronous_commit", "off", "max_connections", "120"))
-                .start();
+        PgServer s = PgServer.init(root.resolve("data"), Map.of("synchronous_commit", "off", "max_connections", "120"));
+        if (Files.exists(LIBFAKETIME)) {
+            // The server's wall clock can be jumped forward by the nemesis (its monotonic clock stays true).
+            Files.writeString(clockOffset(), "+0\n");
+            s = s.withEnv(Map.of("LD_PRELOAD", LIBFAKETIME.toString(), "FAKETIME_TIMESTAMP_FILE", clockOffset().toString(),
+                    "FAKETIME_CACHE_DURATION", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1"));
+        }
+        server = s.start();
         server.execute("CREATE TABLE cells (id int PRIMARY KEY, val bigint NOT NULL, last_token bigint)",
                 "INSERT INTO cells SELECT g, 0, NULL FROM generate_series(1, " + setup.rows() + ") g",
                 "CREATE TABLE audit (seq bigserial PRIMARY KEY, id int, old_token bigint, new_token bigint,"
@@ -109,6 +119,10 @@ public final class FaultRun {
         for (int i = 0; i < setup.holders(); i++) {
             holders.add(startHolder(i, 0));
         }
+    }
+
+    private Path clockOffset() {
+        return root.resolve("faketime");
     }
 
     private Holder startHolder(int index, int generation) throws IOException {
@@ -156,6 +170,13 @@ public final class FaultRun {
             h.kill();
             holders.set(i, startHolder(i, h.generation + 1));
             faults.add(new Fault("SIGKILL holder", "holder " + i, start, HolderMain.now()));
+        } else if (pick < 62 && Files.exists(clockOffset())) {
+            // The database clock jumps forward: leases end early there, while their holders still count.
+            long jumpMs = 50 + random.nextInt((int) setup.ttl().toMillis());
+            clockOffsetMillis += jumpMs;
+            Files.writeString(clockOffset(), String.format("+%.3f%n", clockOffsetMillis / 1000.0));
+            sleepMillis(1100); // libfaketime rereads the file once a second
+            faults.add(new Fault("server clock jump forward", "+" + jumpMs + " ms", start, HolderMain.now()));
         } else if (pick < 75) {
             long ms = 300 + random.nextInt((int) setup.ttl().toMillis() * 2);
             proxy.stall();
