@@ -68,8 +68,10 @@ final class StoreCalls {
         try {
             workers.execute(task);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new FencingException("fenced: cannot " + what + ": " + MAX_WORKERS + " earlier lease-store"
-                    + " operations are still stuck on connections that never answered", FencingException.LEASE_STORE, e);
+            throw new FencingException("fenced: cannot " + what + ": " + (workers.isShutdown()
+                    ? "its LeaseManager is closed"
+                    : MAX_WORKERS + " earlier lease-store operations are still stuck on connections that never answered"),
+                    FencingException.LEASE_STORE, e);
         }
         try {
             return await(task, budgetNanos);

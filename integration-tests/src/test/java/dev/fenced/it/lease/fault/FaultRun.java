@@ -61,7 +61,12 @@ public final class FaultRun {
             while (System.nanoTime() < end) {
                 sleepMillis(300 + random.nextInt(1200));
                 if (System.nanoTime() < end) {
-                    injectOne();
+                    try {
+                        awaitServer(); // an earlier crash's recovery may still be running
+                        injectOne();
+                    } catch (SQLException busy) {
+                        // the server went into recovery under our feet: this fault is skipped, the schedule goes on
+                    }
                 }
             }
             proxy.heal();
@@ -188,6 +193,7 @@ public final class FaultRun {
                     + " AND pid <> pg_backend_pid() ORDER BY random() LIMIT 1");
             if (pid != null) {
                 new ProcessBuilder("kill", "-KILL", pid.toString()).start().waitFor();
+                sleepMillis(200); // the postmaster notices the crash and resets every backend
                 awaitServer();
                 faults.add(new Fault("SIGKILL backend", "pid " + pid, start, HolderMain.now()));
             }
