@@ -4,6 +4,7 @@ import dev.fenced.lease.HolderIdentity;
 import dev.fenced.lease.LeaseKeeper;
 import dev.fenced.lease.LeaseStore;
 import dev.fenced.lease.LeaseTableName;
+import dev.fenced.lease.Ticker;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -35,6 +36,17 @@ import javax.sql.DataSource;
  * it back; no advisory locks, no session state, so any pool and PgBouncer in transaction mode are fine. The
  * DataSource must point at the primary: a store on a standby refuses to grant ({@link FencingException#LEASE_STORE}).
  *
+ * <p>Every store operation is bounded in time by the manager itself, whatever the DataSource and its pool
+ * do ({@link Builder#storeTimeout}, default {@value #DEFAULT_STORE_TIMEOUT_MILLIS} ms): a grant, a renewal or a
+ * release that gets no answer (a network that silently drops everything) is given up and its connection
+ * aborted. {@link #acquire} returns within {@code maxWait} plus at most {@value #ACQUIRE_GRACE_MILLIS} ms twice
+ * (its last attempt and the look-up that names the holder), {@link Lease#close()} within the store timeout, and
+ * renewal resumes as soon as the store answers again.
+ *
+ * <p>A lease's own deadline is its ttl less a clock-drift margin ({@link Builder#clockDrift}, default a tenth
+ * of the ttl), counted from when its grant or last renewal was sent: expiry is the database clock's call,
+ * and a database clock that runs ahead of ours would otherwise end the lease there while we still believe in it.
+ *
  * <p>Thread-safe. {@link #close()} stops renewing and releases every lease still held.
  */
 public final class LeaseManager implements AutoCloseable {
@@ -42,6 +54,16 @@ public final class LeaseManager implements AutoCloseable {
     /** Polls for a busy lease start this fast and slow down to at most {@link #MAX_POLL_NANOS}. */
     private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long MAX_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Default of {@link Builder#storeTimeout}. */
+    public static final long DEFAULT_STORE_TIMEOUT_MILLIS = 5_000;
+
+    /** Default of {@link Builder#clockDrift}: the margin is a tenth of the ttl. */
+    public static final double DEFAULT_CLOCK_DRIFT = 0.1;
+
+    /** What acquire's last attempt is given at least, however little of maxWait is left. */
+    public static final long ACQUIRE_GRACE_MILLIS = 500;
+    private static final long ACQUIRE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(ACQUIRE_GRACE_MILLIS);
 
     /** Longer leases make no sense (a crash blocks work for one ttl) and would overflow nanosecond deadlines. */
     private static final long MAX_TTL_MILLIS = TimeUnit.DAYS.toMillis(365);
@@ -55,7 +77,8 @@ public final class LeaseManager implements AutoCloseable {
     private LeaseManager(Builder b) {
         this.renewalInterval = b.renewalInterval;
         this.keeper = new LeaseKeeper(b.dataSource, b.table, b.createTable, b.holder,
-                b.renew ? (b.renewalInterval == null ? 0 : b.renewalInterval.toNanos()) : NEVER_RENEW_NANOS);
+                b.renew ? (b.renewalInterval == null ? 0 : b.renewalInterval.toNanos()) : NEVER_RENEW_NANOS,
+                b.clockDrift, b.storeTimeout.toNanos(), Ticker.SYSTEM);
     }
 
     /** A manager with the defaults: holder {@code host:pid:random}, table {@code fenced_lease}, created if missing. */
@@ -80,12 +103,13 @@ public final class LeaseManager implements AutoCloseable {
      */
     public Optional<Lease> tryAcquire(String name, Duration ttl) throws SQLException {
         checkName(name);
-        return Optional.ofNullable(keeper.tryAcquire(name, ttlMillis(ttl)));
+        return Optional.ofNullable(keeper.tryAcquire(name, ttlMillis(ttl), keeper.storeTimeoutNanos()));
     }
 
     /**
      * Takes lease {@code name}, waiting up to {@code maxWait} for its holder to release it or let it expire.
-     * Polls with a growing, jittered pause (10 ms up to 1 s, and at most a tenth of the ttl).
+     * Polls with a growing, jittered pause (10 ms up to 1 s, and at most a tenth of the ttl). Returns within
+     * {@code maxWait} plus at most twice {@value #ACQUIRE_GRACE_MILLIS} ms, however slow or silent the store.
      *
      * @throws FencingException with SQLState {@link FencingException#LEASE_TIMEOUT} if the lease was still held
      *         by someone else when {@code maxWait} ran out
@@ -102,11 +126,13 @@ public final class LeaseManager implements AutoCloseable {
         long maxPoll = Math.max(MIN_POLL_NANOS, Math.min(MAX_POLL_NANOS, ttlMillis * 1_000_000L / 10));
         long poll = MIN_POLL_NANOS;
         while (true) {
-            Lease lease = keeper.tryAcquire(name, ttlMillis);
+            long left = waitNanos - (System.nanoTime() - start);
+            Lease lease = keeper.tryAcquire(name, ttlMillis,
+                    Math.min(keeper.storeTimeoutNanos(), Math.max(left, ACQUIRE_GRACE_NANOS)));
             if (lease != null) {
                 return lease;
             }
-            long left = waitNanos - (System.nanoTime() - start);
+            left = waitNanos - (System.nanoTime() - start);
             if (left <= 0) {
                 throw timeout(name, maxWait);
             }
@@ -147,9 +173,11 @@ public final class LeaseManager implements AutoCloseable {
         if (ms < 1 || ms > MAX_TTL_MILLIS) {
             throw new IllegalArgumentException("fenced: a lease ttl must be between 1 ms and 365 days, got " + ttl);
         }
-        if (renewalInterval != null && renewalInterval.toMillis() >= ms) {
-            throw new IllegalArgumentException("fenced: a lease ttl of " + ms + " ms is not longer than this manager's"
-                    + " renewal interval (" + renewalInterval.toMillis() + " ms): it would expire before its first renewal");
+        long valid = ms - keeper.marginNanos(ms) / 1_000_000L;
+        if (renewalInterval != null && renewalInterval.toMillis() >= valid) {
+            throw new IllegalArgumentException("fenced: a lease ttl of " + ms + " ms, less its clock-drift margin ("
+                    + (ms - valid) + " ms), is not longer than this manager's renewal interval ("
+                    + renewalInterval.toMillis() + " ms): it would expire before its first renewal");
         }
         return ms;
     }
@@ -169,7 +197,7 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     private FencingException timeout(String name, Duration maxWait) {
-        LeaseStore.Holder h = keeper.describe(name);
+        LeaseStore.Holder h = keeper.describe(name, Math.min(keeper.storeTimeoutNanos(), ACQUIRE_GRACE_NANOS));
         String by = h == null ? "" : h.live()
                 ? ": it is held by " + h.holder() + " (token " + h.token() + ") until " + h.expiresAt() + " (database time)"
                 : ": it was just freed (last holder " + h.holder() + ", token " + h.token() + "), try again";
@@ -186,6 +214,8 @@ public final class LeaseManager implements AutoCloseable {
         private boolean renew = true;
         private LeaseTableName table = LeaseTableName.parse(FencedProperty.LEASE_TABLE.defaultValue());
         private boolean createTable = Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue());
+        private double clockDrift = DEFAULT_CLOCK_DRIFT;
+        private Duration storeTimeout = Duration.ofMillis(DEFAULT_STORE_TIMEOUT_MILLIS);
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -244,6 +274,36 @@ public final class LeaseManager implements AutoCloseable {
          */
         public Builder createTable(boolean createTable) {
             this.createTable = createTable;
+            return this;
+        }
+
+        /**
+         * How far the database clock may run ahead of this JVM's during one ttl, as a fraction of the ttl
+         * (default {@value LeaseManager#DEFAULT_CLOCK_DRIFT}): each lease's own deadline comes that much before
+         * its ttl runs out, so that a database clock that runs fast or jumps forward by less than that never
+         * hands the lease to another holder while this one still believes in it. 0 to 0.5.
+         */
+        public Builder clockDrift(double fractionOfTtl) {
+            if (!(fractionOfTtl >= 0 && fractionOfTtl <= 0.5)) {
+                throw new IllegalArgumentException("fenced: a clock-drift margin must be between 0 and 0.5 of the ttl,"
+                        + " got " + fractionOfTtl);
+            }
+            this.clockDrift = fractionOfTtl;
+            return this;
+        }
+
+        /**
+         * The longest any one lease-store operation may take (default
+         * {@value LeaseManager#DEFAULT_STORE_TIMEOUT_MILLIS} ms), whatever the DataSource's own timeouts: a grant
+         * or release that gets no answer within it fails with an {@link java.sql.SQLTimeoutException} and its
+         * connection is aborted. Renewals get less when their deadline is nearer.
+         */
+        public Builder storeTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.toMillis() < 1) {
+                throw new IllegalArgumentException("fenced: a store timeout must be at least 1 ms, got " + timeout);
+            }
+            this.storeTimeout = timeout;
             return this;
         }
 

@@ -5,9 +5,8 @@
 -- name, replace fenced_lease everywhere: the sequence must be named <table>_token_seq.
 --
 -- The sequence is deliberately NOT owned by the table: dropping or recreating the table must never
--- restart the tokens. Tokens only grow; never reset, restart or recreate this sequence. After promoting
--- an asynchronous standby, move it well past any value the old primary may have handed out, e.g.
---   SELECT setval('fenced_lease_token_seq', nextval('fenced_lease_token_seq') + 1000000);
+-- restart the tokens. Tokens only grow; never reset, restart or recreate this sequence. A promoted
+-- standby needs nothing: each token carries the server's WAL timeline in its high bits.
 
 -- CACHE 1 matters: with a per-session cache, two connections would hand out tokens out of grant order.
 CREATE SEQUENCE IF NOT EXISTS fenced_lease_token_seq AS bigint INCREMENT BY 1 MINVALUE 1 CACHE 1 NO CYCLE;

@@ -74,7 +74,7 @@ public class LeaseBench {
         } finally {
             taker.shutdown();
         }
-        LeaseStore store = new LeaseStore(env.raw(), LeaseTableName.parse(BenchEnv.LEASE_TABLE), false);
+        LeaseStore store = new LeaseStore(env.raw(), LeaseTableName.parse(BenchEnv.LEASE_TABLE), false, "bench");
         renewal = new Renewal(holder, store, names, tokens, ttls);
         if (renewOnce() != HELD) {
             throw new IllegalStateException("the renewal statement did not renew every held lease");
@@ -87,7 +87,8 @@ public class LeaseBench {
 
     private static int renewOnce() throws SQLException {
         Renewal r = renewal;
-        return r.store().renew(r.manager().holder(), r.names(), r.tokens(), r.ttls(), 0).renewed().size();
+        return r.store().renew(r.manager().holder(), r.names(), r.tokens(), r.ttls(), 60_000_000_000L,
+                dev.fenced.lease.Ticker.SYSTEM).renewed().size();
     }
 
     /** Grant (takeover of a released row, new token) and release: two statements. */

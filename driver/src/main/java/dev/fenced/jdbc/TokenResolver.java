@@ -5,6 +5,7 @@ import dev.fenced.LeaseLostException;
 import dev.fenced.UnfencedWriteException;
 import dev.fenced.context.ContextAccess;
 import dev.fenced.context.TokenCells;
+import dev.fenced.lease.DeadlineCell;
 import dev.fenced.metrics.FencedMetrics;
 import dev.fenced.sql.RewritePlan;
 import java.sql.SQLException;
@@ -26,7 +27,7 @@ final class TokenResolver {
     static long resolve(RewritePlan plan, FencedRuntime runtime) throws SQLException {
         AtomicLong cell = ContextAccess.current();
         if (cell != null) {
-            long v = cell.get();
+            long v = valueForWrite(cell);
             if (v > 0) {
                 return v;
             }
@@ -48,6 +49,14 @@ final class TokenResolver {
         return NO_TOKEN;
     }
 
+    /**
+     * The cell's value as a write must see it: a lease's cell whose deadline has passed reads as lost, even
+     * when the renewer's timer has not got round to it (starved, or stuck behind a blocked log).
+     */
+    private static long valueForWrite(AtomicLong cell) {
+        return DeadlineCell.valueForWrite(cell);
+    }
+
     /** True inside {@code Fencing.unfenced}: writes go through as written. */
     static boolean inUnfencedSection() {
         AtomicLong cell = ContextAccess.current();
@@ -60,7 +69,7 @@ final class TokenResolver {
     }
 
     static void checkStillHeld(AtomicLong cell, RewritePlan plan, FencedRuntime runtime) throws SQLException {
-        if (cell != null && cell.get() < 0 && plan.mode() == FencingMode.ENFORCE) {
+        if (cell != null && valueForWrite(cell) < 0 && plan.mode() == FencingMode.ENFORCE) {
             FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
             throw new LeaseLostException(runtime.leaseName(-cell.get()), -cell.get());
         }

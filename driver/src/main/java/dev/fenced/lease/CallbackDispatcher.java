@@ -53,11 +53,16 @@ final class CallbackDispatcher {
                 LOG.log(Level.WARNING, "fenced: an onLost callback of " + what + " failed", t);
             }
         });
+        execute(run);
+    }
+
+    /** Runs {@code task} on the callback thread (or, once the manager is closing, on a thread of its own). */
+    void execute(Runnable task) {
         try {
-            executor.execute(run);
+            executor.execute(task);
         } catch (RejectedExecutionException closing) {
             // The manager is closing: still tell the application, on a thread of its own.
-            new DaemonThreads("fenced-lease-callback").newThread(run).start();
+            new DaemonThreads("fenced-lease-callback").newThread(task).start();
         }
     }
 

@@ -15,7 +15,10 @@ import java.util.function.Consumer;
 /**
  * A lease this process holds. It keeps its own deadline on the monotonic clock, counted from the moment
  * the grant or the last successful renewal was <em>sent</em>: the database started its ttl later than
- * that, so while our deadline has not passed, the database has not let the lease expire either.
+ * that, so while our deadline has not passed, the database has not let the lease expire either, as long as
+ * its clock does not run ahead of ours. A clock-drift margin covers that: the deadline is
+ * {@code sent + ttl - margin}. The deadline lives in the token cell ({@link DeadlineCell}), so the write
+ * path checks it too, not only the renewer's timer.
  *
  * <p>States: held, then either lost (deadline passed, or the store says it is no longer ours) or released
  * by {@link #close()}. Both ends poison the token cell, so every thread and task still carrying it is
@@ -36,27 +39,34 @@ final class HeldLease implements Lease {
     private final long ttlMillis;
     private final long ttlNanos;
     private final long renewEveryNanos;
+    private final long validNanos;
     private final LeaseContext context;
-    private final AtomicLong cell;
+    private final DeadlineCell cell;
     private final Thread acquiringThread;
     private final AtomicInteger state = new AtomicInteger(HELD);
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicLong deadline;
     private final List<CallbackDispatcher.Once<Lease>> callbacks = new CopyOnWriteArrayList<>();
     private volatile long renewAt;
     private volatile String lostBecause;
     private AtomicLong previousBinding; // touched only by the acquiring thread
 
-    HeldLease(String name, long token, long ttlMillis, long renewEveryNanos, long sentAtNanos, LeaseContext context) {
+    /**
+     * @param marginNanos the clock-drift margin: the local deadline is this much earlier than the ttl says
+     */
+    HeldLease(String name, long token, long ttlMillis, long renewEveryNanos, long sentAtNanos, long marginNanos,
+              LeaseContext context) {
         this.name = name;
         this.token = token;
         this.ttlMillis = ttlMillis;
         this.ttlNanos = ttlMillis * 1_000_000L;
+        if (marginNanos < 0 || marginNanos >= ttlNanos) {
+            throw new IllegalArgumentException("fenced: a clock-drift margin must be shorter than the ttl");
+        }
+        this.validNanos = ttlNanos - marginNanos;
         this.renewEveryNanos = renewEveryNanos;
         this.context = context;
-        this.cell = TokenCells.live(token);
+        this.cell = new DeadlineCell(token, this, context.ticker(), sentAtNanos + validNanos);
         this.acquiringThread = Thread.currentThread();
-        this.deadline = new AtomicLong(sentAtNanos + ttlNanos);
         this.renewAt = sentAtNanos + renewEveryNanos;
     }
 
@@ -80,7 +90,7 @@ final class HeldLease implements Lease {
         if (state.get() != HELD) {
             return false;
         }
-        return !loseIfExpired(System.nanoTime());
+        return !loseIfExpired(context.ticker().nanos());
     }
 
     @Override
@@ -103,7 +113,8 @@ final class HeldLease implements Lease {
             return;
         }
         try {
-            context.store().release(context.holder(), new String[] {name}, new long[] {token});
+            context.store().release(context.holder(), new String[] {name}, new long[] {token},
+                    context.releaseBudgetNanos());
         } catch (Exception e) {
             LOG.log(Level.WARNING, "fenced: could not release lease '" + name + "' (token " + token
                     + "); it stays held in the store until it expires, at most " + ttlMillis + " ms: " + e.getMessage());
@@ -135,7 +146,7 @@ final class HeldLease implements Lease {
     // ---- called by the renewer -------------------------------------------------------------------------
 
     long deadlineNanos() {
-        return deadline.get();
+        return cell.deadlineNanos();
     }
 
     long renewAtNanos() {
@@ -156,10 +167,11 @@ final class HeldLease implements Lease {
 
     /** Loses the lease if its deadline has passed at {@code now}; true if it is (now) lost or ended. */
     boolean loseIfExpired(long now) {
-        if (now - deadline.get() < 0) {
+        if (now - cell.deadlineNanos() < 0) {
             return state.get() != HELD;
         }
-        lose("its deadline passed (ttl " + ttlMillis + " ms since the last renewal was sent)");
+        lose("its deadline passed (ttl " + ttlMillis + " ms less the clock-drift margin of "
+                + (ttlNanos - validNanos) / 1_000_000 + " ms, since the last renewal was sent)");
         return true;
     }
 
@@ -168,7 +180,7 @@ final class HeldLease implements Lease {
         if (state.get() != HELD) {
             return;
         }
-        deadline.accumulateAndGet(sentAtNanos + ttlNanos, Math::max);
+        cell.extendTo(sentAtNanos + validNanos);
         renewAt = sentAtNanos + renewEveryNanos;
     }
 
@@ -177,7 +189,12 @@ final class HeldLease implements Lease {
         renewAt = retryAtNanos;
     }
 
-    /** The lease is lost: poison its token, count it, tell the callbacks. Nothing here blocks. */
+    /**
+     * The lease is lost: poison its token first, then count it, and leave the telling (the log line, the
+     * callbacks) to the callback thread. Nothing here blocks or does I/O: it runs on the renewer's timer (which
+     * has other leases to lose on time) and on the write path, and a log that blocks (a full stderr pipe) must
+     * not keep either from its work.
+     */
     void lose(String why) {
         if (!state.compareAndSet(HELD, LOST)) {
             return;
@@ -187,9 +204,10 @@ final class HeldLease implements Lease {
         FencedMetrics.LEASES_LOST.increment();
         LeaseRegistry.ended(this, token);
         context.renewer().forget(this);
-        LOG.log(Level.WARNING, "fenced: lost lease ''{0}'' (token {1}): {2}; writes under its token are refused from now on",
-                name, Long.toString(token), why);
         String what = describe();
+        context.dispatcher().execute(() -> LOG.log(Level.WARNING,
+                "fenced: lost lease ''{0}'' (token {1}): {2}; writes under its token are refused from now on",
+                name, Long.toString(token), why));
         for (CallbackDispatcher.Once<Lease> once : callbacks) {
             context.dispatcher().dispatch(once, this, what);
         }
@@ -205,7 +223,7 @@ final class HeldLease implements Lease {
         int s = state.get();
         String what = s == LOST ? "lost: " + lostBecause
                 : s == RELEASED ? "released"
-                : System.nanoTime() - deadline.get() < 0 ? "held" : "deadline passed";
+                : context.ticker().nanos() - cell.deadlineNanos() < 0 ? "held" : "deadline passed";
         return "Lease[" + name + ", token " + token + ", " + what + "]";
     }
 }

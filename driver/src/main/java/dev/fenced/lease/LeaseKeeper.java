@@ -21,20 +21,40 @@ public final class LeaseKeeper implements AutoCloseable {
     private final LeaseStore store;
     private final String holder;
     private final long fixedRenewEveryNanos; // 0: ttl/3 for each lease
+    private final double clockDrift;
+    private final long storeTimeoutNanos;
+    private final Ticker ticker;
     private final Renewer renewer;
     private final CallbackDispatcher dispatcher;
     private final LeaseContext context;
     private volatile boolean closed;
 
+    /**
+     * @param clockDrift the clock-drift margin as a fraction of each lease's ttl
+     * @param storeTimeoutNanos the longest any one store operation may take
+     */
     public LeaseKeeper(DataSource dataSource, LeaseTableName table, boolean createTable, String holder,
-                       long fixedRenewEveryNanos) {
+                       long fixedRenewEveryNanos, double clockDrift, long storeTimeoutNanos, Ticker ticker) {
         String id = Integer.toString(MANAGERS.incrementAndGet());
-        this.store = new LeaseStore(dataSource, table, createTable);
+        this.store = new LeaseStore(dataSource, table, createTable, id);
         this.holder = holder;
         this.fixedRenewEveryNanos = fixedRenewEveryNanos;
-        this.renewer = new Renewer(store, holder, id);
+        this.clockDrift = clockDrift;
+        this.storeTimeoutNanos = storeTimeoutNanos;
+        this.ticker = ticker;
+        this.renewer = new Renewer(store, holder, id, ticker, storeTimeoutNanos);
         this.dispatcher = new CallbackDispatcher("fenced-lease-callbacks-" + id);
-        this.context = new LeaseContext(store, holder, renewer, dispatcher);
+        this.context = new LeaseContext(store, holder, renewer, dispatcher, ticker, storeTimeoutNanos);
+    }
+
+    /** The longest any one store operation may take. */
+    public long storeTimeoutNanos() {
+        return storeTimeoutNanos;
+    }
+
+    /** The clock-drift margin of a lease with this ttl. */
+    public long marginNanos(long ttlMillis) {
+        return (long) (ttlMillis * 1_000_000L * clockDrift);
     }
 
     public String holder() {
@@ -51,19 +71,21 @@ public final class LeaseKeeper implements AutoCloseable {
     }
 
     /**
-     * One grant attempt; on success the lease is renewed from now on and bound to the calling thread.
+     * One grant attempt, given up after {@code budgetNanos}; on success the lease is renewed from now on and
+     * bound to the calling thread.
      *
      * @return the lease, or null if another holder has it
      */
-    public Lease tryAcquire(String name, long ttlMillis) throws SQLException {
+    public Lease tryAcquire(String name, long ttlMillis, long budgetNanos) throws SQLException {
         checkOpen();
-        LeaseStore.Grant grant = store.grant(name, holder, ttlMillis);
+        LeaseStore.Grant grant = store.grant(name, holder, ttlMillis, budgetNanos, ticker);
         if (grant == null) {
             return null;
         }
         FencedMetrics.LEASE_GRANTS.increment();
         long renewEvery = fixedRenewEveryNanos > 0 ? fixedRenewEveryNanos : ttlMillis * 1_000_000L / 3;
-        HeldLease lease = new HeldLease(name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(), context);
+        HeldLease lease = new HeldLease(name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(),
+                marginNanos(ttlMillis), context);
         LeaseRegistry.held(lease, lease.token(), name);
         lease.bindToCurrentThread();
         renewer.add(lease);
@@ -79,9 +101,9 @@ public final class LeaseKeeper implements AutoCloseable {
     }
 
     /** Who holds {@code name} now, for messages; null if unknown. */
-    public LeaseStore.Holder describe(String name) {
+    public LeaseStore.Holder describe(String name, long budgetNanos) {
         try {
-            return store.describe(name);
+            return store.describe(name, budgetNanos);
         } catch (SQLException e) {
             return null;
         }
@@ -107,13 +129,14 @@ public final class LeaseKeeper implements AutoCloseable {
                 tokens[i] = toRelease.get(i).token();
             }
             try {
-                store.release(holder, names, tokens);
+                store.release(holder, names, tokens, storeTimeoutNanos);
             } catch (Exception e) {
                 LOG.log(Level.WARNING, "fenced: could not release " + names.length + " leases of " + holder
                         + " at close; they stay held in the store until they expire: " + e.getMessage());
             }
         }
         dispatcher.shutdown();
+        store.shutdown();
     }
 
     private void checkOpen() {

@@ -87,6 +87,7 @@ public final class LeaseSchema {
             state = inspect(c, table);
         }
         state.checkSequence(table);
+        checkAhead(c, table);
     }
 
     private static void runScript(Connection c, LeaseTableName table) throws SQLException {
@@ -105,18 +106,51 @@ public final class LeaseSchema {
 
     private static State inspect(Connection c, LeaseTableName table) throws SQLException {
         String sql = "SELECT to_regclass(" + table.tableLiteral() + ") IS NOT NULL, s.seqrelid IS NOT NULL,"
-                + " s.seqincrement, s.seqcache, s.seqcycle, pg_is_in_recovery()"
+                + " s.seqincrement, s.seqcache, s.seqcycle, pg_is_in_recovery(),"
+                + " EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = 'pg_catalog.pg_class'::regclass"
+                + " AND d.objid = s.seqrelid AND d.deptype IN ('a', 'i'))"
                 + " FROM (SELECT 1) AS one LEFT JOIN pg_catalog.pg_sequence s"
                 + " ON s.seqrelid = to_regclass(" + table.sequenceLiteral() + ")";
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return new State(rs.getBoolean(1), rs.getBoolean(2), rs.getLong(3), rs.getLong(4), rs.getBoolean(5),
-                    rs.getBoolean(6));
+                    rs.getBoolean(6), rs.getBoolean(7));
+        }
+    }
+
+    /**
+     * The next token must exceed every token already in the table: a sequence that was reset, restored from an
+     * older backup or recreated would otherwise grant some of them again. The table is read first and the
+     * sequence after it: a grant racing with this check drew its value before it committed, so the sequence
+     * read later is at least as far as any token the table showed (sequences are not transactional).
+     */
+    private static void checkAhead(Connection c, LeaseTableName table) throws SQLException {
+        long highest;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT max(token) FROM " + table.table())) {
+            rs.next();
+            highest = rs.getLong(1);
+        }
+        String sql = "SELECT CASE WHEN has_sequence_privilege(" + table.sequenceLiteral() + ", 'SELECT,USAGE')"
+                + " THEN pg_sequence_last_value(" + table.sequenceLiteral() + "::regclass) END, " + Tokens.TIMELINE_SQL;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            long lastValue = rs.getLong(1); // NULL (0): never used since it was created or reset
+            long timeline = rs.getLong(2);
+            long current = Tokens.token(timeline, lastValue);
+            if (highest > current) {
+                throw new FencingException("fenced: the token sequence " + table.sequence() + " is behind the lease"
+                        + " table: its last value " + lastValue + " (token " + current + " on timeline " + timeline
+                        + ") is below the highest token in " + table + ", " + highest + " (sequence value "
+                        + Tokens.sequenceOf(highest) + " on timeline " + Tokens.timelineOf(highest) + "), so tokens"
+                        + " already granted would be granted again. Was it reset or recreated? Move it past them with"
+                        + " SELECT setval(" + table.sequenceLiteral() + ", " + Math.max(1, Tokens.sequenceOf(highest))
+                        + ")", FencingException.LEASE_STORE);
+            }
         }
     }
 
     private record State(boolean hasTable, boolean hasSequence, long increment, long cache, boolean cycle,
-                         boolean inRecovery) {
+                         boolean inRecovery, boolean owned) {
 
         /**
          * Tokens are only as good as the sequence: a per-session cache hands values out of grant order, a
@@ -129,6 +163,12 @@ public final class LeaseSchema {
                         + cache + (cycle ? ", CYCLE" : ", NO CYCLE") + "): otherwise tokens can repeat or arrive out"
                         + " of order. Fix it with ALTER SEQUENCE " + table.sequence() + " INCREMENT BY 1 CACHE 1 NO CYCLE",
                         FencingException.LEASE_STORE);
+            }
+            if (owned) {
+                throw new FencingException("fenced: the token sequence " + table.sequence() + " is owned by a table"
+                        + " column (OWNED BY, or an identity column): dropping or recreating that table drops the"
+                        + " sequence, and a new one starts the tokens over. Fix it with ALTER SEQUENCE "
+                        + table.sequence() + " OWNED BY NONE", FencingException.LEASE_STORE);
             }
         }
     }

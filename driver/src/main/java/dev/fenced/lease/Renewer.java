@@ -26,6 +26,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A lease renews every {@code ttl/3} unless the manager fixes an interval. Leases due within a fifth of
  * their interval of each other share a statement, so a manager holding leases with many ttls still sends
  * few statements.
+ *
+ * <p>Each renewal statement has a time budget ({@link StoreCalls}): half the time left to the earliest
+ * deadline it serves, at most the store timeout. A statement that runs out of it (a stalled network, a
+ * server that does not answer) is given up, its connection aborted, and retried while the deadlines allow,
+ * so the store thread is never stuck and renewal resumes as soon as the store answers again. A lease whose
+ * row someone else has locked is skipped by the statement and retried alone soon after; the others are
+ * renewed on time.
  */
 final class Renewer {
 
@@ -37,8 +44,13 @@ final class Renewer {
     /** Shortest retry after a failed renewal statement, so an outage does not become a busy loop. */
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+    /** The least time a renewal statement is given, however close its deadline. */
+    static final long MIN_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final LeaseStore store;
     private final String holder;
+    private final Ticker ticker;
+    private final long storeTimeoutNanos;
     private final ScheduledThreadPoolExecutor timer;
     private final ExecutorService storeThread;
     private final Map<Long, HeldLease> leases = new ConcurrentHashMap<>();
@@ -47,9 +59,11 @@ final class Renewer {
     private volatile boolean stopped;
     private volatile boolean failing;
 
-    Renewer(LeaseStore store, String holder, String threadSuffix) {
+    Renewer(LeaseStore store, String holder, String threadSuffix, Ticker ticker, long storeTimeoutNanos) {
         this.store = store;
         this.holder = holder;
+        this.ticker = ticker;
+        this.storeTimeoutNanos = storeTimeoutNanos;
         this.timer = new ScheduledThreadPoolExecutor(1, new DaemonThreads("fenced-lease-renewer-" + threadSuffix));
         this.timer.setRemoveOnCancelPolicy(true);
         this.storeThread = Executors.newSingleThreadExecutor(new DaemonThreads("fenced-lease-store-" + threadSuffix));
@@ -97,7 +111,7 @@ final class Renewer {
             long generation = ++schedule.generation;
             schedule.plannedAt = atNanos;
             try {
-                schedule.planned = timer.schedule(() -> tick(generation), Math.max(0, atNanos - System.nanoTime()),
+                schedule.planned = timer.schedule(() -> tick(generation), Math.max(0, atNanos - ticker.nanos()),
                         TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException stopping) {
                 schedule.planned = null; // stop() won the race; nothing left to renew
@@ -114,7 +128,7 @@ final class Renewer {
             // From here a lease added meanwhile plans a tick of its own.
             schedule.planned = null;
         }
-        long now = System.nanoTime();
+        long now = ticker.nanos();
         boolean sending = !inFlight.get();
         List<HeldLease> due = new ArrayList<>();
         long next = NONE;
@@ -149,23 +163,26 @@ final class Renewer {
         String[] names = new String[n];
         long[] tokens = new long[n];
         long[] ttls = new long[n];
-        long shortestTtl = Long.MAX_VALUE;
+        long earliestDeadline = NONE;
         for (int i = 0; i < n; i++) {
             HeldLease lease = due.get(i);
             names[i] = lease.name();
             tokens[i] = lease.token();
             ttls[i] = lease.ttlMillis();
-            shortestTtl = Math.min(shortestTtl, ttls[i]);
+            earliestDeadline = earlier(earliestDeadline, lease.deadlineNanos());
         }
-        // A statement that outlives the shortest ttl is useless: its leases are lost by then anyway.
-        int timeoutSeconds = (int) Math.max(1, (shortestTtl + 999) / 1000);
-        long started = System.nanoTime();
+        long started = ticker.nanos();
         try {
-            LeaseStore.Renewal result = store.renew(holder, names, tokens, ttls, timeoutSeconds);
+            LeaseStore.Renewal result = store.renew(holder, names, tokens, ttls,
+                    budget(earliestDeadline - started, storeTimeoutNanos), ticker);
+            long now = ticker.nanos();
             for (HeldLease lease : due) {
                 if (result.renewed().contains(lease.token())) {
                     lease.renewed(result.sentAtNanos());
                     FencedMetrics.LEASE_RENEWALS.increment();
+                } else if (result.locked().contains(lease.token())) {
+                    // Someone else holds the row's lock; it is still ours by the database: try again soon.
+                    lease.renewalFailed(retryAt(now, lease));
                 } else if (lease.isHeld()) {
                     lease.lose("the lease store no longer lists it as ours: it expired by the database clock, was"
                             + " taken over, or was released by someone else");
@@ -177,13 +194,13 @@ final class Renewer {
             }
             if (LOG.isLoggable(Level.DEBUG)) {
                 LOG.log(Level.DEBUG, "fenced: renewed " + result.renewed().size() + " of " + n + " leases in one statement, "
-                        + (System.nanoTime() - started) / 1000 + " µs");
+                        + (ticker.nanos() - started) / 1000 + " µs");
             }
         } catch (Exception e) {
             FencedMetrics.LEASE_RENEWALS_FAILED.add(n);
-            long now = System.nanoTime();
+            long now = ticker.nanos();
             for (HeldLease lease : due) {
-                lease.renewalFailed(now + Math.max(MIN_RETRY_NANOS, lease.renewEveryNanos() / 4));
+                lease.renewalFailed(retryAt(now, lease));
             }
             if (!failing) {
                 failing = true;
@@ -194,8 +211,21 @@ final class Renewer {
             }
         } finally {
             inFlight.set(false);
-            wakeAt(System.nanoTime());
+            wakeAt(ticker.nanos());
         }
+    }
+
+    /**
+     * The time a renewal statement may take: half the time left to the earliest deadline it serves (so a
+     * retry still fits), at least {@link #MIN_BUDGET_NANOS}, at most the store timeout.
+     */
+    static long budget(long untilEarliestDeadline, long storeTimeoutNanos) {
+        return Math.min(storeTimeoutNanos, Math.max(MIN_BUDGET_NANOS, untilEarliestDeadline / 2));
+    }
+
+    /** After a failed or skipped renewal: again in a quarter of the interval, not sooner than 20 ms. */
+    static long retryAt(long now, HeldLease lease) {
+        return now + Math.max(MIN_RETRY_NANOS, lease.renewEveryNanos() / 4);
     }
 
     private static long earlier(long a, long b) {

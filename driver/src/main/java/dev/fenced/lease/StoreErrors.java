@@ -16,6 +16,7 @@ final class StoreErrors {
     static final String READ_ONLY_TRANSACTION = "25006";
     static final String UNDEFINED_TABLE = "42P01";
     static final String INSUFFICIENT_PRIVILEGE = "42501";
+    static final String NOT_NULL_VIOLATION = "23502";
 
     private StoreErrors() {
     }
@@ -38,6 +39,12 @@ final class StoreErrors {
         }
         if (UNDEFINED_TABLE.equals(state)) {
             return missing(table, lease, e);
+        }
+        if (NOT_NULL_VIOLATION.equals(state)) {
+            // Tokens.nextTokenSql is NULL past its limits: refused rather than wrapped into another timeline's range.
+            return new FencingException("fenced: cannot grant lease '" + lease + "': no token is left: the sequence "
+                    + table.sequence() + " passed " + Tokens.SEQUENCE_LIMIT + " or the server's timeline passed "
+                    + Tokens.TIMELINE_LIMIT + " (" + e.getMessage() + ")", FencingException.LEASE_STORE, e);
         }
         if (INSUFFICIENT_PRIVILEGE.equals(state)) {
             return new FencingException("fenced: cannot grant lease '" + lease + "': the database user may not write "

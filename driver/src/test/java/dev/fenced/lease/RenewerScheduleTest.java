@@ -19,16 +19,16 @@ class RenewerScheduleTest {
 
     @Test
     void eachEarlierLeaseReplacesThePlannedTickInsteadOfAddingOne() {
-        LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false);
-        Renewer renewer = new Renewer(store, "test-holder", "schedule-test");
-        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test"));
+        LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false, "schedule-test");
+        Renewer renewer = new Renewer(store, "test-holder", "schedule-test", Ticker.SYSTEM, 1_000_000_000L);
+        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test"), Ticker.SYSTEM, 1_000_000_000L);
         try {
             List<HeldLease> leases = new ArrayList<>();
             long now = System.nanoTime();
             for (int i = 0; i < 200; i++) {
                 // Each lease is due a little earlier than the one before: every add moves the plan.
                 long renewEvery = TimeUnit.SECONDS.toNanos(2000 - i);
-                HeldLease lease = new HeldLease("l" + i, 1_000_000 + i, TimeUnit.HOURS.toMillis(2), renewEvery, now, context);
+                HeldLease lease = new HeldLease("l" + i, 1_000_000 + i, TimeUnit.HOURS.toMillis(2), renewEvery, now, 0, context);
                 leases.add(lease);
                 renewer.add(lease);
             }

@@ -99,7 +99,8 @@ class LeaseLossTest {
                 db.execute("ALTER ROLE " + role + " LOGIN");
             }
             long heldMs = (lostAt.get() - beforeGrant) / 1_000_000;
-            assertTrue(heldMs >= 1200, "lost after " + heldMs + " ms, before its 1200 ms deadline");
+            // The deadline is the ttl less the default clock-drift margin, a tenth of it.
+            assertTrue(heldMs >= 1080, "lost after " + heldMs + " ms, before its 1080 ms deadline");
             // Upper bound: one renewal (every 400 ms) may have gone through before the outage began.
             assertTrue(heldMs < 1200 + 400 + 500, "lost only after " + heldMs + " ms, long after its deadline");
             assertFalse(lease.isValid());

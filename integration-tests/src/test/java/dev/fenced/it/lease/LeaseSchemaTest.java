@@ -109,4 +109,31 @@ class LeaseSchemaTest extends LeaseDatabaseTest {
             assertTrue(e.getCause() != null && "25006".equals(((java.sql.SQLException) e.getCause()).getSQLState()));
         }
     }
+
+    /** A sequence owned by a table goes when the table is dropped, and tokens restart with the new one. */
+    @Test
+    void aSequenceOwnedByATableIsRefused() {
+        db.execute(LeaseSchema.script().replace("fenced_lease", "owned_lease"),
+                "ALTER SEQUENCE owned_lease_token_seq OWNED BY owned_lease.token");
+        try (LeaseManager leases = LeaseManager.builder(pool).table("owned_lease").build()) {
+            FencingException e = assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
+            assertEquals(FencingException.LEASE_STORE, e.getSQLState());
+            assertTrue(e.getMessage().contains("OWNED BY NONE"), e.getMessage());
+        }
+    }
+
+    /** A sequence reset below the tokens already in the table would grant them again. */
+    @Test
+    void aSequenceBehindTheTokensInTheTableIsRefused() throws Exception {
+        try (LeaseManager leases = LeaseManager.builder(pool).table("reset_lease").build()) {
+            leases.tryAcquire("a", Duration.ofSeconds(5)).orElseThrow().close();
+            leases.tryAcquire("b", Duration.ofSeconds(5)).orElseThrow().close();
+        }
+        db.execute("SELECT setval('reset_lease_token_seq', 1, false)");
+        try (LeaseManager leases = LeaseManager.builder(pool).table("reset_lease").build()) {
+            FencingException e = assertThrows(FencingException.class, () -> leases.tryAcquire("c", Duration.ofSeconds(5)));
+            assertEquals(FencingException.LEASE_STORE, e.getSQLState());
+            assertTrue(e.getMessage().contains("highest token"), e.getMessage());
+        }
+    }
 }

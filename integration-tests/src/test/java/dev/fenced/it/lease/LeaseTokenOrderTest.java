@@ -48,6 +48,6 @@ class LeaseTokenOrderTest extends LeaseDatabaseTest {
         for (int i = 1; i < tokens.size(); i++) {
             assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens must strictly grow: " + tokens);
         }
-        assertTrue(db.queryLong("SELECT last_value FROM fenced_lease_token_seq") >= tokens.get(tokens.size() - 1));
+        assertTrue(db.queryLong("SELECT last_value FROM fenced_lease_token_seq") >= dev.fenced.lease.Tokens.sequenceOf(tokens.get(tokens.size() - 1)));
     }
 }

@@ -52,7 +52,7 @@ class RenewalLoadTest {
     void renewalStatementTimeAtOneAndTenThousandLeases() throws Exception {
         // Long ttls: the manager's own renewer stays out of the way while we time the statement it sends.
         Duration ttl = Duration.ofMinutes(30);
-        LeaseStore store = new LeaseStore(pool, LeaseTableName.parse("fenced_lease"), false);
+        LeaseStore store = new LeaseStore(pool, LeaseTableName.parse("fenced_lease"), false, "load-test");
         StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
                 "renewal load (%s PostgreSQL %s, fsync=%s, synchronous_commit=%s; one statement per tick):%n",
                 TestDatabase.isEmbedded() ? "embedded" : "external", setting("server_version"), setting("fsync"),
@@ -77,7 +77,7 @@ class RenewalLoadTest {
                 double[] ms = new double[RUNS];
                 for (int run = 0; run < RUNS; run++) {
                     long t0 = System.nanoTime();
-                    LeaseStore.Renewal r = store.renew(manager.holder(), names, tokens, ttls, 0);
+                    LeaseStore.Renewal r = store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.lease.Ticker.SYSTEM);
                     ms[run] = (System.nanoTime() - t0) / 1e6;
                     assertEquals(n, r.renewed().size(), "every lease must be renewed");
                 }

@@ -49,7 +49,7 @@ class RenewalPlanTest {
     @Test
     void renewalAndReleaseAreNeverPlannedGenerically() throws Exception {
         Duration ttl = Duration.ofMinutes(30); // the manager's own renewer stays out of the way
-        LeaseStore store = new LeaseStore(oneSession, LeaseTableName.parse("fenced_lease"), false);
+        LeaseStore store = new LeaseStore(oneSession, LeaseTableName.parse("fenced_lease"), false, "plan-test");
         try (LeaseManager manager = LeaseManager.create(oneSession)) {
             List<Lease> held = new ArrayList<>();
             for (int i = 0; i < HELD; i++) {
@@ -60,9 +60,9 @@ class RenewalPlanTest {
             long[] ttls = new long[HELD];
             java.util.Arrays.fill(ttls, ttl.toMillis());
             for (int run = 0; run < RUNS; run++) {
-                assertEquals(HELD, store.renew(manager.holder(), names, tokens, ttls, 0).renewed().size());
+                assertEquals(HELD, store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.lease.Ticker.SYSTEM).renewed().size());
                 // another holder's release matches no row, but is planned and run like the real one
-                assertEquals(0, store.release("not-the-holder", names, tokens));
+                assertEquals(0, store.release("not-the-holder", names, tokens, 30_000_000_000L));
             }
             assertEquals(0, genericPlansOfUnnestStatements(), "a lease statement over unnest(...) was planned"
                     + " generically; with many leases that plan is a quadratic nested loop");
