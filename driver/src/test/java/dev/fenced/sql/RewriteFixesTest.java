@@ -121,7 +121,7 @@ class RewriteFixesTest {
         assertEquals("INSERT ... ON CONFLICT DO UPDATE into a table named excluded without an alias; write INSERT INTO"
                 + " excluded AS t ...", plan.refusedConstruct());
         assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON"
-                        + " CONFLICT (  key )  DO UPDATE SET data = excluded.data, last_token = CASE WHEN CAST(? AS bigint)"
+                        + " CONFLICT (key) DO UPDATE SET data = excluded.data, last_token = CASE WHEN CAST(? AS bigint)"
                         + " IS NULL THEN target.last_token WHEN COALESCE(target.last_token, 0) <= CAST(? AS bigint) THEN"
                         + " CAST(? AS bigint) ELSE CAST('fenced-stale:' || target.last_token || ':excluded' AS bigint) END"
                         + " RETURNING *",

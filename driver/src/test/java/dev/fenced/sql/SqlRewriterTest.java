@@ -114,7 +114,7 @@ class SqlRewriterTest {
     @Test
     void upsertGuardsItsUpdatePath() {
         assertEquals("INSERT INTO totals AS t (restaurant_id, amount, last_token) VALUES (?, ?, " + T + ") ON CONFLICT"
-                        + " (  restaurant_id )  DO UPDATE SET amount = EXCLUDED.amount, last_token = " + guard("t"),
+                        + " (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount, last_token = " + guard("t"),
                 fenced("INSERT INTO totals AS t (restaurant_id, amount) VALUES (?, ?)"
                         + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount").sql());
         assertEquals("INSERT INTO totals (restaurant_id, last_token) VALUES (1, " + T + ") ON CONFLICT DO NOTHING",
