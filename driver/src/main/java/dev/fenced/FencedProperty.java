@@ -44,6 +44,13 @@ public enum FencedProperty {
     CATALOG_REFRESH("fenced.catalogRefresh", "60s", Kind.DURATION,
             "How often the driver reads the catalog again (views, partitions, child tables created by others);"
                     + " DDL that names a protected table and runs through fenced is followed at once."),
+    TOMBSTONES("fenced.tombstones", "true", Kind.BOOLEAN,
+            "A fenced DELETE on an enforced table with a primary key records tombstones, and inserts of a key a"
+                    + " newer holder deleted are refused (a trigger the driver creates); false: a stale holder can"
+                    + " insert a row a newer holder deleted."),
+    TOMBSTONE_TABLE("fenced.tombstone.table", "fenced_tombstone", Kind.IDENTIFIER,
+            "Table that holds the tombstones (schema-qualified if you like); its insert check is the function"
+                    + " `<table>_check`. Created at first connect when missing."),
     CONFIG("fenced.config", null, Kind.STRING,
             "Path of a fenced.properties file (as a system property or environment variable)."),
 

@@ -55,7 +55,8 @@ public final class FencedRuntime {
         if (config.inactive()) {
             return FencingTargets.of(java.util.List.of());
         }
-        return config.checkSchema() ? CatalogInspector.inspect(connection, config.tables(), lenient)
+        return config.checkSchema() ? CatalogInspector.inspect(connection, config.tables(), lenient,
+                config.tombstoneTable())
                 : FencingTargets.of(config.tables());
     }
 

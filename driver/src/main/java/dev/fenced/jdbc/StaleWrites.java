@@ -13,6 +13,16 @@ final class StaleWrites {
 
     private static final String MARKER = "fenced-stale:";
     private static final String INVALID_TEXT_REPRESENTATION = "22P02";
+    /**
+     * What the tombstone check raises ({@link TombstoneSchema}): {@code fenced-tombstone:<newer token>:<table>},
+     * with its own SQLSTATE, so only that check can produce it.
+     */
+    private static final String TOMBSTONE_MARKER = "fenced-tombstone:";
+
+    private static int endOfLine(String message, int from) {
+        int nl = message.indexOf('\n', from);
+        return nl < 0 ? message.length() : nl;
+    }
 
     private StaleWrites() {
     }
@@ -20,9 +30,15 @@ final class StaleWrites {
     /** The exception to throw for {@code e}, raised by a statement that carried {@code token}. */
     static SQLException translate(SQLException e, long token) {
         for (Throwable t = e; t != null; t = next(t)) {
+            if (t instanceof SQLException s && TombstoneSchema.SQLSTATE.equals(s.getSQLState()) && s.getMessage() != null) {
+                StaleTokenException stale = stale(s.getMessage(), TOMBSTONE_MARKER, token, e);
+                if (stale != null) {
+                    return stale;
+                }
+            }
             if (t instanceof SQLException s && INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
                     && s.getMessage() != null) {
-                StaleTokenException stale = stale(s.getMessage(), token, e);
+                StaleTokenException stale = stale(s.getMessage(), MARKER, token, e);
                 if (stale != null) {
                     return stale;
                 }
@@ -35,9 +51,9 @@ final class StaleWrites {
      * Finds {@code fenced-stale:<digits>:<table>} in a message. The marker's prefix also appears in the
      * statement text that some messages quote (a batch entry), so only a marker followed by a number counts.
      */
-    private static StaleTokenException stale(String message, long token, SQLException cause) {
-        for (int at = message.indexOf(MARKER); at >= 0; at = message.indexOf(MARKER, at + 1)) {
-            int from = at + MARKER.length();
+    private static StaleTokenException stale(String message, String marker, long token, SQLException cause) {
+        for (int at = message.indexOf(marker); at >= 0; at = message.indexOf(marker, at + 1)) {
+            int from = at + marker.length();
             int colon = from;
             while (colon < message.length() && Character.isDigit(message.charAt(colon))) {
                 colon++;
@@ -46,7 +62,7 @@ final class StaleWrites {
                 continue;
             }
             long rowToken = Long.parseLong(message.substring(from, colon));
-            int end = message.indexOf('"', colon + 1);
+            int end = marker == TOMBSTONE_MARKER ? endOfLine(message, colon + 1) : message.indexOf('"', colon + 1);
             String table = message.substring(colon + 1, end < 0 ? message.length() : end);
             FencedMetrics.staleWriteRefused(table);
             return new StaleTokenException(table, token, rowToken, cause);

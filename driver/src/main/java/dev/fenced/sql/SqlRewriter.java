@@ -59,9 +59,10 @@ public final class SqlRewriter {
         }
         FencedMetrics.REWRITES_PARSED.increment();
         try {
-            return planMentioning(sql);
+            return planMentioning(sql).madeFrom(targets.generation());
         } catch (Refusal r) {
-            return RewritePlan.refused(r.table, r.construct, modeOf(r.table), !r.transientCause);
+            return RewritePlan.refused(r.table, r.construct, modeOf(r.table), !r.transientCause)
+                    .madeFrom(targets.generation());
         }
     }
 
@@ -109,8 +110,12 @@ public final class SqlRewriter {
                     + pieces.size());
         }
         List<Statement> dml = new ArrayList<>();
+        List<Statement> tops = new ArrayList<>();
         for (Statement s : list) {
-            dml.addAll(DmlCollector.collect(s));
+            for (Statement node : DmlCollector.collect(s)) {
+                dml.add(node);
+                tops.add(s);
+            }
         }
         if (dml.size() != dmlKeywords.size()) {
             throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
@@ -133,7 +138,8 @@ public final class SqlRewriter {
         FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex);
         List<String> fencedTables = new ArrayList<>();
         boolean enforce = false;
-        for (Statement node : dml) {
+        for (int k = 0; k < dml.size(); k++) {
+            Statement node = dml.get(k);
             TableName target = FenceContext.nameOf(DmlCollector.target(node));
             String indirect = targets.indirectReason(target);
             if (indirect != null) {
@@ -149,7 +155,7 @@ public final class SqlRewriter {
             } else if (node instanceof Insert i) {
                 InsertFencer.fence(i, table, ctx);
             } else {
-                DeleteFencer.fence((Delete) node, table, ctx);
+                DeleteFencer.fence((Delete) node, tops.get(k), table, ctx);
             }
             fencedTables.add(table.displayName());
             enforce |= table.mode() == FencingMode.ENFORCE;
@@ -227,6 +233,10 @@ public final class SqlRewriter {
             if ((t.kind() == Token.Kind.STRING || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
                     && t.text().regionMatches(true, 0, "U&", 0, 2)) {
                 throw new Refusal(table, "Unicode-escaped text (" + t.text() + ") cannot be matched safely");
+            }
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                    && t.text().toLowerCase(Locale.ROOT).replace("\"", "").startsWith(Tombstones.CTE_PREFIX)) {
+                throw new Refusal(table, "a name that starts like fenced's own (" + t.text() + ")");
             }
             if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")) {
                 throw new Refusal(table, "WHERE CURRENT OF a cursor cannot be fenced; update by key");
