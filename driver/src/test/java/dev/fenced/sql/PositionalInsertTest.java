@@ -1,0 +1,80 @@
+package dev.fenced.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fenced.FencingMode;
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.RelativeUpdatePolicy;
+import dev.fenced.config.TableName;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** INSERT without a column list: the catalog's live columns name the values, the fence column is added. */
+class PositionalInsertTest {
+
+    static final ProtectedTable T = new ProtectedTable(TableName.parse("t"), "last_token", FencingMode.ENFORCE);
+    static final ProtectedTable EARLY = new ProtectedTable(TableName.parse("early"), "last_token", FencingMode.ENFORCE);
+    static final String TOKEN = "CAST(? AS bigint)";
+
+    static final SqlRewriter REWRITER = new SqlRewriter(new FencingTargets(List.of(T, EARLY), Map.of(), Set.of(),
+            Map.of(T.name(), new TableShape(List.of("a", "Mixed Case", "c", "last_token"), List.of("a"), null),
+                    EARLY.name(), new TableShape(List.of("a", "last_token", "b"), List.of(), null)), null),
+            RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
+
+    static String fenced(String sql) {
+        RewritePlan p = REWRITER.plan(sql);
+        assertTrue(p.isFenced(), () -> sql + " -> " + p);
+        return p.sql();
+    }
+
+    static String refused(String sql) {
+        RewritePlan p = REWRITER.plan(sql);
+        assertTrue(p.isRefused(), () -> sql + " -> " + p);
+        return p.refusedConstruct();
+    }
+
+    @Test
+    void valuesAreNamedByPosition() {
+        assertEquals("INSERT INTO t (a, \"Mixed Case\", last_token) VALUES (1, 2, " + TOKEN + "), (3, DEFAULT, " + TOKEN
+                + ")", fenced("INSERT INTO t VALUES (1, 2), (3, DEFAULT)"));
+        assertEquals("INSERT INTO t (a, last_token) VALUES (?, " + TOKEN + ")", fenced("INSERT INTO t VALUES (?)"));
+    }
+
+    @Test
+    void aQueryIsNamedByItsSelectList() {
+        assertEquals("INSERT INTO t (a, \"Mixed Case\", c, last_token) SELECT x, y, z, " + TOKEN + " FROM s",
+                fenced("INSERT INTO t SELECT x, y, z FROM s"));
+        assertTrue(fenced("INSERT INTO t SELECT 1 UNION SELECT 2").startsWith("INSERT INTO t (a, last_token) SELECT"));
+    }
+
+    @Test
+    void overridingStaysWhereItWas() {
+        assertEquals("INSERT INTO t (a, last_token) OVERRIDING USER VALUE VALUES (1, " + TOKEN + ")",
+                fenced("INSERT INTO t OVERRIDING USER VALUE VALUES (1)"));
+    }
+
+    @Test
+    void whatCannotBeCountedOrReachesTheFenceIsRefused() {
+        assertTrue(refused("INSERT INTO t SELECT * FROM s").contains("cannot see how many"));
+        assertTrue(refused("INSERT INTO t VALUES (1, 2, 3, 4)").contains("reach the fence column"));
+        assertTrue(refused("INSERT INTO early VALUES (1, 2)").contains("reach the fence column"));
+    }
+
+    @Test
+    void withoutACatalogItIsRefused() {
+        SqlRewriter bare = new SqlRewriter(FencingTargets.of(List.of(T)), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
+        RewritePlan p = bare.plan("INSERT INTO t VALUES (1)");
+        assertTrue(p.isRefused() && p.refusedConstruct().contains("catalog did not describe"), p::toString);
+    }
+
+    @Test
+    void thePlanRecordsTheCatalogReadItUsed() {
+        RewritePlan p = REWRITER.plan("INSERT INTO t VALUES (5)");
+        assertEquals(REWRITER.targets().generation(), p.catalogGeneration());
+        assertTrue(p.catalogGeneration() > 0);
+    }
+}
