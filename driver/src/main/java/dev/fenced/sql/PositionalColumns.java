@@ -32,12 +32,16 @@ final class PositionalColumns {
     }
 
     static ExpressionList<Column> name(Insert insert, ProtectedTable table, TableShape shape) throws Refusal {
+        return name(valueCount(insert.getSelect(), table), table, shape);
+    }
+
+    /** The first {@code values} live columns, for a row of that many positional values. */
+    static ExpressionList<Column> name(int values, ProtectedTable table, TableShape shape) throws Refusal {
         if (shape == null) {
             throw new Refusal(table.displayName(), "INSERT without a column list into a table the catalog did not"
                     + " describe (no catalog read, or several tables match the name); name the columns so the fence"
                     + " column " + table.column() + " can be added");
         }
-        int values = valueCount(insert.getSelect(), table);
         List<String> live = shape.columns();
         int fence = live.indexOf(table.column());
         if (fence < 0) {

@@ -15,6 +15,7 @@ import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.Statements;
 import net.sf.jsqlparser.statement.delete.Delete;
 import net.sf.jsqlparser.statement.insert.Insert;
+import net.sf.jsqlparser.statement.merge.Merge;
 import net.sf.jsqlparser.statement.update.Update;
 
 /**
@@ -154,6 +155,8 @@ public final class SqlRewriter {
                 UpdateFencer.fence(u, table, ctx);
             } else if (node instanceof Insert i) {
                 InsertFencer.fence(i, table, ctx);
+            } else if (node instanceof Merge m) {
+                MergeFencer.fence(m, table, ctx);
             } else {
                 DeleteFencer.fence((Delete) node, tops.get(k), table, ctx);
             }
@@ -294,6 +297,9 @@ public final class SqlRewriter {
         if (node instanceof Insert i) {
             return i.getColumns() != null && i.getColumns().stream()
                     .anyMatch(c -> TableName.fold(c.getColumnName()).equals(column));
+        }
+        if (node instanceof Merge m) {
+            return MergeFencer.carriesFence(m, table);
         }
         Delete d = (Delete) node;
         return table.mode() == FencingMode.OBSERVE

@@ -169,7 +169,7 @@ class SqlRewriterTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "TRUNCATE totals|TRUNCATE|",
-        "MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = 1|MERGE|",
+        "MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET last_token = 1|fence column|",
         "COPY totals FROM STDIN|COPY ... FROM|",
         "COPY (DELETE FROM totals RETURNING *) TO STDOUT|COPY of a data-modifying query|",
         "UPDATE totals SET a = 1 WHERE CURRENT OF c|WHERE CURRENT OF|",

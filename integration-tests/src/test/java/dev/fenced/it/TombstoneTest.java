@@ -49,8 +49,8 @@ class TombstoneTest {
 
     @BeforeEach
     void rows() {
-        // the pool's first connection made the tombstone table
-        db.execute("DELETE FROM fenced_tombstone", "TRUNCATE totals, pairs",
+        db.clearTombstones();
+        db.execute("TRUNCATE totals, pairs",
                 "INSERT INTO totals VALUES (77, 100, 1), (78, 100, 1)", "INSERT INTO pairs VALUES (1, 'x', 0, 1)");
     }
 
