@@ -31,8 +31,6 @@ import java.util.List;
  */
 final class TombstoneSchema {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
-
     /** The SQLSTATE of the insert check's failure (class FN is fenced's own). */
     static final String SQLSTATE = "FNT01";
     /** Name of the trigger on every protected table with a primary key. */
@@ -91,14 +89,6 @@ final class TombstoneSchema {
      */
     static void ensure(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
         if (guarded.isEmpty()) {
-            return;
-        }
-        if (!c.getAutoCommit()) {
-            // A catalog re-read on the application's connection inside its transaction (DDL it just ran): our
-            // DDL must not join that transaction. The next read in autocommit creates what is missing; until
-            // then a DELETE recording into a missing table fails, and inserts into a table that only now got
-            // its fence column are not yet checked (README, "What fenced does not protect").
-            LOG.log(System.Logger.Level.DEBUG, "fenced: tombstone objects checked at the next catalog read");
             return;
         }
         try {
@@ -174,9 +164,25 @@ final class TombstoneSchema {
         }
     }
 
+    /**
+     * Runs one DDL statement. Inside the application's transaction (a catalog re-read right after its own DDL, a
+     * migration adding the fence column) it runs there, so the check arrives or goes with that DDL, under a
+     * savepoint, so a failure of ours does not abort the application's transaction.
+     */
     private static void run(Connection c, String sql) throws SQLException {
+        if (c.getAutoCommit()) {
+            try (Statement s = c.createStatement()) {
+                s.execute(sql);
+            }
+            return;
+        }
+        java.sql.Savepoint savepoint = c.setSavepoint();
         try (Statement s = c.createStatement()) {
             s.execute(sql);
+            c.releaseSavepoint(savepoint);
+        } catch (SQLException e) {
+            c.rollback(savepoint);
+            throw e;
         }
     }
 }
