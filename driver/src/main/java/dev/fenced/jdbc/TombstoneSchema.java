@@ -54,15 +54,24 @@ final class TombstoneSchema {
     }
 
     static String createFunction(TableName table) {
-        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql AS $fenced$\n"
+        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql AS $fenced$"
+                + functionBody(table) + "$fenced$";
+    }
+
+    /**
+     * The check. Only the tombstone lookup is a query (with a fresh snapshot, see above); the key is built with
+     * plain expressions, one element per key column, exactly as the DELETE's {@code jsonb_build_array(...)} does.
+     */
+    static String functionBody(TableName table) {
+        return "\n"
                 + "DECLARE\n"
                 + "  r jsonb := to_jsonb(NEW);\n"
-                + "  k jsonb;\n"
-                + "  newer bigint;\n"
                 + "  tok bigint := (r ->> TG_ARGV[1])::bigint;\n"
+                + "  k jsonb := '[]';\n"
+                + "  newer bigint;\n"
                 + "BEGIN\n"
                 + "  IF tok IS NULL THEN RETURN NULL; END IF;\n"
-                + "  SELECT jsonb_agg(r -> c ORDER BY o) INTO k FROM unnest(TG_ARGV[2:]) WITH ORDINALITY AS u(c, o);\n"
+                + "  FOR i IN 2 .. TG_NARGS - 1 LOOP k := k || jsonb_build_array(r -> TG_ARGV[i]); END LOOP;\n"
                 + "  SELECT t.token INTO newer FROM " + table + " t WHERE t.relation = TG_ARGV[0] AND t.key = k"
                 + " AND t.token > tok;\n"
                 + "  IF FOUND THEN\n"
@@ -70,7 +79,7 @@ final class TombstoneSchema {
                 + "      DETAIL = 'a newer holder deleted this row; a stale holder cannot bring it back';\n"
                 + "  END IF;\n"
                 + "  RETURN NULL;\n"
-                + "END\n$fenced$";
+                + "END\n";
     }
 
     /** The trigger's arguments: label, fence column, key columns. */
@@ -95,7 +104,7 @@ final class TombstoneSchema {
             if (!exists(c, "SELECT to_regclass(?) IS NOT NULL", table.toString())) {
                 run(c, createTable(table));
             }
-            if (!exists(c, "SELECT to_regprocedure(?) IS NOT NULL", function(table) + "()")) {
+            if (!functionBody(table).equals(storedBody(c, function(table)))) {
                 run(c, createFunction(table));
             }
         } catch (SQLException e) {
@@ -150,6 +159,17 @@ final class TombstoneSchema {
                 }
                 String stored = rs.getString(1);
                 return stored != null && stored.equals(String.join("\\000", arguments(g)) + "\\000");
+            }
+        }
+    }
+
+    /** The body of the function as stored, or null when there is none. */
+    private static String storedBody(Connection c, TableName function) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p"
+                + " WHERE p.oid = to_regprocedure(?)")) {
+            ps.setString(1, function + "()");
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
             }
         }
     }
