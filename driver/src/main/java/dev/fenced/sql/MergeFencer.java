@@ -3,6 +3,7 @@ package dev.fenced.sql;
 import dev.fenced.FencingMode;
 import dev.fenced.config.ProtectedTable;
 import dev.fenced.config.TableName;
+import java.util.List;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
@@ -11,6 +12,7 @@ import net.sf.jsqlparser.statement.merge.Merge;
 import net.sf.jsqlparser.statement.merge.MergeDelete;
 import net.sf.jsqlparser.statement.merge.MergeInsert;
 import net.sf.jsqlparser.statement.merge.MergeOperation;
+import net.sf.jsqlparser.statement.merge.MergeSide;
 import net.sf.jsqlparser.statement.merge.MergeUpdate;
 
 /**
@@ -38,6 +40,7 @@ final class MergeFencer {
             throw new Refusal(table.displayName(), "MERGE without WHEN clauses fenced can read");
         }
         String qualifier = FenceContext.qualifier(merge.getTable());
+        refuseUnreachableAfterDelete(merge, table);
         for (MergeOperation op : merge.getOperations()) {
             if (op instanceof MergeUpdate update) {
                 if (update.getWhereCondition() != null || update.getDeleteWhereCondition() != null) {
@@ -55,6 +58,30 @@ final class MergeFencer {
                 throw new Refusal(table.displayName(), "a MERGE action fenced does not know (" + op + ")");
             }
         }
+    }
+
+    /**
+     * PostgreSQL rejects a WHEN clause after an unconditional one of the same kind. The guard gives an
+     * unconditional DELETE a condition, which would make such a MERGE run instead of failing: refused, with
+     * PostgreSQL's own reason, so the fenced statement never means more than the original.
+     */
+    private static void refuseUnreachableAfterDelete(Merge merge, ProtectedTable table) throws Refusal {
+        List<MergeOperation> ops = merge.getOperations();
+        for (int i = 0; i < ops.size(); i++) {
+            if (ops.get(i) instanceof MergeDelete d && d.getAndPredicate() == null) {
+                for (int j = i + 1; j < ops.size(); j++) {
+                    if (!(ops.get(j) instanceof MergeInsert) && bySource(ops.get(j)) == (d.getSide() == MergeSide.SOURCE)) {
+                        throw new Refusal(table.displayName(), "MERGE with a WHEN clause after an unconditional"
+                                + " WHEN ... THEN DELETE (PostgreSQL rejects it as unreachable)");
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean bySource(MergeOperation op) {
+        return op instanceof MergeUpdate u ? u.getSide() == MergeSide.SOURCE
+                : op instanceof MergeDelete d && d.getSide() == MergeSide.SOURCE;
     }
 
     /** For the re-parse check: every action carries its part of the fence. */

@@ -65,6 +65,16 @@ class PositionalInsertTest {
     }
 
     @Test
+    void aMergeThatPostgreSQLRejectsAsUnreachableStaysRejected() {
+        // WHEN MATCHED THEN DELETE WHEN MATCHED THEN UPDATE: an error in PostgreSQL; the guard would make the
+        // DELETE conditional and the MERGE valid.
+        assertTrue(refused("MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE WHEN MATCHED THEN UPDATE SET b = 1")
+                .contains("unreachable"));
+        assertTrue(fenced("MERGE INTO t USING s ON t.a = s.a WHEN MATCHED AND s.x THEN DELETE WHEN MATCHED THEN"
+                + " UPDATE SET b = 1 WHEN NOT MATCHED THEN INSERT VALUES (s.a)").contains("INSERT (a, last_token)"));
+    }
+
+    @Test
     void withoutACatalogItIsRefused() {
         SqlRewriter bare = new SqlRewriter(FencingTargets.of(List.of(T)), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
         RewritePlan p = bare.plan("INSERT INTO t VALUES (1)");
