@@ -130,7 +130,7 @@ public final class SqlRewriter {
                 DmlCollector.markOnly(dml.get(k));
             }
         }
-        String roundTrip = print(list);
+        String roundTrip = CursorReference.restore(print(list), prepared.cursors, mentioned);
         String difference = FidelityCheck.difference(tokens, SqlLexer.tokenize(roundTrip));
         if (difference != null) {
             throw new Refusal(mentioned, difference);
@@ -166,7 +166,7 @@ public final class SqlRewriter {
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
-        String printed = print(list);
+        String printed = CursorReference.restore(print(list), prepared.cursors, mentioned);
         verify(printed, fencedTables);
         if (ctx.relativeUpdate) {
             FencedMetrics.RELATIVE_UPDATES.increment();
@@ -181,7 +181,7 @@ public final class SqlRewriter {
     }
 
     /** The text handed to the parser, and what preparing it took out. */
-    private record Prepared(String text, int parameters, boolean[] only) {
+    private record Prepared(String text, int parameters, boolean[] only, List<String> cursors) {
     }
 
     /**
@@ -204,8 +204,17 @@ public final class SqlRewriter {
         StringBuilder text = new StringBuilder(sql.length() + 16);
         int parameters = 0;
         int copied = 0;
+        List<String> cursors = new ArrayList<>();
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
+            if (CursorReference.startsAt(tokens, i)) {
+                // WHERE CURRENT OF <cursor>: JSqlParser cannot read it; a placeholder stands in until printing
+                text.append(sql, copied, t.start()).append(CursorReference.placeholder(cursors.size()));
+                cursors.add(tokens.get(i + 2).text());
+                copied = tokens.get(i + 2).end();
+                i += 2;
+                continue;
+            }
             boolean parameter = number && t.kind() == Token.Kind.PARAMETER;
             if (parameter || skip.contains(i)) {
                 text.append(sql, copied, t.start());
@@ -216,7 +225,7 @@ public final class SqlRewriter {
             }
         }
         text.append(sql, copied, sql.length());
-        return new Prepared(text.toString(), parameters, only);
+        return new Prepared(text.toString(), parameters, only, cursors);
     }
 
     /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */
@@ -241,8 +250,14 @@ public final class SqlRewriter {
                     && t.text().toLowerCase(Locale.ROOT).replace("\"", "").startsWith(Tombstones.CTE_PREFIX)) {
                 throw new Refusal(table, "a name that starts like fenced's own (" + t.text() + ")");
             }
-            if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")) {
-                throw new Refusal(table, "WHERE CURRENT OF a cursor cannot be fenced; update by key");
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                    && t.text().toLowerCase(Locale.ROOT).replace("\"", "").startsWith(CursorReference.PREFIX)) {
+                throw new Refusal(table, "a name that starts like fenced's own (" + t.text() + ")");
+            }
+            if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")
+                    && !CursorReference.startsAt(tokens, i)) {
+                throw new Refusal(table, "WHERE CURRENT OF a cursor outside an UPDATE cannot be fenced (a DELETE's"
+                        + " stale check needs a WHERE of its own); delete by key");
             }
             // Brackets count too: JSqlParser's cost doubles with each nested ARRAY[...] as with each nested
             // subquery (14 levels took over a second, past the deadline soon after), and no parenthesis shows it.

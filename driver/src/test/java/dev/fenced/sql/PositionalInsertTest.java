@@ -75,6 +75,17 @@ class PositionalInsertTest {
     }
 
     @Test
+    void updateWhereCurrentOfIsFencedInItsSetList() {
+        assertEquals("UPDATE t SET b = ?, last_token = CASE WHEN " + TOKEN + " IS NULL THEN t.last_token WHEN"
+                + " COALESCE(t.last_token, 0) <= " + TOKEN + " THEN " + TOKEN + " ELSE CAST('fenced-stale:' ||"
+                + " t.last_token || ':t' AS bigint) END WHERE CURRENT OF \"My Cursor\" RETURNING a",
+                fenced("UPDATE t SET b = ? WHERE CURRENT OF \"My Cursor\" RETURNING a"));
+        assertTrue(refused("DELETE FROM t WHERE CURRENT OF c").contains("delete by key"));
+        assertTrue(refused("UPDATE t SET b = 1 WHERE a = 1 AND CURRENT OF c") != null);
+        assertTrue(refused("UPDATE t SET b = fenced_current_of_0 WHERE CURRENT OF c").contains("fenced's own"));
+    }
+
+    @Test
     void withoutACatalogItIsRefused() {
         SqlRewriter bare = new SqlRewriter(FencingTargets.of(List.of(T)), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
         RewritePlan p = bare.plan("INSERT INTO t VALUES (1)");
