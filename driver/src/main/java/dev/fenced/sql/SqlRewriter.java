@@ -126,8 +126,15 @@ public final class SqlRewriter {
             if (!DmlCollector.DmlKind.of(dml.get(k)).name().equals(keyword)) {
                 throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
             }
+            if ((prepared.only[k] || prepared.descendants[k])
+                    && DmlCollector.target(dml.get(k)).getNameParts().size() > 2) {
+                throw new Refusal(mentioned, "ONLY or * with a three-part name (database.schema.table)");
+            }
             if (prepared.only[k]) {
                 DmlCollector.markOnly(dml.get(k));
+            }
+            if (prepared.descendants[k]) {
+                StarTable.mark(dml.get(k));
             }
         }
         String roundTrip = CursorReference.restore(print(list), prepared.cursors, mentioned);
@@ -181,7 +188,7 @@ public final class SqlRewriter {
     }
 
     /** The text handed to the parser, and what preparing it took out. */
-    private record Prepared(String text, int parameters, boolean[] only, List<String> cursors) {
+    private record Prepared(String text, int parameters, boolean[] only, boolean[] descendants, List<String> cursors) {
     }
 
     /**
@@ -191,6 +198,7 @@ public final class SqlRewriter {
      */
     private static Prepared prepare(String sql, List<Token> tokens, List<Integer> dmlKeywords, boolean number) {
         boolean[] only = new boolean[dmlKeywords.size()];
+        boolean[] descendants = new boolean[dmlKeywords.size()];
         Set<Integer> skip = new LinkedHashSet<>();
         for (int k = 0; k < dmlKeywords.size(); k++) {
             int i = dmlKeywords.get(k);
@@ -199,6 +207,11 @@ public final class SqlRewriter {
                     && (onlyAt == i + 1 || tokens.get(i + 1).isWord("FROM"))) {
                 only[k] = true;
                 skip.add(onlyAt);
+            }
+            int star = StarTable.starAfterTarget(tokens, i);
+            if (star >= 0) {
+                descendants[k] = true;
+                skip.add(star);
             }
         }
         StringBuilder text = new StringBuilder(sql.length() + 16);
@@ -225,7 +238,7 @@ public final class SqlRewriter {
             }
         }
         text.append(sql, copied, sql.length());
-        return new Prepared(text.toString(), parameters, only, cursors);
+        return new Prepared(text.toString(), parameters, only, descendants, cursors);
     }
 
     /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */

@@ -86,6 +86,17 @@ class PositionalInsertTest {
     }
 
     @Test
+    void aStarAfterTheTargetStaysWhereItWas() {
+        assertTrue(fenced("UPDATE t * SET b = 1 WHERE a = 2").startsWith("UPDATE t * SET b = 1, last_token = CASE"));
+        assertTrue(fenced("UPDATE public.t * AS x SET b = 1").startsWith("UPDATE public.t * AS x SET b = 1, last_token"
+                + " = CASE WHEN " + TOKEN + " IS NULL THEN x.last_token"));
+        assertTrue(fenced("DELETE FROM t * WHERE a = 2").startsWith("DELETE FROM t * WHERE (a = 2) AND CASE"));
+        assertTrue(fenced("UPDATE ONLY public.t SET b = 1").startsWith("UPDATE ONLY public.t SET b = 1, last_token"));
+        assertTrue(refused("UPDATE ONLY db.public.t SET b = 1").contains("three-part"));
+        assertTrue(refused("UPDATE db.public.t * SET b = 1").contains("three-part"));
+    }
+
+    @Test
     void withoutACatalogItIsRefused() {
         SqlRewriter bare = new SqlRewriter(FencingTargets.of(List.of(T)), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
         RewritePlan p = bare.plan("INSERT INTO t VALUES (1)");

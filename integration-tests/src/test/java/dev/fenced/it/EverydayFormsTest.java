@@ -74,6 +74,8 @@ class EverydayFormsTest {
         "UPDATE t SET b = 'z' WHERE a BETWEEN SYMMETRIC 1 AND 0|1:z:1@9 2:y:2@5",
         "UPDATE t SET b = 'z' WHERE (a = c) = true AND a = 1|1:z:1@9 2:y:2@5",
         "DELETE FROM t USING (VALUES (1)) x(k) WHERE t.a = x.k|2:y:2@5",
+        "UPDATE t * SET b = 'z' WHERE a = 1|1:z:1@9 2:y:2@5",
+        "DELETE FROM t * WHERE a = 1|2:y:2@5",
         "INSERT INTO t OVERRIDING USER VALUE VALUES (1, 'new', 3)|1:x:1@5 2:y:2@5 3:new:3@9",
         "INSERT INTO t VALUES (DEFAULT, 'new', 3) ON CONFLICT DO NOTHING|1:x:1@5 2:y:2@5 3:new:3@9",
     })
