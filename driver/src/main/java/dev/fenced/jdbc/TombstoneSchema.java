@@ -23,7 +23,8 @@ import java.util.List;
  * to end, and only then reads the tombstones, with a fresh snapshot (READ COMMITTED, a volatile function), so it
  * sees the tombstone the DELETE committed. A check inside the INSERT's own expressions would read the statement's
  * snapshot, taken before that DELETE committed, and let the stale row in. The trigger also covers every way of
- * inserting: upserts that insert, MERGE's INSERT action, COPY. The token it compares is the row's fence column,
+ * inserting: upserts that insert, MERGE's INSERT action, COPY; and an UPDATE that sets a key column (moving a row
+ * onto a deleted key is bringing it back). The token it compares is the row's fence column,
  * which fenced always supplies and never lets the writer choose; a NULL (an unfenced section) is not checked.
  *
  * <p>The failure is raised with SQLSTATE {@value #SQLSTATE}, which data cannot produce, and the driver turns it
@@ -118,7 +119,8 @@ final class TombstoneSchema {
                 continue;
             }
             StringBuilder sql = new StringBuilder("CREATE OR REPLACE TRIGGER ").append(TRIGGER)
-                    .append(" AFTER INSERT ON ").append(g.display()).append(" FOR EACH ROW EXECUTE FUNCTION ")
+                    .append(" AFTER INSERT OR UPDATE OF ").append(String.join(", ", g.key().stream()
+                            .map(TableName::quote).toList())).append(" ON ").append(g.display()).append(" FOR EACH ROW EXECUTE FUNCTION ")
                     .append(function(table)).append('(');
             List<String> args = arguments(g);
             for (int i = 0; i < args.size(); i++) {

@@ -48,6 +48,14 @@ final class MergeFencer {
                 }
                 UpdateFencer.appendGuardedSet(update.getUpdateSets(), table, qualifier, ctx);
             } else if (op instanceof MergeDelete delete) {
+                TableShape shape = ctx.targets.shapeOf(table);
+                if (ctx.targets.tombstoneTable() != null && table.mode() == FencingMode.ENFORCE
+                        && (shape == null || shape.tombstoned())) {
+                    // the rows a MERGE deletes are decided by its join and WHEN order; no CTE can pick exactly them
+                    throw new Refusal(table.displayName(), "MERGE ... THEN DELETE on a table with tombstones: the rows"
+                            + " it deletes could not be tombstoned (a stale holder could insert them again); write the"
+                            + " DELETE as its own statement");
+                }
                 if (table.mode() == FencingMode.ENFORCE) {
                     delete.setAndPredicate(Guards.deleteWhere(delete.getAndPredicate(), qualifier, table.column(),
                             table.displayName(), ctx.tokenIndex));

@@ -55,6 +55,16 @@ final class StarTable extends Table {
         return t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER;
     }
 
+    /** The same rows in a FROM clause: {@code name *} is what {@code name} means, so the star is left out. */
+    static Table plain(Table table) {
+        if (!(table instanceof StarTable)) {
+            return table;
+        }
+        Table t = new Table(table.getSchemaName(), table.getName());
+        t.setAlias(table.getAlias());
+        return t;
+    }
+
     static void mark(Statement dml) {
         if (dml instanceof Update u) {
             u.setTable(new StarTable(u.getTable()));

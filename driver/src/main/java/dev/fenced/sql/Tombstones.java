@@ -73,7 +73,7 @@ final class Tombstones {
         rows.setDistinct(new Distinct());
         rows.addSelectItems(new StringValue(shape.tombstoneLabel()), new Function("jsonb_build_array", key.toArray(new Expression[0])),
                 Guards.token(tokenIndex));
-        rows.setFromItem(delete.getTable());
+        rows.setFromItem(StarTable.plain(delete.getTable()));
         List<Join> joins = new ArrayList<>();
         if (delete.getUsingFromItemList() != null) {
             for (FromItem using : delete.getUsingFromItemList()) {

@@ -41,6 +41,23 @@ class TombstoneRewriteTest {
     }
 
     @Test
+    void aStarOrOnlyTargetKeepsItsRowsInTheTombstoneQuery() {
+        RewritePlan star = rewriter(SHAPES).plan("DELETE FROM totals * WHERE restaurant_id = 1");
+        assertTrue(star.isFenced() && star.sql().contains(" FROM totals WHERE (restaurant_id = 1) AND CAST(")
+                && star.sql().contains("DELETE FROM totals * WHERE"), star::toString);
+        RewritePlan only = rewriter(SHAPES).plan("DELETE FROM ONLY totals WHERE restaurant_id = 1");
+        assertTrue(only.isFenced() && only.sql().contains(" FROM ONLY totals WHERE (restaurant_id = 1) AND CAST("),
+                only::toString);
+    }
+
+    @Test
+    void aMergeThatDeletesIsRefusedWhereTombstonesAreKept() {
+        RewritePlan p = rewriter(SHAPES).plan("MERGE INTO totals t USING s ON t.restaurant_id = s.id WHEN MATCHED THEN DELETE");
+        assertTrue(p.isRefused() && p.refusedConstruct().contains("tombstones"), p::toString);
+        assertTrue(rewriter(SHAPES).plan("MERGE INTO loose t USING s ON t.a = s.a WHEN MATCHED THEN DELETE").isFenced());
+    }
+
+    @Test
     void aTableWithoutAPrimaryKeyHasNoTombstones() {
         RewritePlan p = rewriter(SHAPES).plan("DELETE FROM loose WHERE a = 1");
         assertTrue(p.isFenced() && !p.sql().contains("fenced_tombstone"), p::toString);

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.StaleTokenException;
+import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
@@ -42,9 +43,11 @@ class MergeTest {
     @BeforeAll
     static void start() throws SQLException {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
+        // totals has no primary key, so no tombstones: MERGE ... DELETE is fenced there; keyed has one
+        db.execute("CREATE TABLE totals (id int, amount bigint NOT NULL, last_token bigint)",
+                "CREATE TABLE keyed (id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
                 "CREATE TABLE src (id int, amount bigint)");
-        pool = Pools.fenced(db, 8, "fenced.tables=totals");
+        pool = Pools.fenced(db, 8, "fenced.tables=totals,keyed");
         try (Connection c = db.rawConnection()) {
             serverVersion = c.getMetaData().getDatabaseMajorVersion();
         }
@@ -58,7 +61,8 @@ class MergeTest {
     @BeforeEach
     void rows() {
         db.clearTombstones();
-        db.execute("TRUNCATE totals, src", "INSERT INTO totals VALUES (1, 10, 5), (2, 20, 5), (3, 30, 9)",
+        db.execute("TRUNCATE totals, keyed, src", "INSERT INTO totals VALUES (1, 10, 5), (2, 20, 5), (3, 30, 9)",
+                "INSERT INTO keyed SELECT * FROM totals",
                 "INSERT INTO src VALUES (1, 100), (2, 200), (4, 400)");
     }
 
@@ -137,10 +141,17 @@ class MergeTest {
 
     @Test
     void aMergeCannotInsertARowANewerHolderDeleted() throws SQLException {
-        assertEquals(1, run(20, "DELETE FROM totals WHERE id = 1"));
-        assertThrows(StaleTokenException.class, () -> run(9, "MERGE INTO totals t USING src s ON t.id = s.id"
+        assertEquals(1, run(20, "DELETE FROM keyed WHERE id = 1"));
+        assertThrows(StaleTokenException.class, () -> run(9, "MERGE INTO keyed t USING src s ON t.id = s.id"
                 + " WHEN NOT MATCHED THEN INSERT (id, amount) VALUES (s.id, s.amount)"));
-        assertEquals("2=20@5 3=30@9", table());
+        assertEquals(2, db.queryLong("SELECT count(*) FROM keyed"));
+    }
+
+    @Test
+    void aMergeThatDeletesFromATableWithTombstonesIsRefused() {
+        assertThrows(UnsupportedStatementException.class, () -> run(9, "MERGE INTO keyed t USING src s ON t.id = s.id"
+                + " WHEN MATCHED THEN DELETE"));
+        assertEquals(3, db.queryLong("SELECT count(*) FROM keyed"));
     }
 
     @Test

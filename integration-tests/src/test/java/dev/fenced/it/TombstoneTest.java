@@ -88,6 +88,16 @@ class TombstoneTest {
     }
 
     @Test
+    void aStaleUpdateCannotMoveARowOntoADeletedKey() throws SQLException {
+        assertEquals(1, run(20, "DELETE FROM totals WHERE restaurant_id = 77"));
+        assertThrows(StaleTokenException.class,
+                () -> run(5, "UPDATE totals SET restaurant_id = 77 WHERE restaurant_id = 78"));
+        assertEquals(-1, amount(77));
+        assertEquals(1, run(25, "UPDATE totals SET restaurant_id = 77, amount = 25 WHERE restaurant_id = 78"));
+        assertEquals(25, amount(77));
+    }
+
+    @Test
     void theDeleterAndNewerHoldersMayInsertAgain() throws SQLException {
         assertEquals(1, run(20, "DELETE FROM totals WHERE restaurant_id = 77"));
         assertEquals(1, run(20, "INSERT INTO totals (restaurant_id, amount) VALUES (77, 20)"));
