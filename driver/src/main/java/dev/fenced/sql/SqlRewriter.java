@@ -137,7 +137,7 @@ public final class SqlRewriter {
                 StarTable.mark(dml.get(k));
             }
         }
-        String roundTrip = CursorReference.restore(print(list), prepared.cursors, mentioned);
+        String roundTrip = CursorReference.restore(print(list, prepared.verbatim), prepared.cursors, mentioned);
         String difference = FidelityCheck.difference(tokens, SqlLexer.tokenize(roundTrip));
         if (difference != null) {
             throw new Refusal(mentioned, difference);
@@ -173,7 +173,7 @@ public final class SqlRewriter {
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
-        String printed = CursorReference.restore(print(list), prepared.cursors, mentioned);
+        String printed = CursorReference.restore(print(list, prepared.verbatim), prepared.cursors, mentioned);
         verify(printed, fencedTables);
         if (ctx.relativeUpdate) {
             FencedMetrics.RELATIVE_UPDATES.increment();
@@ -188,7 +188,8 @@ public final class SqlRewriter {
     }
 
     /** The text handed to the parser, and what preparing it took out. */
-    private record Prepared(String text, int parameters, boolean[] only, boolean[] descendants, List<String> cursors) {
+    private record Prepared(String text, int parameters, boolean[] only, boolean[] descendants, List<String> cursors,
+                            List<String> verbatim) {
     }
 
     /**
@@ -218,8 +219,27 @@ public final class SqlRewriter {
         int parameters = 0;
         int copied = 0;
         List<String> cursors = new ArrayList<>();
+        List<String> verbatim = new ArrayList<>();
+        boolean pieceStart = true;
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
+            if (t.isSymbol(";")) {
+                pieceStart = true;
+                continue;
+            }
+            if (pieceStart) {
+                pieceStart = false;
+                int end = TransactionControl.endOfPiece(tokens, i);
+                verbatim.add(end < 0 ? null : sql.substring(t.start(), tokens.get(end).end()));
+                if (end >= 0) {
+                    // BEGIN, COMMIT, SAVEPOINT ...: JSqlParser does not read them all; a placeholder it reads
+                    // stands in, and the statement is printed back exactly as written
+                    text.append(sql, copied, t.start()).append(TransactionControl.PLACEHOLDER);
+                    copied = tokens.get(end).end();
+                    i = end;
+                    continue;
+                }
+            }
             if (CursorReference.startsAt(tokens, i)) {
                 // WHERE CURRENT OF <cursor>: JSqlParser cannot read it; a placeholder stands in until printing
                 text.append(sql, copied, t.start()).append(CursorReference.placeholder(cursors.size()));
@@ -238,7 +258,7 @@ public final class SqlRewriter {
             }
         }
         text.append(sql, copied, sql.length());
-        return new Prepared(text.toString(), parameters, only, descendants, cursors);
+        return new Prepared(text.toString(), parameters, only, descendants, cursors, verbatim);
     }
 
     /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */
@@ -283,13 +303,15 @@ public final class SqlRewriter {
         }
     }
 
-    private static String print(List<Statement> statements) {
+    /** The statements, each as printed by JSqlParser or, where {@code verbatim} has its text, as written. */
+    private static String print(List<Statement> statements, List<String> verbatim) {
         StringBuilder b = new StringBuilder();
-        for (Statement s : statements) {
+        for (int k = 0; k < statements.size(); k++) {
             if (b.length() > 0) {
                 b.append("; ");
             }
-            b.append(s);
+            String asWritten = k < verbatim.size() ? verbatim.get(k) : null;
+            b.append(asWritten != null ? asWritten : statements.get(k).toString());
         }
         return b.toString();
     }

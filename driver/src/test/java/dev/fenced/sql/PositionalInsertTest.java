@@ -97,6 +97,15 @@ class PositionalInsertTest {
     }
 
     @Test
+    void transactionControlInTheSameTextIsSentAsWritten() {
+        String sql = fenced("BEGIN; UPDATE t SET b = 1 WHERE a = ?; COMMIT");
+        assertTrue(sql.startsWith("BEGIN; UPDATE t SET b = 1, last_token = CASE") && sql.endsWith("WHERE a = ?; COMMIT"),
+                sql);
+        assertTrue(fenced("START TRANSACTION ISOLATION LEVEL SERIALIZABLE; DELETE FROM early WHERE a = 1; SAVEPOINT s;"
+                + " RELEASE SAVEPOINT s; END").startsWith("START TRANSACTION ISOLATION LEVEL SERIALIZABLE; DELETE FROM early"));
+    }
+
+    @Test
     void withoutACatalogItIsRefused() {
         SqlRewriter bare = new SqlRewriter(FencingTargets.of(List.of(T)), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
         RewritePlan p = bare.plan("INSERT INTO t VALUES (1)");

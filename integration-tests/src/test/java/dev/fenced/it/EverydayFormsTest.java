@@ -92,6 +92,22 @@ class EverydayFormsTest {
     }
 
     @Test
+    void beginUpdateCommitInOneTextIsFenced() throws SQLException {
+        String sql = "BEGIN; UPDATE t SET b = 'tx' WHERE a = 1; COMMIT";
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (FencingScope ignored = Fencing.bind(9)) {
+                s.execute(sql);
+            }
+            assertEquals("1:tx:1@9 2:y:2@5", rows());
+            try (FencingScope ignored = Fencing.bind(4)) {
+                assertThrows(StaleTokenException.class, () -> s.execute(sql));
+            }
+            s.execute("ROLLBACK"); // the failed text leaves its transaction open and aborted
+        }
+        assertEquals("1:tx:1@9 2:y:2@5", rows());
+    }
+
+    @Test
     void updateWhereCurrentOfACursorIsFenced() throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             c.setAutoCommit(false);
