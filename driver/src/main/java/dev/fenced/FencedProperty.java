@@ -48,6 +48,13 @@ public enum FencedProperty {
             "What the first connect does when a protected-table entry in enforce mode matches no table: `fail`"
                     + " (a typo would leave the real table unprotected), or `warn` and fence the name once it exists"
                     + " (for migrations that create the table after the application connects)."),
+    TOMBSTONES("fenced.tombstones", "true", Kind.BOOLEAN,
+            "A fenced DELETE on an enforced table with a primary key records tombstones, and inserts of a key a"
+                    + " newer holder deleted are refused (a trigger the driver creates); false: a stale holder can"
+                    + " insert a row a newer holder deleted."),
+    TOMBSTONE_TABLE("fenced.tombstone.table", "fenced_tombstone", Kind.IDENTIFIER,
+            "Table that holds the tombstones (schema-qualified if you like); its insert check is the function"
+                    + " `<table>_check`. Created at first connect when missing."),
     CONFIG("fenced.config", null, Kind.STRING,
             "Path of a fenced.properties file (as a system property or environment variable)."),
 

@@ -33,6 +33,7 @@ public final class FencedConfig {
     private final String leaseTable;
     private final boolean leaseCreateTable;
     private final boolean agentEnabled;
+    private final TableName tombstoneTable;
     private final Map<String, LeaseMethod> leaseMethods;
     private final String fingerprint;
 
@@ -51,6 +52,8 @@ public final class FencedConfig {
         this.leaseTable = get(FencedProperty.LEASE_TABLE);
         this.leaseCreateTable = Boolean.parseBoolean(get(FencedProperty.LEASE_CREATE_TABLE));
         this.agentEnabled = Boolean.parseBoolean(get(FencedProperty.AGENT_ENABLED));
+        this.tombstoneTable = Boolean.parseBoolean(get(FencedProperty.TOMBSTONES))
+                ? TableName.parse(get(FencedProperty.TOMBSTONE_TABLE)) : null;
         this.tables = List.copyOf(parseTables());
         this.leaseMethods = Collections.unmodifiableMap(parseLeaseMethods());
         this.fingerprint = this.values.toString();
@@ -232,6 +235,11 @@ public final class FencedConfig {
 
     public boolean leaseCreateTable() {
         return leaseCreateTable;
+    }
+
+    /** The tombstone table, or null with {@code fenced.tombstones=false}. */
+    public TableName tombstoneTable() {
+        return tombstoneTable;
     }
 
     public boolean agentEnabled() {

@@ -5,6 +5,7 @@ import dev.fenced.FencingMode;
 import dev.fenced.config.ProtectedTable;
 import dev.fenced.config.TableName;
 import dev.fenced.sql.FencingTargets;
+import dev.fenced.sql.TableShape;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -46,7 +47,7 @@ final class CatalogInspector {
     }
 
     static FencingTargets inspect(Connection c, List<ProtectedTable> configured) throws SQLException {
-        return inspect(c, configured, false, true);
+        return inspect(c, configured, false, true, null);
     }
 
     /**
@@ -58,6 +59,16 @@ final class CatalogInspector {
      */
     static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing)
             throws SQLException {
+        return inspect(c, configured, lenient, failOnMissing, null);
+    }
+
+    /**
+     * With {@code tombstones} (the tombstone table, null for none): also reads every protected relation's columns
+     * and primary key ({@link TableShape}) and makes sure the tombstone table and the insert checks exist.
+     */
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
+                                  TableName tombstones) throws SQLException {
+        Shapes shapes = new Shapes();
         List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
         List<ProtectedTable> tables = new ArrayList<>();
         Map<TableName, String> indirect = new LinkedHashMap<>();
@@ -97,6 +108,7 @@ final class CatalogInspector {
                 }
                 seen.add(r.oid);
                 protectedOids.add(r.oid);
+                shapes.registered(c, t, r.oid, r.name, r.display(), tombstones != null);
             }
         }
         if (!problems.isEmpty()) {
@@ -117,8 +129,10 @@ final class CatalogInspector {
                         continue;
                     }
                     if (columnType(c, kin.oid, t.column()) != null) {
-                        tables.add(new ProtectedTable(kin.tableName(), t.column(), t.mode(), t));
+                        ProtectedTable derived = new ProtectedTable(kin.tableName(), t.column(), t.mode(), t);
+                        tables.add(derived);
                         protectedOids.add(kin.oid);
+                        shapes.kin(c, derived, t, kin.oid, kin.display());
                     } else {
                         indirect.put(kin.tableName(), kin.display() + " shares rows with protected table "
                                 + t.displayName() + " (inheritance or partitioning) but has no column " + t.column());
@@ -132,7 +146,57 @@ final class CatalogInspector {
         for (Relation view : viewsReading(c, reachingOids)) {
             indirect.putIfAbsent(view.tableName(), "view " + view.display() + " reads a protected table");
         }
-        return new FencingTargets(tables, indirect, volatileFunctions(c));
+        if (tombstones != null) {
+            TombstoneSchema.ensure(c, tombstones, shapes.guarded);
+        }
+        return new FencingTargets(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones);
+    }
+
+    /**
+     * Collects {@link TableShape}s: a registered name that matches several relations with different shapes
+     * gets none (its column-less INSERTs are refused, and the name is not tombstoned).
+     */
+    private static final class Shapes {
+        private final Map<TableName, TableShape> shapes = new LinkedHashMap<>();
+        private final Set<TableName> ambiguous = new HashSet<>();
+        final List<TombstoneSchema.Guarded> guarded = new ArrayList<>();
+
+        void registered(Connection c, ProtectedTable t, long oid, String relname, String display, boolean tombstones)
+                throws SQLException {
+            List<String> key = TableShapes.primaryKey(c, oid);
+            boolean tombstoned = tombstones && t.mode() == FencingMode.ENFORCE && !key.isEmpty();
+            put(t.name(), new TableShape(TableShapes.liveColumns(c, oid), key, tombstoned ? relname : null));
+            if (tombstoned) {
+                guarded.add(new TombstoneSchema.Guarded(oid, display, relname, t.column(), key));
+            }
+        }
+
+        /** A partition, child or parent shares the registered table's tombstones, keyed by its key columns. */
+        void kin(Connection c, ProtectedTable derived, ProtectedTable root, long oid, String display) throws SQLException {
+            TableShape rootShape = shapes.get(root.name());
+            boolean tombstoned = rootShape != null && rootShape.tombstoned();
+            put(derived.name(), new TableShape(TableShapes.liveColumns(c, oid),
+                    rootShape == null ? List.of() : rootShape.primaryKey(), tombstoned ? rootShape.tombstoneLabel() : null));
+            if (tombstoned) {
+                guarded.add(new TombstoneSchema.Guarded(oid, display, rootShape.tombstoneLabel(), derived.column(),
+                        rootShape.primaryKey()));
+            }
+        }
+
+        private void put(TableName name, TableShape shape) {
+            if (ambiguous.contains(name)) {
+                return;
+            }
+            TableShape before = shapes.putIfAbsent(name, shape);
+            if (before != null && !before.equals(shape)) {
+                shapes.remove(name);
+                ambiguous.add(name);
+            }
+        }
+
+        Map<TableName, TableShape> byName() {
+            return shapes;
+        }
     }
 
     /**

@@ -81,8 +81,8 @@ public final class FencedRuntime {
         if (!config.checkSchema()) {
             return new Catalog(FencingTargets.of(config.tables()), null);
         }
-        return new Catalog(CatalogInspector.inspect(connection, config.tables(), lenient, config.missingTables()),
-                CatalogInspector.relationNames(connection));
+        return new Catalog(CatalogInspector.inspect(connection, config.tables(), lenient, config.missingTables(),
+                config.tombstoneTable()), CatalogInspector.relationNames(connection));
     }
 
     /**

@@ -13,6 +13,16 @@ import java.sql.SQLException;
 final class StaleWrites {
 
     private static final String INVALID_TEXT_REPRESENTATION = "22P02";
+    /**
+     * What the tombstone check raises ({@link TombstoneSchema}): {@code fenced-tombstone:<newer token>:<table>},
+     * with its own SQLSTATE, so only that check can produce it.
+     */
+    private static final String TOMBSTONE_MARKER = "fenced-tombstone:";
+
+    private static int endOfLine(String message, int from) {
+        int nl = message.indexOf('\n', from);
+        return nl < 0 ? message.length() : nl;
+    }
 
     private StaleWrites() {
     }
@@ -20,9 +30,15 @@ final class StaleWrites {
     /** The exception to throw for {@code e}, raised by a statement that carried {@code token}. */
     static SQLException translate(SQLException e, long token) {
         for (Throwable t = e; t != null; t = next(t)) {
+            if (t instanceof SQLException s && TombstoneSchema.SQLSTATE.equals(s.getSQLState()) && s.getMessage() != null) {
+                StaleTokenException stale = tombstoneStale(s.getMessage(), token, e);
+                if (stale != null) {
+                    return stale;
+                }
+            }
             if (t instanceof SQLException s && INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
                     && s.getMessage() != null) {
-                StaleTokenException stale = stale(s.getMessage(), token, e);
+                StaleTokenException stale = guardStale(s.getMessage(), token, e);
                 if (stale != null) {
                     return stale;
                 }
@@ -32,13 +48,35 @@ final class StaleWrites {
     }
 
     /** The guard's own marker in a message ({@link StaleMarker}: this runtime's nonce, exactly). */
-    private static StaleTokenException stale(String message, long token, SQLException cause) {
+    private static StaleTokenException guardStale(String message, long token, SQLException cause) {
         StaleMarker.Found found = StaleMarker.find(message);
         if (found == null) {
             return null;
         }
         FencedMetrics.staleWriteRefused(found.table());
         return new StaleTokenException(found.table(), token, found.rowToken(), cause);
+    }
+
+    /**
+     * Finds {@code fenced-tombstone:<digits>:<table>} (to the end of the line) in a message of the tombstone
+     * check's own SQLSTATE.
+     */
+    private static StaleTokenException tombstoneStale(String message, long token, SQLException cause) {
+        for (int at = message.indexOf(TOMBSTONE_MARKER); at >= 0; at = message.indexOf(TOMBSTONE_MARKER, at + 1)) {
+            int from = at + TOMBSTONE_MARKER.length();
+            int colon = from;
+            while (colon < message.length() && Character.isDigit(message.charAt(colon))) {
+                colon++;
+            }
+            if (colon == from || colon - from > 19 || colon >= message.length() || message.charAt(colon) != ':') {
+                continue;
+            }
+            long rowToken = Long.parseLong(message.substring(from, colon));
+            String table = message.substring(colon + 1, endOfLine(message, colon + 1));
+            FencedMetrics.staleWriteRefused(table);
+            return new StaleTokenException(table, token, rowToken, cause);
+        }
+        return null;
     }
 
     private static Throwable next(Throwable t) {

@@ -2,10 +2,13 @@ package dev.fenced.sql;
 
 import dev.fenced.FencingMode;
 import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.TableName;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.delete.Delete;
 
 /**
@@ -21,7 +24,7 @@ final class DeleteFencer {
     private DeleteFencer() {
     }
 
-    static void fence(Delete delete, ProtectedTable table, FenceContext ctx) throws Refusal {
+    static void fence(Delete delete, Statement top, ProtectedTable table, FenceContext ctx) throws Refusal {
         if ((delete.getTables() != null && !delete.getTables().isEmpty())
                 || delete.getOrderByElements() != null || delete.getLimit() != null || delete.getOutputClause() != null) {
             throw new Refusal(table.displayName(), "DELETE with several targets, ORDER BY, LIMIT or OUTPUT"
@@ -43,8 +46,21 @@ final class DeleteFencer {
                         + " evaluations could pick different rows");
             }
         }
+        Expression unguarded = delete.getWhere();
         delete.setWhere(Guards.deleteWhere(delete.getWhere(), FenceContext.qualifier(delete.getTable()), table.column(),
                 table.displayName(), ctx.tokenIndex));
+        TableName tombstones = ctx.targets.tombstoneTable();
+        if (tombstones != null) {
+            TableShape shape = ctx.targets.shapeOf(table);
+            if (shape == null) {
+                throw new Refusal(table.displayName(), "DELETE of a table the last catalog read gave no single primary"
+                        + " key for (several tables match the name, or it did not exist then), so its tombstones cannot"
+                        + " be recorded; qualify the name or read the catalog again");
+            }
+            if (shape.tombstoned()) {
+                Tombstones.record(top, delete, unguarded, shape, tombstones, ctx.tokenIndex, table.displayName());
+            }
+        }
     }
 
     /**

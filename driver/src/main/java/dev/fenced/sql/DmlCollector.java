@@ -8,6 +8,7 @@ import net.sf.jsqlparser.statement.delete.Delete;
 import net.sf.jsqlparser.statement.delete.ParenthesedDelete;
 import net.sf.jsqlparser.statement.insert.Insert;
 import net.sf.jsqlparser.statement.insert.ParenthesedInsert;
+import net.sf.jsqlparser.statement.merge.Merge;
 import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.WithItem;
 import net.sf.jsqlparser.statement.update.ParenthesedUpdate;
@@ -25,9 +26,12 @@ final class DmlCollector {
 
     /** Kind of a data-modifying statement, matched against the keyword that starts it. */
     enum DmlKind {
-        INSERT, UPDATE, DELETE;
+        INSERT, UPDATE, DELETE, MERGE;
 
         static DmlKind of(Statement s) {
+            if (s instanceof Merge) {
+                return MERGE;
+            }
             if (s instanceof Insert) {
                 return INSERT;
             }
@@ -49,6 +53,8 @@ final class DmlCollector {
             with = u.getWithItemsList();
         } else if (statement instanceof Delete d) {
             with = d.getWithItemsList();
+        } else if (statement instanceof Merge m) {
+            with = m.getWithItemsList();
         }
         if (with != null) {
             for (WithItem<?> item : with) {
@@ -63,7 +69,8 @@ final class DmlCollector {
                 }
             }
         }
-        if (statement instanceof Insert || statement instanceof Update || statement instanceof Delete) {
+        if (statement instanceof Insert || statement instanceof Update || statement instanceof Delete
+                || statement instanceof Merge) {
             out.add(statement);
         }
         return out;
@@ -75,6 +82,9 @@ final class DmlCollector {
         }
         if (dml instanceof Update u) {
             return u.getTable();
+        }
+        if (dml instanceof Merge m) {
+            return m.getTable();
         }
         return ((Delete) dml).getTable();
     }

@@ -42,8 +42,29 @@ public final class FencingTargets {
     private final String[][] byStart = new String[128][];
     private final String[] nonAsciiStart;
     private final boolean emptyNeedle;
+    /** Catalog facts per protected relation (by its name in {@link #tables}); empty without a catalog. */
+    private final Map<TableName, TableShape> shapes;
+    /** The table tombstones are kept in, or null when deletes leave none. */
+    private final TableName tombstoneTable;
+    /**
+     * Which catalog read this is (a counter across the JVM): a plan records the generation it was made from,
+     * so an execution can tell a plan made from an older read of the catalog (see {@link RewritePlan}).
+     */
+    private final long generation = GENERATIONS.incrementAndGet();
+    private static final java.util.concurrent.atomic.AtomicLong GENERATIONS = new java.util.concurrent.atomic.AtomicLong();
 
     public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions) {
+        this(tables, indirect, volatileFunctions, Map.of(), null);
+    }
+
+    /**
+     * With the catalog's column lists and keys ({@code shapes}, by protected relation name) and the table
+     * tombstones are kept in ({@code tombstoneTable}, null for none).
+     */
+    public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions,
+                          Map<TableName, TableShape> shapes, TableName tombstoneTable) {
+        this.shapes = Collections.unmodifiableMap(new LinkedHashMap<>(shapes));
+        this.tombstoneTable = tombstoneTable;
         List<ProtectedTable> active = new ArrayList<>();
         for (ProtectedTable t : tables) {
             if (t.mode() != FencingMode.OFF) {
@@ -231,6 +252,21 @@ public final class FencingTargets {
         return null;
     }
 
+    /** What the catalog said about a protected relation, or null when it was not read (or is ambiguous). */
+    TableShape shapeOf(ProtectedTable table) {
+        return shapes.get(table.name());
+    }
+
+    /** The tombstone table, or null when deletes leave no tombstones. */
+    TableName tombstoneTable() {
+        return tombstoneTable;
+    }
+
+    /** The catalog read these targets came from; plans carry it ({@link RewritePlan#catalogGeneration()}). */
+    public long generation() {
+        return generation;
+    }
+
     boolean isVolatile(String functionName) {
         return volatileFunctions.contains(functionName.toLowerCase(Locale.ROOT));
     }
@@ -242,12 +278,13 @@ public final class FencingTargets {
     @Override
     public boolean equals(Object o) {
         return o instanceof FencingTargets other && tables.equals(other.tables) && indirect.equals(other.indirect)
-                && volatileFunctions.equals(other.volatileFunctions);
+                && volatileFunctions.equals(other.volatileFunctions) && shapes.equals(other.shapes)
+                && Objects.equals(tombstoneTable, other.tombstoneTable);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(tables, indirect, volatileFunctions);
+        return Objects.hash(tables, indirect, volatileFunctions, shapes, tombstoneTable);
     }
 
     static boolean containsIgnoreCase(String haystack, String lowerNeedle) {

@@ -19,8 +19,8 @@ import net.sf.jsqlparser.statement.select.Values;
 
 /**
  * INSERT: the fence column joins the column list and every row supplies the token; ON CONFLICT DO
- * UPDATE gets the same guarded SET as an UPDATE. A column list is required: without one, values map to
- * columns by position and adding ours could shift them.
+ * UPDATE gets the same guarded SET as an UPDATE. Without a column list, values map to columns by position;
+ * the catalog's column list names them first ({@link PositionalColumns}), so adding ours shifts nothing.
  */
 final class InsertFencer {
 
@@ -41,8 +41,8 @@ final class InsertFencer {
         } else {
             ExpressionList<Column> columns = insert.getColumns();
             if (columns == null || columns.isEmpty()) {
-                throw new Refusal(table.displayName(), "INSERT without a column list; name the columns so the fence"
-                        + " column " + table.column() + " can be added");
+                columns = PositionalColumns.name(insert, table, ctx.targets.shapeOf(table));
+                insert.setColumns(columns);
             }
             for (Column c : columns) {
                 if (TableName.fold(c.getColumnName()).equals(table.column())) {

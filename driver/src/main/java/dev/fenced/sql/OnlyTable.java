@@ -11,7 +11,8 @@ final class OnlyTable extends Table {
     private static final long serialVersionUID = 1L;
 
     OnlyTable(Table table) {
-        super(table.getNameParts(), table.getNamePartDelimiters());
+        // not (getNameParts(), getNamePartDelimiters()): JSqlParser 5.4 rejects its own parts of a qualified name there
+        super(table.getSchemaName(), table.getName());
         setAlias(table.getAlias());
     }
 

@@ -15,6 +15,7 @@ import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.Statements;
 import net.sf.jsqlparser.statement.delete.Delete;
 import net.sf.jsqlparser.statement.insert.Insert;
+import net.sf.jsqlparser.statement.merge.Merge;
 import net.sf.jsqlparser.statement.update.Update;
 
 /**
@@ -25,10 +26,11 @@ import net.sf.jsqlparser.statement.update.Update;
  * <pre>
  * text ─ pre-filter (no protected name in the text?) ─────────────────────────────▶ pass through
  *   │ lexer (PostgreSQL's scan.l rules): statements, keywords, parameters, literals
- *   │ classifier: DDL/utility/reads pass; MERGE, TRUNCATE, COPY FROM, DO ... refused
- *   │ parser view: strings as placeholders, comments as spaces, ?s numbered (?1, ?2 ...), ONLY lifted;
+ *   │ classifier: DDL/utility/reads pass; TRUNCATE, COPY FROM, DO ... refused
+ *   │ parser view: strings as placeholders, comments as spaces, ?s numbered (?1, ?2 ...), ONLY and t * lifted,
+ *   │   CURRENT OF and transaction control as placeholders;
  *   │   JSqlParser's own token manager must cut it where PostgreSQL does; parse under a deadline
- *   │ collect every INSERT/UPDATE/DELETE, cross-checked with the keyword count
+ *   │ collect every INSERT/UPDATE/DELETE/MERGE, cross-checked with the keyword count
  *   │ fidelity check: the printout, literals put back, is the original's tokens in order
  *   │ fence each protected target (one visitor per statement kind)
  *   │ print; JSqlParser and PostgreSQL must lex it alike; literals back byte for byte; every user token
@@ -70,7 +72,7 @@ public final class SqlRewriter {
         }
         FencedMetrics.REWRITES_PARSED.increment();
         try {
-            return planMentioning(sql);
+            return planMentioning(sql).madeFrom(targets.generation());
         } catch (Refusal r) {
             // the strictest mode of every protected name the text reaches decides, not the one refused first
             TextFacts.Mention mention = TextFacts.mention(sql, targets);
@@ -81,7 +83,7 @@ public final class SqlRewriter {
                     mode = TextFacts.stricter(mode, t.mode());
                 }
             }
-            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause);
+            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause).madeFrom(targets.generation());
         }
     }
 
@@ -124,7 +126,7 @@ public final class SqlRewriter {
 
         List<Integer> dmlKeywords = StatementClassifier.dmlKeywordIndexes(tokens);
         Literals literals = new Literals();
-        Prepared prepared = parserView(sql, tokens, dmlKeywords, literals);
+        Prepared prepared = parserView(sql, tokens, dmlKeywords, literals, true);
         int userParams = prepared.parameters;
         int tokenIndex = userParams + 1;
 
@@ -144,8 +146,12 @@ public final class SqlRewriter {
                     + pieces.size());
         }
         List<Statement> dml = new ArrayList<>();
+        List<Statement> tops = new ArrayList<>();
         for (Statement s : list) {
-            dml.addAll(DmlCollector.collect(s));
+            for (Statement node : DmlCollector.collect(s)) {
+                dml.add(node);
+                tops.add(s);
+            }
         }
         if (dml.size() != dmlKeywords.size()) {
             throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
@@ -155,11 +161,18 @@ public final class SqlRewriter {
             if (!DmlCollector.DmlKind.of(dml.get(k)).name().equals(keyword)) {
                 throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
             }
+            if ((prepared.only[k] || prepared.descendants[k])
+                    && DmlCollector.target(dml.get(k)).getNameParts().size() > 2) {
+                throw new Refusal(mentioned, "ONLY or * with a three-part name (database.schema.table)");
+            }
             if (prepared.only[k]) {
                 DmlCollector.markOnly(dml.get(k));
             }
+            if (prepared.descendants[k]) {
+                StarTable.mark(dml.get(k));
+            }
         }
-        String roundTrip = literals.restore(print(list));
+        String roundTrip = literals.restore(printBack(list, prepared, mentioned));
         if (roundTrip == null) {
             throw new Refusal(mentioned, "the statement's literals cannot be put back as written");
         }
@@ -173,7 +186,8 @@ public final class SqlRewriter {
         List<String> fencedTables = new ArrayList<>();
         boolean enforce = false;
         boolean guarded = false; // an observed DELETE adds nothing: no token parameter to find
-        for (Statement node : dml) {
+        for (int k = 0; k < dml.size(); k++) {
+            Statement node = dml.get(k);
             TableName target = FenceContext.nameOf(DmlCollector.target(node));
             String indirect = targets.indirectReason(target);
             if (indirect != null) {
@@ -188,8 +202,10 @@ public final class SqlRewriter {
                 UpdateFencer.fence(u, table, ctx);
             } else if (node instanceof Insert i) {
                 InsertFencer.fence(i, table, ctx);
+            } else if (node instanceof Merge m) {
+                MergeFencer.fence(m, table, ctx);
             } else {
-                DeleteFencer.fence((Delete) node, table, ctx);
+                DeleteFencer.fence((Delete) node, tops.get(k), table, ctx);
             }
             fencedTables.add(table.displayName());
             guarded |= !(node instanceof Delete) || table.mode() == FencingMode.ENFORCE;
@@ -198,7 +214,7 @@ public final class SqlRewriter {
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
-        String printed = verify(print(list), literals, roundTripTokens, fencedTables);
+        String printed = verify(printBack(list, prepared, mentioned), literals, roundTripTokens, fencedTables);
         if (ctx.relativeUpdate) {
             FencedMetrics.RELATIVE_UPDATES.increment();
         }
@@ -214,36 +230,93 @@ public final class SqlRewriter {
     /**
      * The text handed to the parser: the user's tokens as PostgreSQL lexes them, with the original whitespace
      * between them where it is only whitespace (a comment becomes a space), each string constant replaced by a
-     * placeholder ({@link Literals}), the {@code ?}s numbered ({@code ?1}, {@code ?2}, ...) so they survive
-     * printing in any order, and {@code ONLY} lifted off UPDATE and DELETE targets (JSqlParser 5.3 cannot parse
-     * it), remembering which data-modifying keyword had it.
+     * placeholder ({@link Literals}; with {@code literals} null, strings stay as they are), the {@code ?}s
+     * numbered ({@code ?1}, {@code ?2}, ...) so they survive printing in any order (with {@code number} false the
+     * text's {@code ?N}s are kept: fenced's own printout), and what JSqlParser cannot read put aside: {@code ONLY}
+     * and the inheritance star {@code t *} lifted off the targets, {@code WHERE CURRENT OF <cursor>} and whole
+     * transaction-control statements (BEGIN, COMMIT, SAVEPOINT ...) replaced by placeholders that are printed
+     * back as written ({@link #printBack}). The same view serves the first parse and the re-parse of the fenced
+     * text, so both read the statement alike.
      */
-    private static Prepared parserView(String sql, List<Token> tokens, List<Integer> dmlKeywords, Literals literals) {
+    private static Prepared parserView(String sql, List<Token> tokens, List<Integer> dmlKeywords, Literals literals,
+                                       boolean number) {
         boolean[] only = new boolean[dmlKeywords.size()];
-        Set<Integer> skip = onlyPositions(tokens, dmlKeywords, only);
+        boolean[] descendants = new boolean[dmlKeywords.size()];
+        Set<Integer> skip = liftedPositions(tokens, dmlKeywords, only, descendants);
         StringBuilder text = new StringBuilder(sql.length() + 16);
-        int parameters = 0;
+        List<String> cursors = new ArrayList<>();
+        List<String> verbatim = new ArrayList<>();
+        int[] parameters = {0};
         int previousEnd = 0;
+        boolean pieceStart = true;
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
-            String gap = sql.substring(previousEnd, t.start());
-            boolean blank = gap.chars().allMatch(c -> SqlLexer.isSpace((char) c));
-            text.append(blank ? gap : " ");
+            appendGap(text, sql, previousEnd, t.start());
+            if (t.isSymbol(";")) {
+                text.append(';');
+                previousEnd = t.end();
+                pieceStart = true;
+                continue;
+            }
+            if (pieceStart) {
+                pieceStart = false;
+                int end = TransactionControl.endOfPiece(tokens, i);
+                if (end >= 0) {
+                    // BEGIN, COMMIT, SAVEPOINT ...: JSqlParser does not read them all; a placeholder it reads
+                    // stands in, and the statement is printed back exactly as this view has it
+                    StringBuilder piece = new StringBuilder();
+                    int pieceEnd = t.start();
+                    for (int j = i; j <= end; j++) {
+                        appendGap(piece, sql, pieceEnd, tokens.get(j).start());
+                        appendToken(piece, tokens.get(j), literals, number, parameters);
+                        pieceEnd = tokens.get(j).end();
+                    }
+                    verbatim.add(piece.toString());
+                    text.append(TransactionControl.PLACEHOLDER);
+                    previousEnd = pieceEnd;
+                    i = end;
+                    continue;
+                }
+                verbatim.add(null);
+            }
+            if (CursorReference.startsAt(tokens, i)) {
+                // WHERE CURRENT OF <cursor>: JSqlParser cannot read it; a placeholder stands in until printing
+                text.append(CursorReference.placeholder(cursors.size()));
+                cursors.add(tokens.get(i + 2).text());
+                previousEnd = tokens.get(i + 2).end();
+                i += 2;
+                continue;
+            }
             previousEnd = t.end();
             if (skip.contains(i)) {
                 text.append(' ');
-            } else if (t.kind() == Token.Kind.PARAMETER) {
-                text.append('?').append(++parameters);
-            } else if (t.kind() == Token.Kind.STRING) {
-                text.append(literals.placeholder(t.text()));
             } else {
-                text.append(t.text());
+                appendToken(text, t, literals, number, parameters);
             }
         }
-        return new Prepared(text.toString(), parameters, only);
+        return new Prepared(text.toString(), parameters[0], only, descendants, cursors, verbatim);
     }
 
-    private static Set<Integer> onlyPositions(List<Token> tokens, List<Integer> dmlKeywords, boolean[] only) {
+    /** The source's whitespace between two tokens, or one space where a comment was. */
+    private static void appendGap(StringBuilder text, String sql, int from, int to) {
+        String gap = sql.substring(from, to);
+        boolean blank = gap.chars().allMatch(c -> SqlLexer.isSpace((char) c));
+        text.append(blank ? gap : " ");
+    }
+
+    private static void appendToken(StringBuilder text, Token t, Literals literals, boolean number, int[] parameters) {
+        if (number && t.kind() == Token.Kind.PARAMETER) {
+            text.append('?').append(++parameters[0]);
+        } else if (literals != null && t.kind() == Token.Kind.STRING) {
+            text.append(literals.placeholder(t.text()));
+        } else {
+            text.append(t.text());
+        }
+    }
+
+    /** Where {@code ONLY} and the inheritance star stand after each data-modifying keyword. */
+    private static Set<Integer> liftedPositions(List<Token> tokens, List<Integer> dmlKeywords, boolean[] only,
+                                                boolean[] descendants) {
         Set<Integer> skip = new LinkedHashSet<>();
         for (int k = 0; k < dmlKeywords.size(); k++) {
             int i = dmlKeywords.get(k);
@@ -253,24 +326,18 @@ public final class SqlRewriter {
                 only[k] = true;
                 skip.add(onlyAt);
             }
+            int star = StarTable.starAfterTarget(tokens, i);
+            if (star >= 0) {
+                descendants[k] = true;
+                skip.add(star);
+            }
         }
         return skip;
     }
 
-    /** The text handed to the parser, and what preparing it took out. */
-    private record Prepared(String text, int parameters, boolean[] only) {
-    }
-
-    /** {@code sql} without the {@code ONLY}s JSqlParser 5.3 cannot parse (to re-parse fenced's own printout). */
-    private static String withoutOnly(String sql, List<Token> tokens, List<Integer> dmlKeywords) {
-        Set<Integer> skip = onlyPositions(tokens, dmlKeywords, new boolean[dmlKeywords.size()]);
-        StringBuilder text = new StringBuilder(sql.length());
-        int copied = 0;
-        for (int i : skip) {
-            text.append(sql, copied, tokens.get(i).start());
-            copied = tokens.get(i).end();
-        }
-        return text.append(sql, copied, sql.length()).toString();
+    /** The text handed to the parser, and what preparing it put aside. */
+    private record Prepared(String text, int parameters, boolean[] only, boolean[] descendants, List<String> cursors,
+                            List<String> verbatim) {
     }
 
     /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */
@@ -290,8 +357,14 @@ public final class SqlRewriter {
             if (t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().regionMatches(true, 0, "U&", 0, 2)) {
                 throw new Refusal(table, "Unicode-escaped text (" + t.text() + ") cannot be matched safely");
             }
-            if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")) {
-                throw new Refusal(table, "WHERE CURRENT OF a cursor cannot be fenced; update by key");
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                    && startsLikeOurs(t.text())) {
+                throw new Refusal(table, "a name that starts like fenced's own (" + t.text() + ")");
+            }
+            if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")
+                    && !CursorReference.startsAt(tokens, i)) {
+                throw new Refusal(table, "WHERE CURRENT OF a cursor outside an UPDATE cannot be fenced (a DELETE's"
+                        + " stale check needs a WHERE of its own); delete by key");
             }
             // Brackets count too: JSqlParser's cost doubles with each nested ARRAY[...] as with each nested
             // subquery (14 levels took over a second, past the deadline soon after), and no parenthesis shows it.
@@ -304,15 +377,26 @@ public final class SqlRewriter {
         }
     }
 
-    private static String print(List<Statement> statements) {
+    /** Names fenced itself puts into the text (the tombstone CTE, cursor placeholders): the user may not. */
+    private static boolean startsLikeOurs(String name) {
+        String plain = name.toLowerCase(Locale.ROOT).replace("\"", "");
+        return plain.startsWith(Tombstones.CTE_PREFIX) || plain.startsWith(CursorReference.PREFIX);
+    }
+
+    /**
+     * The statements as JSqlParser prints them, with what the parser view put aside given back: transaction
+     * control as written, cursor references in place.
+     */
+    private static String printBack(List<Statement> statements, Prepared prepared, String table) throws Refusal {
         StringBuilder b = new StringBuilder();
-        for (Statement s : statements) {
+        for (int k = 0; k < statements.size(); k++) {
             if (b.length() > 0) {
                 b.append("; ");
             }
-            b.append(s);
+            String asWritten = k < prepared.verbatim.size() ? prepared.verbatim.get(k) : null;
+            b.append(asWritten != null ? asWritten : statements.get(k).toString());
         }
-        return b.toString();
+        return CursorReference.restore(b.toString(), prepared.cursors, table);
     }
 
     /** Re-parses our output and checks every protected write still carries its guard. */
@@ -339,7 +423,8 @@ public final class SqlRewriter {
         if (problem != null) {
             throw new Refusal(fencedTables.get(0), problem);
         }
-        String text = withoutOnly(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens));
+        String text = parserView(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens), null,
+                false).text;
         Statements again;
         try {
             again = BoundedParser.parseStatements(text, parseTimeout);
@@ -368,6 +453,9 @@ public final class SqlRewriter {
         if (node instanceof Insert i) {
             return i.getColumns() != null && i.getColumns().stream()
                     .anyMatch(c -> TableName.fold(c.getColumnName()).equals(column));
+        }
+        if (node instanceof Merge m) {
+            return MergeFencer.carriesFence(m, table);
         }
         Delete d = (Delete) node;
         return table.mode() == FencingMode.OBSERVE

@@ -10,7 +10,8 @@ import java.util.Set;
  * The lexical stage: splits a text into statements and decides, before any parsing, which of them
  * need the parser. Statements that mention nothing protected, or mention it without any way to write
  * it, pass; utility and DDL statements pass; statements that write a protected table in a form no
- * rewriting can fence (MERGE, TRUNCATE, COPY ... FROM, DO blocks, EXPLAIN ANALYZE, PREPARE) are refused.
+ * rewriting can fence (TRUNCATE, COPY ... FROM, DO blocks, EXPLAIN ANALYZE, PREPARE) are refused. MERGE is
+ * parsed and fenced action by action ({@link MergeFencer}).
  */
 final class StatementClassifier {
 
@@ -40,7 +41,7 @@ final class StatementClassifier {
     /** A DML keyword after one of these is part of a clause (FOR UPDATE, DO UPDATE, ON DELETE, ...). */
     private static final Set<String> CLAUSE_BEFORE_DML = Set.of("FOR", "KEY", "DO", "ON", "OF", "OR", "BEFORE",
             "AFTER", "THEN", "INSTEAD");
-    private static final Set<String> PARSED = Set.of("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "VALUES",
+    private static final Set<String> PARSED = Set.of("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "VALUES",
             "TABLE", "(");
     private static final Set<String> SCHEMA_DDL = Set.of("CREATE", "ALTER", "DROP");
     private static final Set<String> UTILITY = Set.of("CREATE", "ALTER", "DROP", "COMMENT", "GRANT", "REVOKE",
@@ -84,10 +85,6 @@ final class StatementClassifier {
             return;
         }
         if (piece.mentioned == null) {
-            return;
-        }
-        if (hasWord(piece.tokens, Set.of("MERGE"))) {
-            refuse(piece, piece.mentioned, "MERGE cannot be fenced; write the change as INSERT ... ON CONFLICT or UPDATE");
             return;
         }
         // a new view, partition or child of a protected table changes what must be fenced

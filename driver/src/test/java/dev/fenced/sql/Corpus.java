@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
@@ -88,6 +89,25 @@ final class Corpus {
     private static final Set<String> NOT_NAMES = Set.of("set", "of", "nowait", "skip", "only", "table", "from", "to");
 
     /** Every relation any statement writes, read lexically: what the test registers as protected. */
+    /**
+     * A model catalog for the corpus tables, whose real DDL is not part of the corpus: every table has 99 user
+     * columns {@code c1..c99} followed by the fence column (where {@code ALTER TABLE ... ADD COLUMN} puts it),
+     * and a primary key on {@code c1}, so column-less INSERTs are named and DELETEs record tombstones. What
+     * this model decides is checked against real tables by the integration tests' CorpusExecutionIT.
+     */
+    static Map<TableName, TableShape> modelShapes(List<ProtectedTable> tables) {
+        List<String> columns = new ArrayList<>();
+        for (int i = 1; i <= 99; i++) {
+            columns.add("c" + i);
+        }
+        columns.add("last_token");
+        Map<TableName, TableShape> shapes = new java.util.LinkedHashMap<>();
+        for (ProtectedTable t : tables) {
+            shapes.put(t.name(), new TableShape(columns, List.of("c1"), t.name().name()));
+        }
+        return shapes;
+    }
+
     static List<ProtectedTable> writtenTables(List<Record> records) {
         Set<String> names = new TreeSet<>();
         for (Record r : records) {

@@ -116,7 +116,7 @@ class RewriteFixesTest {
         assertEquals("INSERT ... ON CONFLICT DO UPDATE into a table named excluded without an alias; write INSERT INTO"
                 + " excluded AS t ...", plan.refusedConstruct());
         assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON"
-                        + " CONFLICT (  key )  DO UPDATE SET data = excluded.data, last_token = "
+                        + " CONFLICT (key) DO UPDATE SET data = excluded.data, last_token = "
                         + SqlRewriterTest.guard("target", "excluded") + " RETURNING *",
                 fenced(rewriter, "insert into excluded AS target (key, data) values(1, '2') on conflict (key) do update"
                         + " set data = excluded.data RETURNING *"));

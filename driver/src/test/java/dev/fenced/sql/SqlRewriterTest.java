@@ -121,7 +121,7 @@ class SqlRewriterTest {
     @Test
     void upsertGuardsItsUpdatePath() {
         assertEquals("INSERT INTO totals AS t (restaurant_id, amount, last_token) VALUES (?, ?, " + T + ") ON CONFLICT"
-                        + " (  restaurant_id )  DO UPDATE SET amount = EXCLUDED.amount, last_token = " + guard("t"),
+                        + " (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount, last_token = " + guard("t"),
                 fenced("INSERT INTO totals AS t (restaurant_id, amount) VALUES (?, ?)"
                         + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount").sql());
         assertEquals("INSERT INTO totals (restaurant_id, last_token) VALUES (1, " + T + ") ON CONFLICT DO NOTHING",
@@ -176,10 +176,10 @@ class SqlRewriterTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "TRUNCATE totals|TRUNCATE|",
-        "MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET a = 1|MERGE|",
+        "MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET last_token = 1|fence column|",
         "COPY totals FROM STDIN|COPY ... FROM|",
         "COPY (DELETE FROM totals RETURNING *) TO STDOUT|COPY of a data-modifying query|",
-        "UPDATE totals SET a = 1 WHERE CURRENT OF c|WHERE CURRENT OF|",
+        "DELETE FROM totals WHERE CURRENT OF c|WHERE CURRENT OF|",
         "UPDATE totals SET last_token = 5|sets the fence column last_token|",
         "INSERT INTO totals (a, last_token) VALUES (1, 2)|sets the fence column last_token|",
         "INSERT INTO totals (a) VALUES (1) ON CONFLICT (a) DO UPDATE SET last_token = 9|sets the fence column|",
