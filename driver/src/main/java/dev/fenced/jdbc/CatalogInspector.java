@@ -130,7 +130,9 @@ final class CatalogInspector {
         }
         reachingOids.addAll(protectedOids);
         for (Relation view : viewsReading(c, reachingOids)) {
-            indirect.putIfAbsent(view.tableName(), "view " + view.display() + " reads a protected table");
+            indirect.putIfAbsent(view.tableName(), view.kind.equals("v")
+                    ? "view " + view.display() + " reads a protected table"
+                    : view.display() + " has a rule whose actions reach a protected table");
         }
         return new FencingTargets(tables, indirect, volatileFunctions(c));
     }
@@ -196,7 +198,10 @@ final class CatalogInspector {
         }
     }
 
-    /** Views (and views of views) whose rules read any of {@code oids}. */
+    /**
+     * Views (and views of views) whose rules read any of {@code oids}, and tables with a rule (CREATE RULE ...
+     * DO ALSO UPDATE t) that names one: a write to such a table runs the rule's actions unfenced.
+     */
     private static List<Relation> viewsReading(Connection c, List<Long> oids) throws SQLException {
         if (oids.isEmpty()) {
             return List.of();
@@ -208,10 +213,12 @@ final class CatalogInspector {
                 + " WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.refclassid = 'pg_catalog.pg_class'::regclass"
                 + " AND r.ev_class <> d.refobjid)"
                 + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM reads JOIN pg_catalog.pg_class c ON c.oid = reads.oid"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v'";
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'r', 'p', 'f')"
+                + " AND c.oid <> ALL (?::oid[])";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             Array array = c.createArrayOf("oid", oids.toArray());
             ps.setArray(1, array);
+            ps.setArray(2, array);
             return relations(ps);
         }
     }

@@ -83,6 +83,12 @@ final class StatementClassifier {
                             + " run it inside Fencing.unfenced");
             return;
         }
+        String inRenamedSchema = TextFacts.schemaRenamed(piece.tokens, targets);
+        if (inRenamedSchema != null) {
+            refuse(piece, inRenamedSchema, "ALTER SCHEMA ... RENAME moves a protected table out of its registered name;"
+                    + " run it inside Fencing.unfenced and register the new name");
+            return;
+        }
         if (piece.mentioned == null) {
             return;
         }
@@ -108,6 +114,12 @@ final class StatementClassifier {
                 }
             }
             case "CREATE" -> {
+                if (isCreateRule(piece.tokens)) {
+                    // a rule's actions run unfenced whenever its event fires, on whatever table it is attached to
+                    refuse(piece, piece.mentioned, "CREATE RULE naming a protected table: its actions would write"
+                            + " around fenced; run it inside Fencing.unfenced");
+                    return;
+                }
                 // CREATE TABLE ... AS WITH d AS (DELETE ...) SELECT ... runs its data-modifying CTE right
                 // away (PostgreSQL allows it there, unlike in views, materialized views and cursors), so a
                 // DDL-looking statement can write a protected table: never let it pass as utility.
@@ -144,6 +156,15 @@ final class StatementClassifier {
         }
         for (int i = 2; i < t.size(); i++) {
             Token token = t.get(i);
+            boolean renames = token.isWord("RENAME") && i + 1 < t.size() && t.get(i + 1).isWord("TO");
+            boolean moves = token.isWord("SET") && i + 1 < t.size() && t.get(i + 1).isWord("SCHEMA");
+            if (renames || moves) {
+                // the rows would live on under a name fenced does not protect
+                refuse(piece, piece.mentioned, "ALTER TABLE ... " + (renames ? "RENAME TO" : "SET SCHEMA")
+                        + " moves a protected table out of its registered name; run it inside Fencing.unfenced"
+                        + " and register the new name");
+                return;
+            }
             if (token.isWord("TYPE")) {
                 refuse(piece, piece.mentioned, "ALTER TABLE ... TYPE rewrites every row of a protected table;"
                         + " run it inside Fencing.unfenced");
@@ -166,6 +187,15 @@ final class StatementClassifier {
             j--;
         }
         return t.get(j).isWord("ADD");
+    }
+
+    /** {@code CREATE [OR REPLACE] RULE}. */
+    private static boolean isCreateRule(List<Token> tokens) {
+        int i = 1;
+        if (tokens.size() > 3 && tokens.get(1).isWord("OR") && tokens.get(2).isWord("REPLACE")) {
+            i = 3;
+        }
+        return tokens.size() > i && tokens.get(i).isWord("RULE");
     }
 
     /** {@code CREATE [GLOBAL | LOCAL] [TEMP | TEMPORARY | UNLOGGED] TABLE}. */
