@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -51,7 +52,9 @@ class SchemaAttackTest {
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             s.execute("SELECT count(*) FROM totals"); // the transaction's snapshot is taken here
             db.execute("CREATE VIEW late AS SELECT * FROM totals");
-            tryRun(s, "UPDATE late SET amount = 0 WHERE id = 1");
+            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
+                    () -> s.execute("UPDATE late SET amount = 0 WHERE id = 1"));
+            assertTrue(e.getMessage().contains("late") && e.getMessage().contains("snapshot"), e.getMessage());
             c.commit();
         }
         assertUntouched(db);
@@ -94,7 +97,10 @@ class SchemaAttackTest {
         db.execute("CREATE TABLE other (id int)");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
              Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
-            tryRun(s, "CREATE RULE sneak AS ON INSERT TO other DO ALSO UPDATE totals SET amount = 0, last_token = 0");
+            assertThrows(UnsupportedStatementException.class, () -> s.execute(
+                    "CREATE RULE sneak AS ON INSERT TO other DO ALSO UPDATE totals SET amount = 0, last_token = 0"));
+            assertThrows(UnsupportedStatementException.class, () -> s.execute(
+                    "create or replace rule sneak as on update to totals do instead nothing"));
             tryRun(s, "INSERT INTO other VALUES (1)");
         }
         assertUntouched(db);
@@ -107,7 +113,9 @@ class SchemaAttackTest {
                 "CREATE RULE sneak AS ON INSERT TO other DO ALSO UPDATE totals SET amount = 0, last_token = 0");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
              Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
-            tryRun(s, "INSERT INTO other VALUES (1)");
+            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
+                    () -> s.execute("INSERT INTO other VALUES (1)"));
+            assertTrue(e.getMessage().contains("rule"), e.getMessage());
         }
         assertUntouched(db);
     }
@@ -171,5 +179,37 @@ class SchemaAttackTest {
             tryRun(s, "DEALLOCATE ALL; PREPARE w AS UPDATE U&\"\\0074otals\" SET amount = 0; EXECUTE w");
         }
         assertUntouched(db);
+    }
+
+    @Test
+    void renamingTheSchemaOfARegisteredTableNeedsAnUnfencedSection() throws Exception {
+        TestDatabase db = fresh();
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=public.totals"));
+             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
+                    () -> s.execute("ALTER SCHEMA public RENAME TO moved"));
+            assertTrue(e.getMessage().contains("totals"), e.getMessage());
+            assertThrows(UnsupportedStatementException.class,
+                    () -> s.execute("SELECT 1; alter schema \"public\" rename to moved"));
+            assertThrows(UnsupportedStatementException.class, () -> s.execute("ALTER TABLE totals RENAME TO gone"));
+            Fencing.unfenced(() -> s.execute("ALTER TABLE totals RENAME COLUMN amount TO amount2"));
+            s.execute("ALTER TABLE totals RENAME COLUMN amount2 TO amount"); // a plain column rename is DDL
+        }
+        assertUntouched(db);
+    }
+
+    @Test
+    void aQualifiedNameLaterInATruncateListIsLookedUp() throws Exception {
+        TestDatabase db = fresh();
+        db.execute("CREATE TABLE other (id int)");
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+            s.execute("SELECT 1");
+            db.execute("CREATE TABLE newkid () INHERITS (totals)", "INSERT INTO newkid VALUES (2, 10, 20)");
+            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
+                    () -> s.execute("TRUNCATE other, public.newkid"));
+            assertTrue(e.getMessage().contains("newkid"), e.getMessage());
+        }
+        assertEquals(1, db.queryLong("SELECT count(*) FROM newkid"));
     }
 }
