@@ -65,6 +65,9 @@ final class CatalogInspector {
         Set<Long> seen = new HashSet<>();
         List<Long> protectedOids = new ArrayList<>();
         List<Long> reachingOids = new ArrayList<>();
+        // the entry each protected relation is fenced by: rows shared through inheritance take the strictest
+        // mode of every table they belong to, and one fence column
+        Map<Long, ProtectedTable> fencedAs = new java.util.HashMap<>();
         for (ProtectedTable t : registered) {
             tables.add(t);
             List<Relation> found = relationsNamed(c, t.name());
@@ -97,6 +100,7 @@ final class CatalogInspector {
                 }
                 seen.add(r.oid);
                 protectedOids.add(r.oid);
+                fencedAs.merge(r.oid, t, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
             }
         }
         if (!problems.isEmpty()) {
@@ -107,17 +111,35 @@ final class CatalogInspector {
             LOG.log(System.Logger.Level.WARNING, message);
         }
         // Partitions and inheritance children share the parent's columns; parents see the children's rows.
+        List<String> conflicts = new ArrayList<>();
         for (ProtectedTable t : registered) {
             for (Relation r : relationsNamed(c, t.name())) {
                 if (!seen.contains(r.oid) || r.kind.equals("v")) {
                     continue;
                 }
                 for (Relation kin : inheritanceKin(c, r.oid)) {
+                    ProtectedTable known = fencedAs.get(kin.oid);
+                    if (known != null) {
+                        if (!known.column().equals(t.column())) {
+                            conflicts.add(kin.display() + " is fenced on column " + known.column() + " but shares rows"
+                                    + " with protected table " + t.displayName() + " fenced on " + t.column()
+                                    + " (a token written through one would not stop a stale write through the other);"
+                                    + " use one fence column for both");
+                        } else if (t.mode().ordinal() < known.mode().ordinal()) {
+                            // registered in a weaker mode of its own: writes to it reach t's rows
+                            ProtectedTable stricter = new ProtectedTable(kin.tableName(), t.column(), t.mode(), t);
+                            tables.add(stricter);
+                            fencedAs.put(kin.oid, stricter);
+                        }
+                        continue;
+                    }
                     if (!seen.add(kin.oid)) {
                         continue;
                     }
                     if (columnType(c, kin.oid, t.column()) != null) {
-                        tables.add(new ProtectedTable(kin.tableName(), t.column(), t.mode(), t));
+                        ProtectedTable derived = new ProtectedTable(kin.tableName(), t.column(), t.mode(), t);
+                        tables.add(derived);
+                        fencedAs.put(kin.oid, derived);
                         protectedOids.add(kin.oid);
                     } else {
                         indirect.put(kin.tableName(), kin.display() + " shares rows with protected table "
@@ -127,6 +149,13 @@ final class CatalogInspector {
                     }
                 }
             }
+        }
+        if (!conflicts.isEmpty()) {
+            String message = "fenced: protected tables are not ready: " + String.join("; ", conflicts);
+            if (!lenient) {
+                throw new FencingException(message, FencingException.SCHEMA);
+            }
+            LOG.log(System.Logger.Level.WARNING, message);
         }
         reachingOids.addAll(protectedOids);
         for (Relation view : viewsReading(c, reachingOids)) {

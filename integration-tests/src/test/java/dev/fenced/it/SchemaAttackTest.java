@@ -212,4 +212,27 @@ class SchemaAttackTest {
         }
         assertEquals(1, db.queryLong("SELECT count(*) FROM newkid"));
     }
+
+    @Test
+    void aChildRegisteredInAWeakerModeTakesItsParentsMode() throws Exception {
+        TestDatabase db = fresh();
+        db.execute("CREATE TABLE kid () INHERITS (totals)", "INSERT INTO kid VALUES (2, 10, 20)");
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals,kid",
+                "fenced.table.kid.mode=observe")); Statement s = c.createStatement()) {
+            tryRun(s, "UPDATE kid SET amount = 0 WHERE id = 2"); // no token: enforce (totals) refuses it
+            try (FencingScope ignored = Fencing.bind(5)) {
+                tryRun(s, "UPDATE kid SET amount = 0 WHERE id = 2");
+            }
+        }
+        assertEquals(10, db.queryLong("SELECT amount FROM kid WHERE id = 2"));
+    }
+
+    @Test
+    void rowsSharedByTablesFencedOnDifferentColumnsFailTheConnect() {
+        TestDatabase db = fresh();
+        db.execute("CREATE TABLE kid (tok2 bigint) INHERITS (totals)");
+        SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(
+                db.fencedUrl("fenced.tables=totals,kid", "fenced.table.kid.column=tok2")).close());
+        assertTrue(e.getMessage().contains("kid") && e.getMessage().contains("tok2"), e.getMessage());
+    }
 }
