@@ -156,13 +156,12 @@ final class StatementClassifier {
         }
         for (int i = 2; i < t.size(); i++) {
             Token token = t.get(i);
-            boolean renames = token.isWord("RENAME") && i + 1 < t.size() && t.get(i + 1).isWord("TO");
-            boolean moves = token.isWord("SET") && i + 1 < t.size() && t.get(i + 1).isWord("SCHEMA");
-            if (renames || moves) {
-                // the rows would live on under a name fenced does not protect
-                refuse(piece, piece.mentioned, "ALTER TABLE ... " + (renames ? "RENAME TO" : "SET SCHEMA")
-                        + " moves a protected table out of its registered name; run it inside Fencing.unfenced"
-                        + " and register the new name");
+            String moved = movesRows(t, i);
+            if (moved != null) {
+                // the rows would live on under a name fenced does not protect: written there unfenced, and put
+                // back (INHERIT, ATTACH PARTITION), a stale write would have landed
+                refuse(piece, piece.mentioned, "ALTER TABLE ... " + moved + " moves protected rows out from under"
+                        + " fencing; run it inside Fencing.unfenced (and register a new name)");
                 return;
             }
             if (token.isWord("TYPE")) {
@@ -177,6 +176,32 @@ final class StatementClassifier {
                 return;
             }
         }
+    }
+
+    /**
+     * The ALTER TABLE action starting at {@code i} that takes rows out of a protected table's name or
+     * inheritance tree ({@code RENAME TO}, {@code SET SCHEMA}, {@code NO INHERIT}, {@code DETACH PARTITION}),
+     * or null.
+     */
+    private static String movesRows(List<Token> t, int i) {
+        if (i + 1 >= t.size()) {
+            return null;
+        }
+        Token a = t.get(i);
+        Token b = t.get(i + 1);
+        if (a.isWord("RENAME") && b.isWord("TO")) {
+            return "RENAME TO";
+        }
+        if (a.isWord("SET") && b.isWord("SCHEMA")) {
+            return "SET SCHEMA";
+        }
+        if (a.isWord("NO") && b.isWord("INHERIT")) {
+            return "NO INHERIT";
+        }
+        if (a.isWord("DETACH") && b.isWord("PARTITION")) {
+            return "DETACH PARTITION";
+        }
+        return null;
     }
 
     /** {@code ADD [COLUMN] [IF NOT EXISTS] <the token at i>}. */

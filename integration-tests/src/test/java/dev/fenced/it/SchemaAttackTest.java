@@ -235,4 +235,27 @@ class SchemaAttackTest {
                 db.fencedUrl("fenced.tables=totals,kid", "fenced.table.kid.column=tok2")).close());
         assertTrue(e.getMessage().contains("kid") && e.getMessage().contains("tok2"), e.getMessage());
     }
+
+    @Test
+    void aChildTakenOutWrittenAndPutBackNeedsAnUnfencedSection() throws Exception {
+        TestDatabase db = fresh();
+        db.execute("CREATE TABLE kid () INHERITS (totals)", "INSERT INTO kid VALUES (2, 10, 20)",
+                "CREATE TABLE parted (id int, amount bigint, last_token bigint) PARTITION BY RANGE (id)",
+                "CREATE TABLE parted1 PARTITION OF parted FOR VALUES FROM (0) TO (100)",
+                "INSERT INTO parted1 VALUES (2, 10, 20)");
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals,parted"));
+             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+            if (tryRun(s, "ALTER TABLE kid NO INHERIT totals")) {
+                tryRun(s, "UPDATE kid SET amount = 0, last_token = 0");
+                tryRun(s, "ALTER TABLE kid INHERIT totals");
+            }
+            if (tryRun(s, "ALTER TABLE parted DETACH PARTITION parted1")) {
+                tryRun(s, "UPDATE parted1 SET amount = 0, last_token = 0");
+                tryRun(s, "ALTER TABLE parted ATTACH PARTITION parted1 FOR VALUES FROM (0) TO (100)");
+            }
+            Fencing.unfenced(() -> s.execute("ALTER TABLE kid NO INHERIT totals"));
+        }
+        assertEquals(10, db.queryLong("SELECT amount FROM kid"));
+        assertEquals(10, db.queryLong("SELECT amount FROM parted1"));
+    }
 }
