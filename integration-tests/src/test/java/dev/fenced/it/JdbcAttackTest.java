@@ -189,4 +189,34 @@ class JdbcAttackTest {
                     "the one documented raw door");
         }
     }
+
+    @Test
+    void aStatementPreparedBeforeItsTargetExistedIsCheckedWhenItRuns() throws Exception {
+        TestDatabase db = fresh();
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+             PreparedStatement ps = c.prepareStatement("UPDATE later SET amount = ? WHERE id = 1");
+             CallableStatement call = c.prepareCall("UPDATE later SET amount = 2 WHERE id = 1");
+             FencingScope ignored = Fencing.bind(5)) {
+            db.execute("CREATE VIEW later AS SELECT * FROM totals");
+            ps.setLong(1, 0);
+            assertThrows(SQLException.class, ps::executeUpdate);
+            assertThrows(SQLException.class, call::executeUpdate);
+        }
+        assertUntouched(db);
+    }
+
+    @Test
+    void anSqlExecutePreparedEarlierIsCheckedWhenItRuns() throws Exception {
+        TestDatabase db = fresh();
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+            s.execute("PREPARE w AS SELECT 1");
+            try (PreparedStatement ps = c.prepareStatement("EXECUTE w")) {
+                ps.execute();
+                Fencing.unfenced(() -> s.execute("DEALLOCATE w; PREPARE w AS UPDATE totals SET amount = 0"));
+                assertThrows(SQLException.class, ps::execute);
+            }
+        }
+        assertUntouched(db);
+    }
 }
