@@ -405,6 +405,15 @@ public final class FencedRuntime {
                         + " then the writes", sql);
     }
 
+    /** A batch whose entries were planned before the catalog changed. */
+    void refuseStaleBatch(String texts) throws SQLException {
+        TextFacts.Mention mention = TextFacts.mention(texts, snapshot.targets());
+        refuseOrObserve(mention == null ? "a protected table" : mention.table(),
+                mention == null ? strictestMode(snapshot.targets()) : mention.mode(),
+                "a batch planned before the catalog changed (a view, partition or child of a protected table"
+                        + " appeared since); add its entries again", texts);
+    }
+
     private static FencingMode strictestMode(FencingTargets targets) {
         FencingMode mode = null;
         for (var t : targets.tables()) {

@@ -219,4 +219,30 @@ class JdbcAttackTest {
         }
         assertUntouched(db);
     }
+
+    @Test
+    void aBatchIsCheckedAgainWhenItRuns() throws Exception {
+        TestDatabase db = fresh();
+        db.execute("CREATE TABLE kid (id int NOT NULL, amount bigint, last_token bigint)",
+                "INSERT INTO kid VALUES (2, 10, 20)");
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+             Statement s = c.createStatement(); Statement other = c.createStatement();
+             FencingScope ignored = Fencing.bind(5)) {
+            // a relation created between addBatch and executeBatch
+            s.addBatch("UPDATE soon SET amount = 0 WHERE id = 1");
+            db.execute("CREATE VIEW soon AS SELECT * FROM totals");
+            assertThrows(SQLException.class, s::executeBatch);
+            // an SQL EXECUTE whose name was prepared again in between
+            other.execute("PREPARE w AS SELECT 1");
+            s.addBatch("EXECUTE w");
+            Fencing.unfenced(() -> other.execute("DEALLOCATE w; PREPARE w AS UPDATE totals SET amount = 0"));
+            assertThrows(SQLException.class, s::executeBatch);
+            // a table that joined a protected one in between
+            s.addBatch("UPDATE kid SET amount = 0");
+            other.execute("ALTER TABLE kid INHERIT totals");
+            assertThrows(SQLException.class, s::executeBatch);
+        }
+        assertUntouched(db);
+        assertEquals(10, db.queryLong("SELECT amount FROM kid"));
+    }
 }
