@@ -258,4 +258,28 @@ class SchemaAttackTest {
         assertEquals(10, db.queryLong("SELECT amount FROM kid"));
         assertEquals(10, db.queryLong("SELECT amount FROM parted1"));
     }
+
+    @Test
+    void anUpdatableResultSetOverATableNewerThanTheSnapshotRefusesRowWrites() throws Exception {
+        TestDatabase db = fresh();
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+             Statement s = c.createStatement(java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
+                     java.sql.ResultSet.CONCUR_UPDATABLE); FencingScope ignored = Fencing.bind(5)) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            s.execute("SELECT count(*) FROM totals"); // the transaction's snapshot is taken here
+            db.execute("CREATE TABLE kid2 (PRIMARY KEY (id)) INHERITS (totals)");
+            // pgjdbc reads the key under the same old snapshot and already refuses; either refusal will do
+            assertThrows(SQLException.class, () -> {
+                try (java.sql.ResultSet rs = s.executeQuery("SELECT * FROM kid2")) {
+                    rs.moveToInsertRow();
+                    rs.updateInt("id", 7);
+                    rs.updateLong("amount", 99);
+                    rs.insertRow();
+                }
+            });
+            c.commit();
+        }
+        assertEquals(0, db.queryLong("SELECT count(*) FROM totals WHERE amount = 99"));
+    }
 }
