@@ -245,4 +245,31 @@ class JdbcAttackTest {
         assertUntouched(db);
         assertEquals(10, db.queryLong("SELECT amount FROM kid"));
     }
+
+    @Test
+    void anSqlExecuteOfPgjdbcsOwnServerPreparedFencedWriteIsRefused() throws Exception {
+        TestDatabase db = fresh();
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+             Statement s = c.createStatement()) {
+            try (FencingScope ignored = Fencing.bind(30);
+                 PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = 1")) {
+                for (int i = 0; i < 8; i++) { // past pgjdbc's prepareThreshold: a named server-side statement
+                    ps.setLong(1, 10);
+                    ps.executeUpdate();
+                }
+                String name;
+                try (ResultSet rs = s.executeQuery("SELECT name FROM pg_prepared_statements"
+                        + " WHERE statement LIKE 'UPDATE totals%'")) {
+                    assertTrue(rs.next(), "pgjdbc prepared the fenced text on the server");
+                    name = rs.getString(1);
+                }
+                try (FencingScope stale = Fencing.bind(5)) {
+                    // the caller would supply the token parameters itself
+                    assertInstanceOf(dev.fenced.UnsupportedStatementException.class, assertThrows(SQLException.class,
+                            () -> s.execute("EXECUTE \"" + name + "\"(0, 1, 1, 1, 1, 1, 1, 1)")));
+                }
+            }
+        }
+        assertEquals(10, db.queryLong("SELECT amount FROM totals WHERE id = 1"));
+    }
 }
