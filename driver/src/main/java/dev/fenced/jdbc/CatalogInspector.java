@@ -76,6 +76,9 @@ final class CatalogInspector {
         Set<Long> seen = new HashSet<>();
         List<Long> protectedOids = new ArrayList<>();
         List<Long> reachingOids = new ArrayList<>();
+        // the entry each protected relation is fenced by: rows shared through inheritance take the strictest
+        // mode of every table they belong to, and one fence column
+        Map<Long, ProtectedTable> fencedAs = new java.util.HashMap<>();
         for (ProtectedTable t : registered) {
             tables.add(t);
             List<Relation> found = relationsNamed(c, t.name());
@@ -109,6 +112,7 @@ final class CatalogInspector {
                 seen.add(r.oid);
                 protectedOids.add(r.oid);
                 shapes.registered(c, t, r.oid, r.name, r.display(), tombstones != null);
+                fencedAs.merge(r.oid, t, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
             }
         }
         if (!problems.isEmpty()) {
@@ -119,18 +123,35 @@ final class CatalogInspector {
             LOG.log(System.Logger.Level.WARNING, message);
         }
         // Partitions and inheritance children share the parent's columns; parents see the children's rows.
+        List<String> conflicts = new ArrayList<>();
         for (ProtectedTable t : registered) {
             for (Relation r : relationsNamed(c, t.name())) {
                 if (!seen.contains(r.oid) || r.kind.equals("v")) {
                     continue;
                 }
                 for (Relation kin : inheritanceKin(c, r.oid)) {
+                    ProtectedTable known = fencedAs.get(kin.oid);
+                    if (known != null) {
+                        if (!known.column().equals(t.column())) {
+                            conflicts.add(kin.display() + " is fenced on column " + known.column() + " but shares rows"
+                                    + " with protected table " + t.displayName() + " fenced on " + t.column()
+                                    + " (a token written through one would not stop a stale write through the other);"
+                                    + " use one fence column for both");
+                        } else if (t.mode().ordinal() < known.mode().ordinal()) {
+                            // registered in a weaker mode of its own: writes to it reach t's rows
+                            ProtectedTable stricter = new ProtectedTable(kin.tableName(), t.column(), t.mode(), t);
+                            tables.add(stricter);
+                            fencedAs.put(kin.oid, stricter);
+                        }
+                        continue;
+                    }
                     if (!seen.add(kin.oid)) {
                         continue;
                     }
                     if (columnType(c, kin.oid, t.column()) != null) {
                         ProtectedTable derived = new ProtectedTable(kin.tableName(), t.column(), t.mode(), t);
                         tables.add(derived);
+                        fencedAs.put(kin.oid, derived);
                         protectedOids.add(kin.oid);
                         shapes.kin(c, derived, t, kin.oid, kin.display());
                     } else {
@@ -142,9 +163,18 @@ final class CatalogInspector {
                 }
             }
         }
+        if (!conflicts.isEmpty()) {
+            String message = "fenced: protected tables are not ready: " + String.join("; ", conflicts);
+            if (!lenient) {
+                throw new FencingException(message, FencingException.SCHEMA);
+            }
+            LOG.log(System.Logger.Level.WARNING, message);
+        }
         reachingOids.addAll(protectedOids);
         for (Relation view : viewsReading(c, reachingOids)) {
-            indirect.putIfAbsent(view.tableName(), "view " + view.display() + " reads a protected table");
+            indirect.putIfAbsent(view.tableName(), view.kind.equals("v")
+                    ? "view " + view.display() + " reads a protected table"
+                    : view.display() + " has a rule whose actions reach a protected table");
         }
         if (tombstones != null) {
             TombstoneSchema.ensure(c, tombstones, shapes.guarded);
@@ -260,7 +290,10 @@ final class CatalogInspector {
         }
     }
 
-    /** Views (and views of views) whose rules read any of {@code oids}. */
+    /**
+     * Views (and views of views) whose rules read any of {@code oids}, and tables with a rule (CREATE RULE ...
+     * DO ALSO UPDATE t) that names one: a write to such a table runs the rule's actions unfenced.
+     */
     private static List<Relation> viewsReading(Connection c, List<Long> oids) throws SQLException {
         if (oids.isEmpty()) {
             return List.of();
@@ -272,10 +305,12 @@ final class CatalogInspector {
                 + " WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.refclassid = 'pg_catalog.pg_class'::regclass"
                 + " AND r.ev_class <> d.refobjid)"
                 + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM reads JOIN pg_catalog.pg_class c ON c.oid = reads.oid"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'v'";
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'r', 'p', 'f')"
+                + " AND c.oid <> ALL (?::oid[])";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             Array array = c.createArrayOf("oid", oids.toArray());
             ps.setArray(1, array);
+            ps.setArray(2, array);
             return relations(ps);
         }
     }

@@ -51,16 +51,33 @@ public final class FencedConnection extends DelegatingConnection {
         RewritePlan plan = runtime.planOrRefuse(sql);
         if (plan.isPassthrough()) {
             long generation = runtime.generation();
-            readAtTransactionEnd |= runtime.lookUpUnknownTargets(sql, connection);
+            lookUpUnknownTargets(sql);
             if (runtime.generation() != generation) {
                 plan = runtime.planOrRefuse(sql);
             }
         }
         if (plan.isPassthrough()) {
-            runtime.checkExecuted(sql, connection);
+            checkExecuted(sql);
         }
         checkLexing(sql, plan);
         return plan;
+    }
+
+    /**
+     * For a pass-through text: a relation it writes that no catalog read has seen is looked up (the catalog
+     * generation moves when that changes the targets). Also run each time a prepared statement executes: the
+     * relation may have been created since it was prepared.
+     */
+    void lookUpUnknownTargets(String sql) throws SQLException {
+        readAtTransactionEnd |= runtime.lookUpUnknownTargets(sql, connection);
+    }
+
+    /**
+     * For a pass-through text: an SQL {@code EXECUTE} of a prepared write is refused. Also run each time a
+     * prepared statement executes: the name may have been prepared again since.
+     */
+    void checkExecuted(String sql) throws SQLException {
+        runtime.checkExecuted(sql, connection);
     }
 
     /** The catalog generation plans are made at now. */

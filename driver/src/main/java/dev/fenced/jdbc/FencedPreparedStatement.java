@@ -60,17 +60,26 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     }
 
     /**
-     * The plan to run now. When the targets changed since it was made, the text is planned again: a plan
+     * The plan to run now, with the checks a pass-through text gets when it is planned made again (a write
+     * to a relation no catalog read has seen, an SQL {@code EXECUTE}). When the targets changed since it was
+     * made, the text is planned again: a plan
      * that sends the same text (pass-through to pass-through or refused, or the same fenced text) is taken
      * over; one that would need a different text than the statement was prepared with is refused, since the
      * parameters already bound belong to the old text.
      */
     private RewritePlan current() throws SQLException {
-        long now = owner.generation();
-        if (now == generation) {
+        if (sql == null) {
             return plan;
         }
-        if (sql == null) {
+        if (plan.isPassthrough()) {
+            // a relation it writes may have been created since it was prepared (a pool keeps statements long)
+            owner.lookUpUnknownTargets(sql);
+        }
+        long now = owner.generation();
+        if (now == generation) {
+            if (plan.isPassthrough()) {
+                owner.checkExecuted(sql); // EXECUTE name: the name may hold another statement by now
+            }
             return plan;
         }
         RewritePlan again = owner.plan(sql);

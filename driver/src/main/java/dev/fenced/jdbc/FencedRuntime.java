@@ -156,16 +156,84 @@ public final class FencedRuntime {
             return false;
         }
         boolean executes = !TextFacts.executedNames(sql).isEmpty();
-        boolean merged = lookUp(TextFacts.writeTargets(sql), connection);
+        java.util.List<dev.fenced.config.TableName> targets = TextFacts.writeTargetNames(sql);
+        java.util.List<String> names = new java.util.ArrayList<>();
+        for (dev.fenced.config.TableName t : targets) {
+            names.add(t.name());
+        }
+        boolean merged = lookUp(names, connection);
+        Unseen unseen = checkUnseen(targets, connection);
+        merged |= unseen == Unseen.READ_IN_TRANSACTION;
         s = snapshot;
         if (s.vetted().size() >= config.cacheSize()) {
             s.vetted().clear();
         }
-        if (!executes) {
-            // a text with an SQL EXECUTE is asked about each time: what the name holds can change
+        if (!executes && unseen == Unseen.NONE) {
+            // a text with an SQL EXECUTE is asked about each time: what the name holds can change; so is one
+            // that writes a name no catalog read has seen (it may be created at any time)
             s.vetted().add(sql);
         }
         return merged;
+    }
+
+    /**
+     * For the write targets no catalog read has seen: asks the server, as the statement itself will resolve
+     * them (search path, latest committed catalog), whether they exist now. A name created since it was
+     * looked up is read again; one the read still cannot see (a REPEATABLE READ or SERIALIZABLE transaction's
+     * snapshot is older than the relation, while the write itself would resolve it) is refused: fenced cannot
+     * tell whether it reaches a protected table.
+     */
+    private Unseen checkUnseen(java.util.List<dev.fenced.config.TableName> targets, Connection connection)
+            throws SQLException {
+        Set<String> relations = snapshot.relations();
+        java.util.List<String> unseen = new java.util.ArrayList<>();
+        for (dev.fenced.config.TableName t : targets) {
+            if (relations != null && !relations.contains(t.name())) {
+                unseen.add(t.toString());
+            }
+        }
+        if (unseen.isEmpty()) {
+            return Unseen.NONE;
+        }
+        java.util.List<String> existing = existing(unseen, connection);
+        if (existing.isEmpty()) {
+            return Unseen.ABSENT;
+        }
+        boolean committed = connection.getAutoCommit();
+        refresh(connection, committed);
+        relations = snapshot.relations();
+        for (dev.fenced.config.TableName t : targets) {
+            if (existing.contains(t.toString()) && !relations.contains(t.name())) {
+                refuseOrObserve(t.toString(), strictestMode(snapshot.targets()), "relation " + t + " was created after"
+                        + " this transaction's snapshot, so fenced cannot see whether it reaches a protected table;"
+                        + " write it in a new transaction", t.toString());
+            }
+        }
+        return committed ? Unseen.ABSENT : Unseen.READ_IN_TRANSACTION;
+    }
+
+    /**
+     * What {@link #checkUnseen} found: every target seen by a catalog read; some not (the text is asked
+     * about again next time); some not, and the catalog was read inside an open transaction.
+     */
+    private enum Unseen {
+        NONE, ABSENT, READ_IN_TRANSACTION
+    }
+
+    /** Which of {@code names} (SQL spellings) resolve to a relation now, as a statement would resolve them. */
+    private static java.util.List<String> existing(java.util.List<String> names, Connection connection)
+            throws SQLException {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        try (java.sql.PreparedStatement ps = connection.prepareStatement(
+                "SELECT n FROM pg_catalog.unnest(?::text[]) n WHERE pg_catalog.to_regclass(n) IS NOT NULL")) {
+            ps.setArray(1, connection.createArrayOf("text", names.toArray()));
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
     }
 
     /**
@@ -335,6 +403,15 @@ public final class FencedRuntime {
                 mention == null ? strictestMode(snapshot.targets()) : mention.mode(),
                 "a batch that changes the schema around a protected table and then writes; run the DDL on its own,"
                         + " then the writes", sql);
+    }
+
+    /** A batch whose entries were planned before the catalog changed. */
+    void refuseStaleBatch(String texts) throws SQLException {
+        TextFacts.Mention mention = TextFacts.mention(texts, snapshot.targets());
+        refuseOrObserve(mention == null ? "a protected table" : mention.table(),
+                mention == null ? strictestMode(snapshot.targets()) : mention.mode(),
+                "a batch planned before the catalog changed (a view, partition or child of a protected table"
+                        + " appeared since); add its entries again", texts);
     }
 
     private static FencingMode strictestMode(FencingTargets targets) {

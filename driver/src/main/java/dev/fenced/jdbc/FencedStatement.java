@@ -30,6 +30,9 @@ public class FencedStatement extends DelegatingStatement {
     private boolean batchChangesSchema;
     /** The batch entry that changes the schema around a protected table, while a later entry could write. */
     private String batchDdl;
+    /** The texts of the current batch (addBatch(String)) and the catalog generation they were planned at. */
+    private List<String> batchTexts;
+    private long batchGeneration;
     /** The last text run, for the result sets it produced (an updatable one refuses row writes over it). */
     private String lastSql;
 
@@ -147,6 +150,11 @@ public class FencedStatement extends DelegatingStatement {
             batchDdl = sql;
         }
         batchChangesSchema |= plan.schemaChange();
+        if (batchTexts == null) {
+            batchTexts = new ArrayList<>();
+            batchGeneration = owner.generation();
+        }
+        batchTexts.add(sql);
         if (!plan.isFenced()) {
             statement.addBatch(sql);
             return;
@@ -201,8 +209,37 @@ public class FencedStatement extends DelegatingStatement {
         return counts;
     }
 
+    /**
+     * The entries added with {@code addBatch(String)} were planned when added: what they write may have been
+     * created since, an SQL {@code EXECUTE} may name another statement by now, and a catalog change since
+     * (a new view, partition or child of a protected table) makes their plans stale, so the batch is refused.
+     */
+    private void checkBatchTexts() throws SQLException {
+        List<String> texts = batchTexts;
+        if (texts == null) {
+            return;
+        }
+        for (String sql : texts) {
+            owner.lookUpUnknownTargets(sql);
+        }
+        if (owner.generation() != batchGeneration) {
+            runtime.refuseStaleBatch(String.join(";\n", texts));
+            return;
+        }
+        for (String sql : texts) {
+            owner.checkExecuted(sql);
+        }
+    }
+
     /** A lease lost between addBatch and executeBatch stops the whole batch before it is sent. */
     private long checkBatch() throws SQLException {
+        try {
+            checkBatchTexts();
+        } catch (SQLException e) {
+            clearBatch();
+            throw e;
+        }
+        batchTexts = null;
         if (batched == null) {
             return TokenResolver.NO_TOKEN;
         }
@@ -237,6 +274,7 @@ public class FencedStatement extends DelegatingStatement {
     @Override
     public void clearBatch() throws SQLException {
         batched = null;
+        batchTexts = null;
         batchChangesSchema = false;
         batchDdl = null;
         statement.clearBatch();

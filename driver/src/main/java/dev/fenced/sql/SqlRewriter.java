@@ -58,11 +58,11 @@ public final class SqlRewriter {
     }
 
     /**
-     * False when the text certainly needs no fencing: it names nothing protected and runs no DO block
-     * (which can build any table name at run time).
+     * False when the text certainly needs no fencing: it names nothing protected, runs no DO block
+     * (which can build any table name at run time) and renames no schema of a registered table.
      */
     public boolean needsPlanning(String sql) {
-        return targets.mayMention(sql) || TextFacts.hasDoBlock(sql);
+        return targets.mayMention(sql) || TextFacts.hasDoBlock(sql) || TextFacts.renamesProtectedSchema(sql, targets);
     }
 
     /** The plan for {@code sql}; computed, not cached. */

@@ -84,6 +84,12 @@ final class StatementClassifier {
                             + " run it inside Fencing.unfenced");
             return;
         }
+        String inRenamedSchema = TextFacts.schemaRenamed(piece.tokens, targets);
+        if (inRenamedSchema != null) {
+            refuse(piece, inRenamedSchema, "ALTER SCHEMA ... RENAME moves a protected table out of its registered name;"
+                    + " run it inside Fencing.unfenced and register the new name");
+            return;
+        }
         if (piece.mentioned == null) {
             return;
         }
@@ -105,6 +111,12 @@ final class StatementClassifier {
                 }
             }
             case "CREATE" -> {
+                if (isCreateRule(piece.tokens)) {
+                    // a rule's actions run unfenced whenever its event fires, on whatever table it is attached to
+                    refuse(piece, piece.mentioned, "CREATE RULE naming a protected table: its actions would write"
+                            + " around fenced; run it inside Fencing.unfenced");
+                    return;
+                }
                 // CREATE TABLE ... AS WITH d AS (DELETE ...) SELECT ... runs its data-modifying CTE right
                 // away (PostgreSQL allows it there, unlike in views, materialized views and cursors), so a
                 // DDL-looking statement can write a protected table: never let it pass as utility.
@@ -141,6 +153,14 @@ final class StatementClassifier {
         }
         for (int i = 2; i < t.size(); i++) {
             Token token = t.get(i);
+            String moved = movesRows(t, i);
+            if (moved != null) {
+                // the rows would live on under a name fenced does not protect: written there unfenced, and put
+                // back (INHERIT, ATTACH PARTITION), a stale write would have landed
+                refuse(piece, piece.mentioned, "ALTER TABLE ... " + moved + " moves protected rows out from under"
+                        + " fencing; run it inside Fencing.unfenced (and register a new name)");
+                return;
+            }
             if (token.isWord("TYPE")) {
                 refuse(piece, piece.mentioned, "ALTER TABLE ... TYPE rewrites every row of a protected table;"
                         + " run it inside Fencing.unfenced");
@@ -155,6 +175,32 @@ final class StatementClassifier {
         }
     }
 
+    /**
+     * The ALTER TABLE action starting at {@code i} that takes rows out of a protected table's name or
+     * inheritance tree ({@code RENAME TO}, {@code SET SCHEMA}, {@code NO INHERIT}, {@code DETACH PARTITION}),
+     * or null.
+     */
+    private static String movesRows(List<Token> t, int i) {
+        if (i + 1 >= t.size()) {
+            return null;
+        }
+        Token a = t.get(i);
+        Token b = t.get(i + 1);
+        if (a.isWord("RENAME") && b.isWord("TO")) {
+            return "RENAME TO";
+        }
+        if (a.isWord("SET") && b.isWord("SCHEMA")) {
+            return "SET SCHEMA";
+        }
+        if (a.isWord("NO") && b.isWord("INHERIT")) {
+            return "NO INHERIT";
+        }
+        if (a.isWord("DETACH") && b.isWord("PARTITION")) {
+            return "DETACH PARTITION";
+        }
+        return null;
+    }
+
     /** {@code ADD [COLUMN] [IF NOT EXISTS] <the token at i>}. */
     private static boolean addsColumn(List<Token> t, int i) {
         int j = i - 1;
@@ -163,6 +209,15 @@ final class StatementClassifier {
             j--;
         }
         return t.get(j).isWord("ADD");
+    }
+
+    /** {@code CREATE [OR REPLACE] RULE}. */
+    private static boolean isCreateRule(List<Token> tokens) {
+        int i = 1;
+        if (tokens.size() > 3 && tokens.get(1).isWord("OR") && tokens.get(2).isWord("REPLACE")) {
+            i = 3;
+        }
+        return tokens.size() > i && tokens.get(i).isWord("RULE");
     }
 
     /** {@code CREATE [GLOBAL | LOCAL] [TEMP | TEMPORARY | UNLOGGED] TABLE}. */

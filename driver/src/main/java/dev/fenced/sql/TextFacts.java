@@ -110,6 +110,15 @@ public final class TextFacts {
      * target (last name part, folded): what a write could reach. Empty for a text with no write verb.
      */
     public static List<String> writeTargets(String sql) {
+        List<String> out = new ArrayList<>();
+        for (TableName name : writeTargetNames(sql)) {
+            out.add(name.name());
+        }
+        return out;
+    }
+
+    /** Like {@link #writeTargets}, each name with its schema as written (null when unqualified). */
+    public static List<TableName> writeTargetNames(String sql) {
         boolean any = false;
         for (String verb : WRITE_VERBS) {
             if (FencingTargets.containsIgnoreCase(sql, verb.toLowerCase(Locale.ROOT))) {
@@ -127,40 +136,85 @@ public final class TextFacts {
                 starts.add(i);
             }
         }
-        List<String> out = new ArrayList<>();
+        List<TableName> out = new ArrayList<>();
         for (int start : starts) {
             int i = start + 1;
             while (i < tokens.size() && (tokens.get(i).isWord("INTO") || tokens.get(i).isWord("FROM")
                     || tokens.get(i).isWord("ONLY") || tokens.get(i).isWord("TABLE"))) {
                 i++;
             }
-            String last = null;
-            while (i < tokens.size()) {
-                Token t = tokens.get(i);
-                if (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
-                    last = TableName.fold(t.text());
-                    if (i + 1 < tokens.size() && tokens.get(i + 1).isSymbol(".")) {
-                        i += 2;
-                        continue;
-                    }
-                }
-                break;
-            }
-            if (last != null) {
-                out.add(last);
-            }
-            // TRUNCATE a, b: every listed name
+            i = readName(tokens, i, out);
+            // TRUNCATE a, s.b, ONLY c: every listed name
             if (tokens.get(start).isWord("TRUNCATE")) {
-                for (int j = i + 1; j < tokens.size() && !tokens.get(j).isSymbol(";"); j++) {
-                    Token t = tokens.get(j);
-                    if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
-                            && tokens.get(j - 1).isSymbol(",")) {
-                        out.add(TableName.fold(t.text()));
+                while (i < tokens.size() && tokens.get(i).isSymbol(",")) {
+                    i++;
+                    if (i < tokens.size() && tokens.get(i).isWord("ONLY")) {
+                        i++;
                     }
+                    i = readName(tokens, i, out);
                 }
             }
         }
         return out;
+    }
+
+    /** Reads a dotted name chain starting at {@code i} into {@code out}; returns the index after it. */
+    private static int readName(List<Token> tokens, int i, List<TableName> out) {
+        String schema = null;
+        String last = null;
+        while (i < tokens.size()) {
+            Token t = tokens.get(i);
+            if (t.kind() != Token.Kind.WORD && t.kind() != Token.Kind.QUOTED_IDENTIFIER) {
+                break;
+            }
+            schema = last;
+            last = TableName.fold(t.text());
+            i++;
+            if (i < tokens.size() && tokens.get(i).isSymbol(".")) {
+                i++;
+                continue;
+            }
+            break;
+        }
+        if (last != null) {
+            out.add(new TableName(schema, last));
+        }
+        return i;
+    }
+
+    /**
+     * For {@code ALTER SCHEMA s RENAME TO ...} where {@code s} qualifies a registered table: that table's name
+     * (renaming the schema would move it out from under its registered name); else null.
+     */
+    static String schemaRenamed(List<Token> tokens, FencingTargets targets) {
+        if (tokens.size() < 4 || !tokens.get(0).isWord("ALTER") || !tokens.get(1).isWord("SCHEMA")
+                || !StatementClassifier.hasWord(tokens, Set.of("RENAME"))) {
+            return null;
+        }
+        Token name = tokens.get(2);
+        if (name.kind() != Token.Kind.WORD && name.kind() != Token.Kind.QUOTED_IDENTIFIER) {
+            return null;
+        }
+        String schema = TableName.fold(name.text());
+        for (ProtectedTable p : targets.tables()) {
+            if (p.name().schema() != null && TableName.sameName(p.name().schema(), schema)) {
+                return p.displayName();
+            }
+        }
+        return null;
+    }
+
+    /** True when a statement of the text renames a schema a registered table is qualified with. */
+    public static boolean renamesProtectedSchema(String sql, FencingTargets targets) {
+        if (!containsWord(sql, "schema") || !containsWord(sql, "rename")) {
+            return false;
+        }
+        for (StatementClassifier.Piece piece : StatementClassifier.split(SqlLexer.tokenize(sql))) {
+            if (schemaRenamed(piece.tokens, targets) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A protected name a text mentions, and the strictest mode of every protected name in it. */
