@@ -1,0 +1,207 @@
+package dev.fenced.it;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fenced.Fencing;
+import dev.fenced.FencingScope;
+import dev.fenced.StaleTokenException;
+import dev.fenced.UnsupportedStatementException;
+import dev.fenced.it.support.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An outsider's attacks on fenced's PostgreSQL-exact reading (issue 16, second round), on a real PostgreSQL: for
+ * each text, a stale token changes no row, a write with no token is refused, and with a current token fenced
+ * does what raw pgjdbc does.
+ */
+class LexingAttackTest {
+
+    static TestDatabase db;
+    static final long ROW = 50;
+    static final long CURRENT = 60;
+    static final long STALE = 40;
+    static final String LONG = "t234567890123456789012345678901234567890123456789012345678901_3"; // 63 characters
+    static final String MULTIBYTE = "\u00e9".repeat(31) + "x"; // 63 bytes in UTF-8
+
+    @BeforeAll
+    static void start() {
+        db = TestDatabase.create();
+        db.execute("CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
+                "CREATE TABLE IF NOT EXISTS " + LONG + " (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
+                "CREATE TABLE IF NOT EXISTS " + MULTIBYTE + " (id int PRIMARY KEY, v text, n bigint, last_token bigint)");
+    }
+
+    static void reset() {
+        db.execute("TRUNCATE t, " + LONG + ", " + MULTIBYTE, "INSERT INTO " + MULTIBYTE + " VALUES (1, 'one', 1, " + ROW + ")",
+                "INSERT INTO t VALUES (1, 'one', 1, " + ROW + "), (2, 'two', 2, " + ROW + ")",
+                "INSERT INTO " + LONG + " VALUES (1, 'one', 1, " + ROW + ")");
+    }
+
+    static Connection fenced() throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("fenced.tables", "t," + LONG + "," + MULTIBYTE);
+        return DriverManager.getConnection(db.fencedUrl(), p);
+    }
+
+    static String snapshot() {
+        StringBuilder b = new StringBuilder();
+        try (Connection c = db.rawConnection(); Statement s = c.createStatement()) {
+            for (String table : new String[] {"t", LONG, MULTIBYTE}) {
+                try (var rs = s.executeQuery("SELECT id, v, n, last_token FROM " + table + " ORDER BY id")) {
+                    while (rs.next()) {
+                        b.append(rs.getInt(1)).append('|').append(rs.getString(2)).append('|').append(rs.getLong(3))
+                                .append('|').append(rs.getLong(4)).append(';');
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return b.toString();
+    }
+
+    static String run(Connection c, String sql, boolean prepared) {
+        try {
+            if (prepared) {
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    ps.execute();
+                }
+            } else {
+                try (Statement s = c.createStatement()) {
+                    s.execute(sql);
+                }
+            }
+            return null;
+        } catch (SQLException e) {
+            return e.getClass().getSimpleName() + ":" + e.getSQLState() + ":" + e.getMessage();
+        }
+    }
+
+    /** What is wrong with fenced's handling of {@code sql}, or null. */
+    static String attack(String sql, boolean prepared) throws SQLException {
+        List<String> wrong = new ArrayList<>();
+        reset();
+        String before = snapshot();
+        try (Connection c = fenced(); FencingScope ignored = Fencing.bind(STALE)) {
+            String e = run(c, sql, prepared);
+            if (!before.equals(snapshot())) {
+                wrong.add("stale token changed rows (" + e + ")");
+            }
+        }
+        reset();
+        try (Connection c = fenced()) {
+            String e = run(c, sql, prepared);
+            if (!before.equals(snapshot())) {
+                wrong.add("no token changed rows (" + e + ")");
+            }
+        }
+        reset();
+        String rawError;
+        try (Connection c = db.rawConnection()) {
+            rawError = run(c, sql, prepared);
+        }
+        String rawAfter = snapshot().replace("|" + ROW + ";", "|X;");
+        reset();
+        try (Connection c = fenced(); FencingScope ignored = Fencing.bind(CURRENT)) {
+            String e = run(c, sql, prepared);
+            String after = snapshot().replace("|" + ROW + ";", "|X;").replace("|" + CURRENT + ";", "|X;");
+            boolean refused = e != null && e.startsWith("UnsupportedStatement");
+            if (!refused && ((rawError == null) != (e == null) || !after.equals(rawAfter))) {
+                wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
+                        + after);
+            }
+        }
+        return wrong.isEmpty() ? null : String.join("; ", wrong);
+    }
+
+    static final String[] ATTACKS = {
+        "UPDATE U&\"\\0074\" SET v = 'x'",
+        "UPDATE t SET v = 'x' WHERE id = 1 --",
+        "UPDATE t SET v = 'x' --c\rWHERE id = 1",
+        "UPDATE t SET n = 2 *-- x\n 3 WHERE id = 1",
+        "UPDATE t SET n = 2 */* x */ 3 WHERE id = 1",
+        "UPDATE t SET n = n+-1 WHERE id = 1",
+        "UPDATE t SET n = 5 /*/ x */ - 1 WHERE id = 1",
+        "UPDATE t SET n = 5 /* /*/ x */ */ - 1 WHERE id = 1",
+        "UPDATE t SET v = 'a' -- c\n'b' WHERE id = 1",
+        "UPDATE t SET v = 'a'\n'b' WHERE id = 1",
+        "UPDATE t SET v = 'a' /* c */\n'b' WHERE id = 1",
+        "UPDATE t SET v = e'\\x27' WHERE id = 1",
+        "UPDATE t SET v = E'\\\\' WHERE id = 1",
+        "UPDATE t SET v = E'\\'' WHERE id = 1",
+        "UPDATE t SET v = U&'d!0061t' UESCAPE '!' WHERE id = 1",
+        "UPDATE t SET v = U&'d\\0061t' WHERE id = 1",
+        "UPDATE t SET v = B'101'::text WHERE id = 1",
+        "UPDATE t SET v = X'ff'::text WHERE id = 1",
+        "UPDATE t SET v = N'x' WHERE id = 1",
+        "UPDATE t SET n = 1.e1 WHERE id = 1",
+        "UPDATE t SET n = 0x1F WHERE id = 1",
+        "UPDATE t SET n = 1_000 WHERE id = 1",
+        "UPDATE t SET v = $_$x$_$ WHERE id = 1",
+        "UPDATE t SET v = $é$x$é$ WHERE id = 1",
+        "UPDATE t SET v = ''||$a$ -- $a$ WHERE id = 1",
+        "UPDATE t SET v = $a$;$a$ WHERE id = 1",
+        "SELECT $$;$$; UPDATE t SET v = 'x' WHERE id = 1",
+        "SELECT 1 /* ; /* ; */ ; */; UPDATE t SET v = 'x' WHERE id = 1",
+        "DELETE FROM t WHERE id = 1 OR id = 2",
+        "DELETE FROM t WHERE id = 1 OR true RETURNING id",
+        "DELETE FROM t WHERE id = 1 \u0000 OR true",
+        "UPDATE t SET v = 'x' WHERE id = 1\u000B",
+        "UPDATE t SET v = 'x' WHERE\u00A0id = 1",
+        "UPDATE t SET v = {fn ucase('x')} WHERE id = 1",
+        "DELETE FROM t WHERE v LIKE 'o!%' {escape '!'}",
+        "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb ? 'a' AND id = 1",
+        "UPDATE public.t SET v = 'x' WHERE id = 1",
+        "UPDATE \"public\".\"t\" SET v = 'x' WHERE id = 1",
+        "UPDATE PUBLIC.T SET v = 'x' WHERE id = 1",
+        "UPDATE t AS a$b$c SET v = 'x' WHERE id = 1",
+        "UPDATE t SET v = 'x' WHERE id = 1; UPDATE t SET v = 'y' WHERE id = 2",
+        "WITH u AS (UPDATE t SET v = 'x' RETURNING 1) SELECT count(*) FROM u",
+        "EXPLAIN ANALYZE UPDATE t SET v = 'x'",
+        "COPY (UPDATE t SET v = 'x' RETURNING 1) TO STDOUT",
+        "INSERT INTO t (id, v) VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET v = 'y'",
+        "INSERT INTO t (id, v) SELECT 1, 'z' ON CONFLICT (id) DO UPDATE SET v = excluded.v",
+        "UPDATE t SET v = 'x' WHERE id = 1 RETURNING $$;$$",
+        "UPDATE t SET n = n::text::bigint WHERE id = 1",
+        "UPDATE t SET n = 3 WHERE id = $1",
+        "UPDATE t SET n = 3 WHERE id = 1$a$",
+        "UPDATE t SET v = x.v FROM (SELECT 'q' AS v) x WHERE t.id = 1",
+        "UPDATE t SET v = 'x' WHERE id IN (SELECT id FROM t FOR UPDATE)",
+    };
+
+    @Test
+    void aNameCutTo63BytesByPostgresIsTheProtectedTable() throws SQLException {
+        for (String sql : new String[] {"UPDATE " + LONG + "xyz SET v = 'x' WHERE id = 1",
+            "UPDATE \"" + LONG + "_tail\" SET v = 'x' WHERE id = 1", "DELETE FROM public." + LONG + "0",
+            "INSERT INTO " + LONG + "1 (id, v) VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET v = 'y'",
+            "UPDATE " + MULTIBYTE + "\u00e9 SET v = 'x' WHERE id = 1"}) {
+            for (boolean prepared : new boolean[] {false, true}) {
+                String wrong = attack(sql, prepared);
+                assertTrue(wrong == null, () -> sql + " => " + wrong);
+            }
+        }
+    }
+
+    @Test
+    void everyAttackIsRefusedOrFencedAsPostgresReadsIt() throws SQLException {
+        List<String> report = new ArrayList<>();
+        for (String sql : ATTACKS) {
+            for (boolean prepared : new boolean[] {false, true}) {
+                String wrong = attack(sql, prepared);
+                if (wrong != null) {
+                    report.add((prepared ? "PS " : "ST ") + sql.replace("\n", "\\n").replace("\r", "\\r") + " => " + wrong);
+                }
+            }
+        }
+        assertTrue(report.isEmpty(), String.join("\n", report));
+    }
+}
