@@ -1,5 +1,7 @@
 package dev.fenced.it;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
@@ -176,6 +178,46 @@ class LexingAttackTest {
         "UPDATE t SET n = 3 WHERE id = 1$a$",
         "UPDATE t SET v = x.v FROM (SELECT 'q' AS v) x WHERE t.id = 1",
         "UPDATE t SET v = 'x' WHERE id IN (SELECT id FROM t FOR UPDATE)",
+        "UPDATE t SET v = U&'\\0027' WHERE id = 1",
+        "UPDATE t SET v = U&'x' UESCAPE '''' WHERE id = 1",
+        "UPDATE t SET v = {fn concat('a', 'b')} WHERE id = 1",
+        "UPDATE t SET v = '{fn ucase(1)}' WHERE id = 1",
+        "UPDATE t SET v = $${fn ucase('x')}$$ WHERE id = 1",
+        "UPDATE t SET v = 'x' -- {fn ucase('y')}\nWHERE id = 1",
+        "UPDATE t SET v = {d '2020-01-01'}::text WHERE id = 1",
+        "UPDATE t SET v = 'a\\' , n = n WHERE id = 1 -- '",
+        "UPDATE t SET v = E'a\\' , n = n WHERE id = 1 -- '",
+        "UPDATE t SET n = " + "(".repeat(300) + "1" + ")".repeat(300) + " WHERE id = 1",
+        "UPDATE t SET n = 0" + " + 1".repeat(20000) + " WHERE id = 1",
+        "UPDATE t SET n = ARRAY" + "[".repeat(40) + "1" + "]".repeat(40) + " WHERE id = 1",
+        "UPDATE t SET n = n WHERE id = 1 /* unterminated",
+        "UPDATE t SET v = 'unterminated",
+        "UPDATE t SET v = $a$ unterminated",
+        "UPDATE t SET v = 'x' WHERE id = 1 \\; UPDATE t SET v = 'y'",
+        "UPDATE t SET v = 'x' WHERE id = 1;;; DELETE FROM t WHERE id = 2",
+        "DELETE FROM t WHERE id = (SELECT 1) OR id = 2",
+        "DELETE FROM t USING (VALUES (1)) x(k) WHERE t.id = x.k OR true",
+        "DELETE FROM ONLY t WHERE id = 1",
+        "UPDATE ONLY t SET v = 'x'",
+        "UPDATE t * SET v = 'x'",
+        "UPDATE \"t\" SET v = 'x'",
+        "UPDATE T SET v = 'x'",
+        "INSERT INTO t VALUES (3, 'x', 3, 999)",
+        "INSERT INTO t (id, v, last_token) VALUES (3, 'x', 999)",
+        "INSERT INTO t (id, v) VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET last_token = 999",
+        "INSERT INTO t (id, v) VALUES (1, 'x') ON CONFLICT ON CONSTRAINT t_pkey DO UPDATE SET v = 'y' WHERE t.id = 1",
+        "UPDATE t SET (v, n) = (SELECT 'x', 9) WHERE id = 1",
+        "UPDATE t SET (v, n) = ROW('x', 9) WHERE id = 1",
+        "UPDATE t SET v = 'x' WHERE id = 1 RETURNING last_token",
+        "BEGIN; UPDATE t SET v = 'x' WHERE id = 1; COMMIT",
+        "UPDATE t SET v = 'x' WHERE id = 1\f",
+        "UPDATE t SET v = 'x'\rWHERE id = 1",
+        "UPDATE t SET v = 'a'\r'b' WHERE id = 1",
+        "UPDATE t SET v = 'a' --c\r'b' WHERE id = 1",
+        "UPDATE t SET v = 'a'\t\n\f'b' WHERE id = 1",
+        "UPDATE t SET v = 'a' -- x",
+        "UPDATE t SET v = 'a'\n-- x\n'b' WHERE id = 1",
+        "UPDATE t SET v = 'a'\n-- x",
     };
 
     @Test
@@ -189,6 +231,19 @@ class LexingAttackTest {
                 assertTrue(wrong == null, () -> sql + " => " + wrong);
             }
         }
+    }
+
+    @Test
+    void anExpressionTooLongToPrintIsRefusedNotAStackOverflow() throws SQLException {
+        String sql = "UPDATE t SET n = 0" + " + 1".repeat(20000) + " WHERE id = 1";
+        reset();
+        String before = snapshot();
+        try (Connection c = fenced(); FencingScope ignored = Fencing.bind(CURRENT); Statement s = c.createStatement()) {
+            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate(sql));
+            assertEquals("t", e.table());
+            assertTrue(e.getMessage().contains("nested too deeply"), e::getMessage);
+        }
+        assertEquals(before, snapshot());
     }
 
     @Test
