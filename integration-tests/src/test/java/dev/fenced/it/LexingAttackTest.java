@@ -233,6 +233,127 @@ class LexingAttackTest {
         }
     }
 
+    /**
+     * standard_conforming_strings turned off by a statement fenced lets through, then a text that means something
+     * else with it off: no row may change under a stale token, nor with no token.
+     */
+    @Test
+    void turningConformingStringsOffAroundAWriteChangesNothing() throws SQLException {
+        String[] offs = {
+            "SELECT set_config('standard_conforming_strings', 'off', false)",
+            "SELECT set_config(lower('STANDARD_CONFORMING_STRINGS'), 'off', false)",
+            "SELECT set_config('standard_conforming_strings', 'of' || 'f', false)",
+            "SELECT set_config(E'standard\\137conforming_strings', 'off', false)",
+            "SET SESSION standard_conforming_strings = off",
+            "SET standard_conforming_strings TO 'off'",
+            "SET \"standard_conforming_strings\" = false",
+            "SELECT set_config(U&'standard!005Fconforming_strings' UESCAPE '!', 'off', false)",
+            "SELECT set_config(s, 'off', false) FROM (VALUES ('standard_conforming_strings')) v(s)",
+            "DO $$BEGIN PERFORM set_config('standard_conforming_strings', 'off', false); END$$",
+        };
+        String[] writes = {
+            "UPDATE t SET v = 'a\\', n = n WHERE id = 1 -- '",
+            "UPDATE t SET v = 'a\\' WHERE id = 1 OR v = ' --'",
+        };
+        for (String off : offs) {
+            for (String write : writes) {
+                for (boolean oneText : new boolean[] {false, true}) {
+                    for (Long token : new Long[] {STALE, null}) {
+                        reset();
+                        String before = snapshot();
+                        try (Connection c = fenced(); Statement s = c.createStatement()) {
+                            try (FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                                if (oneText) {
+                                    run(c, off + "; " + write, false);
+                                } else {
+                                    run(c, off, false);
+                                    run(c, write, false);
+                                    run(c, write, true);
+                                }
+                            }
+                        }
+                        String what = off + (oneText ? "; " : " then ") + write + " token " + token;
+                        assertEquals(before, snapshot(), what);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The server's setting at connect: off in the URL's startup options. */
+    @Test
+    void aConnectionStartingWithConformingStringsOffWritesNothing() throws SQLException {
+        reset();
+        String before = snapshot();
+        Properties p = new Properties();
+        p.setProperty("fenced.tables", "t");
+        p.setProperty("options", "-c standard_conforming_strings=off");
+        try (FencingScope ignored = Fencing.bind(STALE)) {
+            try (Connection c = DriverManager.getConnection(db.fencedUrl(), p)) {
+                run(c, "UPDATE t SET v = 'a\\', n = n WHERE id = 1 -- '", false);
+                run(c, "UPDATE t SET v = 'x'", true);
+            } catch (SQLException refusedAtConnect) {
+                // refused at connect: nothing written
+            }
+        }
+        assertEquals(before, snapshot());
+    }
+
+    /** Simple query mode: pgjdbc writes the parameters into the text itself. */
+    @Test
+    void simpleQueryModeBindsWhatThePlanAssumed() throws SQLException {
+        for (String mode : new String[] {"simple", "extendedForPrepared", "extendedCacheEverything"}) {
+            Properties p = new Properties();
+            p.setProperty("fenced.tables", "t");
+            p.setProperty("preferQueryMode", mode);
+            for (Long token : new Long[] {STALE, null}) {
+                reset();
+                String before = snapshot();
+                try (Connection c = DriverManager.getConnection(db.fencedUrl(), p);
+                     FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                    for (String sql : new String[] {"UPDATE t SET n = 1-? WHERE id = ?", "DELETE FROM t WHERE id = ? OR n = 1-?"}) {
+                        try (PreparedStatement ps = c.prepareStatement(sql)) {
+                            ps.setLong(1, -1);
+                            ps.setLong(2, 1);
+                            ps.executeUpdate();
+                        } catch (SQLException expected) {
+                            // refused or stale
+                        }
+                    }
+                    run(c, "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb ? 'a'", false);
+                }
+                assertEquals(before, snapshot(), mode + " token " + token);
+            }
+            reset();
+            try (Connection c = DriverManager.getConnection(db.fencedUrl(), p); FencingScope ignored = Fencing.bind(CURRENT);
+                 PreparedStatement ps = c.prepareStatement("UPDATE t SET n = 1-? WHERE id = ? AND v <> '?'")) {
+                ps.setLong(1, -1);
+                ps.setLong(2, 1);
+                assertEquals(1, ps.executeUpdate(), mode);
+            }
+            assertEquals(2, db.queryLong("SELECT n FROM t WHERE id = 1"), mode);
+            assertEquals(CURRENT, db.queryLong("SELECT last_token FROM t WHERE id = 1"), mode);
+        }
+    }
+
+    /** A batch whose first entry turns standard_conforming_strings off. */
+    @Test
+    void aBatchTurningConformingStringsOffChangesNothing() throws SQLException {
+        for (Long token : new Long[] {STALE, null}) {
+            reset();
+            String before = snapshot();
+            try (Connection c = fenced(); Statement s = c.createStatement();
+                 FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                s.addBatch("SELECT set_config('standard_conforming_strings', 'off', false)");
+                s.addBatch("UPDATE t SET v = 'a\\', n = n WHERE id = 1 -- '");
+                s.executeBatch();
+            } catch (SQLException expected) {
+                // refused
+            }
+            assertEquals(before, snapshot(), "token " + token);
+        }
+    }
+
     @Test
     void anExpressionTooLongToPrintIsRefusedNotAStackOverflow() throws SQLException {
         String sql = "UPDATE t SET n = 0" + " + 1".repeat(20000) + " WHERE id = 1";
