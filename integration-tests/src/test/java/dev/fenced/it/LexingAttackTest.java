@@ -117,6 +117,9 @@ class LexingAttackTest {
             String e = run(c, sql, prepared);
             String after = snapshot().replace("|" + ROW + ";", "|X;").replace("|" + CURRENT + ";", "|X;");
             boolean refused = e != null && e.startsWith("UnsupportedStatement");
+            System.out.println((refused ? "refused   " : e != null ? "error     " : "fenced    ")
+                    + (prepared ? "PS " : "ST ") + sql.replace("\n", "\\n").replace("\r", "\\r")
+                    .substring(0, Math.min(sql.length(), 120)) + (refused ? "  -- " + e : ""));
             if (!refused && ((rawError == null) != (e == null) || !after.equals(rawAfter))) {
                 wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
                         + after);
@@ -178,6 +181,38 @@ class LexingAttackTest {
         "UPDATE t SET n = 3 WHERE id = 1$a$",
         "UPDATE t SET v = x.v FROM (SELECT 'q' AS v) x WHERE t.id = 1",
         "UPDATE t SET v = 'x' WHERE id IN (SELECT id FROM t FOR UPDATE)",
+        "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb ?| array['a'] AND id = 1",
+        "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb ?& array['a'] AND id = 1",
+        "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb @? '$.a' AND id = 1",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND NOT '{\"a\":1}'::jsonb ?'b'",
+        "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb ?? 'a' AND id = 1",
+        "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb ??| array['a'] AND id = 1",
+        "UPDATE t SET v = ('{\"a\":1}'::jsonb ? 'a')::text WHERE id = 1",
+        "UPDATE t SET v = 'x' WHERE point(1,1) ?- point(2,1) AND id = 1",
+        "UPDATE t SET v = 'x' WHERE lseg '((0,0),(0,1))' ?| lseg '((0,0),(1,0))' AND id = 1",
+        "DELETE FROM t WHERE '{\"a\":1}'::jsonb ?| array['a'] AND id = 1",
+        "DELETE FROM t WHERE '{\"a\":1}'::jsonb ?'a'",
+        "UPDATE t SET n = n WHERE id = 1 AND v ~ '^o' AND v !~ 'x' AND v ~* 'O'",
+        "UPDATE t SET n = @ -3 WHERE id = 1",
+        "UPDATE t SET n = |/ 16 WHERE id = 1",
+        "UPDATE t SET n = 2 ^ 3 WHERE id = 1",
+        "UPDATE t SET n = 7 % 3 WHERE id = 1",
+        "UPDATE t SET n = n WHERE id = 1 AND B'101' & B'001' = B'001'",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND 'a' COLLATE \"C\" < 'b'",
+        "UPDATE t SET v = 'x' WHERE id BETWEEN SYMMETRIC 2 AND 1",
+        "UPDATE t SET n = - - n WHERE id = 1",
+        "UPDATE t SET v = 'x' WHERE (id = 1) = true",
+        "UPDATE t SET v = 'x' WHERE v IS NOT NULL IS TRUE AND id = 1",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND v::text IS DISTINCT FROM 'y'",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND n OPERATOR(pg_catalog.=) 1",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND ARRAY[1] <@ ARRAY[1, 2]",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND 1 = ANY ('{1}')",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND (n, id) > (0, 0)",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND v LIKE 'o%' ESCAPE '!'",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND v SIMILAR TO 'o%'",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND interval '1 day' > interval '1 hour'",
+        "UPDATE t SET v = format('%s', $$x$$) WHERE id = 1",
+        "UPDATE t SET v = 'x' WHERE id = 1 AND now() > '2000-01-01'::timestamptz AT TIME ZONE 'UTC'",
         "UPDATE t SET v = U&'\\0027' WHERE id = 1",
         "UPDATE t SET v = U&'x' UESCAPE '''' WHERE id = 1",
         "UPDATE t SET v = {fn concat('a', 'b')} WHERE id = 1",
