@@ -1,9 +1,14 @@
 package dev.fenced.jdbc;
 
+import dev.fenced.UnsupportedStatementException;
+import dev.fenced.config.ProtectedTable;
+import dev.fenced.config.TableName;
 import dev.fenced.jdbc.delegate.DelegatingResultSet;
+import dev.fenced.sql.FencingTargets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.postgresql.PGResultSetMetaData;
 
 /** A result set whose {@code getStatement()} is the fenced statement that produced it (null for metadata). */
 public final class FencedResultSet extends DelegatingResultSet {
@@ -23,6 +28,64 @@ public final class FencedResultSet extends DelegatingResultSet {
     public Statement getStatement() {
         return owner;
     }
+
+    @Override
+    public void updateRow() throws SQLException {
+        refuseWriteThrough();
+        super.updateRow();
+    }
+
+    @Override
+    public void deleteRow() throws SQLException {
+        refuseWriteThrough();
+        super.deleteRow();
+    }
+
+    @Override
+    public void insertRow() throws SQLException {
+        refuseWriteThrough();
+        super.insertRow();
+    }
+
+    /**
+     * pgjdbc runs an updatable result set's {@code updateRow}, {@code deleteRow} and {@code insertRow} as its own
+     * UPDATE/DELETE/INSERT on its own connection, which fenced never sees: a stale or token-less write would land.
+     * Refused when a column comes from a protected table (or a view or parent reaching one), or from a relation
+     * pgjdbc cannot name.
+     */
+    private void refuseWriteThrough() throws SQLException {
+        if (owner == null || !(owner.getConnection() instanceof FencedConnection fenced)) {
+            return;
+        }
+        FencingTargets targets = fenced.runtime().targets();
+        if (targets.isEmpty() && targets.indirect().isEmpty()) {
+            return;
+        }
+        PGResultSetMetaData meta = resultSet.getMetaData().unwrap(PGResultSetMetaData.class);
+        for (int i = 1; i <= resultSet.getMetaData().getColumnCount(); i++) {
+            String name = meta.getBaseTableName(i);
+            if (name == null || name.isEmpty()) {
+                throw new UnsupportedStatementException(targets.tables().isEmpty() ? "a protected table"
+                        : targets.tables().get(0).displayName(), "an updatable result set over a relation pgjdbc"
+                        + " cannot name; write with an UPDATE, DELETE or INSERT statement");
+            }
+            String schema = meta.getBaseSchemaName(i);
+            TableName base = new TableName(schema == null || schema.isEmpty() ? null : schema, name);
+            for (ProtectedTable t : targets.tables()) {
+                if (t.name().matchedBy(base)) {
+                    throw new UnsupportedStatementException(t.displayName(), UPDATABLE);
+                }
+            }
+            for (TableName v : targets.indirect().keySet()) {
+                if (v.matchedBy(base)) {
+                    throw new UnsupportedStatementException(v.toString(), UPDATABLE);
+                }
+            }
+        }
+    }
+
+    private static final String UPDATABLE = "an updatable result set's updateRow/deleteRow/insertRow (pgjdbc runs"
+            + " them itself, unfenced); write with an UPDATE, DELETE or INSERT statement";
 
     @Override
     public <T> T unwrap(Class<T> iface) throws SQLException {

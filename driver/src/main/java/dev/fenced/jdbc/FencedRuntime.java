@@ -125,6 +125,11 @@ public final class FencedRuntime {
         return config;
     }
 
+    /** What is protected now (the last catalog read). */
+    FencingTargets targets() {
+        return snapshot.targets();
+    }
+
     /** The plan for {@code sql}. Cheap for statements that cannot touch a protected table. */
     RewritePlan plan(String sql) {
         RewriteCache cache = snapshot.cache();

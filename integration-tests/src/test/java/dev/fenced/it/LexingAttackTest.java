@@ -389,6 +389,124 @@ class LexingAttackTest {
         }
     }
 
+    /** JDBC entry points other than prepareStatement(String) / createStatement(). */
+    @Test
+    void everyJdbcEntryPointFencesOrRefuses() throws SQLException {
+        String sql = "UPDATE t SET v = 'x' WHERE id = 1";
+        List<String> wrong = new ArrayList<>();
+        for (Long token : new Long[] {STALE, null}) {
+            for (int k = 0; k < 12; k++) {
+                reset();
+                String before = snapshot();
+                String what = "entry " + k + " token " + token;
+                try (Connection c = fenced(); FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                    switch (k) {
+                        case 0 -> c.prepareCall(sql).executeUpdate();
+                        case 1 -> c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS).executeUpdate();
+                        case 2 -> c.prepareStatement(sql, new String[] {"id"}).executeUpdate();
+                        case 3 -> c.prepareStatement(sql, new int[] {1}).executeUpdate();
+                        case 4 -> c.createStatement().executeUpdate(sql, Statement.RETURN_GENERATED_KEYS);
+                        case 5 -> c.createStatement().executeUpdate(sql, new String[] {"id"});
+                        case 6 -> c.createStatement().executeLargeUpdate(sql);
+                        case 7 -> c.createStatement().executeQuery(sql + " RETURNING id").next();
+                        case 8 -> {
+                            try (Statement s = c.createStatement(java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
+                                    java.sql.ResultSet.CONCUR_UPDATABLE);
+                                 java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
+                                rs.next();
+                                rs.updateString("v", "x");
+                                rs.updateRow();
+                            }
+                        }
+                        case 9 -> {
+                            try (Statement s = c.createStatement(java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
+                                    java.sql.ResultSet.CONCUR_UPDATABLE);
+                                 java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
+                                rs.next();
+                                rs.deleteRow();
+                            }
+                        }
+                        case 10 -> {
+                            try (PreparedStatement ps = c.prepareStatement("SELECT id, v FROM t WHERE id = 1",
+                                    java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE, java.sql.ResultSet.CONCUR_UPDATABLE);
+                                 java.sql.ResultSet rs = ps.executeQuery()) {
+                                rs.next();
+                                rs.updateString("v", "x");
+                                rs.updateRow();
+                            }
+                        }
+                        default -> c.prepareCall("{call pg_catalog.set_config('application_name', 'x', false)}; " + sql)
+                                .execute();
+                    }
+                } catch (SQLException expected) {
+                    // refused or stale
+                }
+                if (!before.equals(snapshot())) {
+                    wrong.add(what);
+                }
+            }
+        }
+        assertTrue(wrong.isEmpty(), () -> String.join("\n", wrong));
+    }
+
+    /** pgjdbc writes an updatable result set's rows with its own statements, unseen by fenced. */
+    @Test
+    void anUpdatableResultSetOverAProtectedTableIsRefused() throws SQLException {
+        db.execute("CREATE TABLE IF NOT EXISTS free (id int PRIMARY KEY, v text)", "TRUNCATE free",
+                "INSERT INTO free VALUES (1, 'one')");
+        reset();
+        String before = snapshot();
+        try (Connection c = fenced(); FencingScope ignored = Fencing.bind(STALE);
+             Statement s = c.createStatement(java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
+                     java.sql.ResultSet.CONCUR_UPDATABLE)) {
+            try (java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
+                rs.next();
+                rs.updateString("v", "x");
+                UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class, rs::updateRow);
+                assertEquals("t", e.table());
+                assertThrows(UnsupportedStatementException.class, rs::deleteRow);
+            }
+            try (java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM free WHERE id = 1")) {
+                rs.next();
+                rs.updateString("v", "changed");
+                rs.updateRow();
+            }
+        }
+        assertEquals(before, snapshot());
+        assertEquals(1, db.queryLong("SELECT count(*) FROM free WHERE v = 'changed'"));
+    }
+
+    /** pgjdbc's reWriteBatchedInserts rewrites the fenced INSERT's VALUES itself. */
+    @Test
+    void rewrittenBatchedInsertsKeepTheGuard() throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("fenced.tables", "t");
+        p.setProperty("reWriteBatchedInserts", "true");
+        for (Long token : new Long[] {STALE, null, CURRENT}) {
+            reset();
+            String before = snapshot();
+            try (Connection c = DriverManager.getConnection(db.fencedUrl(), p);
+                 FencingScope ignored = token == null ? null : Fencing.bind(token);
+                 PreparedStatement ps = c.prepareStatement(
+                         "INSERT INTO t (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = excluded.v")) {
+                for (int id = 1; id <= 2; id++) {
+                    ps.setInt(1, id);
+                    ps.setString(2, "b" + id);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            } catch (SQLException expected) {
+                // refused or stale
+            }
+            if (token == null || token == STALE) {
+                assertEquals(before, snapshot(), "token " + token);
+            } else {
+                assertEquals(CURRENT, db.queryLong("SELECT min(last_token) FROM t"));
+                assertEquals(2, db.queryLong("SELECT count(*) FROM t WHERE v LIKE 'b%'"));
+            }
+        }
+    }
+
     @Test
     void anExpressionTooLongToPrintIsRefusedNotAStackOverflow() throws SQLException {
         String sql = "UPDATE t SET n = 0" + " + 1".repeat(20000) + " WHERE id = 1";
