@@ -30,6 +30,46 @@ public final class FencedResultSet extends DelegatingResultSet {
     }
 
     @Override
+    public Object getObject(int column) throws SQLException {
+        return FencedValues.guard(super.getObject(column), owner);
+    }
+
+    @Override
+    public Object getObject(String column) throws SQLException {
+        return FencedValues.guard(super.getObject(column), owner);
+    }
+
+    @Override
+    public Object getObject(int column, java.util.Map<String, Class<?>> map) throws SQLException {
+        return FencedValues.guard(super.getObject(column, map), owner);
+    }
+
+    @Override
+    public Object getObject(String column, java.util.Map<String, Class<?>> map) throws SQLException {
+        return FencedValues.guard(super.getObject(column, map), owner);
+    }
+
+    @Override
+    public <T> T getObject(int column, Class<T> type) throws SQLException {
+        return FencedValues.guard(super.getObject(column, type), type, owner);
+    }
+
+    @Override
+    public <T> T getObject(String column, Class<T> type) throws SQLException {
+        return FencedValues.guard(super.getObject(column, type), type, owner);
+    }
+
+    @Override
+    public java.sql.Array getArray(int column) throws SQLException {
+        return (java.sql.Array) FencedValues.guard(super.getArray(column), owner);
+    }
+
+    @Override
+    public java.sql.Array getArray(String column) throws SQLException {
+        return (java.sql.Array) FencedValues.guard(super.getArray(column), owner);
+    }
+
+    @Override
     public void updateRow() throws SQLException {
         refuseWriteThrough();
         super.updateRow();

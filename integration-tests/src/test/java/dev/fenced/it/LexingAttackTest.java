@@ -476,6 +476,54 @@ class LexingAttackTest {
         assertEquals(1, db.queryLong("SELECT count(*) FROM free WHERE v = 'changed'"));
     }
 
+    /** Objects pgjdbc builds for a result set (an array's rows, a refcursor) must not hand out its raw statements. */
+    @Test
+    void noRawStatementLeaksThroughResultSetValues() throws SQLException {
+        db.execute("CREATE OR REPLACE FUNCTION lx_cursor() RETURNS refcursor LANGUAGE plpgsql AS "
+                + "$$DECLARE c refcursor; BEGIN OPEN c FOR SELECT 1; RETURN c; END$$");
+        List<String> wrong = new ArrayList<>();
+        for (int k = 0; k < 3; k++) {
+            reset();
+            String before = snapshot();
+            try (Connection c = fenced(); FencingScope ignored = Fencing.bind(STALE); Statement s = c.createStatement()) {
+                c.setAutoCommit(false);
+                Statement leaked = null;
+                switch (k) {
+                    case 0 -> {
+                        java.sql.ResultSet rs = s.executeQuery("SELECT ARRAY[1, 2]");
+                        rs.next();
+                        leaked = rs.getArray(1).getResultSet().getStatement();
+                    }
+                    case 1 -> {
+                        java.sql.ResultSet rs = s.executeQuery("SELECT lx_cursor()");
+                        rs.next();
+                        leaked = ((java.sql.ResultSet) rs.getObject(1)).getStatement();
+                    }
+                    default -> {
+                        java.sql.CallableStatement cs = c.prepareCall("{? = call lx_cursor()}");
+                        cs.registerOutParameter(1, java.sql.Types.REF_CURSOR);
+                        cs.execute();
+                        leaked = ((java.sql.ResultSet) cs.getObject(1)).getStatement();
+                    }
+                }
+                String kind = leaked == null ? "null" : leaked.getClass().getName();
+                if (kind.startsWith("org.postgresql")) {
+                    wrong.add("case " + k + " hands out " + kind);
+                }
+                if (leaked != null) {
+                    run(leaked.getConnection(), "UPDATE t SET v = 'leak'", false); // stale: refused or rejected
+                }
+                c.commit();
+            } catch (SQLException e) {
+                // an entry point that refuses
+            }
+            if (!before.equals(snapshot())) {
+                wrong.add("case " + k);
+            }
+        }
+        assertTrue(wrong.isEmpty(), () -> String.join("\n", wrong));
+    }
+
     /** pgjdbc's reWriteBatchedInserts rewrites the fenced INSERT's VALUES itself. */
     @Test
     void rewrittenBatchedInsertsKeepTheGuard() throws SQLException {
