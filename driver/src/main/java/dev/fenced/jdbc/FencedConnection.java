@@ -135,6 +135,12 @@ public final class FencedConnection extends DelegatingConnection {
         return plan.isFenced() ? plan.sql() : connection.nativeSQL(sql);
     }
 
+    /** pgjdbc's array builds its row view on a raw statement of this connection: see {@link FencedValues}. */
+    @Override
+    public java.sql.Array createArrayOf(String typeName, Object[] elements) throws SQLException {
+        return new FencedValues.FencedArray(connection.createArrayOf(typeName, elements), null);
+    }
+
     @Override
     public DatabaseMetaData getMetaData() throws SQLException {
         return new FencedDatabaseMetaData(this, connection.getMetaData());
