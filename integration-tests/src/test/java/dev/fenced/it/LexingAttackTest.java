@@ -533,6 +533,53 @@ class LexingAttackTest {
         assertTrue(wrong.isEmpty(), () -> String.join("\n", wrong));
     }
 
+    /** Batches: entries added and run under a stale token, or with none, change nothing. */
+    @Test
+    void batchesUnderAStaleOrNoTokenChangeNothing() throws SQLException {
+        for (Long token : new Long[] {STALE, null}) {
+            for (int k = 0; k < 3; k++) {
+                reset();
+                String before = snapshot();
+                try (Connection c = fenced(); FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                    if (k == 0) {
+                        try (PreparedStatement ps = c.prepareStatement("UPDATE t SET v = ? WHERE id = ?")) {
+                            ps.setString(1, "b");
+                            ps.setInt(2, 1);
+                            ps.addBatch();
+                            ps.setString(1, "c");
+                            ps.setInt(2, 2);
+                            ps.addBatch();
+                            ps.executeBatch();
+                        }
+                    } else if (k == 1) {
+                        try (Statement s = c.createStatement()) {
+                            s.addBatch("SELECT 1");
+                            s.addBatch("UPDATE t SET v = 'b' WHERE id = 1");
+                            s.addBatch("DELETE FROM t WHERE id = 2");
+                            s.executeBatch();
+                        }
+                    } else {
+                        c.setAutoCommit(false);
+                        try (PreparedStatement ps = c.prepareStatement("DELETE FROM t WHERE id = ?")) {
+                            ps.setInt(1, 1);
+                            ps.addBatch();
+                            ps.setInt(1, 2);
+                            ps.addBatch();
+                            try {
+                                ps.executeBatch();
+                            } finally {
+                                c.commit();
+                            }
+                        }
+                    }
+                } catch (SQLException expected) {
+                    // refused or stale
+                }
+                assertEquals(before, snapshot(), "batch " + k + " token " + token);
+            }
+        }
+    }
+
     /** pgjdbc's reWriteBatchedInserts rewrites the fenced INSERT's VALUES itself. */
     @Test
     void rewrittenBatchedInsertsKeepTheGuard() throws SQLException {
