@@ -137,10 +137,38 @@ public final class TableName {
      * protected table is the failure to avoid (fencing one by mistake fails loudly on its missing column).
      */
     public static boolean sameName(String a, String b) {
+        return sameStored(a, b) || sameStored(truncated(a, true), truncated(b, true))
+                || sameStored(truncated(a, false), truncated(b, false));
+    }
+
+    private static boolean sameStored(String a, String b) {
         if (a.equals(b)) {
             return true;
         }
         return (hasNonAscii(a) || hasNonAscii(b)) && a.equalsIgnoreCase(b);
+    }
+
+    /** NAMEDATALEN - 1: the bytes PostgreSQL keeps of an identifier. */
+    static final int MAX_IDENTIFIER_BYTES = 63;
+
+    /**
+     * {@code name} as PostgreSQL stores it (scan.l's truncate_identifier): a longer identifier, quoted or not,
+     * is silently cut to 63 bytes at a character boundary, so {@code UPDATE <the 63-character name>xyz} writes the
+     * protected table. Bytes are counted in UTF-8 ({@code utf8}) or one a character (a single-byte encoding);
+     * {@link #sameName} tries both, as it does not know the database's encoding.
+     */
+    public static String truncated(String name, boolean utf8) {
+        int bytes = 0;
+        for (int i = 0; i < name.length(); ) {
+            int cp = name.codePointAt(i);
+            int width = !utf8 || cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + width > MAX_IDENTIFIER_BYTES) {
+                return name.substring(0, i);
+            }
+            bytes += width;
+            i += Character.charCount(cp);
+        }
+        return name;
     }
 
     private static boolean hasNonAscii(String s) {

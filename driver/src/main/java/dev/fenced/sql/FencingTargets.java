@@ -200,7 +200,7 @@ public final class FencingTargets {
      */
     boolean isWatchedName(String folded) {
         for (String name : watched) {
-            if (name.equalsIgnoreCase(folded)) {
+            if (name.equalsIgnoreCase(folded) || TableName.sameName(name, folded.toLowerCase(Locale.ROOT))) {
                 return true;
             }
         }

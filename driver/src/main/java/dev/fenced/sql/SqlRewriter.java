@@ -84,6 +84,13 @@ public final class SqlRewriter {
                 }
             }
             return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause).madeFrom(targets.generation());
+        } catch (StackOverflowError e) {
+            // JSqlParser prints (and visits) expression trees recursively: `0 + 1 + 1 ...` 20,000 terms long parsed
+            // under the deadline but overflowed the caller's stack when printed, throwing an Error out of
+            // executeUpdate. How deep a thread can go depends on its stack size, so this is not cached.
+            String table = guessTable(sql);
+            return RewritePlan.refused(table, "a statement nested too deeply to rewrite", modeOf(table), false)
+                    .madeFrom(targets.generation());
         }
     }
 
