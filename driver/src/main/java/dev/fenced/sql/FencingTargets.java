@@ -46,12 +46,6 @@ public final class FencingTargets {
     private final Map<TableName, TableShape> shapes;
     /** The table tombstones are kept in, or null when deletes leave none. */
     private final TableName tombstoneTable;
-    /**
-     * Which catalog read this is (a counter across the JVM): a plan records the generation it was made from,
-     * so an execution can tell a plan made from an older read of the catalog (see {@link RewritePlan}).
-     */
-    private final long generation = GENERATIONS.incrementAndGet();
-    private static final java.util.concurrent.atomic.AtomicLong GENERATIONS = new java.util.concurrent.atomic.AtomicLong();
 
     public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions) {
         this(tables, indirect, volatileFunctions, Map.of(), null);
@@ -260,11 +254,6 @@ public final class FencingTargets {
     /** The tombstone table, or null when deletes leave no tombstones. */
     TableName tombstoneTable() {
         return tombstoneTable;
-    }
-
-    /** The catalog read these targets came from; plans carry it ({@link RewritePlan#catalogGeneration()}). */
-    public long generation() {
-        return generation;
     }
 
     boolean isVolatile(String functionName) {

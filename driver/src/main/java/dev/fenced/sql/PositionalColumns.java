@@ -22,9 +22,10 @@ import net.sf.jsqlparser.statement.select.Values;
  * n values of each row go to the first n live columns in attnum order (dropped columns skipped). With the
  * list written out, fenced can add its fence column at the end. Refused, rather than guessed: a table the
  * catalog did not describe, a query whose number of output columns the text does not show ({@code *},
- * {@code TABLE src}), and a value that would reach the fence column (the writer choosing its token). The
- * plan records the catalog read it used ({@link RewritePlan#catalogGeneration()}): a column list from an
- * older catalog must not be used after the table changed.
+ * {@code TABLE src}), and a value that would reach the fence column (the writer choosing its token). A column
+ * list from an older catalog is never used after the table changed: a catalog read that finds other columns
+ * makes new targets (their equality includes the shapes), which drops the plan cache and moves the runtime's
+ * generation, so a prepared statement is planned again when it next runs.
  */
 final class PositionalColumns {
 

@@ -40,8 +40,6 @@ public final class RewritePlan {
     private final boolean relativeUpdate;
     private final boolean cacheable;
     private final boolean schemaChange;
-    /** {@link FencingTargets#generation()} of the catalog read this plan was made from; 0 when it used none. */
-    private long catalogGeneration;
 
     private RewritePlan(Kind kind, String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                         int delegateParameterCount, List<String> tables, FencingMode mode, String refusedTable,
@@ -71,24 +69,6 @@ public final class RewritePlan {
     static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable) {
         return new RewritePlan(Kind.REFUSED, null, null, null, null, 0, List.of(table), mode, table, construct, false,
                 cacheable, false);
-    }
-
-    /** The same plan, marked as made from the catalog read {@code generation}. */
-    RewritePlan madeFrom(long generation) {
-        if (kind == Kind.PASSTHROUGH) {
-            return this;
-        }
-        catalogGeneration = generation;
-        return this;
-    }
-
-    /**
-     * {@link FencingTargets#generation()} of the catalog read this plan was made from (0 for a pass-through):
-     * a plan whose rewrite used catalog facts (an INSERT's column list, a table's primary key) is stale once
-     * the catalog was read again with other facts, and must be planned again before it runs.
-     */
-    public long catalogGeneration() {
-        return catalogGeneration;
     }
 
     /**

@@ -72,7 +72,7 @@ public final class SqlRewriter {
         }
         FencedMetrics.REWRITES_PARSED.increment();
         try {
-            return planMentioning(sql).madeFrom(targets.generation());
+            return planMentioning(sql);
         } catch (Refusal r) {
             // the strictest mode of every protected name the text reaches decides, not the one refused first
             TextFacts.Mention mention = TextFacts.mention(sql, targets);
@@ -83,14 +83,13 @@ public final class SqlRewriter {
                     mode = TextFacts.stricter(mode, t.mode());
                 }
             }
-            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause).madeFrom(targets.generation());
+            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause);
         } catch (StackOverflowError e) {
             // JSqlParser prints (and visits) expression trees recursively: `0 + 1 + 1 ...` 20,000 terms long parsed
             // under the deadline but overflowed the caller's stack when printed, throwing an Error out of
             // executeUpdate. How deep a thread can go depends on its stack size, so this is not cached.
             String table = guessTable(sql);
-            return RewritePlan.refused(table, "a statement nested too deeply to rewrite", modeOf(table), false)
-                    .madeFrom(targets.generation());
+            return RewritePlan.refused(table, "a statement nested too deeply to rewrite", modeOf(table), false);
         }
     }
 
