@@ -2,6 +2,7 @@ package dev.fenced;
 
 import dev.fenced.context.ContextAccess;
 import dev.fenced.context.TokenCells;
+import dev.fenced.lease.LeaseRegistry;
 import java.lang.System.Logger.Level;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
@@ -29,11 +30,13 @@ public final class Fencing {
     /**
      * Binds {@code token} to the calling thread until the returned scope is closed. Scopes nest; closing
      * one restores whatever was bound before it and revokes the token for the tasks handed over under it.
+     * A token of a lease that ended in this JVM (closed or lost) binds as lost: writes under it are refused
+     * with {@link LeaseLostException}, as the lease's own would be.
      *
      * @throws IllegalArgumentException if {@code token} is not positive
      */
     public static FencingScope bind(long token) {
-        return FencingScope.open(TokenCells.live(token));
+        return FencingScope.open(LeaseRegistry.endedHere(token) ? TokenCells.lost(token) : TokenCells.live(token));
     }
 
     /**

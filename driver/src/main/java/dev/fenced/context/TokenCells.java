@@ -18,6 +18,13 @@ public final class TokenCells {
         return new AtomicLong(token);
     }
 
+    /** A cell that was lost from the start: every write under it is refused as the lease's would be. */
+    public static AtomicLong lost(long token) {
+        AtomicLong cell = live(token);
+        poison(cell);
+        return cell;
+    }
+
     public static boolean isLost(long value) {
         return value < 0;
     }

@@ -64,6 +64,24 @@ public final class LeaseRegistry {
         return names.isEmpty() ? null : String.join(" or ", names);
     }
 
+    /**
+     * True when {@code token} was granted in this JVM to leases that have all ended (lost or closed), among the
+     * {@value #RECENT_LIMIT} most recently ended: binding it again by number would write with a released token.
+     * A lease still held with that number (another store's) keeps it bindable.
+     */
+    public static boolean endedHere(long token) {
+        List<Entry> entries = BY_TOKEN.get(token);
+        if (entries == null) {
+            return false;
+        }
+        for (Entry e : entries) {
+            if (!e.ended) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static void held(Object lease, long token, String name) {
         BY_TOKEN.compute(token, (k, list) -> with(list, new Entry(lease, name, false)));
     }

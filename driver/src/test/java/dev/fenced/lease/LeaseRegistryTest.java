@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.Fencing;
+import dev.fenced.FencingScope;
 import org.junit.jupiter.api.Test;
 
 class LeaseRegistryTest {
@@ -39,5 +41,25 @@ class LeaseRegistryTest {
         assertEquals("in-db-b", LeaseRegistry.nameOf(token), "held leases win over ended ones");
         LeaseRegistry.ended(b, token);
         assertEquals("in-db-a or in-db-b", LeaseRegistry.nameOf(token));
+    }
+
+    @Test
+    void aTokenOfALeaseThatEndedHereBindsAsLostWhileAnotherStoresHeldOneStaysLive() {
+        long token = BASE - 2;
+        Object a = new Object();
+        Object b = new Object();
+        try (FencingScope ignored = Fencing.bind(token)) {
+            assertEquals(token, Fencing.currentToken().getAsLong(), "a number no lease here had is bound as given");
+        }
+        LeaseRegistry.held(a, token, "in-db-a");
+        LeaseRegistry.held(b, token, "in-db-b");
+        LeaseRegistry.ended(a, token);
+        try (FencingScope ignored = Fencing.bind(token)) {
+            assertEquals(token, Fencing.currentToken().getAsLong(), "lease b still holds this number");
+        }
+        LeaseRegistry.ended(b, token);
+        try (FencingScope ignored = Fencing.bind(token)) {
+            assertTrue(Fencing.currentToken().isEmpty(), "every lease with this token ended: it binds as lost");
+        }
     }
 }

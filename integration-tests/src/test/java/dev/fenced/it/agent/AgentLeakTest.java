@@ -82,8 +82,8 @@ class AgentLeakTest {
             if (VIRTUAL) {
                 assertEquals("LeaseLostException", r.get("unstarted-virtual-thread-after-scope"), r::toString);
             }
-            // bind-token-of-ended-lease is printed but not asserted: still "landed" (open in issue 17; tokens are
-            // per lease store, so a number alone cannot tell an ended lease's token from another store's)
+            assertEquals("LeaseLostException", r.get("bind-token-of-ended-lease"),
+                    "a token of a lease that ended in this JVM binds as lost: " + r);
             assertEquals("refused/none/UnfencedWriteException", r.get("scopes-closed-out-of-order"), r::toString);
             assertEquals("none/UnfencedWriteException", r.get("worker-after-lease-closed-elsewhere"),
                     "the next task on that worker runs with its own state, not the closed lease's cell: " + r);
