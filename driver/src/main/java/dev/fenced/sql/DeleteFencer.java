@@ -33,6 +33,23 @@ final class DeleteFencer {
         if (table.mode() == FencingMode.OBSERVE) {
             return; // nothing to record on a row that goes away; observe never refuses
         }
+        // The USING list picks rows as much as the WHERE does, and is evaluated twice as well (tombstones, DELETE)
+        StringBuilder using = new StringBuilder();
+        if (delete.getUsingFromItemList() != null) {
+            delete.getUsingFromItemList().forEach(f -> using.append(f).append(' '));
+        }
+        if (delete.getJoins() != null) {
+            delete.getJoins().forEach(j -> using.append(j).append(' '));
+        }
+        if (!using.isEmpty()) {
+            String fn = volatileFunctionIn(using.toString(), ctx.targets);
+            String unrepeatable = fn != null ? "the volatile function " + fn + "()" : unrepeatableSubqueryIn(using.toString());
+            if (unrepeatable != null) {
+                throw new Refusal(table.displayName(), "DELETE whose USING has " + unrepeatable + ": fenced evaluates"
+                        + " it twice (to record tombstones for the rows it deletes), and the two evaluations could pick"
+                        + " different rows");
+            }
+        }
         if (delete.getWhere() != null) {
             String fn = volatileFunctionIn(delete.getWhere().toString(), ctx.targets);
             if (fn != null) {

@@ -236,7 +236,12 @@ public final class FencingTargets {
         other.indirect.forEach(reach::putIfAbsent);
         Set<String> fns = new LinkedHashSet<>(volatileFunctions);
         fns.addAll(other.volatileFunctions);
-        return new FencingTargets(all, reach, fns);
+        // the shapes and the tombstone table too: without them a DELETE after a catalog read inside a
+        // transaction would record no tombstones, and its rows could be brought back by a stale holder
+        Map<TableName, TableShape> shapesOfBoth = new LinkedHashMap<>(shapes);
+        other.shapes.forEach(shapesOfBoth::put);
+        return new FencingTargets(all, reach, fns, shapesOfBoth,
+                other.tombstoneTable != null ? other.tombstoneTable : tombstoneTable);
     }
 
     /**

@@ -21,6 +21,7 @@ import net.sf.jsqlparser.statement.insert.InsertConflictAction;
 import net.sf.jsqlparser.statement.insert.InsertConflictTarget;
 import net.sf.jsqlparser.statement.insert.ParenthesedInsert;
 import net.sf.jsqlparser.statement.merge.Merge;
+import net.sf.jsqlparser.statement.select.AllTableColumns;
 import net.sf.jsqlparser.statement.select.Distinct;
 import net.sf.jsqlparser.statement.select.FromItem;
 import net.sf.jsqlparser.statement.select.Join;
@@ -37,7 +38,7 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
  *
  * <pre>
  * WITH fenced_tombstones_1 AS (INSERT INTO fenced_tombstone AS fenced_tomb (relation, key, token)
- *     SELECT DISTINCT 'totals', jsonb_build_array(t.id), CAST(? AS bigint) FROM totals AS t [, USING items]
+ *     SELECT DISTINCT 'totals', fenced_tombstone_key(t.*, 'id'), CAST(? AS bigint) FROM totals AS t [, USING items]
  *     WHERE &lt;the DELETE's guarded WHERE&gt; AND CAST(? AS bigint) IS NOT NULL
  *     ON CONFLICT (relation, key) DO UPDATE SET token = GREATEST(fenced_tomb.token, EXCLUDED.token))
  * DELETE FROM totals AS t [USING ...] WHERE &lt;the DELETE's guarded WHERE&gt;
@@ -49,12 +50,20 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
  * in which case its tombstone is recorded needlessly: that only refuses inserts of a key that exists anyway by
  * holders older than this one. The DELETE's own statement keeps its update count and RETURNING.
  */
-final class Tombstones {
+public final class Tombstones {
 
     static final String CTE_PREFIX = "fenced_tombstones_";
     private static final String TOMB_ALIAS = "fenced_tomb";
 
     private Tombstones() {
+    }
+
+    /**
+     * The function beside the tombstone table {@code table} that builds a row's tombstone key with fixed settings
+     * ({@code <table>_key}); the DELETE here and the insert check in {@code TombstoneSchema} both use it.
+     */
+    public static TableName keyFunction(TableName table) {
+        return new TableName(table.schema(), table.name() + "_key");
     }
 
     /**
@@ -66,12 +75,15 @@ final class Tombstones {
                        String tableLabel) throws Refusal {
         String qualifier = FenceContext.qualifier(delete.getTable());
         List<Expression> key = new ArrayList<>();
+        key.add(new AllTableColumns(new Table(qualifier)));
         for (String column : shape.primaryKey()) {
-            key.add(new Column(new Table(qualifier), TableName.quote(column)));
+            key.add(new StringValue(column.replace("'", "''")));
         }
+        TableName keyFunction = keyFunction(tombstoneTable);
+        Function keyOf = new Function(keyFunction.toString(), key.toArray(new Expression[0]));
         PlainSelect rows = new PlainSelect();
         rows.setDistinct(new Distinct());
-        rows.addSelectItems(new StringValue(shape.tombstoneLabel()), new Function("jsonb_build_array", key.toArray(new Expression[0])),
+        rows.addSelectItems(new StringValue(shape.tombstoneLabel().replace("'", "''")), keyOf,
                 Guards.token(tokenIndex));
         rows.setFromItem(StarTable.plain(delete.getTable()));
         List<Join> joins = new ArrayList<>();
