@@ -64,7 +64,7 @@ final class TombstoneSchema {
     static String createKeyFunction(TableName table) {
         return "CREATE OR REPLACE FUNCTION " + dev.fenced.sql.Tombstones.keyFunction(table)
                 + "(r anyelement, VARIADIC cols text[]) RETURNS jsonb LANGUAGE plpgsql STABLE " + KEY_SETTINGS
-                + " AS $fenced$" + KEY_BODY + "$fenced$";
+                + " AS " + dollarQuoted(KEY_BODY);
     }
 
     static final String KEY_SETTINGS = "SET TimeZone TO 'UTC' SET IntervalStyle TO 'postgres' SET extra_float_digits TO '1'"
@@ -79,9 +79,22 @@ final class TombstoneSchema {
             + "  RETURN k;\n"
             + "END\n";
 
+    /**
+     * {@code body} as a dollar-quoted string whose tag the body does not contain: the body holds the configured
+     * table's name, and a quoted name may hold any tag ({@code "x$fenced$..."}), which would end the string there
+     * and make the rest of the name SQL.
+     */
+    static String dollarQuoted(String body) {
+        String tag = "$fenced$";
+        for (int n = 1; body.contains(tag); n++) {
+            tag = "$fenced" + n + "$";
+        }
+        return tag + body + tag;
+    }
+
     static String createFunction(TableName table) {
-        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql AS $fenced$"
-                + functionBody(table) + "$fenced$";
+        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql AS "
+                + dollarQuoted(functionBody(table));
     }
 
     /**
@@ -153,7 +166,7 @@ final class TombstoneSchema {
                     + " deleted)", FencingException.SCHEMA, e);
         }
         for (Guarded g : guarded) {
-            if (isPartition(c, g.oid()) || hasTrigger(c, g)) {
+            if (isPartition(c, g.oid()) || hasTrigger(c, g, table)) {
                 continue;
             }
             StringBuilder sql = new StringBuilder("CREATE OR REPLACE TRIGGER ").append(TRIGGER)
@@ -168,7 +181,7 @@ final class TombstoneSchema {
             try {
                 run(c, sql.toString());
             } catch (SQLException e) {
-                if (!hasTrigger(c, g)) {
+                if (!hasTrigger(c, g, table)) {
                     throw new FencingException("fenced: cannot create the tombstone check trigger on " + g.display()
                             + " (" + e.getMessage() + "); run as the table's owner, or set fenced.tombstones=false to go"
                             + " without (then a stale holder can insert a row a newer holder deleted)",
@@ -187,15 +200,27 @@ final class TombstoneSchema {
         }
     }
 
-    /** True when the relation has our trigger with exactly these arguments. */
-    private static boolean hasTrigger(Connection c, Guarded g) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT encode(tgargs, 'escape') FROM pg_catalog.pg_trigger"
-                + " WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'")) {
-            ps.setLong(1, g.oid());
-            ps.setString(2, TRIGGER);
+    /**
+     * True when the relation has our trigger with exactly these arguments, calling the check of {@code table}.
+     * One calling another tombstone table's check (a writer configured with another {@code fenced.tombstone.table})
+     * fails the connect: its deletes and this one's inserts would look in different tables.
+     */
+    private static boolean hasTrigger(Connection c, Guarded g, TableName table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT encode(tgargs, 'escape'), tgfoid = to_regprocedure(?)"
+                + " FROM pg_catalog.pg_trigger WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'")) {
+            ps.setString(1, function(table) + "()");
+            ps.setLong(2, g.oid());
+            ps.setString(3, TRIGGER);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return false;
+                }
+                if (!rs.getBoolean(2)) {
+                    throw new FencingException("fenced: the tombstone check trigger " + TRIGGER + " on " + g.display()
+                            + " calls another function than " + function(table) + "(): another writer of this table uses"
+                            + " another fenced.tombstone.table, so its deletes and these inserts would look in different"
+                            + " tables; use one tombstone table for every writer (or drop the trigger to move)",
+                            FencingException.SCHEMA);
                 }
                 String stored = rs.getString(1);
                 return stored != null && stored.equals(String.join("\\000", arguments(g)) + "\\000");

@@ -2,6 +2,7 @@ package dev.fenced.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
@@ -131,6 +132,33 @@ class TombstoneAttackTest {
         }
         assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO atk (id, v) VALUES (3, 555)"));
         assertEquals(0, count("id = 3"));
+    }
+
+    /** A configured tombstone table name reaches SQL only as a name, even one holding fenced's own dollar tag. */
+    @Test
+    void anOddTombstoneTableNameIsOnlyAName() throws SQLException {
+        String name = "\"Tomb $fenced$; CREATE TABLE pwned (); --\"";
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("fenced.tombstone.table", name);
+        String url = db.fencedUrl("fenced.tables=atk");
+        // the default configuration's check is on atk: a writer looking in another tombstone table is refused
+        SQLException conflict = assertThrows(SQLException.class, () -> java.sql.DriverManager.getConnection(url, props).close());
+        assertTrue(conflict.getMessage().contains("another fenced.tombstone.table"), conflict.getMessage());
+        db.execute("DROP TRIGGER fenced_tombstone_check ON atk");
+        try (FencingScope ignored = Fencing.bind(20); Connection c = java.sql.DriverManager.getConnection(url, props);
+             Statement s = c.createStatement()) {
+            assertEquals(1, s.executeUpdate("DELETE FROM atk WHERE id = 11"));
+        }
+        try (FencingScope ignored = Fencing.bind(5); Connection c = java.sql.DriverManager.getConnection(url, props);
+             Statement s = c.createStatement()) {
+            assertThrows(StaleTokenException.class, () -> s.executeUpdate("INSERT INTO atk (id, v) VALUES (11, 555)"));
+        }
+        assertEquals(0, db.queryLong("SELECT count(*) FROM pg_class WHERE relname = 'pwned'"));
+        assertEquals(1, db.queryLong("SELECT count(*) FROM \"Tomb $fenced$; CREATE TABLE pwned (); --\""));
+        // put the default check back for the other tests
+        db.execute("DROP TRIGGER IF EXISTS fenced_tombstone_check ON atk");
+        pool.close();
+        pool = Pools.fenced(db, 4, "fenced.tables=atk,atk_ts");
     }
 
     @Test
