@@ -53,7 +53,8 @@ final class DeleteFencer {
         if (delete.getWhere() != null) {
             String fn = volatileFunctionIn(delete.getWhere().toString(), ctx.targets);
             if (fn != null) {
-                throw new Refusal(table.displayName(), "DELETE whose WHERE calls the volatile function " + fn
+                throw new Refusal(table.displayName(), "DELETE whose WHERE calls the volatile (or newer than the last"
+                        + " catalog read) function " + fn
                         + "(): fenced evaluates the WHERE twice to check only the rows it deletes");
             }
             String subquery = unrepeatableSubqueryIn(delete.getWhere().toString());
@@ -117,11 +118,42 @@ final class DeleteFencer {
         List<Token> tokens = SqlLexer.tokenize(text);
         for (int i = 0; i + 1 < tokens.size(); i++) {
             Token t = tokens.get(i);
-            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) && tokens.get(i + 1).isSymbol("(")
-                    && targets.isVolatile(dev.fenced.config.TableName.fold(t.text()))) {
-                return t.text();
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) && tokens.get(i + 1).isSymbol("(")) {
+                String name = dev.fenced.config.TableName.fold(t.text());
+                if (targets.isVolatile(name) || (targets.isUnknownFunction(name) && isCall(tokens, i))) {
+                    return t.text();
+                }
             }
         }
         return null;
+    }
+
+    /** Words before a parenthesis that are not function names. */
+    private static final java.util.Set<String> NOT_CALLS = java.util.Set.of("over", "filter", "varying", "within",
+            "precision", "zone", "bernoulli", "system", "lateral", "rows", "range", "groups", "cube", "rollup", "sets");
+
+    /**
+     * Whether the word at {@code i} (followed by a parenthesis, its name unknown to the catalog read) is called as
+     * a function: not a keyword, and not an alias with a column list ({@code x(k)}, after a name, {@code AS} or
+     * a closing parenthesis).
+     */
+    private static boolean isCall(List<Token> tokens, int i) {
+        Token t = tokens.get(i);
+        String folded = dev.fenced.config.TableName.fold(t.text());
+        if (t.kind() == Token.Kind.WORD && (dev.fenced.config.TableName.isKeyword(folded) || NOT_CALLS.contains(folded))) {
+            return false;
+        }
+        if (i == 0) {
+            return true;
+        }
+        Token before = tokens.get(i - 1);
+        if (before.isSymbol(")") || before.isWord("AS") || before.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+            return false;
+        }
+        if (before.kind() == Token.Kind.WORD) {
+            return dev.fenced.config.TableName.isKeyword(dev.fenced.config.TableName.fold(before.text()))
+                    || before.isWord("BY") || before.isWord("IS");
+        }
+        return true; // an operator, a comma, an opening parenthesis, a dot of a qualified name
     }
 }

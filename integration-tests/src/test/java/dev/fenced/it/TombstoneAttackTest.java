@@ -95,6 +95,9 @@ class TombstoneAttackTest {
         db.execute("CREATE OR REPLACE FUNCTION coin() RETURNS boolean LANGUAGE sql VOLATILE AS 'SELECT random() < 0.5'");
         for (String sql : new String[] {
                 "DELETE FROM atk WHERE random() < 0.5",
+                "DELETE FROM atk WHERE coin()",
+                "DELETE FROM atk WHERE NOT public.coin()",
+                "DELETE FROM atk USING (SELECT id FROM atk WHERE coin()) x WHERE atk.id = x.id",
                 "DELETE FROM atk USING (SELECT id FROM atk WHERE random() < 0.5) x WHERE atk.id = x.id",
                 "DELETE FROM atk USING (SELECT id FROM atk LIMIT 100) x WHERE atk.id = x.id",
                 "DELETE FROM atk a USING (SELECT id FROM atk TABLESAMPLE BERNOULLI (50)) x WHERE a.id = x.id",
