@@ -35,7 +35,7 @@ final class TombstoneSchema {
     /** The SQLSTATE of the insert check's failure (class FN is fenced's own). */
     static final String SQLSTATE = "FNT01";
     /** Name of the trigger on every protected table with a primary key. */
-    static final String TRIGGER = "fenced_tombstone_check";
+    static final String TRIGGER = dev.fenced.sql.Tombstones.TRIGGER;
 
     private TombstoneSchema() {
     }

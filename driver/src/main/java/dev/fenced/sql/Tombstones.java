@@ -53,6 +53,8 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
 public final class Tombstones {
 
     static final String CTE_PREFIX = "fenced_tombstones_";
+    /** The insert check's trigger name (the same as {@code TombstoneSchema.TRIGGER}, which creates it). */
+    public static final String TRIGGER = "fenced_tombstone_check";
     private static final String TOMB_ALIAS = "fenced_tomb";
 
     private Tombstones() {
@@ -98,7 +100,8 @@ public final class Tombstones {
         if (!joins.isEmpty()) {
             rows.setJoins(joins);
         }
-        Expression tokenGiven = new IsNullExpression(Guards.token(tokenIndex)).withNot(true);
+        Expression tokenGiven = new AndExpression(new IsNullExpression(Guards.token(tokenIndex)).withNot(true),
+                checkInPlace(StarTable.plain(delete.getTable()).getFullyQualifiedName(), tableLabel));
         rows.setWhere(where == null ? tokenGiven
                 : new AndExpression(new ParenthesedExpressionList<>(where), tokenGiven));
 
@@ -122,6 +125,26 @@ public final class Tombstones {
         WithItem<ParenthesedInsert> item = new WithItem<>(new ParenthesedInsert().withInsert(insert),
                 new Alias(CTE_PREFIX + (with.size() + 1), false));
         with.add(item);
+    }
+
+    /**
+     * True, or a failure naming the table, when the relation deleted from has no enabled insert check: a table
+     * dropped and created again by another process since the catalog read has lost its trigger, so a stale holder
+     * could insert the rows this DELETE removes; the DELETE fails rather than leave tombstones nothing reads.
+     * Uncorrelated, so PostgreSQL evaluates it once per statement.
+     */
+    private static Expression checkInPlace(String writtenTable, String tableLabel) throws Refusal {
+        // the failing text is a branch of the CASE, not a constant cast PostgreSQL would fold (and fail) at plan time
+        String sql = "CAST(CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg WHERE fenced_trg.tgrelid = CAST('"
+                + writtenTable.replace("'", "''") + "' AS regclass) AND fenced_trg.tgname = '" + TRIGGER + "'"
+                + " AND fenced_trg.tgenabled <> 'D') THEN 'true' ELSE 'fenced: the tombstone check trigger of "
+                + tableLabel.replace("'", "''") + " is missing or disabled (the table was created again since fenced"
+                + " read the catalog?); a DELETE is refused until it is read again' END AS boolean)";
+        try {
+            return net.sf.jsqlparser.parser.CCJSqlParserUtil.parseCondExpression(sql);
+        } catch (net.sf.jsqlparser.JSQLParserException e) {
+            throw new Refusal(tableLabel, "DELETE whose table name fenced cannot check the tombstone trigger of");
+        }
     }
 
     /** The top statement's WITH list, made when it has none. */
