@@ -53,9 +53,9 @@ final class DeleteFencer {
         if (delete.getWhere() != null) {
             String fn = volatileFunctionIn(delete.getWhere().toString(), ctx.targets);
             if (fn != null) {
-                throw new Refusal(table.displayName(), "DELETE whose WHERE calls the volatile (or newer than the last"
-                        + " catalog read) function " + fn
-                        + "(): fenced evaluates the WHERE twice to check only the rows it deletes");
+                throw new Refusal(table.displayName(), "DELETE whose WHERE calls the volatile function " + fn
+                        + "() (volatile, or created since the last catalog read): fenced evaluates the WHERE twice to"
+                        + " check only the rows it deletes");
             }
             String subquery = unrepeatableSubqueryIn(delete.getWhere().toString());
             if (subquery != null) {

@@ -41,10 +41,11 @@ class ModeResolutionTest {
     private static String refusedText(Random random, List<String> names) {
         return switch (random.nextInt(4)) {
             case 0 -> "TRUNCATE " + String.join(", ", names);
-            case 1 -> "WITH " + cteList(names.subList(0, names.size() - 1)) + " MERGE INTO " + names.get(names.size() - 1)
-                    + " m USING (SELECT 1 AS id) s ON m.id = s.id WHEN MATCHED THEN UPDATE SET amount = 0";
-            case 2 -> "WITH " + cteNamed(names.subList(0, names.size() - 1)) + " UPDATE " + names.get(names.size() - 1)
-                    + " SET amount = 0 WHERE CURRENT OF c";
+            // (MERGE is fenced now; a DELETE ... WHERE CURRENT OF is still refused)
+            case 1 -> "WITH " + cteList(names.subList(0, names.size() - 1)) + " DELETE FROM " + names.get(names.size() - 1)
+                    + " WHERE CURRENT OF c";
+            case 2 -> "WITH " + cteNamed(names.subList(0, names.size() - 1)) + " DELETE FROM " + names.get(names.size() - 1)
+                    + " WHERE CURRENT OF c";
             default -> "COPY " + names.get(names.size() - 1) + " FROM STDIN; SELECT * FROM "
                     + String.join(", ", names.subList(0, names.size() - 1));
         };
