@@ -57,11 +57,11 @@ class ModeResolutionTest {
     @Test
     void aStatementReachingAnEnforcedTableIsRefusedWhateverNameComesFirst() {
         assertThrows(UnsupportedStatementException.class, () -> run(mixed, "TRUNCATE obs, enf"));
+        // (MERGE in WITH and UPDATE ... WHERE CURRENT OF are fenced now; DELETE ... WHERE CURRENT OF is refused)
         assertThrows(UnsupportedStatementException.class, () -> run(mixed,
-                "WITH q AS (SELECT * FROM obs) MERGE INTO enf e USING q ON e.id = q.id"
-                        + " WHEN MATCHED THEN UPDATE SET amount = 0"));
+                "WITH q AS (SELECT * FROM obs) DELETE FROM enf WHERE CURRENT OF c"));
         assertThrows(UnsupportedStatementException.class, () -> run(mixed,
-                "WITH obs AS (SELECT 1) UPDATE enf SET amount = 0 WHERE CURRENT OF c"));
+                "WITH obs AS (SELECT 1) DELETE FROM enf WHERE CURRENT OF c"));
         assertEquals(1, db.queryLong("SELECT count(*) FROM enf"));
         assertEquals(10, db.queryLong("SELECT amount FROM enf"));
     }
