@@ -54,7 +54,7 @@ public enum FencedProperty {
                     + " insert a row a newer holder deleted."),
     TOMBSTONE_TABLE("fenced.tombstone.table", "fenced_tombstone", Kind.IDENTIFIER,
             "Table that holds the tombstones (schema-qualified if you like); its insert check is the function"
-                    + " `<table>_check`. Created at first connect when missing."),
+                    + " `<table>_check` and its key function `<table>_key`. Created at first connect when missing."),
     CONFIG("fenced.config", null, Kind.STRING,
             "Path of a fenced.properties file (as a system property or environment variable)."),
 

@@ -230,4 +230,9 @@ public final class TableName {
     public String toString() {
         return schema == null ? quote(name) : quote(schema) + "." + quote(name);
     }
+
+    /** True when {@code folded} written bare is one of PostgreSQL's keywords that cannot stand as a name everywhere. */
+    public static boolean isKeyword(String folded) {
+        return SqlKeywords.needsQuotes(folded);
+    }
 }

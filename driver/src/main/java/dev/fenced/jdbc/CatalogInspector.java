@@ -179,7 +179,7 @@ final class CatalogInspector {
         if (tombstones != null) {
             TombstoneSchema.ensure(c, tombstones, shapes.guarded);
         }
-        return new FencingTargets(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones);
+        return new FencingTargets(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));
     }
 
     /**
@@ -319,6 +319,17 @@ final class CatalogInspector {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE provolatile = 'v'")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    private static Set<String> functionNames(Connection c) throws SQLException {
+        Set<String> names = new HashSet<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }

@@ -35,7 +35,7 @@ final class TombstoneSchema {
     /** The SQLSTATE of the insert check's failure (class FN is fenced's own). */
     static final String SQLSTATE = "FNT01";
     /** Name of the trigger on every protected table with a primary key. */
-    static final String TRIGGER = "fenced_tombstone_check";
+    static final String TRIGGER = dev.fenced.sql.Tombstones.TRIGGER;
 
     private TombstoneSchema() {
     }
@@ -54,25 +54,73 @@ final class TombstoneSchema {
                 + " token bigint NOT NULL, deleted_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (relation, key))";
     }
 
+    /**
+     * The key function {@code <table>_key(row, VARIADIC columns)}: the row's primary key as a jsonb array, one
+     * element per key column. The DELETE's tombstones and the insert check both build keys with it, so they agree
+     * whatever the two sessions' settings: its SET clauses fix every setting {@code to_jsonb} reads (a
+     * {@code timestamptz} key renders with the session's TimeZone, an interval with IntervalStyle, a float with
+     * extra_float_digits, a bytea with bytea_output), which would otherwise make one key two tombstone keys.
+     */
+    static String createKeyFunction(TableName table) {
+        return "CREATE OR REPLACE FUNCTION " + dev.fenced.sql.Tombstones.keyFunction(table)
+                + "(r anyelement, VARIADIC cols text[]) RETURNS jsonb LANGUAGE plpgsql STABLE " + KEY_SETTINGS
+                + " AS " + dollarQuoted(KEY_BODY);
+    }
+
+    static final String KEY_SETTINGS = "SET TimeZone TO 'UTC' SET IntervalStyle TO 'postgres' SET extra_float_digits TO '1'"
+            + " SET bytea_output TO 'hex' SET DateStyle TO 'ISO, MDY'";
+
+    static final String KEY_BODY = "\n"
+            + "DECLARE\n"
+            + "  j jsonb := to_jsonb(r);\n"
+            + "  k jsonb := '[]';\n"
+            + "BEGIN\n"
+            + "  FOR i IN 1 .. cardinality(cols) LOOP k := k || jsonb_build_array(j -> cols[i]); END LOOP;\n"
+            + "  RETURN k;\n"
+            + "END\n";
+
+    /**
+     * {@code body} as a dollar-quoted string whose tag the body does not contain: the body holds the configured
+     * table's name, and a quoted name may hold any tag ({@code "x$fenced$..."}), which would end the string there
+     * and make the rest of the name SQL.
+     */
+    static String dollarQuoted(String body) {
+        String tag = "$fenced$";
+        for (int n = 1; body.contains(tag); n++) {
+            tag = "$fenced" + n + "$";
+        }
+        return tag + body + tag;
+    }
+
     static String createFunction(TableName table) {
-        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql AS $fenced$"
-                + functionBody(table) + "$fenced$";
+        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql AS "
+                + dollarQuoted(functionBody(table));
     }
 
     /**
      * The check. Only the tombstone lookup is a query (with a fresh snapshot, see above); the key is built with
-     * plain expressions, one element per key column, exactly as the DELETE's {@code jsonb_build_array(...)} does.
+     * the key function the DELETE uses too (see {@link #createKeyFunction}).
      */
     static String functionBody(TableName table) {
         return "\n"
                 + "DECLARE\n"
                 + "  r jsonb := to_jsonb(NEW);\n"
                 + "  tok bigint := (r ->> TG_ARGV[1])::bigint;\n"
-                + "  k jsonb := '[]';\n"
+                + "  cols text[] := '{}';\n"
+                + "  k jsonb;\n"
                 + "  newer bigint;\n"
                 + "BEGIN\n"
                 + "  IF tok IS NULL THEN RETURN NULL; END IF;\n"
-                + "  FOR i IN 2 .. TG_NARGS - 1 LOOP k := k || jsonb_build_array(r -> TG_ARGV[i]); END LOOP;\n"
+                + "  FOR i IN 2 .. TG_NARGS - 1 LOOP cols := cols || TG_ARGV[i]; END LOOP;\n"
+                + "  k := " + dev.fenced.sql.Tombstones.keyFunction(table) + "(NEW, VARIADIC cols);\n"
+                // Under REPEATABLE READ or SERIALIZABLE the lookup below reads the transaction's snapshot, which
+                // cannot see a tombstone committed after it was taken. Claiming the key in the tombstone table's
+                // primary key can: ON CONFLICT with a conflicting row this snapshot does not see fails with a
+                // serialization failure (and waits for a DELETE still open). The claim is taken back at once.
+                + "  IF current_setting('transaction_isolation') <> 'read committed' THEN\n"
+                + "    INSERT INTO " + table + " AS t (relation, key, token) VALUES (TG_ARGV[0], k, tok) ON CONFLICT DO NOTHING;\n"
+                + "    IF FOUND THEN DELETE FROM " + table + " t WHERE t.relation = TG_ARGV[0] AND t.key = k; END IF;\n"
+                + "  END IF;\n"
                 + "  SELECT t.token INTO newer FROM " + table + " t WHERE t.relation = TG_ARGV[0] AND t.key = k"
                 + " AND t.token > tok;\n"
                 + "  IF FOUND THEN\n"
@@ -105,7 +153,10 @@ final class TombstoneSchema {
             if (!exists(c, "SELECT to_regclass(?) IS NOT NULL", table.toString())) {
                 run(c, createTable(table));
             }
-            if (!functionBody(table).equals(storedBody(c, function(table)))) {
+            if (!KEY_BODY.equals(storedBody(c, dev.fenced.sql.Tombstones.keyFunction(table), "(anyelement, text[])"))) {
+                run(c, createKeyFunction(table));
+            }
+            if (!functionBody(table).equals(storedBody(c, function(table), "()"))) {
                 run(c, createFunction(table));
             }
         } catch (SQLException e) {
@@ -115,7 +166,7 @@ final class TombstoneSchema {
                     + " deleted)", FencingException.SCHEMA, e);
         }
         for (Guarded g : guarded) {
-            if (isPartition(c, g.oid()) || hasTrigger(c, g)) {
+            if (isPartition(c, g.oid()) || hasTrigger(c, g, table)) {
                 continue;
             }
             StringBuilder sql = new StringBuilder("CREATE OR REPLACE TRIGGER ").append(TRIGGER)
@@ -130,7 +181,7 @@ final class TombstoneSchema {
             try {
                 run(c, sql.toString());
             } catch (SQLException e) {
-                if (!hasTrigger(c, g)) {
+                if (!hasTrigger(c, g, table)) {
                     throw new FencingException("fenced: cannot create the tombstone check trigger on " + g.display()
                             + " (" + e.getMessage() + "); run as the table's owner, or set fenced.tombstones=false to go"
                             + " without (then a stale holder can insert a row a newer holder deleted)",
@@ -149,15 +200,27 @@ final class TombstoneSchema {
         }
     }
 
-    /** True when the relation has our trigger with exactly these arguments. */
-    private static boolean hasTrigger(Connection c, Guarded g) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT encode(tgargs, 'escape') FROM pg_catalog.pg_trigger"
-                + " WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'")) {
-            ps.setLong(1, g.oid());
-            ps.setString(2, TRIGGER);
+    /**
+     * True when the relation has our trigger with exactly these arguments, calling the check of {@code table}.
+     * One calling another tombstone table's check (a writer configured with another {@code fenced.tombstone.table})
+     * fails the connect: its deletes and this one's inserts would look in different tables.
+     */
+    private static boolean hasTrigger(Connection c, Guarded g, TableName table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT encode(tgargs, 'escape'), tgfoid = to_regprocedure(?)"
+                + " FROM pg_catalog.pg_trigger WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'")) {
+            ps.setString(1, function(table) + "()");
+            ps.setLong(2, g.oid());
+            ps.setString(3, TRIGGER);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return false;
+                }
+                if (!rs.getBoolean(2)) {
+                    throw new FencingException("fenced: the tombstone check trigger " + TRIGGER + " on " + g.display()
+                            + " calls another function than " + function(table) + "(): another writer of this table uses"
+                            + " another fenced.tombstone.table, so its deletes and these inserts would look in different"
+                            + " tables; use one tombstone table for every writer (or drop the trigger to move)",
+                            FencingException.SCHEMA);
                 }
                 String stored = rs.getString(1);
                 return stored != null && stored.equals(String.join("\\000", arguments(g)) + "\\000");
@@ -166,10 +229,10 @@ final class TombstoneSchema {
     }
 
     /** The body of the function as stored, or null when there is none. */
-    private static String storedBody(Connection c, TableName function) throws SQLException {
+    private static String storedBody(Connection c, TableName function, String arguments) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p"
                 + " WHERE p.oid = to_regprocedure(?)")) {
-            ps.setString(1, function + "()");
+            ps.setString(1, function + arguments);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getString(1) : null;
             }

@@ -33,11 +33,29 @@ final class DeleteFencer {
         if (table.mode() == FencingMode.OBSERVE) {
             return; // nothing to record on a row that goes away; observe never refuses
         }
+        // The USING list picks rows as much as the WHERE does, and is evaluated twice as well (tombstones, DELETE)
+        StringBuilder using = new StringBuilder();
+        if (delete.getUsingFromItemList() != null) {
+            delete.getUsingFromItemList().forEach(f -> using.append(f).append(' '));
+        }
+        if (delete.getJoins() != null) {
+            delete.getJoins().forEach(j -> using.append(j).append(' '));
+        }
+        if (!using.isEmpty()) {
+            String fn = volatileFunctionIn(using.toString(), ctx.targets);
+            String unrepeatable = fn != null ? "the volatile function " + fn + "()" : unrepeatableSubqueryIn(using.toString());
+            if (unrepeatable != null) {
+                throw new Refusal(table.displayName(), "DELETE whose USING has " + unrepeatable + ": fenced evaluates"
+                        + " it twice (to record tombstones for the rows it deletes), and the two evaluations could pick"
+                        + " different rows");
+            }
+        }
         if (delete.getWhere() != null) {
             String fn = volatileFunctionIn(delete.getWhere().toString(), ctx.targets);
             if (fn != null) {
                 throw new Refusal(table.displayName(), "DELETE whose WHERE calls the volatile function " + fn
-                        + "(): fenced evaluates the WHERE twice to check only the rows it deletes");
+                        + "() (volatile, or created since the last catalog read): fenced evaluates the WHERE twice to"
+                        + " check only the rows it deletes");
             }
             String subquery = unrepeatableSubqueryIn(delete.getWhere().toString());
             if (subquery != null) {
@@ -100,11 +118,42 @@ final class DeleteFencer {
         List<Token> tokens = SqlLexer.tokenize(text);
         for (int i = 0; i + 1 < tokens.size(); i++) {
             Token t = tokens.get(i);
-            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) && tokens.get(i + 1).isSymbol("(")
-                    && targets.isVolatile(dev.fenced.config.TableName.fold(t.text()))) {
-                return t.text();
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) && tokens.get(i + 1).isSymbol("(")) {
+                String name = dev.fenced.config.TableName.fold(t.text());
+                if (targets.isVolatile(name) || (targets.isUnknownFunction(name) && isCall(tokens, i))) {
+                    return t.text();
+                }
             }
         }
         return null;
+    }
+
+    /** Words before a parenthesis that are not function names. */
+    private static final java.util.Set<String> NOT_CALLS = java.util.Set.of("over", "filter", "varying", "within",
+            "precision", "zone", "bernoulli", "system", "lateral", "rows", "range", "groups", "cube", "rollup", "sets");
+
+    /**
+     * Whether the word at {@code i} (followed by a parenthesis, its name unknown to the catalog read) is called as
+     * a function: not a keyword, and not an alias with a column list ({@code x(k)}, after a name, {@code AS} or
+     * a closing parenthesis).
+     */
+    private static boolean isCall(List<Token> tokens, int i) {
+        Token t = tokens.get(i);
+        String folded = dev.fenced.config.TableName.fold(t.text());
+        if (t.kind() == Token.Kind.WORD && (dev.fenced.config.TableName.isKeyword(folded) || NOT_CALLS.contains(folded))) {
+            return false;
+        }
+        if (i == 0) {
+            return true;
+        }
+        Token before = tokens.get(i - 1);
+        if (before.isSymbol(")") || before.isWord("AS") || before.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+            return false;
+        }
+        if (before.kind() == Token.Kind.WORD) {
+            return dev.fenced.config.TableName.isKeyword(dev.fenced.config.TableName.fold(before.text()))
+                    || before.isWord("BY") || before.isWord("IS");
+        }
+        return true; // an operator, a comma, an opening parenthesis, a dot of a qualified name
     }
 }

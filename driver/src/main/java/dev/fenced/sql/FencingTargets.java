@@ -32,6 +32,11 @@ public final class FencingTargets {
     private final List<ProtectedTable> tables;
     private final Map<TableName, String> indirect;
     private final Set<String> volatileFunctions;
+    /**
+     * Every function name the catalog read found (any volatility), or null without a catalog read: a name called
+     * that is not among them was created since, and its volatility is unknown (see {@link #isVolatile}).
+     */
+    private final Set<String> knownFunctions;
     /** Lower-cased last name parts of every table and view above: what the text pre-filter looks for. */
     private final String[] watched;
     /**
@@ -57,6 +62,13 @@ public final class FencingTargets {
      */
     public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions,
                           Map<TableName, TableShape> shapes, TableName tombstoneTable) {
+        this(tables, indirect, volatileFunctions, shapes, tombstoneTable, null);
+    }
+
+    /** With every function name the catalog read found ({@code knownFunctions}; null: not read). */
+    public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions,
+                          Map<TableName, TableShape> shapes, TableName tombstoneTable, Set<String> knownFunctions) {
+        this.knownFunctions = knownFunctions == null ? null : Set.copyOf(knownFunctions);
         this.shapes = Collections.unmodifiableMap(new LinkedHashMap<>(shapes));
         this.tombstoneTable = tombstoneTable;
         List<ProtectedTable> active = new ArrayList<>();
@@ -230,7 +242,17 @@ public final class FencingTargets {
         other.indirect.forEach(reach::putIfAbsent);
         Set<String> fns = new LinkedHashSet<>(volatileFunctions);
         fns.addAll(other.volatileFunctions);
-        return new FencingTargets(all, reach, fns);
+        // the shapes and the tombstone table too: without them a DELETE after a catalog read inside a
+        // transaction would record no tombstones, and its rows could be brought back by a stale holder
+        Map<TableName, TableShape> shapesOfBoth = new LinkedHashMap<>(shapes);
+        other.shapes.forEach(shapesOfBoth::put);
+        Set<String> known = null;
+        if (knownFunctions != null && other.knownFunctions != null) {
+            known = new LinkedHashSet<>(knownFunctions);
+            known.addAll(other.knownFunctions);
+        }
+        return new FencingTargets(all, reach, fns, shapesOfBoth,
+                other.tombstoneTable != null ? other.tombstoneTable : tombstoneTable, known);
     }
 
     /**
@@ -260,6 +282,11 @@ public final class FencingTargets {
         return volatileFunctions.contains(functionName.toLowerCase(Locale.ROOT));
     }
 
+    /** True when the catalog read knew no function of this name (created since, volatility unknown). */
+    boolean isUnknownFunction(String functionName) {
+        return knownFunctions != null && !knownFunctions.contains(functionName.toLowerCase(Locale.ROOT));
+    }
+
     /**
      * Same tables (with what they were derived from), same indirect relations and reasons, same volatile
      * functions: a rewriter built on either decides every statement alike, so its plans stay valid.
@@ -267,7 +294,8 @@ public final class FencingTargets {
     @Override
     public boolean equals(Object o) {
         return o instanceof FencingTargets other && tables.equals(other.tables) && indirect.equals(other.indirect)
-                && volatileFunctions.equals(other.volatileFunctions) && shapes.equals(other.shapes)
+                && volatileFunctions.equals(other.volatileFunctions) && Objects.equals(knownFunctions, other.knownFunctions)
+                && shapes.equals(other.shapes)
                 && Objects.equals(tombstoneTable, other.tombstoneTable);
     }
 

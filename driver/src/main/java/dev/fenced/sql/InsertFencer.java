@@ -40,9 +40,22 @@ final class InsertFencer {
             insert.setSelect(new Values(new ParenthesedExpressionList<>(tokenParameter(ctx))));
         } else {
             ExpressionList<Column> columns = insert.getColumns();
+            java.util.function.Supplier<Expression> token = () -> tokenParameter(ctx);
             if (columns == null || columns.isEmpty()) {
-                columns = PositionalColumns.name(insert, table, ctx.targets.shapeOf(table));
+                TableShape shape = ctx.targets.shapeOf(table);
+                columns = PositionalColumns.name(insert, table, shape);
                 insert.setColumns(columns);
+                String written = insert.getTable().getFullyQualifiedName();
+                // The check is the same for every row and every VALUES row is evaluated, so the first row carries it
+                // (a failure there fails the statement) and the others the plain token: one catalog lookup, not one a row.
+                boolean[] checked = {false};
+                token = () -> {
+                    if (checked[0]) {
+                        return tokenParameter(ctx);
+                    }
+                    checked[0] = true;
+                    return PositionalColumns.checkedToken(written, shape, ctx.tokenIndex, table.displayName());
+                };
             }
             for (Column c : columns) {
                 if (TableName.fold(c.getColumnName()).equals(table.column())) {
@@ -50,7 +63,7 @@ final class InsertFencer {
                             + " itself; the token is not the writer's to choose");
                 }
             }
-            supplyToken(insert, columns.size(), table, ctx);
+            supplyToken(insert, columns.size(), table, token);
             columns.add(fenceColumn);
         }
         InsertConflictAction conflict = insert.getConflictAction();
@@ -66,29 +79,30 @@ final class InsertFencer {
         }
     }
 
-    private static void supplyToken(Insert insert, int columnCount, ProtectedTable table, FenceContext ctx)
+    private static void supplyToken(Insert insert, int columnCount, ProtectedTable table,
+                                    java.util.function.Supplier<Expression> token)
             throws Refusal {
         Select source = insert.getSelect();
         if (source instanceof Values values && values.getAlias() == null && values.getWithItemsList() == null
                 && values.getOrderByElements() == null && values.getLimit() == null && values.getOffset() == null) {
             ExpressionList<?> rows = values.getExpressions();
             if (rows instanceof ParenthesedExpressionList<?> single) {
-                addToRow(single, columnCount, table, ctx);
+                addToRow(single, columnCount, table, token);
             } else {
                 for (Expression row : rows) {
                     if (!(row instanceof ParenthesedExpressionList<?> r)) {
                         throw new Refusal(table.displayName(), "a VALUES row of an unexpected shape: " + row);
                     }
-                    addToRow(r, columnCount, table, ctx);
+                    addToRow(r, columnCount, table, token);
                 }
             }
         } else if (source instanceof PlainSelect plain && plain.getIntoTables() == null) {
-            plain.addSelectItems(tokenParameter(ctx));
+            plain.addSelectItems(token.get());
         } else if (source != null) {
             // Set operations, parenthesised queries, VALUES with clauses: add the token around the query.
             PlainSelect wrapper = new PlainSelect()
                     .addSelectItems(new AllTableColumns(new Table(SOURCE_ALIAS)))
-                    .addSelectItems(tokenParameter(ctx));
+                    .addSelectItems(token.get());
             ParenthesedSelect inner = new ParenthesedSelect();
             inner.setSelect(source);
             inner.setAlias(new Alias(SOURCE_ALIAS));
@@ -100,13 +114,14 @@ final class InsertFencer {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void addToRow(ParenthesedExpressionList row, int columnCount, ProtectedTable table, FenceContext ctx)
+    private static void addToRow(ParenthesedExpressionList row, int columnCount, ProtectedTable table,
+                                 java.util.function.Supplier<Expression> token)
             throws Refusal {
         if (row.size() != columnCount) {
             throw new Refusal(table.displayName(), "a VALUES row has " + row.size() + " values for " + columnCount
                     + " columns");
         }
-        row.add(tokenParameter(ctx));
+        row.add(token.get());
     }
 
     private static Expression tokenParameter(FenceContext ctx) {

@@ -61,7 +61,7 @@ final class MergeFencer {
                             table.displayName(), ctx.tokenIndex));
                 }
             } else if (op instanceof MergeInsert insert) {
-                fenceInsert(insert, table, ctx);
+                fenceInsert(insert, merge.getTable().getFullyQualifiedName(), table, ctx);
             } else {
                 throw new Refusal(table.displayName(), "a MERGE action fenced does not know (" + op + ")");
             }
@@ -121,7 +121,8 @@ final class MergeFencer {
         return true;
     }
 
-    private static void fenceInsert(MergeInsert insert, ProtectedTable table, FenceContext ctx) throws Refusal {
+    private static void fenceInsert(MergeInsert insert, String writtenTable, ProtectedTable table, FenceContext ctx)
+            throws Refusal {
         if (insert.getWhereCondition() != null) {
             throw new Refusal(table.displayName(), "MERGE ... INSERT ... WHERE (not PostgreSQL syntax)");
         }
@@ -130,11 +131,14 @@ final class MergeFencer {
             throw new Refusal(table.displayName(), "MERGE ... INSERT without VALUES");
         }
         ExpressionList<Column> columns = insert.getColumns();
+        Expression token = Guards.token(ctx.tokenIndex);
         if (columns == null || columns.isEmpty()) {
             // printed as INSERT (a, b) VALUES ...: the list must be the parenthesised kind
             columns = new ParenthesedExpressionList<>(PositionalColumns.name(values.size(), table,
                     ctx.targets.shapeOf(table)));
             insert.setColumns(columns);
+            token = PositionalColumns.checkedToken(writtenTable, ctx.targets.shapeOf(table), ctx.tokenIndex,
+                    table.displayName());
         }
         for (Column c : columns) {
             if (TableName.fold(c.getColumnName()).equals(table.column())) {
@@ -147,6 +151,6 @@ final class MergeFencer {
                     + columns.size() + " columns");
         }
         columns.add(new Column(TableName.quote(table.column())));
-        values.add(Guards.token(ctx.tokenIndex));
+        values.add(token);
     }
 }

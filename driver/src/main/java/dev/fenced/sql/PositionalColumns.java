@@ -3,7 +3,15 @@ package dev.fenced.sql;
 import dev.fenced.config.ProtectedTable;
 import dev.fenced.config.TableName;
 import java.util.List;
+import net.sf.jsqlparser.JSQLParserException;
+import net.sf.jsqlparser.expression.CaseExpression;
+import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.JdbcParameter;
+import net.sf.jsqlparser.expression.StringValue;
+import net.sf.jsqlparser.expression.WhenClause;
+import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
+import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.schema.Column;
@@ -58,6 +66,41 @@ final class PositionalColumns {
             columns.add(new Column(TableName.quote(live.get(i))));
         }
         return columns;
+    }
+
+    /**
+     * The token for a row whose columns were named from the catalog, checked in the same statement against the
+     * table as it is when the statement runs: the catalog read the names came from may be older than DDL another
+     * process ran since (a column dropped and added again moves it to the end, and PostgreSQL would map the values
+     * differently). {@code CAST(CASE WHEN <live columns> = <columns read> THEN CAST(? AS text) ELSE '<why>' END AS
+     * bigint)}: the token, or a failure of the whole statement naming the table. The catalog is read under the
+     * statement's lock on the table, which DDL changing its columns must wait for.
+     */
+    static Expression checkedToken(String writtenTable, TableShape shape, int tokenIndex, String tableLabel) {
+        StringBuilder array = new StringBuilder("{");
+        for (String column : shape.columns()) {
+            array.append(array.length() > 1 ? "," : "").append('"')
+                    .append(column.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+        }
+        array.append('}');
+        String live = "SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_catalog.pg_attribute a"
+                + " WHERE a.attrelid = CAST('" + writtenTable.replace("'", "''") + "' AS regclass)"
+                + " AND a.attnum > 0 AND NOT a.attisdropped";
+        Expression liveColumns;
+        try {
+            liveColumns = new ParenthesedSelect().withSelect((Select) CCJSqlParserUtil.parse(live));
+        } catch (JSQLParserException e) {
+            throw new IllegalStateException("fenced's own column check does not parse: " + live, e);
+        }
+        EqualsTo same = new EqualsTo(liveColumns, new CastExpression("CAST", new StringValue(array.toString()
+                .replace("'", "''")), "text[]"));
+        CaseExpression value = new CaseExpression();
+        value.setWhenClauses(List.of(new WhenClause(same,
+                new CastExpression("CAST", new JdbcParameter(tokenIndex, true, "?"), "text"))));
+        value.setElseExpression(new StringValue(("fenced: the columns of " + tableLabel + " changed since fenced read"
+                + " the catalog; an INSERT without a column list is refused until it reads it again (name the columns)")
+                .replace("'", "''")));
+        return new CastExpression("CAST", value, "bigint");
     }
 
     /** The number of values per row, when the text shows it. */

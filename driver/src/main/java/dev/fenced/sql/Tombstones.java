@@ -21,6 +21,7 @@ import net.sf.jsqlparser.statement.insert.InsertConflictAction;
 import net.sf.jsqlparser.statement.insert.InsertConflictTarget;
 import net.sf.jsqlparser.statement.insert.ParenthesedInsert;
 import net.sf.jsqlparser.statement.merge.Merge;
+import net.sf.jsqlparser.statement.select.AllTableColumns;
 import net.sf.jsqlparser.statement.select.Distinct;
 import net.sf.jsqlparser.statement.select.FromItem;
 import net.sf.jsqlparser.statement.select.Join;
@@ -37,7 +38,7 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
  *
  * <pre>
  * WITH fenced_tombstones_1 AS (INSERT INTO fenced_tombstone AS fenced_tomb (relation, key, token)
- *     SELECT DISTINCT 'totals', jsonb_build_array(t.id), CAST(? AS bigint) FROM totals AS t [, USING items]
+ *     SELECT DISTINCT 'totals', fenced_tombstone_key(t.*, 'id'), CAST(? AS bigint) FROM totals AS t [, USING items]
  *     WHERE &lt;the DELETE's guarded WHERE&gt; AND CAST(? AS bigint) IS NOT NULL
  *     ON CONFLICT (relation, key) DO UPDATE SET token = GREATEST(fenced_tomb.token, EXCLUDED.token))
  * DELETE FROM totals AS t [USING ...] WHERE &lt;the DELETE's guarded WHERE&gt;
@@ -49,12 +50,22 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
  * in which case its tombstone is recorded needlessly: that only refuses inserts of a key that exists anyway by
  * holders older than this one. The DELETE's own statement keeps its update count and RETURNING.
  */
-final class Tombstones {
+public final class Tombstones {
 
     static final String CTE_PREFIX = "fenced_tombstones_";
+    /** The insert check's trigger name (the same as {@code TombstoneSchema.TRIGGER}, which creates it). */
+    public static final String TRIGGER = "fenced_tombstone_check";
     private static final String TOMB_ALIAS = "fenced_tomb";
 
     private Tombstones() {
+    }
+
+    /**
+     * The function beside the tombstone table {@code table} that builds a row's tombstone key with fixed settings
+     * ({@code <table>_key}); the DELETE here and the insert check in {@code TombstoneSchema} both use it.
+     */
+    public static TableName keyFunction(TableName table) {
+        return new TableName(table.schema(), table.name() + "_key");
     }
 
     /**
@@ -66,12 +77,15 @@ final class Tombstones {
                        String tableLabel) throws Refusal {
         String qualifier = FenceContext.qualifier(delete.getTable());
         List<Expression> key = new ArrayList<>();
+        key.add(new AllTableColumns(new Table(qualifier)));
         for (String column : shape.primaryKey()) {
-            key.add(new Column(new Table(qualifier), TableName.quote(column)));
+            key.add(new StringValue(column.replace("'", "''")));
         }
+        TableName keyFunction = keyFunction(tombstoneTable);
+        Function keyOf = new Function(keyFunction.toString(), key.toArray(new Expression[0]));
         PlainSelect rows = new PlainSelect();
         rows.setDistinct(new Distinct());
-        rows.addSelectItems(new StringValue(shape.tombstoneLabel()), new Function("jsonb_build_array", key.toArray(new Expression[0])),
+        rows.addSelectItems(new StringValue(shape.tombstoneLabel().replace("'", "''")), keyOf,
                 Guards.token(tokenIndex));
         rows.setFromItem(StarTable.plain(delete.getTable()));
         List<Join> joins = new ArrayList<>();
@@ -86,7 +100,8 @@ final class Tombstones {
         if (!joins.isEmpty()) {
             rows.setJoins(joins);
         }
-        Expression tokenGiven = new IsNullExpression(Guards.token(tokenIndex)).withNot(true);
+        Expression tokenGiven = new AndExpression(new IsNullExpression(Guards.token(tokenIndex)).withNot(true),
+                checkInPlace(StarTable.plain(delete.getTable()).getFullyQualifiedName(), tableLabel));
         rows.setWhere(where == null ? tokenGiven
                 : new AndExpression(new ParenthesedExpressionList<>(where), tokenGiven));
 
@@ -110,6 +125,26 @@ final class Tombstones {
         WithItem<ParenthesedInsert> item = new WithItem<>(new ParenthesedInsert().withInsert(insert),
                 new Alias(CTE_PREFIX + (with.size() + 1), false));
         with.add(item);
+    }
+
+    /**
+     * True, or a failure naming the table, when the relation deleted from has no enabled insert check: a table
+     * dropped and created again by another process since the catalog read has lost its trigger, so a stale holder
+     * could insert the rows this DELETE removes; the DELETE fails rather than leave tombstones nothing reads.
+     * Uncorrelated, so PostgreSQL evaluates it once per statement.
+     */
+    private static Expression checkInPlace(String writtenTable, String tableLabel) throws Refusal {
+        // the failing text is a branch of the CASE, not a constant cast PostgreSQL would fold (and fail) at plan time
+        String sql = "CAST(CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg WHERE fenced_trg.tgrelid = CAST('"
+                + writtenTable.replace("'", "''") + "' AS regclass) AND fenced_trg.tgname = '" + TRIGGER + "'"
+                + " AND fenced_trg.tgenabled <> 'D') THEN 'true' ELSE 'fenced: the tombstone check trigger of "
+                + tableLabel.replace("'", "''") + " is missing or disabled (the table was created again since fenced"
+                + " read the catalog?); a DELETE is refused until it is read again' END AS boolean)";
+        try {
+            return net.sf.jsqlparser.parser.CCJSqlParserUtil.parseCondExpression(sql);
+        } catch (net.sf.jsqlparser.JSQLParserException e) {
+            throw new Refusal(tableLabel, "DELETE whose table name fenced cannot check the tombstone trigger of");
+        }
     }
 
     /** The top statement's WITH list, made when it has none. */

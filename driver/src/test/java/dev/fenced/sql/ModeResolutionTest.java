@@ -41,9 +41,9 @@ class ModeResolutionTest {
     private static String refusedText(Random random, List<String> names) {
         return switch (random.nextInt(4)) {
             case 0 -> "TRUNCATE " + String.join(", ", names);
-            // an INSERT whose query width the text does not show, a DELETE at a cursor: both stay refused
-            case 1 -> "WITH " + cteList(names.subList(0, names.size() - 1)) + " INSERT INTO " + names.get(names.size() - 1)
-                    + " SELECT * FROM q0";
+            // (MERGE is fenced now; a DELETE ... WHERE CURRENT OF is still refused)
+            case 1 -> "WITH " + cteList(names.subList(0, names.size() - 1)) + " DELETE FROM " + names.get(names.size() - 1)
+                    + " WHERE CURRENT OF c";
             case 2 -> "WITH " + cteNamed(names.subList(0, names.size() - 1)) + " DELETE FROM " + names.get(names.size() - 1)
                     + " WHERE CURRENT OF c";
             default -> "COPY " + names.get(names.size() - 1) + " FROM STDIN; SELECT * FROM "

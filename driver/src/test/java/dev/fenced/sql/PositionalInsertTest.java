@@ -19,6 +19,12 @@ class PositionalInsertTest {
     static final ProtectedTable T = new ProtectedTable(TableName.parse("t"), "last_token", FencingMode.ENFORCE);
     static final ProtectedTable EARLY = new ProtectedTable(TableName.parse("early"), "last_token", FencingMode.ENFORCE);
     static final String TOKEN = "CAST(? AS bigint)";
+    /** The token of the first row of an INSERT named from the catalog: checked against t's live columns. */
+    static final String CHECKED = "CAST(CASE WHEN (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM"
+            + " pg_catalog.pg_attribute a WHERE a.attrelid = CAST('t' AS regclass) AND a.attnum > 0 AND NOT a.attisdropped)"
+            + " = CAST('{\"a\",\"Mixed Case\",\"c\",\"last_token\"}' AS text[]) THEN CAST(? AS text) ELSE 'fenced: the"
+            + " columns of t changed since fenced read the catalog; an INSERT without a column list is refused until it"
+            + " reads it again (name the columns)' END AS bigint)";
 
     static final SqlRewriter REWRITER = new SqlRewriter(new FencingTargets(List.of(T, EARLY), Map.of(), Set.of(),
             Map.of(T.name(), new TableShape(List.of("a", "Mixed Case", "c", "last_token"), List.of("a"), null),
@@ -39,21 +45,21 @@ class PositionalInsertTest {
 
     @Test
     void valuesAreNamedByPosition() {
-        assertEquals("INSERT INTO t (a, \"Mixed Case\", last_token) VALUES (1, 2, " + TOKEN + "), (3, DEFAULT, " + TOKEN
+        assertEquals("INSERT INTO t (a, \"Mixed Case\", last_token) VALUES (1, 2, " + CHECKED + "), (3, DEFAULT, " + TOKEN
                 + ")", fenced("INSERT INTO t VALUES (1, 2), (3, DEFAULT)"));
-        assertEquals("INSERT INTO t (a, last_token) VALUES (?, " + TOKEN + ")", fenced("INSERT INTO t VALUES (?)"));
+        assertEquals("INSERT INTO t (a, last_token) VALUES (?, " + CHECKED + ")", fenced("INSERT INTO t VALUES (?)"));
     }
 
     @Test
     void aQueryIsNamedByItsSelectList() {
-        assertEquals("INSERT INTO t (a, \"Mixed Case\", c, last_token) SELECT x, y, z, " + TOKEN + " FROM s",
+        assertEquals("INSERT INTO t (a, \"Mixed Case\", c, last_token) SELECT x, y, z, " + CHECKED + " FROM s",
                 fenced("INSERT INTO t SELECT x, y, z FROM s"));
         assertTrue(fenced("INSERT INTO t SELECT 1 UNION SELECT 2").startsWith("INSERT INTO t (a, last_token) SELECT"));
     }
 
     @Test
     void overridingStaysWhereItWas() {
-        assertEquals("INSERT INTO t (a, last_token) OVERRIDING USER VALUE VALUES (1, " + TOKEN + ")",
+        assertEquals("INSERT INTO t (a, last_token) OVERRIDING USER VALUE VALUES (1, " + CHECKED + ")",
                 fenced("INSERT INTO t OVERRIDING USER VALUE VALUES (1)"));
     }
 
@@ -76,7 +82,8 @@ class PositionalInsertTest {
 
     @Test
     void updateWhereCurrentOfIsFencedInItsSetList() {
-        assertEquals("UPDATE t SET b = ?, last_token = " + SqlRewriterTest.guard("t", "t")
+        assertEquals("UPDATE t SET b = ?, last_token = CASE WHEN t.last_token > " + TOKEN + " THEN CAST('fenced-stale:' ||"
+                + " t.last_token || ':" + StaleMarker.nonce() + ":t' AS bigint) ELSE COALESCE(" + TOKEN + ", t.last_token) END"
                 + " WHERE CURRENT OF \"My Cursor\" RETURNING a",
                 fenced("UPDATE t SET b = ? WHERE CURRENT OF \"My Cursor\" RETURNING a"));
         assertTrue(refused("DELETE FROM t WHERE CURRENT OF c").contains("delete by key"));
@@ -88,8 +95,9 @@ class PositionalInsertTest {
     void aStarAfterTheTargetStaysWhereItWas() {
         assertTrue(fenced("UPDATE t * SET b = 1 WHERE a = 2").startsWith("UPDATE t * SET b = 1, last_token = CASE"));
         assertTrue(fenced("UPDATE public.t * AS x SET b = 1").startsWith("UPDATE public.t * AS x SET b = 1, last_token"
-                + " = CASE WHEN x.last_token > "));
-        assertTrue(fenced("DELETE FROM t * WHERE a = 2").startsWith("DELETE FROM t * WHERE (a = 2) AND CASE"));
+                + " = CASE WHEN x.last_token > " + TOKEN + " THEN"));
+        assertTrue(fenced("DELETE FROM t * WHERE a = 2").startsWith("DELETE FROM t * WHERE (a = 2) AND CASE"),
+                () -> fenced("DELETE FROM t * WHERE a = 2"));
         assertTrue(fenced("UPDATE ONLY public.t SET b = 1").startsWith("UPDATE ONLY public.t SET b = 1, last_token"));
         assertTrue(refused("UPDATE ONLY db.public.t SET b = 1").contains("three-part"));
         assertTrue(refused("UPDATE db.public.t * SET b = 1").contains("three-part"));

@@ -33,7 +33,7 @@ class TombstoneRewriteTest {
         RewritePlan p = rewriter(SHAPES).plan("DELETE FROM totals t USING r WHERE t.restaurant_id = r.id AND r.x = ?");
         assertTrue(p.isFenced(), p::toString);
         assertTrue(p.sql().startsWith("WITH fenced_tombstones_1 AS (INSERT INTO fenced_tombstone AS fenced_tomb"
-                + " (relation, key, token) SELECT DISTINCT 'totals', jsonb_build_array(t.restaurant_id), CAST(? AS bigint)"
+                + " (relation, key, token) SELECT DISTINCT 'totals', fenced_tombstone_key(t.*, 'restaurant_id'), CAST(? AS bigint)"
                 + " FROM totals t, r WHERE (t.restaurant_id = r.id AND r.x = ?) AND CAST(? AS bigint) IS NOT NULL"), p.sql());
         assertTrue(p.sql().contains(" ON CONFLICT (relation, key) DO UPDATE SET token = GREATEST(fenced_tomb.token,"
                 + " EXCLUDED.token)) DELETE FROM totals t USING r WHERE "), p.sql());
