@@ -327,23 +327,34 @@ class CorpusExecutionIT {
                     continue;
                 }
                 fenced++;
-                StringBuilder body = new StringBuilder();
-                int p = 0;
-                for (char c : plan.sql().toCharArray()) {
-                    // pgjdbc sends ? as $n; one inside a string literal stays a string either way
-                    body.append(c == '?' ? "$" + (++p) : String.valueOf(c));
-                }
-                try {
-                    st.execute("CREATE OR REPLACE FUNCTION pg_temp.fenced_syntax() RETURNS void LANGUAGE plpgsql"
-                            + " AS $fenced_fn$ BEGIN " + body + "; END $fenced_fn$");
-                } catch (SQLException e) {
-                    problems.add("#" + n + ": " + firstLine(e.getMessage()) + "\n    " + plan.sql());
+                String problem = syntaxProblem(st, plan.sql());
+                // the corpus is PostgreSQL 17's: on an older server a statement whose own text is not valid
+                // there either (MERGE ... RETURNING, NOT MATCHED BY SOURCE) is not fenced's doing
+                if (problem != null && syntaxProblem(st, records.get(n - 1)) == null) {
+                    problems.add("#" + n + ": " + problem + "\n    " + plan.sql());
                 }
             }
         }
         syntaxChecked = fenced;
         assertTrue(fenced > 600, "only " + fenced + " fenced corpus statements");
         assertTrue(problems.isEmpty(), String.join("\n", problems));
+    }
+
+    /** The server's syntax error for {@code sql} (its ?s as $n), checked inside a function body; null if none. */
+    private static String syntaxProblem(Statement st, String sql) {
+        StringBuilder body = new StringBuilder();
+        int p = 0;
+        for (char c : sql.toCharArray()) {
+            // pgjdbc sends ? as $n; one inside a string literal stays a string either way
+            body.append(c == '?' ? "$" + (++p) : String.valueOf(c));
+        }
+        try {
+            st.execute("CREATE OR REPLACE FUNCTION pg_temp.fenced_syntax() RETURNS void LANGUAGE plpgsql"
+                    + " AS $fenced_fn$ BEGIN " + body + "; END $fenced_fn$");
+            return null;
+        } catch (SQLException e) {
+            return firstLine(e.getMessage());
+        }
     }
 
     @TestFactory
