@@ -5,6 +5,7 @@ import dev.fenced.bench.BenchEnv;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import org.postgresql.PGConnection;
 import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.DriverPropertyInfo;
@@ -47,7 +48,11 @@ public final class StubJdbc {
         case "prepareStatement" -> Proxy.newProxyInstance(StubJdbc.class.getClassLoader(),
                 new Class<?>[] {PreparedStatement.class}, STATEMENT);
         case "nativeSQL" -> args[0];
-        case "isClosed", "isReadOnly", "isWrapperFor" -> false;
+        // fenced reads standard_conforming_strings from pgjdbc's ParameterStatus: the stub answers as a server would
+        case "isWrapperFor" -> args[0] == PGConnection.class;
+        case "unwrap" -> args[0] == PGConnection.class ? proxy : null;
+        case "getParameterStatus" -> "standard_conforming_strings".equals(args[0]) ? "on" : null;
+        case "isClosed", "isReadOnly" -> false;
         case "getAutoCommit", "isValid" -> true;
         case "hashCode" -> System.identityHashCode(proxy);
         case "equals" -> proxy == args[0];
@@ -84,8 +89,8 @@ public final class StubJdbc {
     }
 
     public static Connection connection() {
-        return (Connection) Proxy.newProxyInstance(StubJdbc.class.getClassLoader(), new Class<?>[] {Connection.class},
-                CONNECTION);
+        return (Connection) Proxy.newProxyInstance(StubJdbc.class.getClassLoader(), new Class<?>[] {Connection.class,
+                PGConnection.class}, CONNECTION);
     }
 
     /** A fenced connection over a stub one. */

@@ -22,10 +22,11 @@ public final class SettingChanges {
 
     /** A description of what in {@code sql} could turn {@code setting} off, or null. */
     public static String turnsOff(String sql, String setting) {
-        String lower = sql.toLowerCase(Locale.ROOT);
-        if (!lower.contains("conforming") && !lower.contains("set_config") && !lower.contains("u&")) {
-            return null;
+        if (!FencingTargets.containsIgnoreCase(sql, "conforming") && !FencingTargets.containsIgnoreCase(sql, "set_config")
+                && !FencingTargets.containsIgnoreCase(sql, "u&")) {
+            return null; // the common case, on every statement a connection plans: no lower-cased copy
         }
+        String lower = sql.toLowerCase(Locale.ROOT);
         List<Token> tokens = SqlLexer.tokenize(sql);
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
