@@ -21,13 +21,8 @@ public final class RewriteCache {
     private final SqlRewriter rewriter;
     private final int capacity;
     private final ConcurrentHashMap<String, RewritePlan> plans;
-    /**
-     * Texts the pre-filter found clear of every protected name, one per slot, last writer wins. Plain reads
-     * and writes: a String is safely published through its final fields, and a lost or stale slot only
-     * costs one more scan.
-     */
-    private final String[] clear = new String[CLEAR_SLOTS];
-    private static final int CLEAR_SLOTS = 512;
+    /** Texts the pre-filter found clear of every protected name (and of DO blocks), per rewrite cache. */
+    private final CleanTexts clear = new CleanTexts();
 
     public RewriteCache(SqlRewriter rewriter, int capacity) {
         this.rewriter = rewriter;
@@ -37,13 +32,11 @@ public final class RewriteCache {
 
     /** The plan for {@code sql}: pass-through without parsing when nothing protected can be in it. */
     public RewritePlan plan(String sql) {
-        int slot = sql.hashCode() & (CLEAR_SLOTS - 1);
-        String seen = clear[slot];
-        if (seen == sql || (seen != null && seen.equals(sql))) {
+        if (clear.contains(sql)) {
             return RewritePlan.PASSTHROUGH;
         }
         if (!rewriter.needsPlanning(sql)) {
-            clear[slot] = sql;
+            clear.add(sql);
             return RewritePlan.PASSTHROUGH;
         }
         RewritePlan plan = plans.get(sql);

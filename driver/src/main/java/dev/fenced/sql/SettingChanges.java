@@ -17,14 +17,21 @@ public final class SettingChanges {
 
     private static final Set<String> ON = Set.of("on", "true", "yes", "1", "'on'", "'true'", "'yes'", "'1'");
 
+    /** Texts that name none of the words a change could hide behind (the answer depends on the text alone). */
+    private static final CleanTexts CLEAN = new CleanTexts();
+
     private SettingChanges() {
     }
 
     /** A description of what in {@code sql} could turn {@code setting} off, or null. */
     public static String turnsOff(String sql, String setting) {
+        if (CLEAN.contains(sql)) {
+            return null;
+        }
         if (!FencingTargets.containsIgnoreCase(sql, "conforming") && !FencingTargets.containsIgnoreCase(sql, "set_config")
                 && !FencingTargets.containsIgnoreCase(sql, "u&")) {
-            return null; // the common case, on every statement a connection plans: no lower-cased copy
+            CLEAN.add(sql); // the common case, on every statement a connection plans
+            return null;
         }
         String lower = sql.toLowerCase(Locale.ROOT);
         List<Token> tokens = SqlLexer.tokenize(sql);
