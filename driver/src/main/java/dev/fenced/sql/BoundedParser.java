@@ -5,7 +5,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.parser.CCJSqlParser;
+import net.sf.jsqlparser.parser.CCJSqlParserConstants;
 import net.sf.jsqlparser.parser.StringProvider;
 import net.sf.jsqlparser.statement.Statements;
 
@@ -71,6 +73,30 @@ final class BoundedParser {
             throw e;
         } finally {
             alarm.cancel(false);
+        }
+    }
+
+    /**
+     * Parses SQL fenced wrote itself (a check it adds to a statement) as one expression, on the caller's thread:
+     * {@code CCJSqlParserUtil} would start a thread per parse. No deadline: the text is fenced's own and short.
+     */
+    static Expression parseOwnExpression(String sql) throws ParseFailure {
+        CCJSqlParser parser = new CCJSqlParser(new StringProvider(sql)).withAllowComplexParsing(false);
+        try {
+            Expression expression = parser.Expression();
+            if (parser.getNextToken().kind != CCJSqlParserConstants.EOF) {
+                throw new ParseFailure("text after the expression");
+            }
+            return expression;
+        } catch (ParseFailure e) {
+            throw e;
+        } catch (Exception | StackOverflowError e) {
+            throw new ParseFailure(firstLine(e.getMessage()));
+        } catch (Error e) {
+            if (e.getClass().getSimpleName().startsWith("TokenMgr")) {
+                throw new ParseFailure(firstLine(e.getMessage()));
+            }
+            throw e;
         }
     }
 

@@ -3,7 +3,6 @@ package dev.fenced.sql;
 import dev.fenced.config.ProtectedTable;
 import dev.fenced.config.TableName;
 import java.util.List;
-import net.sf.jsqlparser.JSQLParserException;
 import net.sf.jsqlparser.expression.CaseExpression;
 import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.Expression;
@@ -11,7 +10,6 @@ import net.sf.jsqlparser.expression.JdbcParameter;
 import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.WhenClause;
 import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
-import net.sf.jsqlparser.parser.CCJSqlParserUtil;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.schema.Column;
@@ -83,13 +81,13 @@ final class PositionalColumns {
                     .append(column.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
         }
         array.append('}');
-        String live = "SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_catalog.pg_attribute a"
+        String live = "(SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_catalog.pg_attribute a"
                 + " WHERE a.attrelid = CAST('" + writtenTable.replace("'", "''") + "' AS regclass)"
-                + " AND a.attnum > 0 AND NOT a.attisdropped";
+                + " AND a.attnum > 0 AND NOT a.attisdropped)";
         Expression liveColumns;
         try {
-            liveColumns = new ParenthesedSelect().withSelect((Select) CCJSqlParserUtil.parse(live));
-        } catch (JSQLParserException e) {
+            liveColumns = BoundedParser.parseOwnExpression(live);
+        } catch (BoundedParser.ParseFailure e) {
             throw new IllegalStateException("fenced's own column check does not parse: " + live, e);
         }
         EqualsTo same = new EqualsTo(liveColumns, new CastExpression("CAST", new StringValue(array.toString()

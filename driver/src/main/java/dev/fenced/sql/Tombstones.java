@@ -141,8 +141,8 @@ public final class Tombstones {
                 + tableLabel.replace("'", "''") + " is missing or disabled (the table was created again since fenced"
                 + " read the catalog?); a DELETE is refused until it is read again' END AS boolean)";
         try {
-            return net.sf.jsqlparser.parser.CCJSqlParserUtil.parseCondExpression(sql);
-        } catch (net.sf.jsqlparser.JSQLParserException e) {
+            return BoundedParser.parseOwnExpression(sql);
+        } catch (BoundedParser.ParseFailure e) {
             throw new Refusal(tableLabel, "DELETE whose table name fenced cannot check the tombstone trigger of");
         }
     }
