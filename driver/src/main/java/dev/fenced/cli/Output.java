@@ -44,7 +44,10 @@ final class Output {
             return rows.isEmpty();
         }
 
-        /** Aligned columns; cells wider than {@code maxWidth} are cut with an ellipsis (json keeps them whole). */
+        /**
+         * Aligned columns; cells wider than {@code maxWidth} are cut with an ellipsis, except in the last column
+         * (json and markdown keep them whole).
+         */
         String text(int maxWidth) {
             int[] widths = new int[headers.size()];
             for (int i = 0; i < widths.length; i++) {
@@ -70,7 +73,7 @@ final class Output {
             StringBuilder l = new StringBuilder();
             for (int i = 0; i < cells.size(); i++) {
                 String c = oneLine(cells.get(i));
-                if (c.length() > maxWidth) {
+                if (c.length() > maxWidth && i < cells.size() - 1) { // the last column runs to the end of the line
                     c = c.substring(0, maxWidth - 3) + "...";
                 }
                 l.append(i == 0 ? "" : "  ").append(i == cells.size() - 1 ? c : pad(c, widths[i]));
