@@ -24,7 +24,8 @@ final class AuditCommand implements Command {
 
     /** What enforce mode does with one statement shape. */
     enum Verdict {
-        FENCED_ALREADY("fenced", "sent by fenced with a token"),
+        FENCED_ALREADY("fenced", "sent through the fenced driver, already rewritten; whether a token was bound is not"
+                + " in the text (without one, observe mode sends NULL): the writer inventory names writers without one"),
         FENCED("fenced", "fenced rewrites it; enforce refuses it from a writer with no token bound"),
         REFUSED("refused", null),
         NO_TOKEN("no token needed", "reads or changes the schema; nothing to fence"),
@@ -156,7 +157,7 @@ final class AuditCommand implements Command {
     }
 
     private static String verdictText(Row r) {
-        return r.verdict().label + (r.verdict() == Verdict.FENCED_ALREADY ? " (sent with a token)" : "");
+        return r.verdict().label + (r.verdict() == Verdict.FENCED_ALREADY ? " (sent through fenced)" : "");
     }
 
     /** The refusal without its "statement on protected table t refused:" lead, which the tables column says. */

@@ -29,7 +29,8 @@ public final class Main {
 
     /** Runs one command line; returns the exit status. */
     public static int run(String[] argv, PrintStream out, PrintStream err) {
-        QUIET.setLevel(Level.OFF);
+        Level before = QUIET.getLevel();
+        QUIET.setLevel(Level.OFF); // restored below: a caller's own JVM (a test, a build plugin) keeps its logging
         try {
             if (!Pgjdbc.visible() && needsPgjdbc(argv)) {
                 return runWithPgjdbc(argv, out, err);
@@ -46,6 +47,7 @@ public final class Main {
             return CliException.USAGE;
         } finally {
             out.flush();
+            QUIET.setLevel(before);
         }
     }
 

@@ -32,19 +32,24 @@ public final class StatementShapes {
 
     /**
      * True when the text carries the token placeholder fenced adds ({@code CAST(? AS bigint)}, or its
-     * {@code $n}, literal or NULL form): read with a refusal for setting the fence column or for a name
+     * {@code $n}, literal or NULL form; {@code THEN CAST(? AS text)} in an INSERT without a column list): read with a refusal for setting the fence column or for a name
      * fenced reserves, it marks a statement fenced itself sent.
      */
     public static boolean carriesFencedToken(String sql) {
         List<Token> tokens = SqlLexer.tokenize(sql);
         for (int i = 0; i + 5 < tokens.size(); i++) {
-            if (tokens.get(i).isWord("CAST") && tokens.get(i + 1).isSymbol("(")
-                    && isTokenValue(tokens.get(i + 2)) && tokens.get(i + 3).isWord("AS")
-                    && tokens.get(i + 4).isWord("bigint") && tokens.get(i + 5).isSymbol(")")) {
+            if (castOfToken(tokens, i, "bigint")
+                    // an INSERT without a column list checks the column order first: THEN CAST(? AS text) ELSE ...
+                    || i > 0 && tokens.get(i - 1).isWord("THEN") && castOfToken(tokens, i, "text")) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static boolean castOfToken(List<Token> tokens, int i, String type) {
+        return tokens.get(i).isWord("CAST") && tokens.get(i + 1).isSymbol("(") && isTokenValue(tokens.get(i + 2))
+                && tokens.get(i + 3).isWord("AS") && tokens.get(i + 4).isWord(type) && tokens.get(i + 5).isSymbol(")");
     }
 
     private static boolean isTokenValue(Token t) {

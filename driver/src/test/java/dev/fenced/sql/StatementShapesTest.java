@@ -38,6 +38,22 @@ class StatementShapesTest {
         assertFalse(StatementShapes.carriesFencedToken("UPDATE totals SET last_token = CAST(x AS bigint)"));
     }
 
+    /** An INSERT without a column list: fenced checks the column order before the token goes in. */
+    @Test
+    void positionalInsertOutputIsRecognisedToo() {
+        TableName totals = TableName.parse("totals");
+        SqlRewriter rewriter = new SqlRewriter(new FencingTargets(List.of(
+                new ProtectedTable(totals, "last_token", FencingMode.ENFORCE)), java.util.Map.of(), java.util.Set.of(),
+                java.util.Map.of(totals, new TableShape(List.of("id", "amount", "last_token"), List.of(), null)), null),
+                RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
+        RewritePlan plan = rewriter.plan("INSERT INTO totals VALUES (?, ?)");
+        assertTrue(plan.isFenced(), plan::toString);
+        assertTrue(StatementShapes.carriesFencedToken(plan.sql()), plan::sql);
+        RewritePlan again = rewriter.plan(plan.sql());
+        assertTrue(again.isRefused() && again.refusedConstruct().startsWith("the statement sets the fence column"),
+                again::toString);
+    }
+
     @Test
     void firstWordAndLexing() {
         assertEquals("UPDATE", StatementShapes.firstWord("UPDATE t SET a = 1"));

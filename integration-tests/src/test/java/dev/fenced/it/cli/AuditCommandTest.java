@@ -73,7 +73,7 @@ class AuditCommandTest {
         assertTrue(out.matches("(?s).*\\n1 +refused +ledger +TRUNCATE ledger +TRUNCATE cannot be fenced; use DELETE\\n.*"),
                 out);
         assertTrue(out.matches("(?s).*\\n3 +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"), out);
-        assertTrue(out.matches("(?s).*\\n1 +fenced \\(sent with a token\\) +ledger +UPDATE ledger SET amount = \\?,"
+        assertTrue(out.matches("(?s).*\\n1 +fenced \\(sent through fenced\\) +ledger +UPDATE ledger SET amount = \\?,"
                 + " last_token = CASE.*"), out);
         assertTrue(!out.contains("INSERT INTO side"), out);
         assertTrue(out.contains("refused by enforce mode"), out);
@@ -147,7 +147,7 @@ class AuditCommandTest {
         assertTrue(out.matches("(?s).*\\n\\d+ +refused +ledger +TRUNCATE ledger .*"), out);
         assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"), out);
         assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = 5 WHERE id = 2\\n.*"), out);
-        assertTrue(out.contains("fenced (sent with a token)"), out);
+        assertTrue(out.contains("fenced (sent through fenced)"), out);
     }
 
     @Test

@@ -85,6 +85,25 @@ class CheckCommandTest {
                 r::toString);
     }
 
+    /** explain with --url plans from the catalog, as the driver does: partitions, views and column lists known. */
+    @Test
+    void explainWithTheCatalog() {
+        Cli.Result r = Cli.run("explain", "--url", url, "--tables", "totals", "--format", "json",
+                "INSERT INTO totals VALUES (?, ?)", "UPDATE totals_low SET amount = ? WHERE id = ?",
+                "UPDATE totals_view SET amount = 1");
+        assertEquals(1, r.exit(), r::toString);
+        String out = r.out();
+        assertTrue(out.contains("\"catalog\": true"), out);
+        assertTrue(out.contains("\"sends\": \"INSERT INTO totals (id, amount, last_token) VALUES (?, ?, CAST(CASE WHEN"),
+                out);
+        assertTrue(out.contains("\"sends\": \"UPDATE totals_low SET amount = ?, last_token = CASE WHEN"), out);
+        assertTrue(out.contains("a write to totals_view reaches protected rows: view public.totals_view reads a"
+                + " protected table"), out);
+        Cli.Result names = Cli.run("explain", "--tables", "totals", "UPDATE totals_view SET amount = 1");
+        assertEquals(0, names.exit(), names::toString); // without the catalog the view is not known
+        assertTrue(names.out().contains("passed through"), names::toString);
+    }
+
     @Test
     void unknownTableNeedsAction() {
         Cli.Result r = Cli.run("check", "--url", url, "--tables", "totals,totlas");
