@@ -36,6 +36,19 @@ public final class ConfigLoader {
         return resolve(withStandardSources(sources, null));
     }
 
+    /**
+     * The command line's sources: the {@code fenced.*} parameters of its {@code --url}, its own options
+     * ({@code --fenced.mode=observe}, {@code --tables}, {@code --config}), then the standard ones: the same
+     * precedence as the driver's, the URL first and the options in place of the connection properties.
+     */
+    public static FencedConfig forCommandLine(Map<String, String> urlParameters, Map<String, String> options)
+            throws FencingException {
+        List<ConfigSource> sources = new ArrayList<>();
+        sources.add(new ConfigSource("the --url", urlParameters));
+        sources.add(new ConfigSource("the command line", options));
+        return resolve(withStandardSources(sources, null));
+    }
+
     /** The agent's sources: an explicit file (from {@code -javaagent:...=config=FILE}), then the standard ones. */
     public static FencedConfig forAgent(Path explicitFile) throws FencingException {
         return resolve(withStandardSources(new ArrayList<>(), explicitFile));

@@ -31,12 +31,12 @@ final class CatalogInspector {
     private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
 
     /** Tokens are bigints: a smallint column overflows at token 32,768, an integer one past 2^31. */
-    private static final Set<String> INTEGER_TYPES = Set.of("bigint");
+    static final Set<String> INTEGER_TYPES = Set.of("bigint");
 
     private CatalogInspector() {
     }
 
-    private record Relation(long oid, String schema, String name, String kind) {
+    record Relation(long oid, String schema, String name, String kind) {
         TableName tableName() {
             return new TableName(schema, name);
         }
@@ -68,6 +68,15 @@ final class CatalogInspector {
      */
     static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
                                   TableName tombstones) throws SQLException {
+        return inspect(c, configured, lenient, failOnMissing, tombstones, true);
+    }
+
+    /**
+     * With {@code createTombstones} false the tombstone table and checks are not created: for tools that only
+     * read the catalog (the command line's {@code explain} and {@code audit}), which plan as the driver would.
+     */
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
+                                  TableName tombstones, boolean createTombstones) throws SQLException {
         Shapes shapes = new Shapes();
         List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
         List<ProtectedTable> tables = new ArrayList<>();
@@ -176,7 +185,7 @@ final class CatalogInspector {
                     ? "view " + view.display() + " reads a protected table"
                     : view.display() + " has a rule whose actions reach a protected table");
         }
-        if (tombstones != null) {
+        if (tombstones != null && createTombstones) {
             TombstoneSchema.ensure(c, tombstones, shapes.guarded);
         }
         return new FencingTargets(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));
@@ -247,7 +256,7 @@ final class CatalogInspector {
         return names;
     }
 
-    private static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {
+    static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {
         String sql = "SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
                 + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                 + " WHERE c.relname = ? AND c.relkind IN ('r', 'p', 'f', 'v', 'm')"
@@ -262,7 +271,7 @@ final class CatalogInspector {
         }
     }
 
-    private static String columnType(Connection c, long oid, String column) throws SQLException {
+    static String columnType(Connection c, long oid, String column) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.format_type(a.atttypid, NULL)"
                 + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attname = ? AND a.attnum > 0"
                 + " AND NOT a.attisdropped")) {
@@ -274,7 +283,7 @@ final class CatalogInspector {
         }
     }
 
-    private static List<Relation> inheritanceKin(Connection c, long oid) throws SQLException {
+    static List<Relation> inheritanceKin(Connection c, long oid) throws SQLException {
         String sql = "WITH RECURSIVE down(oid) AS (SELECT ?::oid UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i"
                 + " JOIN down ON i.inhparent = down.oid),"
                 + " up(oid) AS (SELECT ?::oid UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i"

@@ -18,12 +18,7 @@ public final class ConnectionFactory {
 
     /** For a URL {@link #accepts}; throws with a clear message for bad configuration. */
     public static Connection open(String url, Properties info) throws SQLException {
-        FencedUrl parsed = FencedUrl.parse(url);
-        if (!parsed.repeated().isEmpty()) {
-            throw new dev.fenced.FencingException("fenced: bad configuration: " + String.join(", ", parsed.repeated())
-                    + " given twice in the JDBC URL; give each key once (fenced.tables takes a comma-separated list)",
-                    dev.fenced.FencingException.CONFIGURATION);
-        }
+        FencedUrl parsed = parse(url);
         FencedConfig config = ConfigLoader.forDriver(parsed.fencedParameters(), info);
         MetricsPublisher.publish(config.metricsJmx());
         Properties delegateInfo = new Properties();
@@ -54,6 +49,26 @@ public final class ConnectionFactory {
             }
             throw e;
         }
+    }
+
+    private static FencedUrl parse(String url) throws dev.fenced.FencingException {
+        FencedUrl parsed = FencedUrl.parse(url);
+        if (!parsed.repeated().isEmpty()) {
+            throw new dev.fenced.FencingException("fenced: bad configuration: " + String.join(", ", parsed.repeated())
+                    + " given twice in the JDBC URL; give each key once (fenced.tables takes a comma-separated list)",
+                    dev.fenced.FencingException.CONFIGURATION);
+        }
+        return parsed;
+    }
+
+    /** The {@code fenced.*} parameters of a fenced URL (for tools that read the configuration as the driver does). */
+    public static java.util.Map<String, String> fencedParameters(String url) throws dev.fenced.FencingException {
+        return parse(url).fencedParameters();
+    }
+
+    /** The URL with its passwords and other secrets masked, for messages. */
+    public static String masked(String url) {
+        return Secrets.mask(url);
     }
 
     public static boolean accepts(String url) {
