@@ -82,7 +82,7 @@ class FaultSuiteTest {
     }
 
     private static long topologySeconds() {
-        return Long.getLong("fenced.faults.topologySeconds", 20);
+        return Long.getLong("fenced.faults.topologySeconds", 12);
     }
 
     private static List<Long> seeds() {
