@@ -3,7 +3,7 @@
 # standby, PgBouncer in transaction mode) for each seed, then the control run (the lease alone).
 #   tools/fault-suite.sh [seconds per run] [seeds]
 #   e.g. tools/fault-suite.sh 150 1,2,3,4,5   (about 55 minutes: 5 seeds x 4 topologies x 150 s, one 60 s control run)
-#        tools/fault-suite.sh 15 1            (a smoke run of about 2 minutes: checks the command works)
+#        tools/fault-suite.sh 10 1            (a smoke run of about 3 minutes with the build: checks the command works)
 # Needs pgbouncer and libfaketime (apt-get install -y pgbouncer libfaketime); without pgbouncer its topology is
 # skipped with a message (it fails when CI is set). Reports go to integration-tests/target/fault-report.md.
 set -euo pipefail
