@@ -1,6 +1,5 @@
 package dev.fenced.it.lease;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Lease;
@@ -71,22 +70,13 @@ class LeaseFailoverTest {
         root = Files.createTempDirectory("fenced-failover-");
         primary = PgServer.init(root.resolve("primary"), conf).start();
         grant(primary, "warm-up", 1);
-        primary.stop();
-        Path standbyDir = root.resolve("standby");
-        primary.copyTo(standbyDir);
-        Files.createFile(standbyDir.resolve("standby.signal"));
-        PgServer.appendConf(standbyDir, Map.of("primary_conninfo",
-                "'host=127.0.0.1 port=" + primary.port() + " user=postgres application_name=standby'"));
-        primary.start();
-        standby = PgServer.existing(standbyDir).start();
-        assertEquals(Boolean.TRUE, standby.query("SELECT pg_is_in_recovery()"));
+        standby = primary.startStandby(root.resolve("standby"), Map.of());
     }
 
     /** Promotes the standby and grants on it: every token exceeds the old primary's, and they strictly grow. */
     private void promoteAndCheck(List<Long> old) throws Exception {
         long highestOld = old.stream().mapToLong(Long::longValue).max().orElseThrow();
-        assertEquals(Boolean.TRUE, standby.query("SELECT pg_promote(true, 60)"));
-        assertEquals(Boolean.FALSE, standby.query("SELECT pg_is_in_recovery()"));
+        standby.promote();
         // What the two timeline sources say right after promotion (the checkpoint's lags until the
         // end-of-recovery checkpoint is done; the WAL insert position's does not).
         System.out.println("after promotion: insert timeline " + standby.query(

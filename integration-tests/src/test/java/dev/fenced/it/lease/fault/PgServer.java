@@ -220,6 +220,37 @@ public final class PgServer implements AutoCloseable {
         Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwx------"));
     }
 
+    /**
+     * Makes a streaming standby of this (running) primary in {@code standbyDir}: a clean stop, a copy of the data
+     * directory (a base backup of a stopped server), {@code standby.signal} and {@code primary_conninfo}
+     * ({@code application_name=standby}, for {@code synchronous_standby_names}), then both started again. The
+     * standby gets this server's environment (libfaketime) and {@code conf}; it is in recovery when this returns.
+     */
+    public PgServer startStandby(Path standbyDir, Map<String, String> conf) throws IOException, InterruptedException,
+            SQLException {
+        stop();
+        copyTo(standbyDir);
+        Files.createFile(standbyDir.resolve("standby.signal"));
+        Map<String, String> all = new LinkedHashMap<>();
+        all.put("primary_conninfo", "'host=127.0.0.1 port=" + port + " user=postgres application_name=standby'");
+        all.putAll(conf);
+        appendConf(standbyDir, all);
+        start();
+        PgServer standby = new PgServer(standbyDir, freePort(), env).start();
+        if (!Boolean.TRUE.equals(standby.query("SELECT pg_is_in_recovery()"))) {
+            throw new IllegalStateException("the copy in " + standbyDir + " is not a standby: " + standby.log());
+        }
+        return standby;
+    }
+
+    /** Promotes this standby and waits until it accepts writes. */
+    public void promote() throws SQLException {
+        if (!Boolean.TRUE.equals(query("SELECT pg_promote(true, 60)"))
+                || !Boolean.FALSE.equals(query("SELECT pg_is_in_recovery()"))) {
+            throw new IllegalStateException("the standby in " + dataDir + " did not promote: " + log());
+        }
+    }
+
     public String log() {
         try {
             String s = Files.readString(dataDir.resolveSibling(dataDir.getFileName() + ".log"));
@@ -250,7 +281,7 @@ public final class PgServer implements AutoCloseable {
      * PostgreSQL refuses to run as root; as zonky does, a root test runs it in a user namespace of its own
      * ({@code unshare -U}: the same process, pid and files, but not uid 0 inside).
      */
-    private static List<String> asUser(String... command) {
+    static List<String> asUser(String... command) {
         List<String> out = new ArrayList<>();
         if ("root".equals(System.getProperty("user.name"))) {
             out.add("unshare");
@@ -268,7 +299,7 @@ public final class PgServer implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
