@@ -1,2 +1,2 @@
--- V1 is committed by now, so fenced knows totals is protected: this token-less INSERT passes only unfenced.
+-- A second token-less INSERT into the protected table, in a migration of its own (after V1 committed the table).
 INSERT INTO totals (restaurant_id, amount) VALUES (4, 400);

@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Test;
 /**
  * The issue's case: a Boot fat jar run with {@code java -jar}, no agent. Its {@code @WithLease} method and its
  * {@code fenced.lease.listed.method} method run under their leases, and their writes to the protected table carry
- * the lease tokens. Runs where the build names the jar ({@code fenced.fatjar}: boot4-tests, after fatjar-app).
+ * the lease tokens. Runs where the build names the jar ({@code test.fenced.fatjar}, not a fenced.* key, which fenced would refuse: boot4-tests, after fatjar-app).
  */
 class FatJarTest {
 
     @Test
     void leaseMethodsRunUnderTheirLeasesInAFatJarWithoutTheAgent() throws Exception {
-        String jarPath = System.getProperty("fenced.fatjar");
+        String jarPath = System.getProperty("test.fenced.fatjar");
         assumeTrue(jarPath != null, "no fat jar configured for this Boot line");
         Path jar = Path.of(jarPath);
         assertTrue(Files.isRegularFile(jar), "build spring/fatjar-app first (mvn verify builds it before boot4-tests): " + jar);

@@ -96,9 +96,25 @@ class FencedBootTest {
     }
 
     @Test
+    void fencedDataSourceWrapFencesAnyPoolInPlace() throws Exception {
+        HikariDataSource pool = context.getBean(DataSource.class).unwrap(HikariDataSource.class);
+        java.util.Properties keys = new java.util.Properties();
+        keys.setProperty("fenced.tables", "totals");
+        DataSource fenced = dev.fenced.FencedDataSource.wrap(pool, keys);
+        assertTrue(fenced.unwrap(HikariDataSource.class) == pool);
+        try (Connection c = fenced.getConnection()) {
+            assertTrue(c.nativeSQL("DELETE FROM totals WHERE restaurant_id = 9").contains("last_token"));
+        }
+        keys.setProperty("fenced.tabels", "totals");
+        java.sql.SQLException bad = assertThrows(java.sql.SQLException.class, () -> dev.fenced.FencedDataSource.wrap(pool, keys));
+        assertTrue(bad.getMessage().contains("unknown key 'fenced.tabels' in the properties given to FencedDataSource.wrap"),
+                bad.getMessage());
+    }
+
+    @Test
     void migrationsRanUnfenced() {
         assertTrue(AopUtils.isAopProxy(context.getBean(Flyway.class)));
-        // V2 inserts into totals after V1 committed it, with no token: only an unfenced migration gets through
+        // V1 and V2 insert into totals with no token: only an unfenced migration gets through (StartupTest)
         assertEquals(400L, jdbc.queryForObject("SELECT amount FROM totals WHERE restaurant_id = 4", Long.class));
         assertNull(jdbc.queryForObject("SELECT last_token FROM totals WHERE restaurant_id = 4", Long.class));
     }

@@ -37,6 +37,16 @@ class StartupTest {
     }
 
     @Test
+    void migrationsRunFencedWhenTheyAreToldTo() {
+        // the migrations' token-less INSERT into the protected table is then refused like any other writer's
+        Throwable e = assertThrows(Throwable.class, () -> start("spring.datasource.url=" + TestPostgres.newDatabase(),
+                "fenced.tables=totals", "fenced.missingTables=warn", "fenced.spring.unfencedMigrations=false").close());
+        String message = messages(e);
+        assertTrue(message.contains("V1__totals.sql"), message);
+        assertTrue(message.contains("write to protected table totals refused: no fencing token is bound"), message);
+    }
+
+    @Test
     void aFencedUrlIsUsedAsItIsAndNotWrappedAgain() {
         String url = "jdbc:fenced:" + TestPostgres.newDatabase().substring("jdbc:".length());
         url += (url.contains("?") ? "&" : "?") + "fenced.tables=totals&fenced.missingTables=warn";
