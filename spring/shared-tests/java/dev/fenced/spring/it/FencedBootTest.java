@@ -63,10 +63,13 @@ class FencedBootTest {
                 .web(WebApplicationType.NONE)
                 .properties(
                         "spring.datasource.url=" + TestPostgres.newDatabase(),
-                        "fenced.tables=totals",
+                        "fenced.tables=totals,ledger",
                         "fenced.missing-tables=warn", // Flyway creates the table after the first connect
                         "fenced.lease.listed.method=dev.fenced.spring.it.app.ListedJobs#run",
                         "fenced.lease.listed.ttl=10s",
+                        "spring.liquibase.change-log=classpath:db/changelog/ledger.sql",
+                        // Liquibase may run first; Flyway then baselines at 0 and still runs V1 and V2
+                        "spring.flyway.baseline-on-migrate=true", "spring.flyway.baseline-version=0",
                         "management.endpoint.health.probes.enabled=true",
                         "management.endpoint.health.show-details=always")
                 .run();
@@ -117,6 +120,14 @@ class FencedBootTest {
         // V1 and V2 insert into totals with no token: only an unfenced migration gets through (StartupTest)
         assertEquals(400L, jdbc.queryForObject("SELECT amount FROM totals WHERE restaurant_id = 4", Long.class));
         assertNull(jdbc.queryForObject("SELECT last_token FROM totals WHERE restaurant_id = 4", Long.class));
+    }
+
+    @Test
+    void liquibaseRanUnfenced() {
+        assertTrue(AopUtils.isAopProxy(context.getBean(liquibase.integration.spring.SpringLiquibase.class)));
+        assertEquals(10L, jdbc.queryForObject("SELECT amount FROM ledger WHERE id = 1", Long.class));
+        assertThrows(InvalidDataAccessApiUsageException.class, () -> jdbc.update("UPDATE ledger SET amount = 11"),
+                "ledger is protected: only the unfenced migration could write it without a token");
     }
 
     @Test

@@ -62,7 +62,10 @@ class StartupTest {
     }
 
     private static ConfigurableApplicationContext start(String... properties) {
-        return new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(properties).run();
+        return new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE)
+                .properties("spring.liquibase.change-log=classpath:db/changelog/ledger.sql",
+                        "spring.flyway.baseline-on-migrate=true", "spring.flyway.baseline-version=0")
+                .properties(properties).run();
     }
 
     private static String messages(Throwable e) {

@@ -25,7 +25,8 @@ public final class FencedSettings {
     /** How errors name this source. */
     public static final String SOURCE = "the Spring environment";
 
-    private static final Pattern LIST_ITEM = Pattern.compile("(.+)\\[(\\d+)]");
+    /** {@code fenced.tables[0]} from a properties file, {@code fenced.tables.0} as the binder flattens a YAML list. */
+    private static final Pattern LIST_ITEM = Pattern.compile("(.+?)(?:\\[(\\d+)]|\\.(\\d+))");
 
     private final Map<String, String> springKeys;
     private final FencedConfig config;
@@ -59,14 +60,20 @@ public final class FencedSettings {
         for (Map.Entry<String, String> e : bound.entrySet()) {
             String key = FencedProperty.PREFIX + e.getKey();
             Matcher item = LIST_ITEM.matcher(key);
-            if (item.matches()) {
-                lists.computeIfAbsent(item.group(1), k -> new TreeMap<>()).put(Integer.parseInt(item.group(2)), e.getValue());
+            if (item.matches() && isList(item.group(1))) {
+                String index = item.group(2) != null ? item.group(2) : item.group(3);
+                lists.computeIfAbsent(item.group(1), k -> new TreeMap<>()).put(Integer.parseInt(index), e.getValue());
                 continue;
             }
             out.put(fencedName(key), e.getValue());
         }
         lists.forEach((key, items) -> out.put(fencedName(key), String.join(",", List.copyOf(items.values()))));
         return out;
+    }
+
+    private static boolean isList(String key) {
+        FencedProperty.Match m = FencedProperty.match(key);
+        return m != null && m.property().valueSyntax().equals(FencedProperty.TABLES.valueSyntax());
     }
 
     /** {@code fenced.lease.create-table} as {@code fenced.lease.createTable} when only the latter is a key. */

@@ -34,7 +34,29 @@ public final class UnfencedMigrationsPostProcessor implements BeanPostProcessor 
 
     @Override
     public Object postProcessBeforeInitialization(Object bean, String beanName) {
-        return is(bean, LIQUIBASE) ? unfenced(bean, beanName, "Liquibase", Set.of("afterPropertiesSet")) : bean;
+        if (!is(bean, LIQUIBASE)) {
+            return bean;
+        }
+        Object proxy = unfenced(bean, beanName, "Liquibase", Set.of("afterPropertiesSet"));
+        if (proxy != bean && pgjdbcPresent()) {
+            LiquibaseOnly.nativeSqlAsWritten(bean);
+        }
+        return proxy;
+    }
+
+    /** Liquibase's types, loaded only when a Liquibase bean exists. */
+    private static final class LiquibaseOnly {
+        static void nativeSqlAsWritten(Object bean) {
+            liquibase.integration.spring.SpringLiquibase liquibase = (liquibase.integration.spring.SpringLiquibase) bean;
+            if (liquibase.getDataSource() != null) {
+                liquibase.setDataSource(new NativeSqlAsWritten(liquibase.getDataSource()));
+            }
+        }
+    }
+
+    private static boolean pgjdbcPresent() {
+        return org.springframework.util.ClassUtils.isPresent("org.postgresql.PGConnection",
+                UnfencedMigrationsPostProcessor.class.getClassLoader());
     }
 
     @Override
