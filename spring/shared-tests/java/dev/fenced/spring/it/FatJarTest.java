@@ -27,6 +27,22 @@ class FatJarTest {
 
     @Test
     void leaseMethodsRunUnderTheirLeasesInAFatJarWithoutTheAgent() throws Exception {
+        runTheFatJar(List.of());
+    }
+
+    /**
+     * With the agent attached to a fat jar, the agent cannot run lease methods (the driver is nested in the jar, not
+     * on the class path at its start) and only propagates: the starter must run them, not leave them to the agent.
+     */
+    @Test
+    void withTheAgentAttachedTheStarterStillRunsThemInAFatJar() throws Exception {
+        String agent = System.getProperty("test.fenced.agent");
+        assumeTrue(agent != null, "no agent jar configured for this Boot line");
+        assertTrue(Files.isRegularFile(Path.of(agent)), "build agent/ first: " + agent);
+        runTheFatJar(List.of("-javaagent:" + agent));
+    }
+
+    private static void runTheFatJar(List<String> jvmArgs) throws Exception {
         String jarPath = System.getProperty("test.fenced.fatjar");
         assumeTrue(jarPath != null, "no fat jar configured for this Boot line");
         Path jar = Path.of(jarPath);
@@ -38,8 +54,11 @@ class FatJarTest {
             s.execute("INSERT INTO totals (restaurant_id, amount) VALUES (1, 100), (2, 200)");
         }
         Path out = Files.createTempFile("fenced-fatjar", ".log");
-        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar.toString(), "--spring.datasource.url=" + url, "--spring.main.banner-mode=off"))
+        List<String> command = new java.util.ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        command.addAll(List.of("-jar", jar.toString(), "--spring.datasource.url=" + url, "--spring.main.banner-mode=off"));
+        Process p = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(out.toFile()).start();
         try {
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the fat jar did not exit: " + read(out));

@@ -91,9 +91,28 @@ public class FencedAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     public static LeaseMethods fencedLeaseMethods(ObjectProvider<FencedSettings> settings) {
         FencedConfig config = settings.getObject().config();
-        boolean agentRunsThem = ContextAccess.sharedThroughBootstrap() && config.agentEnabled();
-        Collection<LeaseMethod> configured = agentRunsThem ? List.of() : config.leaseMethods().values();
+        Collection<LeaseMethod> configured = agentRunsLeaseMethods() ? List.of() : config.leaseMethods().values();
         return new LeaseMethods(configured);
+    }
+
+    /**
+     * True when the java agent instruments the configured lease methods itself. An agent that only propagates (the
+     * driver was not on the class path at its start: a fat jar) leaves them to AOP; running them under both would
+     * make each find the lease busy with the other.
+     */
+    static boolean agentRunsLeaseMethods() {
+        if (!ContextAccess.sharedThroughBootstrap()) {
+            return false;
+        }
+        try {
+            Class<?> gate = Class.forName("dev.fenced.agent.bootstrap.LeaseGate", false, null);
+            return (Boolean) gate.getMethod("installed").invoke(null);
+        } catch (ClassNotFoundException e) {
+            return false;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("fenced: cannot tell whether the java agent runs the configured lease"
+                    + " methods (an agent of another version?): " + e, e);
+        }
     }
 
     @Bean

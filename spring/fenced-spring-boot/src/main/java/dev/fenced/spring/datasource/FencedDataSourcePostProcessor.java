@@ -41,6 +41,12 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
         if (!s.config().springWrapDataSource() || alreadyFenced(pool)) {
             return bean;
         }
+        String url = url(pool);
+        if (url != null && !url.startsWith("jdbc:postgresql:")) {
+            LOG.log(System.Logger.Level.INFO, "fenced: DataSource bean ''{0}'' is not PostgreSQL ({1}); left unfenced",
+                    beanName, url.substring(0, Math.min(url.length(), url.indexOf(':', 5) + 1)));
+            return bean;
+        }
         DataSource fenced = ConnectionFactory.wrapping(pool, s.config());
         ProxyFactory factory = new ProxyFactory(pool);
         factory.setProxyTargetClass(!Modifier.isFinal(pool.getClass().getModifiers()));
@@ -57,18 +63,23 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
         if (pool instanceof dev.fenced.FencedDataSource) {
             return true;
         }
+        String url = url(pool);
+        return url != null && url.startsWith("jdbc:fenced:");
+    }
+
+    /** The pool's own {@code jdbcUrl} or {@code url} property, or null when it has none we can read. */
+    static String url(DataSource pool) {
         BeanWrapper w = PropertyAccessorFactory.forBeanPropertyAccess(pool);
         for (String property : new String[] {"jdbcUrl", "url"}) {
             try {
-                if (w.isReadableProperty(property) && w.getPropertyValue(property) instanceof String url
-                        && url.startsWith("jdbc:fenced:")) {
-                    return true;
+                if (w.isReadableProperty(property) && w.getPropertyValue(property) instanceof String url) {
+                    return url;
                 }
             } catch (RuntimeException unreadable) {
-                // a getter that throws before the pool is configured: not a fenced URL we can see
+                // a getter that throws before the pool is configured: no URL we can see
             }
         }
-        return false;
+        return null;
     }
 
     /** Connections and unwrapping from the fenced view, everything else from the pool itself. */
