@@ -1,5 +1,6 @@
 package dev.fenced;
 
+import dev.fenced.config.ConfigLoader;
 import dev.fenced.jdbc.ConnectionFactory;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -23,6 +24,27 @@ import javax.sql.DataSource;
  * {@code fenced.*} key can go in the URL; the common ones have setters.
  */
 public class FencedDataSource implements DataSource {
+
+    /**
+     * Fences an existing DataSource (a connection pool) in place, with no URL change: its connections are
+     * wrapped as they are handed out, the pool keeps pooling the raw ones, and {@code unwrap} still reaches the
+     * pool ({@code unwrap(HikariDataSource.class)}). {@code fencedKeys} holds {@code fenced.*} keys; the
+     * system properties, environment and {@code fenced.properties} apply below them as for the driver.
+     *
+     * @throws FencingException for bad configuration, naming the key, before any connection is opened
+     */
+    public static DataSource wrap(DataSource pool, Properties fencedKeys) throws FencingException {
+        java.util.Objects.requireNonNull(pool, "pool");
+        Properties p = fencedKeys == null ? new Properties() : fencedKeys;
+        for (String name : p.stringPropertyNames()) {
+            if (!name.startsWith(FencedProperty.PREFIX)) {
+                throw new FencingException("fenced: FencedDataSource.wrap takes fenced.* keys only, got '" + name + "'",
+                        FencingException.CONFIGURATION);
+            }
+        }
+        return ConnectionFactory.wrapping(pool,
+                ConfigLoader.forApplication("the properties given to FencedDataSource.wrap", ConfigLoader.fencedEntries(p)));
+    }
 
     private volatile String url;
     private final Properties properties = new Properties();

@@ -75,7 +75,14 @@ public enum FencedProperty {
     AGENT_ENABLED("fenced.agent.enabled", "true", Kind.BOOLEAN,
             "Agent: false turns the agent off entirely."),
     METRICS_JMX("fenced.metrics.jmx", "true", Kind.BOOLEAN,
-            "Register the `dev.fenced:type=Metrics` MBean.");
+            "Register the `dev.fenced:type=Metrics` MBean."),
+
+    SPRING_WRAP_DATA_SOURCE("fenced.spring.wrapDataSource", "true", Kind.BOOLEAN,
+            "Spring Boot: fence the application's DataSource beans in place (no URL change); a DataSource whose URL"
+                    + " is already `jdbc:fenced:` is left alone."),
+    SPRING_UNFENCED_MIGRATIONS("fenced.spring.unfencedMigrations", "true", Kind.BOOLEAN,
+            "Spring Boot: Flyway and Liquibase migrations run inside `Fencing.unfenced` (logged); false: they run"
+                    + " fenced like any other writer.");
 
     /** The prefix every fenced key starts with; any other key is not ours. */
     public static final String PREFIX = "fenced.";

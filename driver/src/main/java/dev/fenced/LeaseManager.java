@@ -148,6 +148,18 @@ public final class LeaseManager implements AutoCloseable {
         }
     }
 
+    /**
+     * Health check of the lease store: reachable within the store timeout, a primary, its token sequence sane
+     * (INCREMENT BY a positive number, CACHE 1, NO CYCLE, not owned, ahead of every token in the table). Creates
+     * nothing.
+     *
+     * @return empty when ready, or a note on what comes at the first grant (the table is created then)
+     * @throws SQLException naming what is wrong, as a grant would
+     */
+    public Optional<String> checkStore() throws SQLException {
+        return Optional.ofNullable(keeper.store().check(keeper.storeTimeoutNanos()));
+    }
+
     /** The holder name this manager writes into the lease table. */
     public String holder() {
         return keeper.holder();

@@ -252,7 +252,7 @@ final class Installer {
     /** Packages the agent never instruments (see {@link StartupConfig#NOT_INSTRUMENTED}). */
     private static ElementMatcher.Junction<TypeDescription> ignored() {
         ElementMatcher.Junction<TypeDescription> m = ElementMatchers.none();
-        for (String prefix : StartupConfig.NOT_INSTRUMENTED) {
+        for (String prefix : NotInstrumented.PREFIXES) { // not StartupConfig's: it is unusable without the driver
             m = m.or(nameStartsWith(prefix));
         }
         return m;

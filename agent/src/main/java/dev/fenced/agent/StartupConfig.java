@@ -31,8 +31,7 @@ final class StartupConfig {
      * never get its lease, so it is refused at start, as is one in {@code java.} (only the JDK types the agent
      * names are instrumented there).
      */
-    static final List<String> NOT_INSTRUMENTED = List.of("dev.fenced.agent.", "net.bytebuddy.", "sun.", "jdk.",
-            "com.sun.", "org.junit.");
+    static final List<String> NOT_INSTRUMENTED = NotInstrumented.PREFIXES;
 
     private static final List<String> NEVER_LEASE_BOUND = concat(NOT_INSTRUMENTED, "java.");
 

@@ -49,6 +49,16 @@ public final class ConfigLoader {
         return resolve(withStandardSources(sources, null));
     }
 
+    /**
+     * An application's own source ({@code description} names it in errors: "the Spring environment"), then the
+     * standard ones: for a DataSource fenced in place, where no URL or connect properties exist.
+     */
+    public static FencedConfig forApplication(String description, Map<String, String> values) throws FencingException {
+        List<ConfigSource> sources = new ArrayList<>();
+        sources.add(new ConfigSource(description, values));
+        return resolve(withStandardSources(sources, null));
+    }
+
     /** The agent's sources: an explicit file (from {@code -javaagent:...=config=FILE}), then the standard ones. */
     public static FencedConfig forAgent(Path explicitFile) throws FencingException {
         return resolve(withStandardSources(new ArrayList<>(), explicitFile));

@@ -246,6 +246,16 @@ public final class FencedConfig {
         return agentEnabled;
     }
 
+    /** {@code fenced.spring.wrapDataSource}. */
+    public boolean springWrapDataSource() {
+        return Boolean.parseBoolean(get(FencedProperty.SPRING_WRAP_DATA_SOURCE));
+    }
+
+    /** {@code fenced.spring.unfencedMigrations}. */
+    public boolean springUnfencedMigrations() {
+        return Boolean.parseBoolean(get(FencedProperty.SPRING_UNFENCED_MIGRATIONS));
+    }
+
     /** Lease-bound methods for the agent, by lease name. */
     public Map<String, LeaseMethod> leaseMethods() {
         return leaseMethods;

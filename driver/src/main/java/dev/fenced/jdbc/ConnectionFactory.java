@@ -35,12 +35,20 @@ public final class ConnectionFactory {
             throw new SQLException("fenced: driver " + driver.getClass().getName() + " declined "
                     + Secrets.mask(parsed.delegateUrl()), "08001");
         }
+        Connection connection = wrap(raw, config, parsed.databaseKey(delegateInfo.getProperty("user")));
+        ContextAccess.recordConnection(url, info); // the agent's default lease store
+        return connection;
+    }
+
+    /**
+     * Fences a connection opened elsewhere (a pool's): the one path every fenced connection takes, whether
+     * the driver opened it from a URL or {@link WrappingDataSource} borrowed it. {@code databaseKey} names the
+     * database and user, for the catalog knowledge connections to it share. Closes {@code raw} on failure.
+     */
+    static Connection wrap(Connection raw, FencedConfig config, String databaseKey) throws SQLException {
         try {
-            FencedRuntime runtime = FencedRuntime.forDatabase(
-                    parsed.databaseKey(delegateInfo.getProperty("user")), config, raw);
-            FencedConnection connection = new FencedConnection(raw, runtime);
-            ContextAccess.recordConnection(url, info); // the agent's default lease store
-            return connection;
+            FencedRuntime runtime = FencedRuntime.forDatabase(databaseKey, config, raw);
+            return new FencedConnection(raw, runtime);
         } catch (SQLException | RuntimeException e) {
             try {
                 raw.close();
@@ -69,6 +77,15 @@ public final class ConnectionFactory {
     /** The URL with its passwords and other secrets masked, for messages. */
     public static String masked(String url) {
         return Secrets.mask(url);
+    }
+
+    /**
+     * A DataSource whose connections are {@code pool}'s, fenced under {@code config}; it unwraps to the pool.
+     * Publishes the metrics as the driver's first connect does.
+     */
+    public static javax.sql.DataSource wrapping(javax.sql.DataSource pool, FencedConfig config) {
+        MetricsPublisher.publish(config.metricsJmx());
+        return new WrappingDataSource(pool, config);
     }
 
     public static boolean accepts(String url) {

@@ -90,6 +90,26 @@ public final class LeaseSchema {
         checkAhead(c, table);
     }
 
+    /**
+     * The checks {@link #ensure} makes, without creating anything: for health checks. Returns null when the store
+     * is ready, or what is still to come ("created at the first grant"); throws what a grant would.
+     */
+    static String check(Connection c, LeaseTableName table, boolean create) throws SQLException {
+        State state = inspect(c, table);
+        if (state.inRecovery) {
+            throw StoreErrors.standby(c, "(health check)", null);
+        }
+        if (!state.hasTable || !state.hasSequence) {
+            if (!create) {
+                throw StoreErrors.missing(table, "(health check)", null);
+            }
+            return "the lease table " + table + " is created at the first grant";
+        }
+        state.checkSequence(table);
+        checkAhead(c, table);
+        return null;
+    }
+
     private static void runScript(Connection c, LeaseTableName table) throws SQLException {
         boolean auto = c.getAutoCommit();
         c.setAutoCommit(false);

@@ -176,6 +176,14 @@ public final class LeaseStore {
         }, e -> e));
     }
 
+    /**
+     * Reaches the store and makes the checks of the first grant (a primary, the table and a trustworthy sequence)
+     * without creating anything; null when ready, else what is still to come. Throws what a grant would.
+     */
+    public String check(long budgetNanos) throws SQLException {
+        return calls.run("check the lease store", budgetNanos, c -> LeaseSchema.check(c, table, createTable));
+    }
+
     /** How many store operations ran out of their time budget. */
     public int timeouts() {
         return calls.timeouts();

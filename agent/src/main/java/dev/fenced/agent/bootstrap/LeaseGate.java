@@ -22,6 +22,14 @@ public final class LeaseGate {
         factory = runtimeFactory;
     }
 
+    /**
+     * True when this agent instruments lease-bound methods (its configuration names some). Spring's starter asks, by
+     * reflection, so that a configured method never runs under two lease runtimes, nor under none.
+     */
+    public static boolean installed() {
+        return factory != null;
+    }
+
     /** See {@link LeaseHooks#enter}; {@code type} is the instrumented class, {@code method} its method's name. */
     public static Object enter(String lease, String method, Class<?> type) {
         return hooks(type).enter(lease, type.getName() + "#" + method);

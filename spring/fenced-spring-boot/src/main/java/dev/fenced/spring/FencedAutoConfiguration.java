@@ -1,0 +1,176 @@
+package dev.fenced.spring;
+
+import dev.fenced.FencedDataSource;
+import dev.fenced.LeaseManager;
+import dev.fenced.config.FencedConfig;
+import dev.fenced.config.LeaseMethod;
+import dev.fenced.context.ContextAccess;
+import dev.fenced.spring.config.FencedSettings;
+import dev.fenced.spring.dao.FencedPersistenceExceptionTranslator;
+import dev.fenced.spring.dao.JdbcTranslationPostProcessor;
+import dev.fenced.spring.datasource.FencedDataSourcePostProcessor;
+import dev.fenced.spring.lease.LeaseAdvisor;
+import dev.fenced.spring.lease.LeaseAutoProxyRegistrar;
+import dev.fenced.spring.lease.LeaseInterceptor;
+import dev.fenced.spring.lease.LeaseMethods;
+import dev.fenced.spring.lease.LeaseMethodsCheck;
+import dev.fenced.spring.metrics.FencedMeterBinder;
+import dev.fenced.spring.migration.UnfencedMigrationsPostProcessor;
+import java.util.Collection;
+import java.util.List;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.TaskDecorator;
+
+/**
+ * fenced for a Spring Boot application, Boot 4 and 3.5 alike: everything here uses APIs both lines share; what
+ * Boot 4 moved (health) has one auto-configuration per line, each behind {@code @ConditionalOnClass}.
+ *
+ * <ul>
+ * <li>{@code fenced.*} keys from the Spring environment, validated at start-up by the driver's own checks;</li>
+ * <li>the application's DataSource fenced in place (no URL change), or left alone when its URL is fenced;</li>
+ * <li>fenced's refusals translated for JdbcTemplate and JPA;</li>
+ * <li>{@link WithLease} and {@code fenced.lease.<name>.method} through Spring AOP, on the driver's LeaseManager;</li>
+ * <li>the token carried into Spring's executors and {@code @Async} (Micrometer context propagation);</li>
+ * <li>Flyway and Liquibase migrations unfenced; fenced's counters in the application's MeterRegistry.</li>
+ * </ul>
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"}) // Boot 4
+@ConditionalOnClass(DataSource.class)
+public class FencedAutoConfiguration {
+
+    /** Created eagerly, so bad configuration fails start-up even before anything connects. */
+    @Bean
+    @ConditionalOnMissingBean
+    public static FencedSettings fencedSettings(Environment environment) {
+        return FencedSettings.from(environment);
+    }
+
+    @Bean
+    public static FencedDataSourcePostProcessor fencedDataSourcePostProcessor(ObjectProvider<FencedSettings> settings) {
+        return new FencedDataSourcePostProcessor(settings);
+    }
+
+    @Bean
+    public static UnfencedMigrationsPostProcessor fencedMigrationsPostProcessor(ObjectProvider<FencedSettings> settings) {
+        return new UnfencedMigrationsPostProcessor(settings);
+    }
+
+    /** Lease store: {@code fenced.lease.url} if set, else the application's DataSource. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnBean(DataSource.class)
+    public LeaseManager fencedLeaseManager(FencedSettings settings, ObjectProvider<DataSource> dataSources) {
+        FencedConfig config = settings.config();
+        DataSource store = config.leaseUrl() != null ? new FencedDataSource(config.leaseUrl()) : dataSources.getIfUnique();
+        if (store == null) {
+            throw new IllegalStateException("fenced: the application has several DataSources and fenced.lease.url is"
+                    + " not set: set it, or define a LeaseManager bean, so leases live in one place");
+        }
+        return LeaseManager.builder(store)
+                .table(config.leaseTable())
+                .createTable(config.leaseCreateTable())
+                .build();
+    }
+
+    /** Lease-bound methods: {@code @WithLease}, and the configured ones unless the agent runs those itself. */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static LeaseMethods fencedLeaseMethods(ObjectProvider<FencedSettings> settings) {
+        FencedConfig config = settings.getObject().config();
+        Collection<LeaseMethod> configured = agentRunsLeaseMethods() ? List.of() : config.leaseMethods().values();
+        return new LeaseMethods(configured);
+    }
+
+    /**
+     * True when the java agent instruments the configured lease methods itself. An agent that only propagates (the
+     * driver was not on the class path at its start: a fat jar) leaves them to AOP; running them under both would
+     * make each find the lease busy with the other.
+     */
+    static boolean agentRunsLeaseMethods() {
+        if (!ContextAccess.sharedThroughBootstrap()) {
+            return false;
+        }
+        try {
+            Class<?> gate = Class.forName("dev.fenced.agent.bootstrap.LeaseGate", false, null);
+            return (Boolean) gate.getMethod("installed").invoke(null);
+        } catch (ClassNotFoundException e) {
+            return false;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("fenced: cannot tell whether the java agent runs the configured lease"
+                    + " methods (an agent of another version?): " + e, e);
+        }
+    }
+
+    @Bean
+    public static LeaseMethodsCheck fencedLeaseMethodsCheck(LeaseMethods methods, ListableBeanFactory beans) {
+        return new LeaseMethodsCheck(methods, beans);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @Import(LeaseAutoProxyRegistrar.class)
+    static class Leases {
+
+        @Bean
+        @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+        static LeaseAdvisor fencedLeaseAdvisor(LeaseMethods methods, ObjectProvider<LeaseManager> leases) {
+            return new LeaseAdvisor(methods, new LeaseInterceptor(methods, leases));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.jdbc.support.JdbcAccessor")
+    static class Jdbc {
+
+        @Bean
+        static JdbcTranslationPostProcessor fencedJdbcTranslation() {
+            return new JdbcTranslationPostProcessor();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.dao.support.PersistenceExceptionTranslator")
+    static class Persistence {
+
+        @Bean
+        static FencedPersistenceExceptionTranslator fencedPersistenceExceptionTranslator() {
+            return new FencedPersistenceExceptionTranslator();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+    static class Metrics {
+
+        @Bean
+        FencedMeterBinder fencedMeterBinder() {
+            return new FencedMeterBinder();
+        }
+    }
+
+    /** Spring's own decorator, which carries every registered ThreadLocalAccessor, fenced's among them. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"io.micrometer.context.ContextSnapshotFactory",
+            "org.springframework.core.task.support.ContextPropagatingTaskDecorator"})
+    static class ContextPropagation {
+
+        @Bean
+        @ConditionalOnMissingBean(TaskDecorator.class)
+        TaskDecorator fencedTaskDecorator() {
+            return new org.springframework.core.task.support.ContextPropagatingTaskDecorator();
+        }
+    }
+}

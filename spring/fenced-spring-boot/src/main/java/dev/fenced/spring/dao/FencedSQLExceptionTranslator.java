@@ -1,0 +1,26 @@
+package dev.fenced.spring.dao;
+
+import java.sql.SQLException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+
+/** Decorates the translator a JdbcTemplate already has: fenced's refusals first, everything else to it. */
+public final class FencedSQLExceptionTranslator implements SQLExceptionTranslator {
+
+    private final SQLExceptionTranslator delegate;
+
+    public FencedSQLExceptionTranslator(SQLExceptionTranslator delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public DataAccessException translate(String task, String sql, SQLException ex) {
+        DataAccessException fenced = FencedExceptions.translate(task, sql, ex);
+        return fenced != null ? fenced : delegate == null ? null : delegate.translate(task, sql, ex);
+    }
+
+    /** The translator this one decorates. */
+    public SQLExceptionTranslator delegate() {
+        return delegate;
+    }
+}
