@@ -1,5 +1,7 @@
 package dev.fenced;
 
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
@@ -35,4 +37,29 @@ public interface Lease extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * Makes the lease last {@code ttl} from now, by the database clock, in one statement: for leases of a
+     * manager built {@link LeaseManager.Builder#withoutRenewal() withoutRenewal()}, whose holder decides how
+     * long they last (ShedLock's {@code SimpleLock.extend} and its keep-alive). A shorter ttl than before shortens
+     * the lease. The lease's own deadline moves with it.
+     *
+     * @return true if extended; false if the lease is no longer held (closed, lost, expired by the database
+     *         clock or taken over), in which case it is lost now if it was not before
+     * @throws IllegalStateException if the lease's manager renews its leases in the background
+     * @throws SQLException if the store did not answer; the lease keeps its previous deadline
+     */
+    default boolean extend(Duration ttl) throws SQLException {
+        throw new UnsupportedOperationException("fenced: " + getClass().getName() + " cannot be extended");
+    }
+
+    /**
+     * Like {@link #close()}, except that the store keeps the lease taken until {@code atLeastHeldFor} has passed
+     * since it was granted or last renewed or extended (database clock): nobody else acquires it before then
+     * (ShedLock's {@code lockAtLeastFor}). Its token is poisoned at once all the same: the holder is done. A time
+     * already passed releases it at once. Idempotent, never throws on store trouble (the lease then expires).
+     */
+    default void closeKeepingFor(Duration atLeastHeldFor) {
+        throw new UnsupportedOperationException("fenced: " + getClass().getName() + " cannot be closed with a hold");
+    }
 }

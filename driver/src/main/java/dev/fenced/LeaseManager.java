@@ -65,14 +65,11 @@ public final class LeaseManager implements AutoCloseable {
     public static final long ACQUIRE_GRACE_MILLIS = 500;
     private static final long ACQUIRE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(ACQUIRE_GRACE_MILLIS);
 
-    /** Longer leases make no sense (a crash blocks work for one ttl) and would overflow nanosecond deadlines. */
-    private static final long MAX_TTL_MILLIS = TimeUnit.DAYS.toMillis(365);
-
     private final LeaseKeeper keeper;
     private final Duration renewalInterval;
 
     /** Renewal interval standing for "never": the lease simply runs out at its deadline. */
-    private static final long NEVER_RENEW_NANOS = Long.MAX_VALUE / 4;
+    private static final long NEVER_RENEW_NANOS = LeaseKeeper.NEVER_RENEW_NANOS;
 
     private LeaseManager(Builder b) {
         this.renewalInterval = b.renewalInterval;
@@ -165,6 +162,15 @@ public final class LeaseManager implements AutoCloseable {
         return keeper.holder();
     }
 
+    /**
+     * False for a manager built {@link Builder#withoutRenewal()}: its leases end when their ttl runs out unless
+     * their holder {@link Lease#extend extends} them, which is what schedulers' locks with an upper bound
+     * (ShedLock's {@code lockAtMostFor}) need.
+     */
+    public boolean renews() {
+        return keeper.renews();
+    }
+
     /** The renewal interval fixed for every lease, or empty for the default, ttl/3 of each lease. */
     public Optional<Duration> renewalInterval() {
         return Optional.ofNullable(renewalInterval);
@@ -180,11 +186,7 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     private long ttlMillis(Duration ttl) {
-        Objects.requireNonNull(ttl, "ttl");
-        long ms = ttl.isNegative() ? -1 : saturatedNanos(ttl) / 1_000_000L;
-        if (ms < 1 || ms > MAX_TTL_MILLIS) {
-            throw new IllegalArgumentException("fenced: a lease ttl must be between 1 ms and 365 days, got " + ttl);
-        }
+        long ms = LeaseKeeper.checkedTtlMillis(ttl);
         long valid = ms - keeper.marginNanos(ms) / 1_000_000L;
         if (renewalInterval != null && renewalInterval.toMillis() >= valid) {
             throw new IllegalArgumentException("fenced: a lease ttl of " + ms + " ms, less its clock-drift margin ("

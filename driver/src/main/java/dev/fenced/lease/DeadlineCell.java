@@ -38,6 +38,14 @@ public final class DeadlineCell extends AtomicLong {
     }
 
     /**
+     * Sets the deadline, earlier or later: for an explicit extension of a lease nobody renews in the background,
+     * whose answer is the only one there is.
+     */
+    synchronized void moveTo(long deadline) {
+        deadlineNanos = deadline;
+    }
+
+    /**
      * The value a write must go by: for a lease's cell whose deadline has passed, the lease is lost first
      * (poisoned at once; logging and callbacks happen on another thread), so the value is the poisoned one.
      * Any other cell (a {@code Fencing.bind} scope, an unfenced section) is read as it is.

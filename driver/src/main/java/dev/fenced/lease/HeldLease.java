@@ -5,6 +5,8 @@ import dev.fenced.context.ContextAccess;
 import dev.fenced.context.TokenCells;
 import dev.fenced.metrics.FencedMetrics;
 import java.lang.System.Logger.Level;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,10 +38,13 @@ final class HeldLease implements Lease {
 
     private final String name;
     private final long token;
-    private final long ttlMillis;
-    private final long ttlNanos;
     private final long renewEveryNanos;
-    private final long validNanos;
+    /** The clock-drift margin as a fraction of the ttl, for ttls set by {@link #extend}. */
+    private final double marginFraction;
+    // An extension changes these; only for leases nobody renews in the background (see extend).
+    private volatile long ttlMillis;
+    private volatile long ttlNanos;
+    private volatile long validNanos;
     private final LeaseContext context;
     private final DeadlineCell cell;
     private final Thread acquiringThread;
@@ -63,6 +68,7 @@ final class HeldLease implements Lease {
             throw new IllegalArgumentException("fenced: a clock-drift margin must be shorter than the ttl");
         }
         this.validNanos = ttlNanos - marginNanos;
+        this.marginFraction = (double) marginNanos / ttlNanos;
         this.renewEveryNanos = renewEveryNanos;
         this.context = context;
         this.cell = new DeadlineCell(token, this, context.ticker(), sentAtNanos + validNanos);
@@ -118,6 +124,76 @@ final class HeldLease implements Lease {
         } catch (Exception e) {
             LOG.log(Level.WARNING, "fenced: could not release lease '" + name + "' (token " + token
                     + "); it stays held in the store until it expires, at most " + ttlMillis + " ms: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void closeKeepingFor(Duration atLeastHeldFor) {
+        long holdMillis = atLeastHeldFor == null || atLeastHeldFor.isNegative() ? 0 : saturatedMillis(atLeastHeldFor);
+        if (holdMillis == 0) {
+            close();
+            return;
+        }
+        if (!end()) {
+            return;
+        }
+        try {
+            context.store().releaseHolding(context.holder(), name, token, holdMillis, context.releaseBudgetNanos());
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "fenced: could not release lease '" + name + "' (token " + token
+                    + "); it stays held in the store until it expires, at most " + ttlMillis + " ms: " + e.getMessage());
+        }
+    }
+
+    /**
+     * One renewal statement for this lease alone, with the new ttl. Only for managers that do not renew: with
+     * a background renewal in flight, two answers with different ttls could arrive in either order, and the
+     * local deadline must never be later than the database's expiry. Extensions of one lease are serialised.
+     */
+    @Override
+    public synchronized boolean extend(Duration ttl) throws SQLException {
+        long ms = LeaseKeeper.checkedTtlMillis(ttl);
+        if (context.renews()) {
+            throw new IllegalStateException("fenced: lease '" + name + "' is renewed in the background by its manager;"
+                    + " extend() is for leases of a manager built withoutRenewal()");
+        }
+        if (closed.get() || !isValid()) {
+            return false;
+        }
+        long budget = Math.min(context.releaseBudgetNanos(),
+                Math.max(Renewer.MIN_BUDGET_NANOS, (cell.deadlineNanos() - context.ticker().nanos()) / 2));
+        for (int attempt = 0; attempt < EXTEND_ATTEMPTS; attempt++) {
+            LeaseStore.Renewal r = context.store().renew(context.holder(), new String[] {name}, new long[] {token},
+                    new long[] {ms}, budget, context.ticker());
+            if (r.renewed().contains(token)) {
+                long newTtlNanos = ms * 1_000_000L;
+                long newValid = newTtlNanos - (long) (newTtlNanos * marginFraction);
+                ttlMillis = ms;
+                ttlNanos = newTtlNanos;
+                validNanos = newValid;
+                cell.moveTo(r.sentAtNanos() + newValid);
+                FencedMetrics.LEASE_RENEWALS.increment();
+                context.renewer().rescheduled(this);
+                return !closed.get();
+            }
+            if (!r.locked().contains(token)) {
+                lose("the lease store no longer lists it as ours when extending it: it expired by the database"
+                        + " clock, was taken over, or was released");
+                return false;
+            }
+            // A would-be taker has the row locked for an instant: still ours by the database, try again.
+            Thread.onSpinWait();
+        }
+        return false;
+    }
+
+    private static final int EXTEND_ATTEMPTS = 8;
+
+    private static long saturatedMillis(Duration d) {
+        try {
+            return d.toMillis();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE / 2;
         }
     }
 

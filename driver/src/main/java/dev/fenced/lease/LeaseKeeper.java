@@ -4,8 +4,11 @@ import dev.fenced.Lease;
 import dev.fenced.metrics.FencedMetrics;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
@@ -17,6 +20,9 @@ public final class LeaseKeeper implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
     private static final AtomicInteger MANAGERS = new AtomicInteger();
+
+    /** A renewal interval standing for "never": each lease simply runs out at its deadline. */
+    public static final long NEVER_RENEW_NANOS = Long.MAX_VALUE / 4;
 
     private final LeaseStore store;
     private final String holder;
@@ -44,7 +50,26 @@ public final class LeaseKeeper implements AutoCloseable {
         this.ticker = ticker;
         this.renewer = new Renewer(store, holder, id, ticker, storeTimeoutNanos);
         this.dispatcher = new CallbackDispatcher("fenced-lease-callbacks-" + id);
-        this.context = new LeaseContext(store, holder, renewer, dispatcher, ticker, storeTimeoutNanos);
+        this.context = new LeaseContext(store, holder, renewer, dispatcher, ticker, storeTimeoutNanos,
+                fixedRenewEveryNanos != NEVER_RENEW_NANOS);
+    }
+
+    /** Longer leases make no sense (a crash blocks work for one ttl) and would overflow nanosecond deadlines. */
+    private static final long MAX_TTL_MILLIS = TimeUnit.DAYS.toMillis(365);
+
+    /** A lease ttl in milliseconds, checked: between 1 ms and 365 days. */
+    public static long checkedTtlMillis(Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl");
+        long ms;
+        try {
+            ms = ttl.isNegative() ? -1 : ttl.toNanos() / 1_000_000L;
+        } catch (ArithmeticException tooLong) {
+            ms = Long.MAX_VALUE;
+        }
+        if (ms < 1 || ms > MAX_TTL_MILLIS) {
+            throw new IllegalArgumentException("fenced: a lease ttl must be between 1 ms and 365 days, got " + ttl);
+        }
+        return ms;
     }
 
     /** The longest any one store operation may take. */
@@ -59,6 +84,11 @@ public final class LeaseKeeper implements AutoCloseable {
 
     public String holder() {
         return holder;
+    }
+
+    /** False for a manager built without renewal, whose leases run out at their ttl unless extended. */
+    public boolean renews() {
+        return context.renews();
     }
 
     public LeaseStore store() {

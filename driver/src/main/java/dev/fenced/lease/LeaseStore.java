@@ -27,6 +27,7 @@ public final class LeaseStore {
     private final String grantSql;
     private final String renewSql;
     private final String releaseSql;
+    private final String releaseHoldingSql;
     private final String describeSql;
     private volatile boolean schemaChecked;
 
@@ -71,6 +72,13 @@ public final class LeaseStore {
         this.releaseSql = "UPDATE " + t + " AS l SET expires_at = '-infinity', renewed_at = now()"
                 + " FROM unnest(?::text[], ?::bigint[]) AS r(name, token)"
                 + " WHERE l.name = r.name AND l.token = r.token AND l.holder = ?";
+        // A release that keeps the lease taken until a minimum time has passed since its grant or last
+        // renewal (ShedLock's lockAtLeastFor), by the database clock; never later than it would have expired.
+        this.releaseHoldingSql = "UPDATE " + t + " AS l SET expires_at = CASE"
+                + " WHEN l.renewed_at + ?::bigint * interval '1 millisecond' > now()"
+                + " THEN LEAST(l.expires_at, l.renewed_at + ?::bigint * interval '1 millisecond')"
+                + " ELSE '-infinity' END"
+                + " WHERE l.name = ? AND l.token = ? AND l.holder = ?";
         this.describeSql = "SELECT holder, token, expires_at, expires_at > now() FROM " + t + " WHERE name = ?";
     }
 
@@ -160,6 +168,24 @@ public final class LeaseStore {
                 ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
                 ps.setString(3, holder);
                 return ps.executeUpdate();
+            }
+        }, e -> e));
+    }
+
+    /**
+     * Releases one lease that is still this holder's grant, but leaves it taken until {@code holdMillis} after
+     * its grant or last renewal (database clock), or at once if that time has passed; returns whether it was ours.
+     */
+    public boolean releaseHolding(String holder, String name, long token, long holdMillis, long budgetNanos)
+            throws SQLException {
+        return calls.run("release lease '" + name + "'", budgetNanos, c -> retrying(c, () -> {
+            try (PreparedStatement ps = c.prepareStatement(releaseHoldingSql)) {
+                ps.setLong(1, holdMillis);
+                ps.setLong(2, holdMillis);
+                ps.setString(3, name);
+                ps.setLong(4, token);
+                ps.setString(5, holder);
+                return ps.executeUpdate() > 0;
             }
         }, e -> e));
     }

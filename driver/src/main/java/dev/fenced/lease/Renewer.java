@@ -74,6 +74,11 @@ final class Renewer {
         wakeAt(earlier(lease.renewAtNanos(), lease.deadlineNanos()));
     }
 
+    /** A lease's deadline moved (an explicit extension): the timer must still lose it on time. */
+    void rescheduled(HeldLease lease) {
+        wakeAt(earlier(lease.renewAtNanos(), lease.deadlineNanos()));
+    }
+
     void forget(HeldLease lease) {
         leases.remove(lease.token(), lease);
     }

@@ -26,7 +26,7 @@ class LeaseClockTest {
     private final LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false, "clock-test");
     private final Renewer renewer = new Renewer(store, "clock-holder", "clock-test", clock, 1_000 * MS);
     private final CallbackDispatcher dispatcher = new CallbackDispatcher("clock-test-callbacks");
-    private final LeaseContext context = new LeaseContext(store, "clock-holder", renewer, dispatcher, clock, 10 * MS);
+    private final LeaseContext context = new LeaseContext(store, "clock-holder", renewer, dispatcher, clock, 10 * MS, true);
 
     @AfterEach
     void stop() {

@@ -21,7 +21,7 @@ class RenewerScheduleTest {
     void eachEarlierLeaseReplacesThePlannedTickInsteadOfAddingOne() {
         LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false, "schedule-test");
         Renewer renewer = new Renewer(store, "test-holder", "schedule-test", Ticker.SYSTEM, 1_000_000_000L);
-        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test"), Ticker.SYSTEM, 1_000_000_000L);
+        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test"), Ticker.SYSTEM, 1_000_000_000L, true);
         try {
             List<HeldLease> leases = new ArrayList<>();
             long now = System.nanoTime();
