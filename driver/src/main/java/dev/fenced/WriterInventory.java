@@ -70,7 +70,11 @@ public final class WriterInventory {
         return writers().stream().filter(w -> w.table().equals(table)).toList();
     }
 
-    /** The roll-out state of every protected table fenced has connected for, and of every table written. */
+    /**
+     * The roll-out state of every protected table fenced has connected for, and of every table written. A table
+     * listed by several configurations in this process shows the weakest of their modes (the one a writer can
+     * still get through): it is {@code enforce} only when every configuration enforces it.
+     */
     public static List<TableState> tables() {
         return Inventory.get().tables();
     }

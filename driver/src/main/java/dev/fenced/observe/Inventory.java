@@ -227,8 +227,9 @@ public final class Inventory {
         Map<String, Registered> registered = new TreeMap<>();
         for (List<Registered> list : configurations.values()) {
             for (Registered r : list) {
-                // several configurations may list one table: the strictest mode is the one that holds
-                registered.merge(r.table(), r, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
+                // several configurations may list one table: the weakest mode is the one a writer can still get
+                // through, so the table is only "enforce" when every configuration enforces it
+                registered.merge(r.table(), r, (a, b) -> b.mode().ordinal() > a.mode().ordinal() ? b : a);
             }
         }
         Map<String, Set<String>> withoutToken = new HashMap<>();
