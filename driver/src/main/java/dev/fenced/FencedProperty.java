@@ -75,7 +75,25 @@ public enum FencedProperty {
     AGENT_ENABLED("fenced.agent.enabled", "true", Kind.BOOLEAN,
             "Agent: false turns the agent off entirely."),
     METRICS_JMX("fenced.metrics.jmx", "true", Kind.BOOLEAN,
-            "Register the `dev.fenced:type=Metrics` MBean."),
+            "Register the `dev.fenced:type=Metrics` and `dev.fenced:type=WriterInventory` MBeans."),
+    OBSERVE_INVENTORY("fenced.observe.inventory", "true", Kind.BOOLEAN,
+            "Observe mode keeps the writer inventory: each write without a token and each statement fenced could"
+                    + " not fence, by table, statement shape and call site (`WriterInventory`)."),
+    OBSERVE_SKIP_FRAMES("fenced.observe.skipFrames",
+            "java.,javax.,jdk.,sun.,com.sun.,kotlin.,scala.,groovy.,org.codehaus.groovy.,"
+                    + "com.zaxxer.hikari.,com.mchange.,org.apache.commons.dbcp,org.apache.tomcat.,oracle.ucp.,"
+                    + "org.vibur.,io.agroal.,org.springframework.,org.hibernate.,org.jooq.,org.apache.ibatis.,"
+                    + "org.mybatis.,org.jdbi.,org.sql2o.,io.ebean.,org.eclipse.persistence.,com.querydsl.,"
+                    + "net.ttddyy.,com.p6spy.,io.micrometer.,net.bytebuddy.",
+            Kind.LIST,
+            "Class-name prefixes the inventory steps over to find a writer's call site (the JDK, pools,"
+                    + " frameworks); fenced's own classes are always skipped. Setting it replaces the whole list."),
+    OBSERVE_MAX_WRITERS("fenced.observe.maxWriters", "1000", Kind.POSITIVE_INT,
+            "Most entries (table, statement shape, call site) the inventory keeps; past it new ones are only"
+                    + " counted."),
+    OBSERVE_REPORT("fenced.observe.report", null, Kind.STRING,
+            "Path the inventory report is written to at shutdown and on demand (`WriterInventory.writeReport()`,"
+                    + " JMX): JSON when the name ends in `.json`, else Markdown."),
 
     SPRING_WRAP_DATA_SOURCE("fenced.spring.wrapDataSource", "true", Kind.BOOLEAN,
             "Spring Boot: fence the application's DataSource beans in place (no URL change); a DataSource whose URL"

@@ -16,6 +16,8 @@ import java.sql.SQLException;
  *   <tr><td>{@value #SCHEMA}</td><td>a protected table lacks its fence column</td></tr>
  *   <tr><td>{@value #LEASE_STORE}</td><td>the lease store cannot grant (standby, missing table)</td></tr>
  *   <tr><td>{@value #LEASE_TIMEOUT}</td><td>a lease could not be had within the wait</td></tr>
+ *   <tr><td>{@value #LOCK_TIMEOUT}</td><td>a plain lock could not be had within its lock timeout</td></tr>
+ *   <tr><td>{@value #LOCK_LOST}</td><td>a plain lock's transaction was ended by the server (idle too long)</td></tr>
  * </table>
  */
 public class FencingException extends SQLException {
@@ -27,6 +29,8 @@ public class FencingException extends SQLException {
     public static final String SCHEMA = "FN011";
     public static final String LEASE_STORE = "FN020";
     public static final String LEASE_TIMEOUT = "FN021";
+    public static final String LOCK_TIMEOUT = "FN030";
+    public static final String LOCK_LOST = "FN031";
 
     public FencingException(String message) {
         super(message, SQLSTATE);

@@ -18,6 +18,13 @@ public class LeaseLostException extends FencingException {
         this.token = token;
     }
 
+    /** With {@code detail} saying what was refused and why, e.g. an action {@link Actions#once} did not run. */
+    public LeaseLostException(String leaseName, long token, String detail) {
+        super("fenced: the lease " + (leaseName == null ? "" : "'" + leaseName + "' ") + "holding token " + token
+                + " was lost; its holder must stop writing and re-acquire it: " + detail, SQLSTATE);
+        this.token = token;
+    }
+
     public long token() {
         return token;
     }

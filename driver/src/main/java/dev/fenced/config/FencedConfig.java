@@ -35,6 +35,10 @@ public final class FencedConfig {
     private final boolean agentEnabled;
     private final TableName tombstoneTable;
     private final Map<String, LeaseMethod> leaseMethods;
+    private final boolean observeInventory;
+    private final List<String> observeSkipFrames;
+    private final int observeMaxWriters;
+    private final String observeReport;
     private final String fingerprint;
 
     private FencedConfig(Map<String, String> values) throws FencingException {
@@ -56,6 +60,11 @@ public final class FencedConfig {
                 ? TableName.parse(get(FencedProperty.TOMBSTONE_TABLE)) : null;
         this.tables = List.copyOf(parseTables());
         this.leaseMethods = Collections.unmodifiableMap(parseLeaseMethods());
+        this.observeInventory = Boolean.parseBoolean(get(FencedProperty.OBSERVE_INVENTORY));
+        this.observeSkipFrames = List.copyOf(splitList(get(FencedProperty.OBSERVE_SKIP_FRAMES)));
+        this.observeMaxWriters = Integer.parseInt(get(FencedProperty.OBSERVE_MAX_WRITERS));
+        String report = get(FencedProperty.OBSERVE_REPORT);
+        this.observeReport = report == null || report.isBlank() ? null : report.trim();
         this.fingerprint = this.values.toString();
     }
 
@@ -259,6 +268,25 @@ public final class FencedConfig {
     /** Lease-bound methods for the agent, by lease name. */
     public Map<String, LeaseMethod> leaseMethods() {
         return leaseMethods;
+    }
+
+    /** Whether observe mode keeps the writer inventory ({@code fenced.observe.inventory}). */
+    public boolean observeInventory() {
+        return observeInventory;
+    }
+
+    /** Class-name prefixes the inventory steps over to find a call site ({@code fenced.observe.skipFrames}). */
+    public List<String> observeSkipFrames() {
+        return observeSkipFrames;
+    }
+
+    public int observeMaxWriters() {
+        return observeMaxWriters;
+    }
+
+    /** Where the inventory report goes ({@code fenced.observe.report}), or null. */
+    public String observeReport() {
+        return observeReport;
     }
 
     /** The explicitly set values, by key. */

@@ -266,7 +266,8 @@ public final class FencedConnection extends DelegatingConnection {
                 throw new UnsupportedStatementException(plan.tables().get(0), "a write through prepareCall;"
                         + " use prepareStatement for writes to protected tables");
             }
-            dev.fenced.metrics.FencedMetrics.UNSUPPORTED_OBSERVED.increment();
+            runtime.observedUnfenceable(plan.tables().get(0), "a write through prepareCall;"
+                    + " use prepareStatement for writes to protected tables", sql);
             return RewritePlan.PASSTHROUGH;
         }
         return plan;

@@ -104,7 +104,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     /** Binds the token (or NULL) at every token position; returns what was bound. */
     private long bindToken(RewritePlan plan) throws SQLException {
         owner.checkLexing(null, plan);
-        long token = TokenResolver.resolve(plan, runtime);
+        long token = TokenResolver.resolve(plan, sql, runtime);
         for (int index : plan.tokenIndexes()) {
             if (token > 0) {
                 prepared.setLong(index, token);

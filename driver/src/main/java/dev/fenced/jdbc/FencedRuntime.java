@@ -3,6 +3,8 @@ package dev.fenced.jdbc;
 import dev.fenced.FencingMode;
 import dev.fenced.config.FencedConfig;
 import dev.fenced.metrics.FencedMetrics;
+import dev.fenced.observe.Inventory;
+import dev.fenced.observe.Observation;
 import dev.fenced.sql.FencingTargets;
 import dev.fenced.sql.RewriteCache;
 import dev.fenced.sql.RewritePlan;
@@ -32,6 +34,7 @@ public final class FencedRuntime {
     private static volatile LongFunction<String> leaseNames = token -> null;
 
     private final FencedConfig config;
+    private final Inventory.Settings inventory;
     private final AtomicInteger observations = new AtomicInteger();
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private final long refreshNanos;
@@ -50,6 +53,7 @@ public final class FencedRuntime {
 
     private FencedRuntime(FencedConfig config, Catalog catalog) {
         this.config = config;
+        this.inventory = Inventory.Settings.of(config);
         this.refreshNanos = config.catalogRefresh().toNanos();
         this.snapshot = snapshot(catalog, 1, null);
     }
@@ -249,6 +253,9 @@ public final class FencedRuntime {
         }
         runtime = new FencedRuntime(config, read(config, connection, false));
         FencedRuntime raced = RUNTIMES.putIfAbsent(id, runtime);
+        if (raced == null) {
+            Inventory.get().register(config);
+        }
         return raced != null ? raced : runtime;
     }
 
@@ -295,9 +302,7 @@ public final class FencedRuntime {
             FencedMetrics.UNSUPPORTED_REFUSED.increment();
             throw plan.refusal();
         }
-        FencedMetrics.UNSUPPORTED_OBSERVED.increment();
-        observe("fenced (observe): statement on {0} would be refused: {1}: {2}", plan.tables().get(0),
-                plan.refusedConstruct(), sql);
+        observedUnfenceable(plan.tables().get(0), plan.refusedConstruct(), sql);
         return RewritePlan.PASSTHROUGH;
     }
 
@@ -437,8 +442,7 @@ public final class FencedRuntime {
             throw new dev.fenced.UnsupportedStatementException(table, construct);
         }
         if (mode == FencingMode.OBSERVE) {
-            FencedMetrics.UNSUPPORTED_OBSERVED.increment();
-            observe("fenced (observe): statement on {0} would be refused: {1}: {2}", table, construct, sql);
+            observedUnfenceable(table, construct, sql);
         }
     }
 
@@ -447,14 +451,37 @@ public final class FencedRuntime {
         return snapshot.targets();
     }
 
-    void observedUnfenced(RewritePlan plan, String reason) {
+    /**
+     * Observe mode let a write through that carries no token ({@code kind} says why: none bound, or its
+     * lease lost); {@code sql} is the text as the application wrote it. The one place such a decision is
+     * counted, logged and added to the writer inventory.
+     */
+    void observedUnfenced(RewritePlan plan, Observation kind, String reason, String sql) {
         FencedMetrics.UNFENCED_WRITES_OBSERVED.increment();
-        observe("fenced (observe): write to {0} without a token ({1}): {2}", plan.tables().get(0), reason, plan.sql());
+        String table = plan.tables().get(0);
+        observe("fenced (observe): write to {0} without a token ({1}): {2}", table, reason, sql);
+        Inventory.get().record(inventory, kind, table, reason, sql);
     }
 
+    /**
+     * Observe mode let a statement through that fenced cannot fence ({@code construct} says why). The one
+     * place such a decision is counted, logged and added to the writer inventory.
+     */
+    void observedUnfenceable(String table, String construct, String sql) {
+        FencedMetrics.UNSUPPORTED_OBSERVED.increment();
+        observe("fenced (observe): statement on {0} would be refused: {1}: {2}", table, construct, sql);
+        Inventory.get().record(inventory, Observation.UNFENCEABLE, table, construct, sql);
+    }
+
+    /**
+     * Logs one observation: loud for the first few, then at DEBUG. With the inventory on, each new writer is
+     * logged once by the inventory, so the per-statement lines are DEBUG from the start.
+     */
     private void observe(String format, Object... args) {
-        System.Logger.Level level = observations.incrementAndGet() <= LOUD_OBSERVATIONS
+        System.Logger.Level level = !inventory.enabled() && observations.incrementAndGet() <= LOUD_OBSERVATIONS
                 ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
-        LOG.log(level, format, args);
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, format, args);
+        }
     }
 }

@@ -54,7 +54,7 @@ public class FencedStatement extends DelegatingStatement {
             afterSchemaChange(plan);
             return result;
         }
-        long token = TokenResolver.resolve(plan, runtime);
+        long token = TokenResolver.resolve(plan, sql, runtime);
         T result;
         try {
             result = execution.run(plan.render(token));
@@ -159,7 +159,7 @@ public class FencedStatement extends DelegatingStatement {
             statement.addBatch(sql);
             return;
         }
-        long token = TokenResolver.resolve(plan, runtime);
+        long token = TokenResolver.resolve(plan, sql, runtime);
         statement.addBatch(plan.render(token));
         remember(plan, token);
     }

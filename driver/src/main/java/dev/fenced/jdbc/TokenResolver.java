@@ -7,6 +7,7 @@ import dev.fenced.context.ContextAccess;
 import dev.fenced.context.TokenCells;
 import dev.fenced.lease.DeadlineCell;
 import dev.fenced.metrics.FencedMetrics;
+import dev.fenced.observe.Observation;
 import dev.fenced.sql.RewritePlan;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,7 +25,11 @@ final class TokenResolver {
     private TokenResolver() {
     }
 
-    static long resolve(RewritePlan plan, FencedRuntime runtime) throws SQLException {
+    /**
+     * The token to send; {@code sql} is the statement as the application wrote it, only read when observe mode
+     * lets a write through without a token (for the writer inventory).
+     */
+    static long resolve(RewritePlan plan, String sql, FencedRuntime runtime) throws SQLException {
         AtomicLong cell = ContextAccess.current();
         if (cell != null) {
             long v = valueForWrite(cell);
@@ -38,14 +43,14 @@ final class TokenResolver {
                 FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
                 throw new LeaseLostException(runtime.leaseName(-v), -v);
             }
-            runtime.observedUnfenced(plan, "its lease was lost");
+            runtime.observedUnfenced(plan, Observation.LEASE_LOST, "its lease was lost", sql);
             return NO_TOKEN;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
             FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
             throw new UnfencedWriteException(plan.tables().get(0));
         }
-        runtime.observedUnfenced(plan, "no token is bound");
+        runtime.observedUnfenced(plan, Observation.NO_TOKEN, "no token is bound", sql);
         return NO_TOKEN;
     }
 

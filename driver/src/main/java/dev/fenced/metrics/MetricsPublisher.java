@@ -9,7 +9,8 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * Publishes the counters once per class loader: the {@code dev.fenced:type=Metrics} MBean, and Micrometer
+ * Publishes the counters once per class loader: the {@code dev.fenced:type=Metrics} MBean (and beside it the
+ * writer inventory's, {@code dev.fenced:type=WriterInventory}), and Micrometer
  * meters in its global registry when Micrometer is on the class path (Micrometer's classes are only
  * touched after that check, so it stays optional).
  */
@@ -30,6 +31,10 @@ public final class MetricsPublisher {
                 ObjectName name = new ObjectName("dev.fenced:type=Metrics");
                 if (!server.isRegistered(name)) {
                     server.registerMBean(new Bean(), name);
+                }
+                ObjectName inventory = new ObjectName("dev.fenced:type=WriterInventory");
+                if (!server.isRegistered(inventory)) {
+                    server.registerMBean(new dev.fenced.observe.InventoryBean(), inventory);
                 }
             } catch (JMException | RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "fenced: could not register the JMX MBean: " + e);

@@ -1,0 +1,19 @@
+package dev.fenced.observe;
+
+/** Why the inventory recorded a write: each is something enforce mode would refuse. */
+public enum Observation {
+    NO_TOKEN("no token"),
+    LEASE_LOST("lease lost"),
+    UNFENCEABLE("unfenceable");
+
+    private final String label;
+
+    Observation(String label) {
+        this.label = label;
+    }
+
+    /** As shown in reports and logs. */
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,178 @@
+package dev.fenced.it.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fenced.FencingException;
+import dev.fenced.PlainLock;
+import dev.fenced.it.support.Pools;
+import dev.fenced.it.support.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The plain-lock level on real PostgreSQL, with real contention, through a fenced HikariCP pool. */
+class PlainLockTest {
+
+    private static TestDatabase db;
+    private static HikariDataSource pool;
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeAll
+    static void setUp() {
+        db = TestDatabase.create();
+        db.execute("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)", "INSERT INTO counter VALUES (1, 0)",
+                "CREATE TABLE audit (note text)");
+        pool = Pools.fenced(db, 6);
+    }
+
+    @AfterAll
+    static void tearDown() {
+        pool.close();
+    }
+
+    @AfterEach
+    void stop() {
+        threads.shutdownNow();
+    }
+
+    @Test
+    void holdersExcludeEachOther() throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            done.add(threads.submit(() -> {
+                start.await();
+                for (int i = 0; i < 25; i++) {
+                    // read, then write what was read plus one: lost updates without the lock
+                    PlainLock.run(pool, "counter", Duration.ofSeconds(20), Duration.ofSeconds(20), c -> {
+                        int n;
+                        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT n FROM counter")) {
+                            rs.next();
+                            n = rs.getInt(1);
+                        }
+                        try (PreparedStatement ps = c.prepareStatement("UPDATE counter SET n = ? WHERE id = 1")) {
+                            ps.setInt(1, n + 1);
+                            ps.executeUpdate();
+                        }
+                        return null;
+                    });
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        for (Future<?> f : done) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT n FROM counter")) {
+            rs.next();
+            assertEquals(100, rs.getInt(1));
+        }
+    }
+
+    @Test
+    void aWaiterGivesUpAfterItsLockTimeoutWithAClearError() throws Exception {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<String> holder = threads.submit(() -> PlainLock.run(pool, "report", Duration.ofSeconds(5),
+                Duration.ofSeconds(30), c -> {
+                    held.countDown();
+                    release.await();
+                    return "held";
+                }));
+        assertTrue(held.await(10, TimeUnit.SECONDS));
+        FencingException e = assertThrows(FencingException.class, () -> PlainLock.run(pool, "report",
+                Duration.ofMillis(200), Duration.ofSeconds(5), c -> "never"));
+        assertEquals(FencingException.LOCK_TIMEOUT, e.getSQLState());
+        assertTrue(e.getMessage().contains("plain lock 'report' is held by another transaction; gave up after 200 ms"),
+                e.getMessage());
+        // another name is free meanwhile
+        assertEquals("other", PlainLock.run(pool, "other-report", Duration.ofMillis(200), Duration.ofSeconds(5),
+                c -> "other"));
+        release.countDown();
+        assertEquals("held", holder.get(10, TimeUnit.SECONDS));
+        assertEquals("again", PlainLock.run(pool, "report", Duration.ofMillis(200), Duration.ofSeconds(5), c -> "again"));
+    }
+
+    @Test
+    void aHolderIdlePastItsTimeoutLosesItsTransactionAndTheLock() throws Exception {
+        CountDownLatch ended = new CountDownLatch(1);
+        Future<Object> stalled = threads.submit(() -> PlainLock.run(pool, "stall", Duration.ofSeconds(5),
+                Duration.ofMillis(300), c -> {
+                    int pid;
+                    try (Statement s = c.createStatement()) {
+                        s.executeUpdate("INSERT INTO audit VALUES ('written by the stalled holder')");
+                        try (ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+                            rs.next();
+                            pid = rs.getInt(1);
+                        }
+                    }
+                    // the holder stalls (a slow call elsewhere) until the server has ended its session
+                    waitUntilGone(pid);
+                    ended.countDown();
+                    try (Statement s = c.createStatement()) {
+                        s.executeUpdate("INSERT INTO audit VALUES ('after the stall')");
+                    }
+                    return null;
+                }));
+        java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> stalled.get(30, TimeUnit.SECONDS));
+        assertTrue(ended.await(0, TimeUnit.SECONDS));
+        FencingException lost = (FencingException) e.getCause();
+        assertEquals(FencingException.LOCK_LOST, lost.getSQLState());
+        assertTrue(lost.getMessage().contains("plain lock 'stall' lost: the transaction was idle longer than 300 ms"),
+                lost.getMessage());
+        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM audit")) {
+            rs.next();
+            assertEquals(0, rs.getInt(1), "nothing the stalled holder wrote was committed");
+        }
+        // and the lock is free at once
+        assertEquals("next", PlainLock.run(pool, "stall", Duration.ofMillis(200), Duration.ofSeconds(5), c -> "next"));
+    }
+
+    /** Polls pg_stat_activity until the backend is gone: the condition is the server's, so there is no latch for it. */
+    private static void waitUntilGone(int pid) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        try (Connection c = db.rawConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?")) {
+            ps.setInt(1, pid);
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    if (rs.getInt(1) == 0) {
+                        return;
+                    }
+                }
+                Thread.sleep(20);
+            }
+        }
+        throw new AssertionError("backend " + pid + " was not ended by idle_in_transaction_session_timeout");
+    }
+
+    @Test
+    void badArgumentsAreNamed() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PlainLock.run(pool, "x", Duration.ZERO, Duration.ofSeconds(1), c -> null));
+        assertTrue(e.getMessage().contains("lockTimeout must be a positive duration"), e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> PlainLock.run(pool, " ", Duration.ofSeconds(1), Duration.ofSeconds(1), c -> null));
+    }
+}
