@@ -11,8 +11,14 @@ import dev.fenced.LeaseManager;
 import dev.fenced.UnfencedWriteException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.WriterInventory;
+import dev.fenced.cli.Main;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -24,6 +30,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The roll-out, end to end: an application with three writers (one under a lease, one without a token, one
@@ -99,7 +106,7 @@ class RolloutTest {
     }
 
     @Test
-    void observeNamesTheTwoWritersThatNeedWorkAndAfterTheFixEnforceRefusesNothing() throws Exception {
+    void observeNamesTheTwoWritersThatNeedWorkAndAfterTheFixEnforceRefusesNothing(@TempDir Path dir) throws Exception {
         TestDatabase db = TestDatabase.create();
         db.execute("CREATE TABLE rollout_totals (id int PRIMARY KEY, amount bigint, closed boolean NOT NULL DEFAULT false,"
                 + " last_token bigint)", "INSERT INTO rollout_totals VALUES (1, 0, false), (2, 0, false), (3, 0, true)");
@@ -125,6 +132,15 @@ class RolloutTest {
         assertTrue(report.contains(app + ".manualCorrection(") && report.contains(app + ".purgeClosed("), report);
         assertTrue(!report.contains("nightlyTotals"), report);
 
+        // audit of the application's write statements (as pg_stat_statements records them) says the same
+        Path unfixedStatements = dir.resolve("unfixed.sql");
+        Files.writeString(unfixedStatements, "UPDATE rollout_totals SET amount = $1 WHERE id = $2\n"
+                + "DELETE FROM rollout_totals WHERE CURRENT OF closed_rows\n");
+        String[] audit = audit(db, unfixedStatements);
+        assertEquals("1", audit[0], audit[1]);
+        assertTrue(audit[1].contains("1 refused"), audit[1]);
+        assertTrue(audit[1].contains("CURRENT OF"), audit[1]);
+
         // the same application in enforce mode would be refused twice
         try (HikariDataSource enforce = Pools.fenced(db, 2, "fenced.tables=rollout_totals");
              LeaseManager leases = LeaseManager.create(enforce)) {
@@ -142,6 +158,12 @@ class RolloutTest {
         }
         assertEquals(List.of(), WriterInventory.writers("rollout_totals"));
         assertTrue(state().readyForEnforce(), state().toString());
+        Path fixedStatements = dir.resolve("fixed.sql");
+        Files.writeString(fixedStatements, "UPDATE rollout_totals SET amount = $1 WHERE id = $2\n"
+                + "DELETE FROM rollout_totals WHERE id = 3 AND closed\n");
+        audit = audit(db, fixedStatements);
+        assertEquals("0", audit[0], audit[1]);
+        assertTrue(audit[1].contains("2 statement shape(s) reach protected tables, 0 refused"), audit[1]);
 
         // 3. enforce: nothing refused
         Map<String, Long> before = FencedStats.counters();
@@ -156,6 +178,15 @@ class RolloutTest {
         }
         assertTrue(after.get("fenced.writes.fenced") >= before.get("fenced.writes.fenced") + 3);
         assertEquals(List.of(), WriterInventory.writers("rollout_totals"));
+    }
+
+    /** {@code audit --statements FILE} against the test database: the exit status and what it printed. */
+    private static String[] audit(TestDatabase db, Path statements) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int exit = Main.run(new String[] {"audit", "--url", db.rawUrl(), "--tables", "rollout_totals", "--statements",
+                statements.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(out, true, StandardCharsets.UTF_8));
+        return new String[] {Integer.toString(exit), out.toString(StandardCharsets.UTF_8)};
     }
 
     private static WriterInventory.TableState state() {
