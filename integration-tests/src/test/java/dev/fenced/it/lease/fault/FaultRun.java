@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * One seeded run of the fault suite: a PostgreSQL server it starts itself (asynchronous commit by default, as
  * the issue found it), a silent-stall proxy in front of it, N holders in child JVMs looping over M rows, and
- * a nemesis that, on a schedule drawn from the seed, freezes and kills holders, stalls the network, SIGKILLs
- * a backend (the postmaster then restarts every backend) or the whole server (a power cut and recovery), and
+ * a nemesis that, on a schedule drawn from the seed, freezes and kills holders, stalls, slows and resets the
+ * network, SIGKILLs a backend (the postmaster then restarts every backend) or the whole server (a power cut and recovery), and
  * jumps the server's wall clock forward or back or makes it run fast or slow (libfaketime, where installed), and
  * exhausts the connections the holders need (the server's max_connections, or PgBouncer's pools). In the
  * standby topologies it also promotes the standby once (holders follow with a multi-host URL,
@@ -268,12 +268,25 @@ public final class FaultRun {
             }
             faults.add(new Fault("server clock drift", String.format("x%.2f for %d s", 1 + percent / 100.0, seconds),
                     start, HolderMain.now()));
-        } else if (pick < 73) {
+        } else if (pick < 68) {
             long ms = 300 + random.nextInt((int) setup.ttl().toMillis() * 2);
             proxies.forEach(StallingProxy::stall);
             sleepMillis(ms);
             proxies.forEach(StallingProxy::heal);
             faults.add(new Fault("network stall", "proxy", start, HolderMain.now()));
+        } else if (pick < 71) {
+            // Latency: every message waits, in both directions, for one to two ttl; a round trip may take longer
+            // than a holder's whole lease, so writes reach the database late and renewals answer late.
+            long delay = 20 + random.nextInt((int) setup.ttl().toMillis() / 3);
+            long ms = setup.ttl().toMillis() + random.nextInt((int) setup.ttl().toMillis());
+            proxies.forEach(p -> p.delay(delay));
+            sleepMillis(ms);
+            proxies.forEach(p -> p.delay(0));
+            faults.add(new Fault("network latency", delay + " ms per message for " + ms + " ms", start,
+                    HolderMain.now()));
+        } else if (pick < 73) {
+            proxies.forEach(StallingProxy::reset);
+            faults.add(new Fault("network reset", "every open connection", start, HolderMain.now()));
         } else if (pick < 79) {
             long ms = 500 + random.nextInt((int) setup.ttl().toMillis() * 2);
             try (ConnectionHog hog = bouncer != null

@@ -16,6 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * FIN, the sockets stay open and nothing arrives. {@link #stall()} blackholes every open connection for
  * good and every new one until {@link #heal()}; connections opened after the heal work again, the
  * blackholed ones never do (their peer is gone), so only a client that gives up on them recovers.
+ * {@link #reset()} aborts every open connection with a TCP RST (the peer crashed and came back, or a middlebox
+ * dropped its state), and {@link #delay(long)} holds every chunk of bytes back, in both directions, before
+ * passing it on (a congested or long path).
  */
 public final class StallingProxy implements AutoCloseable {
 
@@ -23,6 +26,7 @@ public final class StallingProxy implements AutoCloseable {
     private final InetSocketAddress target;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private volatile boolean stalled;
+    private volatile long delayMillis;
     private volatile boolean closed;
 
     public StallingProxy(int targetPort) throws IOException {
@@ -43,6 +47,18 @@ public final class StallingProxy implements AutoCloseable {
         for (Link l : links) {
             l.blackholed = true;
         }
+    }
+
+    /** Every open connection is aborted with an RST on both sides; new ones work. */
+    public void reset() {
+        for (Link l : links) {
+            l.abort();
+        }
+    }
+
+    /** From now on every chunk waits {@code millis} before it is passed on (0: none). */
+    public void delay(long millis) {
+        delayMillis = millis;
     }
 
     /** New connections forward again; the silent ones stay silent. */
@@ -82,6 +98,15 @@ public final class StallingProxy implements AutoCloseable {
                     if (link.blackholed) {
                         continue; // swallowed: the other side never hears of it
                     }
+                    long delay = delayMillis;
+                    if (delay > 0) {
+                        try {
+                            Thread.sleep(delay);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return;
+                        }
+                    }
                     out.write(buf, 0, n);
                     out.flush();
                 }
@@ -116,6 +141,17 @@ public final class StallingProxy implements AutoCloseable {
             this.client = client;
             this.upstream = upstream;
             this.blackholed = blackholed;
+        }
+
+        /** SO_LINGER 0: close sends an RST instead of a FIN, so both peers see "connection reset". */
+        void abort() {
+            try {
+                client.setSoLinger(true, 0);
+                upstream.setSoLinger(true, 0);
+            } catch (IOException ignored) {
+                // already closed
+            }
+            close();
         }
 
         void close() {
