@@ -4,6 +4,7 @@ import dev.fenced.FencedProperty;
 import dev.fenced.FencingException;
 import dev.fenced.config.ConfigLoader;
 import dev.fenced.config.FencedConfig;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 /**
  * The {@code fenced.*} keys of the Spring environment (application.properties or .yml, profiles, command line,
@@ -52,7 +58,7 @@ public final class FencedSettings {
      * and a YAML list ({@code fenced.tables: [a, b]}) for the comma-separated one.
      */
     static Map<String, String> fencedKeys(Environment environment) {
-        Map<String, String> bound = Binder.get(environment)
+        Map<String, String> bound = withoutSystemEnvironment(environment)
                 .bind("fenced", Bindable.mapOf(String.class, String.class))
                 .orElseGet(Map::of);
         Map<String, TreeMap<Integer, String>> lists = new LinkedHashMap<>();
@@ -69,6 +75,27 @@ public final class FencedSettings {
         }
         lists.forEach((key, items) -> out.put(fencedName(key), String.join(",", List.copyOf(items.values()))));
         return out;
+    }
+
+    /**
+     * A binder over every property source but the process environment. Variables are a namespace shared with
+     * other tools ({@code FENCED_TEST_JDBC_URL} would bind as {@code fenced.test.jdbc.url}, an unknown key); the
+     * driver's own standard sources read {@code FENCED_*} variables and ignore those that name no key.
+     */
+    private static Binder withoutSystemEnvironment(Environment environment) {
+        if (!(environment instanceof ConfigurableEnvironment configurable)) {
+            return Binder.get(environment);
+        }
+        List<ConfigurationPropertySource> sources = new ArrayList<>();
+        for (PropertySource<?> source : configurable.getPropertySources()) {
+            String name = source.getName();
+            // "configurationProperties" is Spring's view over all the others, the environment included
+            if (!name.equals(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME)
+                    && !name.equals("configurationProperties")) {
+                ConfigurationPropertySources.from(source).forEach(sources::add);
+            }
+        }
+        return new Binder(sources);
     }
 
     private static boolean isList(String key) {
