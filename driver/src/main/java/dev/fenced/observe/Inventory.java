@@ -39,6 +39,8 @@ public final class Inventory {
     public static final int SAMPLE_EVERY = 64;
     /** Distinct texts remembered with their shape; cleared when full (they are shaped again). */
     private static final int TEXTS = 4096;
+    /** Texts longer than this are shaped each time, not memoized: 4096 bulk statements must not be kept. */
+    static final int MEMO_TEXT_LIMIT = 8192;
 
     private static final System.Logger LOG = System.getLogger("dev.fenced.observe");
     private static final Inventory INSTANCE = new Inventory();
@@ -173,6 +175,9 @@ public final class Inventory {
                 entries.incrementAndGet();
             }
         }
+        if (textKey.sql().length() > MEMO_TEXT_LIMIT) {
+            return shape;
+        }
         if (texts.size() >= TEXTS) {
             texts.clear();
         }
@@ -190,6 +195,15 @@ public final class Inventory {
                     + " fenced.observe.maxWriters); further writers are counted, not kept", settings.maxWriters());
         }
         return false;
+    }
+
+    /** The characters of statement text the memo keeps (for the test that it stays bounded). */
+    long memoizedChars() {
+        long n = 0;
+        for (TextKey k : texts.keySet()) {
+            n += k.sql().length();
+        }
+        return n;
     }
 
     public long dropped() {

@@ -42,7 +42,7 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
             return bean;
         }
         String url = url(pool);
-        if (url != null && !url.startsWith("jdbc:postgresql:")) {
+        if (url != null && !isPostgresql(url)) {
             LOG.log(System.Logger.Level.INFO, "fenced: DataSource bean ''{0}'' is not PostgreSQL ({1}); left unfenced",
                     beanName, url.substring(0, Math.min(url.length(), url.indexOf(':', 5) + 1)));
             return bean;
@@ -57,6 +57,18 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
                 pool.getClass().getName());
         return factory.getProxy(pool.getClass().getClassLoader());
     }
+
+    /**
+     * {@code jdbc:postgresql:}, also behind wrapping drivers ({@code jdbc:p6spy:postgresql:},
+     * {@code jdbc:otel:postgresql:}, {@code jdbc:tc:postgresql:}, ...): their connections reach PostgreSQL and its
+     * protected tables all the same, so leaving them unfenced would let writes through without a token.
+     */
+    static boolean isPostgresql(String url) {
+        return POSTGRESQL_URL.matcher(url).lookingAt();
+    }
+
+    private static final java.util.regex.Pattern POSTGRESQL_URL =
+            java.util.regex.Pattern.compile("jdbc:([a-z0-9_.-]+:)*postgresql:", java.util.regex.Pattern.CASE_INSENSITIVE);
 
     /** A URL that already goes through the fenced driver: the pool's own {@code jdbcUrl} or {@code url}. */
     static boolean alreadyFenced(DataSource pool) {
