@@ -17,7 +17,7 @@ import java.sql.SQLException;
  *   <tr><td>{@value #LEASE_STORE}</td><td>the lease store cannot grant (standby, missing table)</td></tr>
  *   <tr><td>{@value #LEASE_TIMEOUT}</td><td>a lease could not be had within the wait</td></tr>
  *   <tr><td>{@value #LOCK_TIMEOUT}</td><td>a plain lock could not be had within its lock timeout</td></tr>
- *   <tr><td>{@value #LOCK_LOST}</td><td>a plain lock's transaction was ended by the server (idle too long)</td></tr>
+ *   <tr><td>{@value #LOCK_LOST}</td><td>a plain lock's transaction was ended by the server (idle too long), or the work tried to end it</td></tr>
  * </table>
  */
 public class FencingException extends SQLException {

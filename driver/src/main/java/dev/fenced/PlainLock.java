@@ -1,5 +1,6 @@
 package dev.fenced;
 
+import dev.fenced.lock.LockedConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,6 +25,11 @@ import javax.sql.DataSource;
  *     gets {@link FencingException} {@value FencingException#LOCK_LOST}. Nothing it wrote is committed: this
  *     is what makes a plain lock safe against a paused holder, as long as every write goes through
  *     {@code connection}.</li>
+ * <li>The work may not end the transaction, which would release the lock while it goes on: {@code commit()},
+ *     {@code rollback()}, {@code setAutoCommit(true)}, {@code close()} and {@code COMMIT}/{@code ROLLBACK}/
+ *     {@code END}/{@code ABORT} in SQL on the connection it is given are refused with
+ *     {@value FencingException#LOCK_LOST}; a transaction ended around that connection ({@code unwrap}) is found
+ *     when the work returns, and what ran after it is rolled back, with the same error.</li>
  * </ul>
  * Everything is transaction-scoped ({@code SET LOCAL}, an xact lock), so it is safe behind PgBouncer in
  * transaction pooling mode. Writes made on other connections, or to anything but this database, are not
@@ -67,9 +73,15 @@ public final class PlainLock {
             c.setAutoCommit(false);
             boolean locked = false;
             try {
-                lock(c, name, lockMs, idleMs, lockTimeout);
+                String transaction = lock(c, name, lockMs, idleMs, lockTimeout);
                 locked = true;
-                T result = work.run(c);
+                T result = work.run(LockedConnection.guard(c, name));
+                if (!transaction.equals(transaction(c))) {
+                    // the work reached around the guard (unwrap) and ended the transaction: what it did since ran
+                    // without the lock and is rolled back
+                    throw LockedConnection.refused(name, "it was ended through a path around the connection given"
+                            + " to the work; what ran after that is rolled back");
+                }
                 c.commit();
                 return result;
             } catch (Exception | Error e) {
@@ -93,7 +105,12 @@ public final class PlainLock {
         }
     }
 
-    private static void lock(Connection c, String name, String lockMs, String idleMs, Duration lockTimeout)
+    /** The lock's transaction: this backend's virtual transaction id, unique per transaction of the session. */
+    private static final String TRANSACTION = "(SELECT l.virtualxid FROM pg_catalog.pg_locks l"
+            + " WHERE l.locktype = 'virtualxid' AND l.pid = pg_catalog.pg_backend_pid() LIMIT 1)";
+
+    /** Takes the lock; returns its transaction's identity. */
+    private static String lock(Connection c, String name, String lockMs, String idleMs, Duration lockTimeout)
             throws SQLException {
         String previous;
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.current_setting('lock_timeout'),"
@@ -108,16 +125,26 @@ public final class PlainLock {
         }
         // the waiter's timeout is for the lock only: the work's own statements keep the session's lock_timeout
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_advisory_xact_lock("
-                + "pg_catalog.hashtextextended(?, 0)), pg_catalog.set_config('lock_timeout', ?, true)")) {
+                + "pg_catalog.hashtextextended(?, 0)), pg_catalog.set_config('lock_timeout', ?, true), " + TRANSACTION)) {
             ps.setString(1, name);
             ps.setString(2, previous);
-            ps.executeQuery().close();
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return String.valueOf(rs.getString(3));
+            }
         } catch (SQLException e) {
             if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                 throw new FencingException("fenced: plain lock '" + name + "' is held by another transaction; gave up"
                         + " after " + lockTimeout.toMillis() + " ms (lock_timeout)", FencingException.LOCK_TIMEOUT, e);
             }
             throw e;
+        }
+    }
+
+    private static String transaction(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + TRANSACTION); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return String.valueOf(rs.getString(1));
         }
     }
 

@@ -12,6 +12,7 @@ import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ class PlainLockTest {
     static void setUp() {
         db = TestDatabase.create();
         db.execute("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)", "INSERT INTO counter VALUES (1, 0)",
-                "CREATE TABLE audit (note text)");
+                "CREATE TABLE audit (note text)", "CREATE TABLE notes (note text)");
         pool = Pools.fenced(db, 6);
     }
 
@@ -165,6 +166,102 @@ class PlainLockTest {
             }
         }
         throw new AssertionError("backend " + pid + " was not ended by idle_in_transaction_session_timeout");
+    }
+
+    /** A way the work might end its own transaction (and with it the lock) and go on. */
+    private interface Ending {
+        void end(Connection c) throws Exception;
+    }
+
+    /**
+     * The work ends its transaction (each way an application might: JDBC calls, SQL text, a batch, a statement's
+     * own connection) and goes on, swallowing whatever happened. Before, the lock went with the transaction and a
+     * second worker got in at once while the first went on writing; now the ending is refused, the lock stays held,
+     * the second worker waits (and gives up), and the first commits everything in its one transaction.
+     */
+    @Test
+    void theWorkCannotEndItsTransactionAndLetASecondWorkerOverlap() throws Exception {
+        java.util.Map<String, Ending> endings = new java.util.LinkedHashMap<>();
+        endings.put("commit()", Connection::commit);
+        endings.put("rollback()", Connection::rollback);
+        endings.put("setAutoCommit(true)", c -> c.setAutoCommit(true));
+        endings.put("COMMIT", c -> c.createStatement().execute("COMMIT"));
+        endings.put("END in a multi-statement text", c -> c.createStatement().execute("SELECT 1; END"));
+        endings.put("ROLLBACK AND CHAIN", c -> c.createStatement().executeUpdate("ROLLBACK AND CHAIN"));
+        endings.put("prepared COMMIT", c -> c.prepareStatement("/* done */ commit").execute());
+        endings.put("batched ABORT", c -> {
+            Statement s = c.createStatement();
+            s.addBatch("INSERT INTO notes VALUES ('batched')");
+            s.addBatch("ABORT");
+            s.executeBatch();
+        });
+        endings.put("statement's connection commit()", c -> c.createStatement().getConnection().commit());
+        for (var ending : endings.entrySet()) {
+            db.execute("DELETE FROM notes");
+            CountDownLatch ended = new CountDownLatch(1);
+            CountDownLatch goOn = new CountDownLatch(1);
+            List<String> refusals = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Future<Object> first = threads.submit(() -> PlainLock.run(pool, "overlap", Duration.ofSeconds(5),
+                    Duration.ofSeconds(30), c -> {
+                        try (Statement s = c.createStatement()) {
+                            s.executeUpdate("INSERT INTO notes VALUES ('before')");
+                        }
+                        try {
+                            ending.getValue().end(c);
+                        } catch (SQLException e) {
+                            refusals.add(e.getSQLState() + " " + e.getMessage());
+                        }
+                        ended.countDown();
+                        goOn.await();
+                        try (Statement s = c.createStatement()) {
+                            s.executeUpdate("INSERT INTO notes VALUES ('after')");
+                        }
+                        return null;
+                    }));
+            assertTrue(ended.await(10, TimeUnit.SECONDS), ending.getKey());
+            try {
+                FencingException busy = assertThrows(FencingException.class, () -> PlainLock.run(pool, "overlap",
+                        Duration.ofMillis(300), Duration.ofSeconds(5), c -> "overlapping"),
+                        ending.getKey() + ": a second worker got the lock while the first was still working");
+                assertEquals(FencingException.LOCK_TIMEOUT, busy.getSQLState(), ending.getKey());
+            } finally {
+                goOn.countDown();
+            }
+            first.get(10, TimeUnit.SECONDS);
+            assertEquals(1, refusals.size(), ending.getKey());
+            assertTrue(refusals.get(0).startsWith("FN031 fenced: plain lock 'overlap': the work may not end its"
+                    + " transaction"), ending.getKey() + ": " + refusals.get(0));
+            assertEquals(2, db.queryLong("SELECT count(*) FROM notes"), ending.getKey());
+        }
+    }
+
+    /**
+     * A transaction ended around the guarded connection (pgjdbc's own object, the documented raw door): the work's
+     * statements after it ran without the lock; they are rolled back and the run fails with FN031.
+     */
+    @Test
+    void aTransactionEndedAroundTheGuardIsFoundAndWhatFollowedIsRolledBack() throws Exception {
+        db.execute("DELETE FROM notes");
+        java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> threads.submit(() -> PlainLock.run(pool, "around", Duration.ofSeconds(5), Duration.ofSeconds(30),
+                        c -> {
+                            try (Statement s = c.createStatement()) {
+                                s.executeUpdate("INSERT INTO notes VALUES ('under the lock')");
+                            }
+                            ((Connection) c.unwrap(org.postgresql.PGConnection.class)).commit();
+                            try (Statement s = c.createStatement()) {
+                                s.executeUpdate("INSERT INTO notes VALUES ('without the lock')");
+                            }
+                            return null;
+                        })).get(10, TimeUnit.SECONDS));
+        FencingException lost = (FencingException) e.getCause();
+        assertEquals(FencingException.LOCK_LOST, lost.getSQLState());
+        assertTrue(lost.getMessage().contains("ended through a path around the connection"), lost.getMessage());
+        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT string_agg(note, ',') FROM notes")) {
+            rs.next();
+            assertEquals("under the lock", rs.getString(1));
+        }
     }
 
     @Test
