@@ -41,6 +41,12 @@ import javax.sql.DataSource;
  * lease is found lost after the row is recorded and before the action starts, the row is given back (deleted)
  * and {@link LeaseLostException} thrown: a newer holder runs the action instead.
  *
+ * <p>Keys are one name space across every lease: any live lease may claim any key (at most once per key,
+ * whichever jobs share it); scoping keys to a lease name would run a shared action once per lease. Each step
+ * runs in autocommit on a connection of its own; a data source that hands out the caller's open transaction
+ * (Spring's {@code TransactionAwareDataSourceProxy} in {@code @Transactional}) is refused with SQLState
+ * {@code 25001}, never committed early.
+ *
  * <p>A bare {@link Fencing#bind} token is accepted when it is the current token of a live lease in the lease
  * table; any other token is stale by this definition. The table's layout: {@code key text PRIMARY KEY, token
  * bigint, lease text, claimed_at timestamptz, done_at timestamptz, failed text}.

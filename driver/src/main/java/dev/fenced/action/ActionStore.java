@@ -1,5 +1,6 @@
 package dev.fenced.action;
 
+import dev.fenced.FencingException;
 import dev.fenced.lease.LeaseTableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -67,8 +68,7 @@ public final class ActionStore {
 
     /** Claims {@code key} under {@code token}; {@code lease} is its name when this JVM knows it, else null. */
     public Claim claim(String key, long token, String lease) throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(true);
+        return autocommit(c -> {
             try {
                 return claim(c, key, token, lease);
             } catch (SQLException e) {
@@ -77,6 +77,45 @@ public final class ActionStore {
                 }
                 create(c);
                 return claim(c, key, token, lease);
+            }
+        });
+    }
+
+    /** Statements on one borrowed connection. */
+    @FunctionalInterface
+    private interface OnConnection<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} in autocommit on a connection of the data source, leaving the connection as it was. A claim
+     * must be committed before its action runs, in a transaction of its own: never the caller's. A connection that
+     * is in a caller's open transaction (Spring's {@code TransactionAwareDataSourceProxy} inside
+     * {@code @Transactional} hands out the transaction's connection) is refused, since switching it to autocommit
+     * would commit that transaction early; one with autocommit off and no transaction open yet is switched on for
+     * these statements and back off after, which commits nothing of anyone's.
+     */
+    private <T> T autocommit(OnConnection<T> work) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            if (!autoCommit) {
+                if (OpenTransactions.isOpen(c)) {
+                    throw new FencingException("fenced: Actions needs a connection of its own, but the data source"
+                            + " handed out one in an open transaction (a caller's, such as Spring's"
+                            + " TransactionAwareDataSourceProxy inside @Transactional): recording the action in it would"
+                            + " commit that transaction early, or let the action run before its row is committed."
+                            + " Nothing was recorded or run, and the transaction was left alone; give Actions the pool"
+                            + " itself (a DataSource whose connections are not bound to the caller's transaction)",
+                            OpenTransactions.ACTIVE_SQL_TRANSACTION);
+                }
+                c.setAutoCommit(true);
+            }
+            try {
+                return work.run(c);
+            } finally {
+                if (!autoCommit && !c.isClosed()) {
+                    c.setAutoCommit(false);
+                }
             }
         }
     }
@@ -126,10 +165,13 @@ public final class ActionStore {
 
     /** Deletes the row of {@code key} whoever claimed it: the action may run again. */
     public boolean forget(String key) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(forgetSql)) {
-            c.setAutoCommit(true);
-            ps.setString(1, key);
-            return ps.executeUpdate() > 0;
+        try {
+            return autocommit(c -> {
+                try (PreparedStatement ps = c.prepareStatement(forgetSql)) {
+                    ps.setString(1, key);
+                    return ps.executeUpdate() > 0;
+                }
+            });
         } catch (SQLException e) {
             if (UNDEFINED_TABLE.equals(e.getSQLState())) {
                 return false;
@@ -139,15 +181,16 @@ public final class ActionStore {
     }
 
     private void update(String sql, String text, String key, long token) throws SQLException {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            c.setAutoCommit(true);
-            int i = 1;
-            if (text != null) {
-                ps.setString(i++, text);
+        autocommit(c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                int i = 1;
+                if (text != null) {
+                    ps.setString(i++, text);
+                }
+                ps.setString(i++, key);
+                ps.setLong(i, token);
+                return ps.executeUpdate();
             }
-            ps.setString(i++, key);
-            ps.setLong(i, token);
-            ps.executeUpdate();
-        }
+        });
     }
 }

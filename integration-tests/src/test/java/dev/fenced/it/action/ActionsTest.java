@@ -223,6 +223,93 @@ class ActionsTest {
         assertThrows(IllegalArgumentException.class, () -> Actions.builder(data).table("a.b.c.d").build());
     }
 
+    /**
+     * Spring's TransactionAwareDataSourceProxy inside a transaction hands out the transaction's own connection.
+     * Before, {@code once} switched it to autocommit, which committed the caller's open transaction (its INSERT
+     * survived the caller's rollback). Now a connection in an open transaction is refused and left alone; one whose
+     * transaction has not started yet is used in autocommit and handed back with autocommit off, so the caller's
+     * later work still rolls back.
+     */
+    @Test
+    void aCallersOpenTransactionIsNeverCommittedOrAltered() throws Exception {
+        DataSource aware = new org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy(data);
+        org.springframework.transaction.support.TransactionTemplate tx =
+                new org.springframework.transaction.support.TransactionTemplate(
+                        new org.springframework.jdbc.datasource.DataSourceTransactionManager(data));
+        AtomicInteger sms = new AtomicInteger();
+        List<Throwable> refused = new ArrayList<>();
+        List<Boolean> autoCommitAfter = new ArrayList<>();
+        try (LeaseManager m = LeaseManager.create(data);
+             Lease ignored = m.acquire("in-a-transaction", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+            tx.executeWithoutResult(status -> {
+                try (Connection c = aware.getConnection(); Statement s = c.createStatement()) {
+                    s.executeUpdate("INSERT INTO orders VALUES (900, 'the caller''s write', NULL)");
+                    try {
+                        Actions.once(aware, "sms:in-tx-1", sms::incrementAndGet);
+                    } catch (Exception e) {
+                        refused.add(e);
+                    }
+                    autoCommitAfter.add(c.getAutoCommit());
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+                status.setRollbackOnly();
+            });
+            assertEquals(0, db.queryLong("SELECT count(*) FROM orders WHERE id = 900"),
+                    "the caller's rolled-back INSERT was committed by Actions.once");
+            assertEquals(List.of(false), autoCommitAfter);
+            assertEquals(1, refused.size());
+            assertTrue(refused.get(0) instanceof FencingException, String.valueOf(refused.get(0)));
+            assertEquals("25001", ((FencingException) refused.get(0)).getSQLState());
+            assertTrue(refused.get(0).getMessage().contains("in an open transaction"), refused.get(0).getMessage());
+            assertEquals(0, sms.get());
+            assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_actions WHERE key = 'sms:in-tx-1'"));
+
+            List<Boolean> ran = new ArrayList<>();
+            tx.executeWithoutResult(status -> {
+                try {
+                    ran.add(Actions.once(aware, "sms:in-tx-2", sms::incrementAndGet).isPresent());
+                    try (Connection c = aware.getConnection(); Statement s = c.createStatement()) {
+                        autoCommitAfter.add(c.getAutoCommit());
+                        s.executeUpdate("INSERT INTO orders VALUES (901, 'the caller''s write', NULL)");
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                status.setRollbackOnly();
+            });
+            assertEquals(List.of(true), ran);
+            assertEquals(List.of(false, false), autoCommitAfter);
+            assertEquals(0, db.queryLong("SELECT count(*) FROM orders WHERE id = 901"));
+            assertEquals(1, sms.get());
+            assertEquals(1, db.queryLong("SELECT count(*) FROM fenced_actions WHERE key = 'sms:in-tx-2'"
+                    + " AND done_at IS NOT NULL"));
+        }
+    }
+
+    /**
+     * Action keys are one name space across every lease (documented): an action claimed under one lease is not
+     * run again under another live lease, so at most once holds per key whichever jobs share it.
+     */
+    @Test
+    void aKeyClaimedUnderOneLeaseIsNotRunAgainUnderAnother() throws Exception {
+        AtomicInteger sms = new AtomicInteger();
+        try (LeaseManager m = LeaseManager.create(data)) {
+            try (Lease ignored = m.acquire("job-x", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+                assertTrue(Actions.once(data, "sms:shared-1", sms::incrementAndGet).isPresent());
+            }
+            try (Lease ignored = m.acquire("job-y", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+                assertFalse(Actions.once(data, "sms:shared-1", sms::incrementAndGet).isPresent());
+            }
+        }
+        assertEquals(1, sms.get());
+        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT lease FROM fenced_actions WHERE key = 'sms:shared-1'")) {
+            assertTrue(rs.next());
+            assertEquals("job-x", rs.getString(1));
+        }
+    }
+
     private static int doneRows() throws Exception {
         try (Connection c = db.rawConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*) FROM fenced_actions WHERE key LIKE 'sms:order-%'"
