@@ -36,7 +36,10 @@ public final class LeaseStore {
         this.createTable = createTable;
         this.calls = new StoreCalls(dataSource, "fenced-lease-io-" + threadSuffix);
         String t = table.table();
-        String token = Tokens.nextTokenSql(table);
+        // The next token, refused unless it exceeds every token in the table: a sequence reset after the first use's
+        // check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a stale one,
+        // whose writes would then win. One scan of the lease table per grant (not per renewal).
+        String token = Tokens.aboveSql(Tokens.nextTokenSql(table), "(SELECT max(p.token) FROM " + t + " AS p)");
         // Grant and takeover in one statement. A new name inserts; an existing row is taken over only if
         // it expired or was released, by the database clock. The takeover draws its token in the SET list,
         // that is after PostgreSQL has locked the row, so grants of one name get tokens in the order they

@@ -40,6 +40,12 @@ final class StoreErrors {
         if (UNDEFINED_TABLE.equals(state)) {
             return missing(table, lease, e);
         }
+        if (e.getMessage() != null && e.getMessage().contains(Tokens.BEHIND_MARKER)) {
+            return new FencingException("fenced: cannot grant lease '" + lease + "': the token sequence "
+                    + table.sequence() + " drew a token not above the highest token already granted (" + e.getMessage()
+                    + "): it would be granted again, and a stale holder could outrank the new one. Was the sequence reset or recreated? Move it"
+                    + " past every token in " + table + " with setval", FencingException.LEASE_STORE, e);
+        }
         if (NOT_NULL_VIOLATION.equals(state)) {
             // Tokens.nextTokenSql is NULL past its limits: refused rather than wrapped into another timeline's range.
             return new FencingException("fenced: cannot grant lease '" + lease + "': no token is left: the sequence "

@@ -44,6 +44,19 @@ public final class Tokens {
         return timeline * SEQUENCE_LIMIT + sequenceValue;
     }
 
+    /** What a grant's error message holds when the drawn token was not above the highest one granted. */
+    static final String BEHIND_MARKER = "fenced-token-behind:";
+
+    /**
+     * {@code next} (a token expression) when it exceeds {@code previous} (NULL: nothing granted yet); else the
+     * statement fails with a cast error naming {@link #BEHIND_MARKER} and the previous token, so the grant is
+     * refused, never granted again or lower.
+     */
+    static String aboveSql(String next, String previous) {
+        return "(SELECT CASE WHEN n.v IS NULL OR n.v > COALESCE(" + previous + ", 0) THEN n.v ELSE CAST('" + BEHIND_MARKER + "' || "
+                + previous + " AS bigint) END FROM (SELECT " + next + " AS v) AS n)";
+    }
+
     /** A scalar SQL expression: the next token, drawing one sequence value (NULL beyond the limits). */
     static String nextTokenSql(LeaseTableName table) {
         return "(SELECT CASE WHEN s.v < " + SEQUENCE_LIMIT + " AND e.tli < " + TIMELINE_LIMIT + " THEN e.tli * "

@@ -50,4 +50,31 @@ class LeaseTokenOrderTest extends LeaseDatabaseTest {
         }
         assertTrue(db.queryLong("SELECT last_value FROM fenced_lease_token_seq") >= dev.fenced.lease.Tokens.sequenceOf(tokens.get(tokens.size() - 1)));
     }
+
+    /**
+     * A user resets the token sequence after the first use's check. Before, the next grants handed out tokens
+     * already granted (a new name got the token of "other"; a takeover got one no higher than the name's previous
+     * holder's, so a stale holder's writes could outrank the new holder's). Now every grant is refused (FN020)
+     * until the sequence is moved past the table's tokens, and the lease row keeps its token.
+     */
+    @Test
+    void aSequenceResetAfterFirstUseNeverGrantsANameALowerToken() throws Exception {
+        try (LeaseManager m = LeaseManager.builder(pool).table("reset_lease").build()) {
+            long first;
+            try (Lease lease = m.tryAcquire("reset-me", Duration.ofSeconds(30)).orElseThrow()) {
+                first = lease.token();
+                m.tryAcquire("other", Duration.ofSeconds(30)).orElseThrow().close();
+            }
+            db.execute("ALTER SEQUENCE reset_lease_token_seq RESTART WITH 1");
+            dev.fenced.FencingException fresh = org.junit.jupiter.api.Assertions.assertThrows(
+                    dev.fenced.FencingException.class, () -> m.tryAcquire("new-name", Duration.ofSeconds(30)));
+            assertTrue(fresh.getMessage().contains("not above the highest token already granted"), fresh.getMessage());
+            dev.fenced.FencingException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    dev.fenced.FencingException.class, () -> m.tryAcquire("reset-me", Duration.ofSeconds(30)));
+            org.junit.jupiter.api.Assertions.assertEquals(dev.fenced.FencingException.LEASE_STORE, e.getSQLState());
+            assertTrue(e.getMessage().contains("not above the highest token already granted"), e.getMessage());
+            org.junit.jupiter.api.Assertions.assertEquals(first,
+                    db.queryLong("SELECT token FROM reset_lease WHERE name = 'reset-me'"));
+        }
+    }
 }
