@@ -98,6 +98,11 @@ final class StatementClassifier {
         switch (piece.firstWord) {
             case "TRUNCATE" -> refuse(piece, piece.mentioned, "TRUNCATE cannot be fenced; use DELETE");
             case "ALTER" -> classifyAlter(piece, targets);
+            case "DROP" -> {
+                if (piece.tokens.size() > 1 && piece.tokens.get(1).isWord("TRIGGER") && namesTombstoneCheck(piece.tokens)) {
+                    refuse(piece, piece.mentioned, SWITCHES_OFF_TOMBSTONES);
+                }
+            }
             case "COPY" -> classifyCopy(piece);
             case "EXPLAIN" -> {
                 if (piece.dmlKeywords > 0 && hasWord(piece.tokens, Set.of("ANALYZE", "ANALYSE"))) {
@@ -161,6 +166,10 @@ final class StatementClassifier {
                         + " fencing; run it inside Fencing.unfenced (and register a new name)");
                 return;
             }
+            if (switchesTriggerOff(t, i)) {
+                refuse(piece, piece.mentioned, SWITCHES_OFF_TOMBSTONES);
+                return;
+            }
             if (token.isWord("TYPE")) {
                 refuse(piece, piece.mentioned, "ALTER TABLE ... TYPE rewrites every row of a protected table;"
                         + " run it inside Fencing.unfenced");
@@ -199,6 +208,45 @@ final class StatementClassifier {
             return "DETACH PARTITION";
         }
         return null;
+    }
+
+    private static final String SWITCHES_OFF_TOMBSTONES = "a statement that drops or disables triggers of a protected"
+            + " table would switch off fenced's tombstone check (" + Tombstones.TRIGGER + "), after which a stale holder"
+            + " could insert again a row a newer holder deleted; run it inside Fencing.unfenced";
+
+    /**
+     * {@code DISABLE TRIGGER ALL|USER|fenced_tombstone_check} or {@code ENABLE REPLICA TRIGGER ...} (fires only
+     * under {@code session_replication_role = replica}) at {@code i}: the table's own triggers by name stay plain DDL.
+     */
+    private static boolean switchesTriggerOff(List<Token> t, int i) {
+        int name;
+        if (t.get(i).isWord("DISABLE") && i + 1 < t.size() && t.get(i + 1).isWord("TRIGGER")) {
+            name = i + 2;
+        } else if (t.get(i).isWord("ENABLE") && i + 2 < t.size() && t.get(i + 1).isWord("REPLICA")
+                && t.get(i + 2).isWord("TRIGGER")) {
+            name = i + 3;
+        } else {
+            return false;
+        }
+        if (name >= t.size()) {
+            return true;
+        }
+        Token n = t.get(name);
+        return n.isWord("ALL") || n.isWord("USER") || isTombstoneCheck(n);
+    }
+
+    private static boolean namesTombstoneCheck(List<Token> tokens) {
+        for (Token t : tokens) {
+            if (isTombstoneCheck(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isTombstoneCheck(Token t) {
+        return (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                && TableName.fold(t.text()).equals(Tombstones.TRIGGER);
     }
 
     /** {@code ADD [COLUMN] [IF NOT EXISTS] <the token at i>}. */

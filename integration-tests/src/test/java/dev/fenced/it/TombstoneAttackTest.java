@@ -173,4 +173,38 @@ class TombstoneAttackTest {
         assertEquals(1, run(20, "INSERT INTO atk (id, v) VALUES (9, 20)"));
         assertEquals(1, count("id = 9 AND v = 20"));
     }
+
+    /**
+     * The stale holder (no token needed for DDL) switches the tombstone check off through fenced, then inserts the
+     * key the newer holder deleted. Before, {@code DISABLE TRIGGER} (ALL, USER or by name), {@code ENABLE REPLICA
+     * TRIGGER} and {@code DROP TRIGGER} passed as plain DDL and the stale row came back; now each is refused in
+     * enforce mode (FN003), the trigger stays, and the stale insert is refused.
+     */
+    @Test
+    void theTombstoneCheckCannotBeSwitchedOffThroughFenced() throws SQLException {
+        String[] switchOffs = {
+            "ALTER TABLE atk DISABLE TRIGGER ALL",
+            "ALTER TABLE atk DISABLE TRIGGER USER",
+            "ALTER TABLE IF EXISTS ONLY public.atk DISABLE TRIGGER fenced_tombstone_check",
+            "ALTER TABLE atk ENABLE REPLICA TRIGGER \"fenced_tombstone_check\"",
+            "DROP TRIGGER fenced_tombstone_check ON atk",
+            "DROP TRIGGER IF EXISTS fenced_tombstone_check ON public.atk CASCADE",
+        };
+        for (String off : switchOffs) {
+            rows();
+            assertEquals(1, run(20, "DELETE FROM atk WHERE id = 9"));
+            dev.fenced.UnsupportedStatementException refused = assertThrows(dev.fenced.UnsupportedStatementException.class,
+                    () -> run(5, off), off);
+            assertTrue(refused.getMessage().contains("tombstone check"), refused.getMessage());
+            assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO atk (id, v) VALUES (9, 555)"), off);
+            assertEquals(0, count("id = 9"), off);
+            assertEquals(1, db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'atk'::regclass"
+                    + " AND tgname = 'fenced_tombstone_check' AND tgenabled = 'O'"), off);
+        }
+        // the table's own triggers stay the user's: disabling one by name is plain DDL
+        db.execute("CREATE FUNCTION atk_noop() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
+                "CREATE TRIGGER mine BEFORE UPDATE ON atk FOR EACH ROW EXECUTE FUNCTION atk_noop()");
+        run(5, "ALTER TABLE atk DISABLE TRIGGER mine");
+        run(5, "DROP TRIGGER mine ON atk");
+    }
 }
