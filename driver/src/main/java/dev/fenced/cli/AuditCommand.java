@@ -1,5 +1,8 @@
 package dev.fenced.cli;
 
+import dev.fenced.UnsupportedStatementException;
+import dev.fenced.jdbc.ConformingStrings;
+
 import dev.fenced.config.FencedConfig;
 import dev.fenced.sql.RewritePlan;
 import dev.fenced.sql.StatementShapes;
@@ -125,11 +128,19 @@ final class AuditCommand implements Command {
     /** The verdict for one statement, or null when it cannot touch a protected table (the driver does not parse it). */
     static Row judge(Planner planner, StatementSources.Seen s) {
         String shape = StatementShapes.withJdbcParameters(s.text());
-        if (!planner.concerns(shape)) {
+        String display = Output.oneLine(shape);
+        boolean concerns = planner.concerns(shape);
+        RewritePlan plan = concerns ? planner.plan(shape) : null;
+        // checked by the driver before any plan, on every text: turning standard_conforming_strings off is refused
+        // in enforce mode whatever the text names
+        UnsupportedStatementException turnsOff = ConformingStrings.turnsOff(shape, plan);
+        if (turnsOff != null) {
+            return new Row(display, s.calls(), Verdict.REFUSED, turnsOff.getMessage(),
+                    plan == null ? List.of() : plan.tables());
+        }
+        if (!concerns) {
             return null;
         }
-        RewritePlan plan = planner.plan(shape);
-        String display = Output.oneLine(shape);
         if (plan.isFenced()) {
             return new Row(display, s.calls(), Verdict.FENCED, null, plan.tables());
         }

@@ -17,7 +17,7 @@ import org.postgresql.PGConnection;
  * (The fenced text is also checked to lex the same with the setting off, so a change pipelined ahead of it in
  * the same batch or text cannot move its guard; see {@code SqlRewriter}.)
  */
-final class ConformingStrings {
+public final class ConformingStrings {
 
     static final String SETTING = "standard_conforming_strings";
 
@@ -59,6 +59,19 @@ final class ConformingStrings {
     }
 
     /**
+     * The refusal, in enforce mode, of a text that would turn the setting off, or null; {@code plan} is the text's
+     * plan (null or pass-through when it names no protected table). The driver and {@code fenced audit} both ask here.
+     */
+    public static UnsupportedStatementException turnsOff(String sql, RewritePlan plan) {
+        String change = sql == null ? null : SettingChanges.turnsOff(sql, SETTING);
+        if (change == null) {
+            return null;
+        }
+        return new UnsupportedStatementException(plan == null || plan.isPassthrough() ? "every protected table"
+                : plan.tables().get(0), change + ": fenced needs " + SETTING + " on");
+    }
+
+    /**
      * Before {@code plan} runs: refuses a text that would turn the setting off, and a protected write (fenced,
      * or refused and about to be let through) while it is off.
      */
@@ -66,10 +79,9 @@ final class ConformingStrings {
         if (!enforcing) {
             return;
         }
-        String change = sql == null ? null : SettingChanges.turnsOff(sql, SETTING);
-        if (change != null) {
-            throw new UnsupportedStatementException(plan.isPassthrough() ? "every protected table"
-                    : plan.tables().get(0), change + ": fenced needs " + SETTING + " on");
+        UnsupportedStatementException turnsOff = turnsOff(sql, plan);
+        if (turnsOff != null) {
+            throw turnsOff;
         }
         if (plan.mode() == FencingMode.ENFORCE && !plan.isPassthrough() && !on()) {
             throw new UnsupportedStatementException(plan.tables().get(0), "a write on a connection where " + SETTING
