@@ -1,5 +1,6 @@
 package dev.fenced;
 
+import dev.fenced.jdbc.OpenTransactions;
 import dev.fenced.lock.LockedConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -69,6 +70,14 @@ public final class PlainLock {
         String lockMs = millis("lockTimeout", lockTimeout);
         String idleMs = millis("idleTimeout", idleTimeout);
         try (Connection c = dataSource.getConnection()) {
+            if (OpenTransactions.isOpen(c)) {
+                // its commit (or rollback) would end the caller's transaction along with the lock's
+                throw new FencingException("fenced: plain lock '" + name + "' needs a connection of its own, but the"
+                        + " data source handed out one in an open transaction (a caller's, such as Spring's"
+                        + " TransactionAwareDataSourceProxy inside @Transactional): committing the lock's transaction"
+                        + " would commit that one early. Nothing was run and the transaction was left alone; give"
+                        + " PlainLock the pool itself", OpenTransactions.ACTIVE_SQL_TRANSACTION);
+            }
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             boolean locked = false;

@@ -1,6 +1,7 @@
 package dev.fenced.action;
 
 import dev.fenced.FencingException;
+import dev.fenced.jdbc.OpenTransactions;
 import dev.fenced.lease.LeaseTableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -264,6 +264,38 @@ class PlainLockTest {
         }
     }
 
+    /**
+     * Spring's TransactionAwareDataSourceProxy inside a transaction hands out the transaction's connection. Before,
+     * PlainLock ran on it and its commit committed the caller's earlier INSERT, which the caller then rolled back in
+     * vain. Now the run is refused (25001) before anything is sent, and the caller's transaction is left alone.
+     */
+    @Test
+    void aCallersOpenTransactionIsNeitherUsedNorCommitted() throws Exception {
+        javax.sql.DataSource aware = new org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy(pool);
+        org.springframework.transaction.support.TransactionTemplate tx =
+                new org.springframework.transaction.support.TransactionTemplate(
+                        new org.springframework.jdbc.datasource.DataSourceTransactionManager(pool));
+        List<Throwable> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+        tx.executeWithoutResult(status -> {
+            try (Connection c = aware.getConnection(); Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO notes VALUES ('the caller''s write')");
+                try {
+                    PlainLock.run(aware, "in-a-transaction", Duration.ofSeconds(5), Duration.ofSeconds(5), w -> null);
+                } catch (Exception e) {
+                    refused.add(e);
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            status.setRollbackOnly();
+        });
+        assertEquals(0, db.queryLong("SELECT count(*) FROM notes WHERE note = 'the caller''s write'"),
+                "the caller's rolled-back INSERT was committed by PlainLock");
+        assertEquals(1, refused.size());
+        assertEquals("25001", ((FencingException) refused.get(0)).getSQLState());
+        assertTrue(refused.get(0).getMessage().contains("needs a connection of its own"), refused.get(0).getMessage());
+    }
+
     @Test
     void badArgumentsAreNamed() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
