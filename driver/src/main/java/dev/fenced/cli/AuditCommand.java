@@ -2,7 +2,7 @@ package dev.fenced.cli;
 
 import dev.fenced.config.FencedConfig;
 import dev.fenced.sql.RewritePlan;
-import dev.fenced.sql.StatementShapes;
+import dev.fenced.sql.SqlShape;
 import dev.fenced.sql.TextFacts;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -122,14 +122,18 @@ final class AuditCommand implements Command {
         return refuses ? CliException.ACTION : CliException.OK;
     }
 
-    /** The verdict for one statement, or null when it cannot touch a protected table (the driver does not parse it). */
+    /**
+     * The verdict for one statement, or null when it cannot touch a protected table (the driver does not parse it).
+     * The text planned is the statement itself (its constants can decide a refusal); the row shows its
+     * {@link SqlShape}, the one the writer inventory shows for the same statement.
+     */
     static Row judge(Planner planner, StatementSources.Seen s) {
-        String shape = StatementShapes.withJdbcParameters(s.text());
-        if (!planner.concerns(shape)) {
+        String text = SqlShape.withJdbcParameters(s.text());
+        if (!planner.concerns(text)) {
             return null;
         }
-        RewritePlan plan = planner.plan(shape);
-        String display = Output.oneLine(shape);
+        RewritePlan plan = planner.plan(text);
+        String display = SqlShape.of(s.text());
         if (plan.isFenced()) {
             return new Row(display, s.calls(), Verdict.FENCED, null, plan.tables());
         }
@@ -137,21 +141,24 @@ final class AuditCommand implements Command {
             String construct = plan.refusedConstruct();
             if ((construct.startsWith("the statement sets the fence column")
                     || construct.startsWith("a name that starts like fenced's own"))
-                    && StatementShapes.carriesFencedToken(shape)) {
+                    && SqlShape.carriesFencedToken(text)) {
                 return new Row(display, s.calls(), Verdict.FENCED_ALREADY, null, plan.tables());
             }
             return new Row(display, s.calls(), Verdict.REFUSED, plan.refusal().getMessage(), plan.tables());
         }
-        return new Row(display, s.calls(), TextFacts.mayWrite(shape) ? Verdict.NOT_PROTECTED : Verdict.NO_TOKEN, null,
+        return new Row(display, s.calls(), TextFacts.mayWrite(text) ? Verdict.NOT_PROTECTED : Verdict.NO_TOKEN, null,
                 List.of());
     }
 
-    /** Statements that differ only in layout are one shape. */
+    /**
+     * Statements of one shape with one verdict are one row. Texts that differ only in constants can differ in
+     * verdict (a function body naming a protected table): those stay separate rows, so no refusal is hidden.
+     */
     private static List<Row> merge(List<Row> rows) {
-        Map<String, Row> byShape = new LinkedHashMap<>();
+        Map<List<Object>, Row> byShape = new LinkedHashMap<>();
         for (Row r : rows) {
-            byShape.merge(r.shape(), r, (a, b) -> new Row(a.shape(), a.calls() + b.calls(), a.verdict(), a.reason(),
-                    a.tables()));
+            byShape.merge(java.util.Arrays.asList(r.shape(), r.verdict(), r.reason(), r.tables()), r,
+                    (a, b) -> new Row(a.shape(), a.calls() + b.calls(), a.verdict(), a.reason(), a.tables()));
         }
         return new ArrayList<>(byShape.values());
     }
