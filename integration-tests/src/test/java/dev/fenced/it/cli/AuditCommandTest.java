@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -118,36 +119,56 @@ class AuditCommandTest {
                 r::toString);
     }
 
-    /** The server's own log: prepared statements logged as execute lines, a multi-line one, simple queries. */
+    /**
+     * The server's own log, in each format the logging collector writes (stderr, csvlog, jsonlog): prepared
+     * statements logged as execute lines, a multi-line one, simple queries.
+     */
     @Test
-    void serverLogWithLogStatementMod() throws Exception {
-        Path log = CliServer.log();
-        assumeTrue(log != null, "the external test server's log is not readable here");
+    void serverLogWithLogStatementModInEveryFormat() throws Exception {
+        assumeTrue(CliServer.log() != null, "the external test server's log is not readable here");
         writers();
         String marker = "marker_" + UUID.randomUUID().toString().substring(0, 8);
         try (Connection c = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?") + "preferQueryMode=simple");
              Statement s = c.createStatement()) {
-            s.execute("UPDATE ledger\n   SET amount = 5\n WHERE id = 2");
+            s.execute("UPDATE ledger\n   SET amount = 5\n WHERE id = 2 AND amount IS NOT NULL");
             s.execute("INSERT INTO side SELECT 1 WHERE '" + marker + "' <> ''");
         }
+        for (String extension : List.of("log", "csv", "json")) {
+            Path log = CliServer.log(extension);
+            String text = logged(log, marker);
+            if (extension.equals("log")) {
+                assertTrue(text.contains("execute <unnamed>: UPDATE ledger SET amount = $1 WHERE id = $2")
+                        || text.contains("execute S_"), text);
+            }
+            // by content too: the same log under a name that says nothing
+            Path renamed = Files.copy(log, log.resolveSibling("copy-of-" + extension + ".txt"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            for (Path file : List.of(log, renamed)) {
+                Cli.Result r = Cli.run("audit", "--tables", "ledger", "--log", file.toString(), "--url", url);
+                assertEquals(1, r.exit(), r::toString);
+                String out = r.out();
+                assertTrue(out.matches("(?s).*\\n\\d+ +refused +ledger +TRUNCATE ledger .*"), out);
+                assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"),
+                        out);
+                assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\? AND"
+                        + " amount IS NOT NULL\\n.*"), out);
+                assertTrue(out.contains("fenced (sent through fenced)"), out);
+            }
+        }
+    }
+
+    /** The log's text once it holds {@code marker}: the logging collector writes on its own schedule. */
+    private static String logged(Path log, String marker) throws Exception {
         String text = "";
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (!text.contains(marker) && System.nanoTime() < deadline) {
-            // the logging collector (another process) writes on its own schedule and offers nothing to wait on:
-            // read again until the last statement is in, bounded by the deadline
+            // the logging collector (another process) offers nothing to wait on: read again until the last
+            // statement is in, bounded by the deadline
             java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
             text = Files.exists(log) ? Files.readString(log) : "";
         }
-        assertTrue(text.contains(marker), "the server log never showed the last statement");
-        assertTrue(text.contains("execute <unnamed>: UPDATE ledger SET amount = $1 WHERE id = $2")
-                || text.contains("execute S_"), text);
-        Cli.Result r = Cli.run("audit", "--tables", "ledger", "--log", log.toString(), "--url", url);
-        assertEquals(1, r.exit(), r::toString);
-        String out = r.out();
-        assertTrue(out.matches("(?s).*\\n\\d+ +refused +ledger +TRUNCATE ledger .*"), out);
-        assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"), out);
-        assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = 5 WHERE id = 2\\n.*"), out);
-        assertTrue(out.contains("fenced (sent through fenced)"), out);
+        assertTrue(text.contains(marker), "the server log " + log + " never showed the last statement");
+        return text;
     }
 
     @Test
