@@ -12,7 +12,12 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import dev.fenced.WriterInventory;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +36,7 @@ class AuditCommandTest {
     @BeforeEach
     void database() {
         url = CliServer.createDatabase();
-        CliServer.execute(url, "CREATE TABLE ledger (id int PRIMARY KEY, amount int, last_token bigint)",
+        CliServer.execute(url, "CREATE TABLE ledger (id int PRIMARY KEY, amount int, last_token bigint, note text)",
                 "CREATE TABLE side (id int)", "INSERT INTO ledger VALUES (1, 0, NULL), (2, 0, NULL)");
     }
 
@@ -155,6 +160,62 @@ class AuditCommandTest {
                 assertTrue(out.contains("fenced (sent through fenced)"), out);
             }
         }
+    }
+
+    /**
+     * The roll-out's two views of one writer agree: what {@code audit} shows for the application's statements
+     * before it uses fenced (pg_stat_statements and the server log, constants and $n normalised) is the shape
+     * the writer inventory names once the same application runs through fenced in observe mode without a token.
+     */
+    @Test
+    void anAuditRowAndAnInventoryRowForOneStatementHaveOneShape() throws Exception {
+        assumeTrue(CliServer.hasPgStatStatements(), "the test server does not preload pg_stat_statements");
+        CliServer.execute(url, "CREATE EXTENSION pg_stat_statements", "SELECT pg_stat_statements_reset()");
+        String marker = "shape_" + UUID.randomUUID().toString().substring(0, 8);
+        application(url + (url.contains("?") ? "&" : "?") + "preferQueryMode=extended", marker);
+        Set<String> expected = Set.of("UPDATE ledger SET amount = ? WHERE id = ?",
+                "DELETE FROM ledger WHERE id = ? AND amount > ? AND note <> ?");
+        Cli.Result pgss = Cli.run("audit", "--url", url, "--tables", "ledger", "--format", "json");
+        assertEquals(0, pgss.exit(), pgss::toString);
+        assertEquals(expected, auditShapes(pgss.out()), pgss::toString);
+        if (CliServer.log() != null) {
+            for (String extension : List.of("log", "csv", "json")) {
+                logged(CliServer.log(extension), marker);
+                Cli.Result log = Cli.run("audit", "--url", url, "--tables", "ledger", "--format", "json", "--log",
+                        CliServer.log(extension).toString());
+                assertTrue(auditShapes(log.out()).containsAll(expected), log::toString);
+            }
+        }
+
+        WriterInventory.clear();
+        application("jdbc:fenced:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?")
+                + "fenced.tables=ledger&fenced.mode=observe&fenced.tombstones=false", marker);
+        assertEquals(expected, WriterInventory.writers("ledger").stream().map(WriterInventory.Writer::shape)
+                .collect(Collectors.toSet()), WriterInventory.writers().toString());
+    }
+
+    /** An application's two writers: a prepared UPDATE, and a DELETE with its constants written in. */
+    private static void application(String jdbcUrl, String marker) throws Exception {
+        try (Connection c = DriverManager.getConnection(jdbcUrl)) {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE ledger SET amount = ? WHERE id = ?")) {
+                ps.setInt(1, 4);
+                ps.setInt(2, 1);
+                ps.executeUpdate();
+            }
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("DELETE FROM ledger   WHERE id = 99 AND amount > 10 AND note <> '" + marker + "'");
+            }
+        }
+    }
+
+    /** The statement shapes of audit's JSON output. */
+    private static Set<String> auditShapes(String json) {
+        Set<String> out = new java.util.TreeSet<>();
+        Matcher m = Pattern.compile("\"statement\": \"((?:[^\"\\\\]|\\\\.)*)\"").matcher(json);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
     }
 
     /** The log's text once it holds {@code marker}: the logging collector writes on its own schedule. */
