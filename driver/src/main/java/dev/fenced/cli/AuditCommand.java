@@ -20,7 +20,7 @@ import java.util.Map;
 final class AuditCommand implements Command {
 
     static final Option STATEMENTS = Option.of("--statements", "FILE", "read statements from FILE, one per line");
-    static final Option LOG = Option.of("--log", "FILE", "read statements from PostgreSQL's log (log_statement = mod)");
+    static final Option LOG = Option.of("--log", "FILE", "read statements from PostgreSQL's log (log_statement = mod; stderr, csvlog or jsonlog)");
 
     /** What enforce mode does with one statement shape. */
     enum Verdict {
@@ -58,12 +58,13 @@ final class AuditCommand implements Command {
         return "fenced audit --url URL --tables LIST [--statements FILE | --log FILE] [--format text|json|markdown]\n\n"
                 + "Takes the application's statements from pg_stat_statements on the --url database (the default;\n"
                 + "the role needs pg_read_all_stats to see other roles' statements), from --statements FILE (one\n"
-                + "statement per line) or from --log FILE (PostgreSQL's stderr log with log_statement = mod), and\n"
-                + "runs each through the driver's own rewriter as enforce mode would (tables in observe mode are\n"
-                + "planned as enforced; $1 parameters are read as JDBC's ?). Lists each statement shape reaching a\n"
-                + "protected table with its calls and verdict: fenced, refused (with the reason), no token needed,\n"
-                + "not a protected write. With a file and --url, plans from the catalog; without --url, from the\n"
-                + "table names only.\n"
+                + "statement per line) or from --log FILE (PostgreSQL's log with log_statement = mod: stderr,\n"
+                + "csvlog or jsonlog, told by the .csv/.json extension or by content), and runs each through the\n"
+                + "driver's own rewriter as enforce mode would (tables in observe mode are planned as enforced; $1\n"
+                + "parameters are read as JDBC's ?). Lists each statement shape (constants and $1 written ?, as the\n"
+                + "writer inventory shows it) reaching a protected table with its calls and verdict: fenced,\n"
+                + "refused (with the reason), no token needed, not a protected write. With a file and --url, plans\n"
+                + "from the catalog; without --url, from the table names only.\n"
                 + "Exit status 1 when enforce mode would refuse a statement.";
     }
 

@@ -50,7 +50,8 @@ final class CheckCommand implements Command {
                 + "cannot fence, each named with its call site and statement shape; any of them blocks enforce mode.\n"
                 + "--migration writes that SQL as a Flyway script (V<timestamp>__fenced_columns.sql), a Liquibase\n"
                 + "changelog (XML or YAML) or plain SQL into DIR. Reads only; changes nothing in the database.\n"
-                + "Exit status 0 when every protected table is ready for enforce mode, 1 when something needs action.";
+                + "Exit status 0 when every protected table is ready for enforce mode, 1 when something needs action\n"
+                + "(also on a standby: run check against the primary).";
     }
 
     @Override
