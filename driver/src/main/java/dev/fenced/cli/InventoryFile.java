@@ -145,7 +145,7 @@ record InventoryFile(Path path, String written, long dropped, List<Table> tables
     // ---- Markdown
 
     private static final String MARKDOWN_TITLE = "# fenced writer inventory";
-    private static final Pattern WRITTEN = Pattern.compile("^Written (\\S+?)\\.", Pattern.MULTILINE);
+    private static final Pattern WRITTEN = Pattern.compile("^Written (\\S+)\\.\\s", Pattern.MULTILINE);
     private static final Pattern DROPPED = Pattern.compile("(\\d+) entries were not kept");
 
     private static InventoryFile markdown(Path file, String text) throws JsonReader.Malformed {

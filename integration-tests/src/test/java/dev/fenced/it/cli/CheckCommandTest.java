@@ -196,6 +196,18 @@ class CheckCommandTest {
             assertTrue(r.err().contains("--inventory " + c[0] + " is not a fenced writer inventory report (the JSON or"
                     + " Markdown fenced.observe.report writes): " + c[1]), r::toString);
         }
+        // a clean Markdown report: ready, with its time as written
+        Path clean = dir.resolve("clean.md");
+        Files.writeString(clean, "# fenced writer inventory\n\nWritten 2026-01-01T00:00:00.123456Z. 0 writers need work"
+                + " before enforce mode.\n\n## Tables\n\n| table | mode | fence column | state |\n|---|---|---|---|\n"
+                + "| totals | observe | last_token (present) | observe: no writer needs work (ready for enforce) |\n\n"
+                + "## Writers\n\n| table | kind | reason | statement shape | writes of the shape | call site | samples"
+                + " | first seen | last seen |\n|---|---|---|---|---|---|---|---|---|\n");
+        Cli.Result ready = Cli.run("check", "--url", url, "--tables", "totals", "--fenced.mode=observe", "--inventory",
+                clean.toString());
+        assertEquals(0, ready.exit(), ready::toString);
+        assertTrue(ready.out().contains("(written 2026-01-01T00:00:00.123456Z): mode observe in the application, 0"
+                + " writer(s) without a token, 0 unfenceable"), ready::toString);
         // a report that does not list the table cannot show its writers carry a token
         Path other = dir.resolve("other.json");
         Files.writeString(other, "{\"written\": \"2026-01-01T00:00:00Z\", \"dropped\": 0, \"tables\": [{\"table\":"
