@@ -5,7 +5,7 @@ import dev.fenced.jdbc.ConformingStrings;
 
 import dev.fenced.config.FencedConfig;
 import dev.fenced.sql.RewritePlan;
-import dev.fenced.sql.StatementShapes;
+import dev.fenced.sql.SqlShape;
 import dev.fenced.sql.TextFacts;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,7 +23,7 @@ import java.util.Map;
 final class AuditCommand implements Command {
 
     static final Option STATEMENTS = Option.of("--statements", "FILE", "read statements from FILE, one per line");
-    static final Option LOG = Option.of("--log", "FILE", "read statements from PostgreSQL's log (log_statement = mod)");
+    static final Option LOG = Option.of("--log", "FILE", "read statements from PostgreSQL's log (log_statement = mod; stderr, csvlog or jsonlog)");
 
     /** What enforce mode does with one statement shape. */
     enum Verdict {
@@ -61,12 +61,13 @@ final class AuditCommand implements Command {
         return "fenced audit --url URL --tables LIST [--statements FILE | --log FILE] [--format text|json|markdown]\n\n"
                 + "Takes the application's statements from pg_stat_statements on the --url database (the default;\n"
                 + "the role needs pg_read_all_stats to see other roles' statements), from --statements FILE (one\n"
-                + "statement per line) or from --log FILE (PostgreSQL's stderr log with log_statement = mod), and\n"
-                + "runs each through the driver's own rewriter as enforce mode would (tables in observe mode are\n"
-                + "planned as enforced; $1 parameters are read as JDBC's ?). Lists each statement shape reaching a\n"
-                + "protected table with its calls and verdict: fenced, refused (with the reason), no token needed,\n"
-                + "not a protected write. With a file and --url, plans from the catalog; without --url, from the\n"
-                + "table names only.\n"
+                + "statement per line) or from --log FILE (PostgreSQL's log with log_statement = mod: stderr,\n"
+                + "csvlog or jsonlog, told by the .csv/.json extension or by content), and runs each through the\n"
+                + "driver's own rewriter as enforce mode would (tables in observe mode are planned as enforced; $1\n"
+                + "parameters are read as JDBC's ?). Lists each statement shape (constants and $1 written ?, as the\n"
+                + "writer inventory shows it) reaching a protected table with its calls and verdict: fenced,\n"
+                + "refused (with the reason), no token needed, not a protected write. With a file and --url, plans\n"
+                + "from the catalog; without --url, from the table names only.\n"
                 + "Exit status 1 when enforce mode would refuse a statement.";
     }
 
@@ -125,15 +126,19 @@ final class AuditCommand implements Command {
         return refuses ? CliException.ACTION : CliException.OK;
     }
 
-    /** The verdict for one statement, or null when it cannot touch a protected table (the driver does not parse it). */
+    /**
+     * The verdict for one statement, or null when it cannot touch a protected table (the driver does not parse it).
+     * The text planned is the statement itself (its constants can decide a refusal); the row shows its
+     * {@link SqlShape}, the one the writer inventory shows for the same statement.
+     */
     static Row judge(Planner planner, StatementSources.Seen s) {
-        String shape = StatementShapes.withJdbcParameters(s.text());
-        String display = Output.oneLine(shape);
-        boolean concerns = planner.concerns(shape);
-        RewritePlan plan = concerns ? planner.plan(shape) : null;
+        String text = SqlShape.withJdbcParameters(s.text());
+        String display = SqlShape.of(s.text());
+        boolean concerns = planner.concerns(text);
+        RewritePlan plan = concerns ? planner.plan(text) : null;
         // checked by the driver before any plan, on every text: turning standard_conforming_strings off is refused
         // in enforce mode whatever the text names
-        UnsupportedStatementException turnsOff = ConformingStrings.turnsOff(shape, plan);
+        UnsupportedStatementException turnsOff = ConformingStrings.turnsOff(text, plan);
         if (turnsOff != null) {
             return new Row(display, s.calls(), Verdict.REFUSED, turnsOff.getMessage(),
                     plan == null ? List.of() : plan.tables());
@@ -148,21 +153,24 @@ final class AuditCommand implements Command {
             String construct = plan.refusedConstruct();
             if ((construct.startsWith("the statement sets the fence column")
                     || construct.startsWith("a name that starts like fenced's own"))
-                    && StatementShapes.carriesFencedToken(shape)) {
+                    && SqlShape.carriesFencedToken(text)) {
                 return new Row(display, s.calls(), Verdict.FENCED_ALREADY, null, plan.tables());
             }
             return new Row(display, s.calls(), Verdict.REFUSED, plan.refusal().getMessage(), plan.tables());
         }
-        return new Row(display, s.calls(), TextFacts.mayWrite(shape) ? Verdict.NOT_PROTECTED : Verdict.NO_TOKEN, null,
+        return new Row(display, s.calls(), TextFacts.mayWrite(text) ? Verdict.NOT_PROTECTED : Verdict.NO_TOKEN, null,
                 List.of());
     }
 
-    /** Statements that differ only in layout are one shape. */
+    /**
+     * Statements of one shape with one verdict are one row. Texts that differ only in constants can differ in
+     * verdict (a function body naming a protected table): those stay separate rows, so no refusal is hidden.
+     */
     private static List<Row> merge(List<Row> rows) {
-        Map<String, Row> byShape = new LinkedHashMap<>();
+        Map<List<Object>, Row> byShape = new LinkedHashMap<>();
         for (Row r : rows) {
-            byShape.merge(r.shape(), r, (a, b) -> new Row(a.shape(), a.calls() + b.calls(), a.verdict(), a.reason(),
-                    a.tables()));
+            byShape.merge(java.util.Arrays.asList(r.shape(), r.verdict(), r.reason(), r.tables()), r,
+                    (a, b) -> new Row(a.shape(), a.calls() + b.calls(), a.verdict(), a.reason(), a.tables()));
         }
         return new ArrayList<>(byShape.values());
     }

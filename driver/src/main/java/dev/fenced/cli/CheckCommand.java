@@ -23,6 +23,9 @@ final class CheckCommand implements Command {
     static final Option MIGRATION = Option.of("--migration", "FORMAT DIR", "write the migration that adds the"
             + " missing fence columns: flyway, liquibase, liquibase-yaml or sql");
 
+    static final Option INVENTORY = Option.of("--inventory", "FILE", "the application's writer inventory report"
+            + " (fenced.observe.report, JSON or Markdown): each writer still without a token blocks enforce mode");
+
     @Override
     public String name() {
         return "check";
@@ -35,20 +38,25 @@ final class CheckCommand implements Command {
 
     @Override
     public String description() {
-        return "fenced check --url URL --tables LIST [--migration flyway|liquibase|liquibase-yaml|sql DIR]\n\n"
+        return "fenced check --url URL --tables LIST [--migration flyway|liquibase|liquibase-yaml|sql DIR]\n"
+                + "             [--inventory FILE]\n\n"
                 + "For each protected table: the fence column (present, bigint), the partitions, child tables and\n"
                 + "views that share or reach its rows, and each write fenced cannot see (triggers, rules, functions\n"
                 + "whose body names the table, foreign keys with cascading actions from unprotected tables), as\n"
                 + "warnings; the server: primary or standby, synchronous_commit, replication; what is missing, with\n"
                 + "the exact SQL to fix it; the table's roll-out state (column missing, observe, enforce).\n"
+                + "--inventory reads the writer inventory the application wrote in observe mode (fenced.observe.report,\n"
+                + "JSON or Markdown): each table's state then counts its writers still without a token and those fenced\n"
+                + "cannot fence, each named with its call site and statement shape; any of them blocks enforce mode.\n"
                 + "--migration writes that SQL as a Flyway script (V<timestamp>__fenced_columns.sql), a Liquibase\n"
                 + "changelog (XML or YAML) or plain SQL into DIR. Reads only; changes nothing in the database.\n"
-                + "Exit status 0 when every protected table is ready for enforce mode, 1 when something needs action.";
+                + "Exit status 0 when every protected table is ready for enforce mode, 1 when something needs action\n"
+                + "(also on a standby: run check against the primary).";
     }
 
     @Override
     public List<Option> options() {
-        return List.of(MIGRATION, Option.FORMAT);
+        return List.of(MIGRATION, INVENTORY, Option.FORMAT);
     }
 
     @Override
@@ -61,6 +69,9 @@ final class CheckCommand implements Command {
             migrationFormat = Migration.Format.parse(inv.args().values(MIGRATION).get(0));
             migrationDir = Path.of(inv.args().values(MIGRATION).get(1));
         }
+        // read before connecting: a bad report is bad usage, whatever the database says
+        InventoryFile inventory = inv.args().has(INVENTORY) ? InventoryFile.read(Path.of(inv.args().value(INVENTORY)))
+                : null;
         List<Finding> server;
         List<TableCheck> tables;
         List<Finding> reaching;
@@ -74,6 +85,9 @@ final class CheckCommand implements Command {
         } finally {
             Database.close(c);
         }
+        if (inventory != null) {
+            tables.forEach(t -> t.inventory(inventory));
+        }
         List<ColumnFix> fixes = new ArrayList<>();
         tables.forEach(t -> fixes.addAll(t.fixes));
         String wrote = null;
@@ -81,7 +95,9 @@ final class CheckCommand implements Command {
             wrote = fixes.isEmpty() ? "nothing to migrate: every fence column is in place"
                     : "wrote " + Migration.write(migrationFormat, migrationDir, fixes, ZonedDateTime.now());
         }
-        boolean ready = tables.stream().allMatch(TableCheck::ready);
+        // a standby (missing at the server level) needs action however ready its tables are
+        boolean ready = tables.stream().allMatch(TableCheck::ready)
+                && server.stream().noneMatch(f -> f.level() == Finding.Level.MISSING);
         switch (format) {
             case JSON -> inv.out().print(Output.json(json(inv.url(), server, tables, reaching, ready, wrote)));
             case MARKDOWN -> markdown(inv.out(), inv.url(), server, tables, reaching, ready, fixes, wrote);

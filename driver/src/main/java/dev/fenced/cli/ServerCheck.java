@@ -30,8 +30,10 @@ final class ServerCheck {
             long sync = rs.getLong(6);
             long hidden = rs.getLong(7);
             if (standby) {
-                out.add(Finding.warn("standby (in recovery), PostgreSQL " + version + ": fenced's lease store refuses"
-                        + " to grant tokens here; writers and leases must use the primary"));
+                out.add(Finding.missing("standby (in recovery), PostgreSQL " + version + ": fenced's lease store"
+                        + " refuses to grant tokens here and writes fail; writers and leases must use the primary, and"
+                        + " check must run against it (a standby's synchronous_commit and replication are not the ones"
+                        + " writes meet)", null));
             } else {
                 out.add(Finding.ok("primary, PostgreSQL " + version));
             }

@@ -1,6 +1,6 @@
 package dev.fenced.cli;
 
-import dev.fenced.sql.StatementShapes;
+import dev.fenced.sql.SqlShape;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -18,8 +18,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Where {@code audit} takes the application's statements from: {@code pg_stat_statements} on the live database,
@@ -109,42 +107,19 @@ final class StatementSources {
         return seen(counts);
     }
 
-    /**
-     * {@code LOG:  statement: ...} (simple queries) and {@code LOG:  execute <name>: ...} (prepared ones, as pgjdbc
-     * sends them), also after {@code duration: ... ms}; a statement continues on the lines PostgreSQL starts with
-     * a tab. The stderr log format, whatever {@code log_line_prefix} is.
-     */
+    /** PostgreSQL's own log, written with {@code log_statement = mod}: stderr, csvlog or jsonlog (see {@link ServerLog}). */
     static List<Seen> logFile(Path file) throws CliException {
         String text = readText(file, "--log");
         Map<String, Long> counts = new LinkedHashMap<>();
-        StringBuilder current = null;
-        for (String line : text.split("\r?\n", -1)) {
-            if (current != null && line.startsWith("\t")) {
-                current.append('\n').append(line.substring(1));
-                continue;
-            }
-            if (current != null) {
-                counts.merge(current.toString().strip(), 1L, Long::sum);
-                current = null;
-            }
-            Matcher m = LOG_STATEMENT.matcher(line);
-            if (m.find()) {
-                current = new StringBuilder(m.group(1));
-            }
-        }
-        if (current != null) {
-            counts.merge(current.toString().strip(), 1L, Long::sum);
-        }
+        ServerLog.Format format = ServerLog.read(file, text, statement -> counts.merge(statement.strip(), 1L, Long::sum));
         counts.remove("");
         if (counts.isEmpty()) {
-            throw CliException.usage("--log " + file + " has no statement lines (LOG:  statement: ... or LOG:  execute"
-                    + " <name>: ...); is it PostgreSQL's stderr log, written with log_statement = mod?");
+            throw CliException.usage("--log " + file + " has no statement (LOG:  statement: ... or LOG:  execute"
+                    + " <name>: ...) in what reads as PostgreSQL's " + format.name().toLowerCase(Locale.ROOT)
+                    + " log; was it written with log_statement = mod?");
         }
         return seen(counts);
     }
-
-    private static final Pattern LOG_STATEMENT = Pattern.compile(
-            "LOG:\\s+(?:duration: [0-9.]+ ms\\s+)?(?:statement|execute [^:]*?): (.*)$");
 
     private static List<Seen> seen(Map<String, Long> counts) {
         List<Seen> out = new ArrayList<>();
@@ -153,8 +128,8 @@ final class StatementSources {
     }
 
     private static void requireSql(Path file, int lineNumber, String line) throws CliException {
-        String first = StatementShapes.firstWord(line);
-        if (first == null || !COMMANDS.contains(first.toUpperCase(Locale.ROOT)) || !StatementShapes.lexes(line)) {
+        String first = SqlShape.firstWord(line);
+        if (first == null || !COMMANDS.contains(first.toUpperCase(Locale.ROOT)) || !SqlShape.lexes(line)) {
             throw CliException.usage("--statements " + file + " line " + lineNumber + " is not an SQL statement: "
                     + abbreviate(line) + " (one statement per line)");
         }

@@ -13,6 +13,9 @@ final class TableCheck {
     final ProtectedTable table;
     final List<Finding> findings = new ArrayList<>();
     final List<ColumnFix> fixes = new ArrayList<>();
+    /** From {@code --inventory}: writers without a token and unfenceable ones; -1 when no report was read. */
+    private int withoutToken = -1;
+    private int unfenceable = -1;
 
     TableCheck(ProtectedTable table) {
         this.table = table;
@@ -20,6 +23,35 @@ final class TableCheck {
 
     void add(Finding f) {
         findings.add(f);
+    }
+
+    /**
+     * Adds what the application's writer inventory says of this table: each writer that still needs work blocks
+     * enforce mode (one finding per statement shape and call site), and so does a report that does not list the
+     * table (it cannot show its writers carry a token) or that dropped entries.
+     */
+    void inventory(InventoryFile report) {
+        InventoryFile.Table entry = report.table(table.name());
+        List<InventoryFile.Writer> writers = report.writersOf(table.name());
+        withoutToken = InventoryFile.count(writers, false);
+        unfenceable = InventoryFile.count(writers, true);
+        String from = "inventory " + report.path() + " (written " + report.written() + ")";
+        if (entry == null && writers.isEmpty()) {
+            add(Finding.missing(from + " does not list " + table.displayName() + ": the application that wrote it"
+                    + " does not protect the table, so it cannot show that its writers carry a token", null));
+            return;
+        }
+        add(Finding.info(from + ": mode " + (entry == null ? "unknown" : entry.mode()) + " in the application, "
+                + withoutToken + " writer(s) without a token, " + unfenceable + " unfenceable"));
+        for (InventoryFile.Writer w : writers) {
+            add(Finding.missing((w.unfenceable() ? "unfenceable writer (" + w.reason() + ")"
+                    : "writer without a token (" + w.kind() + ")") + " at " + w.callSite() + ": " + w.shape()
+                    + " (" + w.shapeWrites() + " write(s) of the shape)", null));
+        }
+        if (report.dropped() > 0) {
+            add(Finding.missing(from + " dropped " + report.dropped() + " entries (fenced.observe.maxWriters):"
+                    + " more writers need work than it lists", null));
+        }
     }
 
     /** Ready for enforce mode: nothing missing (warnings name writes fenced cannot see; they do not block). */
@@ -35,6 +67,10 @@ final class TableCheck {
         if (!fixes.isEmpty()) {
             return "column missing";
         }
+        if (withoutToken > 0 || unfenceable > 0) {
+            return table.mode().key() + ", " + withoutToken + " writer(s) without a token, " + unfenceable
+                    + " unfenceable";
+        }
         if (!ready()) {
             return "not ready";
         }
@@ -48,6 +84,10 @@ final class TableCheck {
         m.put("mode", table.mode().key());
         m.put("state", state());
         m.put("ready", ready());
+        if (withoutToken >= 0) {
+            m.put("writersWithoutToken", withoutToken);
+            m.put("unfenceableWriters", unfenceable);
+        }
         m.put("findings", findings.stream().map(Finding::json).toList());
         return m;
     }

@@ -3,11 +3,18 @@ package dev.fenced.sql;
 import java.util.List;
 
 /**
- * The shape of a statement, as the writer inventory groups it: PostgreSQL's tokens in order, with every
- * string and number constant replaced by {@code ?}, comments dropped and whitespace folded to one space.
- * {@code UPDATE totals SET amount = 5 WHERE id = 'x'} and {@code update totals set amount=7 where id='y'}
- * differ only in case; keywords and names are kept as written, so the shape still reads like the code that
- * sent it. Lexed by {@link SqlLexer}, the same lexer that decides what fenced sends.
+ * The shape of a statement, one for every place fenced groups statements: the writer inventory (texts as the
+ * application wrote them) and the command-line tool's {@code audit} (texts as PostgreSQL's
+ * {@code pg_stat_statements} and statement log show them), so a writer the inventory names and the row
+ * {@code audit} shows for the same statement read alike. PostgreSQL's tokens in order, with every string and
+ * number constant and every server-side parameter ({@code $1}) replaced by {@code ?}, comments dropped and
+ * whitespace folded to one space. {@code UPDATE totals SET amount = 5 WHERE id = 'x'},
+ * {@code UPDATE totals SET amount = $1 WHERE id = $2} and {@code update totals set amount=7 where id='y'}
+ * differ only in case and spacing; keywords and names are kept as written, so the shape still reads like the
+ * code that sent it. Lexed by {@link SqlLexer}, the same lexer that decides what fenced sends.
+ * <p>
+ * Also what the tool needs to read statements found outside the driver: {@link #withJdbcParameters} for the
+ * text it plans (constants kept: a refusal can depend on them), and how to tell what fenced itself sent.
  */
 public final class SqlShape {
 
@@ -23,7 +30,7 @@ public final class SqlShape {
         Token previous = null;
         for (Token t : tokens) {
             String text = switch (t.kind()) {
-                case STRING, NUMBER -> "?";
+                case STRING, NUMBER, POSITIONAL_PARAMETER -> "?";
                 default -> t.text();
             };
             if (previous != null && spaceBetween(previous, t)) {
@@ -38,5 +45,71 @@ public final class SqlShape {
     /** One space where the source had any gap, and none where it had none: {@code a=1} stays {@code a=?}. */
     private static boolean spaceBetween(Token previous, Token next) {
         return next.start() > previous.end();
+    }
+
+    /**
+     * The text with every server-side parameter ({@code $1}) outside literals and comments written as
+     * {@code ?}: the shape the application sent through JDBC, which the rewriter plans (it refuses {@code $n}).
+     */
+    public static String withJdbcParameters(String sql) {
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        StringBuilder b = new StringBuilder(sql.length());
+        int at = 0;
+        for (Token t : tokens) {
+            if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {
+                b.append(sql, at, t.start()).append('?');
+                at = t.end();
+            }
+        }
+        return at == 0 ? sql : b.append(sql, at, sql.length()).toString();
+    }
+
+    /**
+     * True when the text carries the token placeholder fenced adds ({@code CAST(? AS bigint)}, or its
+     * {@code $n}, literal or NULL form; {@code THEN CAST(? AS text)} in an INSERT without a column list): read with a refusal for setting the fence column or for a name
+     * fenced reserves, it marks a statement fenced itself sent.
+     */
+    public static boolean carriesFencedToken(String sql) {
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        for (int i = 0; i + 5 < tokens.size(); i++) {
+            if (castOfToken(tokens, i, "bigint")
+                    // an INSERT without a column list checks the column order first: THEN CAST(? AS text) ELSE ...
+                    || i > 0 && tokens.get(i - 1).isWord("THEN") && castOfToken(tokens, i, "text")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean castOfToken(List<Token> tokens, int i, String type) {
+        return tokens.get(i).isWord("CAST") && tokens.get(i + 1).isSymbol("(") && isTokenValue(tokens.get(i + 2))
+                && tokens.get(i + 3).isWord("AS") && tokens.get(i + 4).isWord(type) && tokens.get(i + 5).isSymbol(")");
+    }
+
+    private static boolean isTokenValue(Token t) {
+        return t.kind() == Token.Kind.PARAMETER || t.kind() == Token.Kind.POSITIONAL_PARAMETER
+                || t.kind() == Token.Kind.NUMBER || t.isWord("NULL");
+    }
+
+    /** True when PostgreSQL's lexer reads the text to its end (no unterminated string, comment or identifier). */
+    public static boolean lexes(String sql) {
+        try {
+            SqlLexer.tokenizeStrict(sql);
+            return true;
+        } catch (SqlLexer.LexException e) {
+            return false;
+        }
+    }
+
+    /** The first word of the text (its command keyword), or null when it starts with something else. */
+    public static String firstWord(String sql) {
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        for (Token t : tokens) {
+            if (t.isSymbol("(")) {
+                continue; // (SELECT ...) UNION ...
+            }
+            return t.kind() == Token.Kind.WORD ? t.text() : null;
+        }
+        return null;
     }
 }

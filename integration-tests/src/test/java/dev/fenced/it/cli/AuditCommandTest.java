@@ -12,6 +12,12 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import dev.fenced.WriterInventory;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +36,7 @@ class AuditCommandTest {
     @BeforeEach
     void database() {
         url = CliServer.createDatabase();
-        CliServer.execute(url, "CREATE TABLE ledger (id int PRIMARY KEY, amount int, last_token bigint)",
+        CliServer.execute(url, "CREATE TABLE ledger (id int PRIMARY KEY, amount int, last_token bigint, note text)",
                 "CREATE TABLE side (id int)", "INSERT INTO ledger VALUES (1, 0, NULL), (2, 0, NULL)");
     }
 
@@ -118,36 +124,112 @@ class AuditCommandTest {
                 r::toString);
     }
 
-    /** The server's own log: prepared statements logged as execute lines, a multi-line one, simple queries. */
+    /**
+     * The server's own log, in each format the logging collector writes (stderr, csvlog, jsonlog): prepared
+     * statements logged as execute lines, a multi-line one, simple queries.
+     */
     @Test
-    void serverLogWithLogStatementMod() throws Exception {
-        Path log = CliServer.log();
-        assumeTrue(log != null, "the external test server's log is not readable here");
+    void serverLogWithLogStatementModInEveryFormat() throws Exception {
+        assumeTrue(CliServer.log() != null, "the external test server's log is not readable here");
         writers();
         String marker = "marker_" + UUID.randomUUID().toString().substring(0, 8);
         try (Connection c = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?") + "preferQueryMode=simple");
              Statement s = c.createStatement()) {
-            s.execute("UPDATE ledger\n   SET amount = 5\n WHERE id = 2");
+            s.execute("UPDATE ledger\n   SET amount = 5\n WHERE id = 2 AND amount IS NOT NULL");
             s.execute("INSERT INTO side SELECT 1 WHERE '" + marker + "' <> ''");
         }
+        for (String extension : List.of("log", "csv", "json")) {
+            Path log = CliServer.log(extension);
+            String text = logged(log, marker);
+            if (extension.equals("log")) {
+                assertTrue(text.contains("execute <unnamed>: UPDATE ledger SET amount = $1 WHERE id = $2")
+                        || text.contains("execute S_"), text);
+            }
+            // by content too: the same log under a name that says nothing
+            Path renamed = Files.copy(log, log.resolveSibling("copy-of-" + extension + ".txt"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            for (Path file : List.of(log, renamed)) {
+                Cli.Result r = Cli.run("audit", "--tables", "ledger", "--log", file.toString(), "--url", url);
+                assertEquals(1, r.exit(), r::toString);
+                String out = r.out();
+                assertTrue(out.matches("(?s).*\\n\\d+ +refused +ledger +TRUNCATE ledger .*"), out);
+                assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"),
+                        out);
+                assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\? AND"
+                        + " amount IS NOT NULL\\n.*"), out);
+                assertTrue(out.contains("fenced (sent through fenced)"), out);
+            }
+        }
+    }
+
+    /**
+     * The roll-out's two views of one writer agree: what {@code audit} shows for the application's statements
+     * before it uses fenced (pg_stat_statements and the server log, constants and $n normalised) is the shape
+     * the writer inventory names once the same application runs through fenced in observe mode without a token.
+     */
+    @Test
+    void anAuditRowAndAnInventoryRowForOneStatementHaveOneShape() throws Exception {
+        assumeTrue(CliServer.hasPgStatStatements(), "the test server does not preload pg_stat_statements");
+        CliServer.execute(url, "CREATE EXTENSION pg_stat_statements", "SELECT pg_stat_statements_reset()");
+        String marker = "shape_" + UUID.randomUUID().toString().substring(0, 8);
+        application(url + (url.contains("?") ? "&" : "?") + "preferQueryMode=extended", marker);
+        Set<String> expected = Set.of("UPDATE ledger SET amount = ? WHERE id = ?",
+                "DELETE FROM ledger WHERE id = ? AND amount > ? AND note <> ?");
+        Cli.Result pgss = Cli.run("audit", "--url", url, "--tables", "ledger", "--format", "json");
+        assertEquals(0, pgss.exit(), pgss::toString);
+        assertEquals(expected, auditShapes(pgss.out()), pgss::toString);
+        if (CliServer.log() != null) {
+            for (String extension : List.of("log", "csv", "json")) {
+                logged(CliServer.log(extension), marker);
+                Cli.Result log = Cli.run("audit", "--url", url, "--tables", "ledger", "--format", "json", "--log",
+                        CliServer.log(extension).toString());
+                assertTrue(auditShapes(log.out()).containsAll(expected), log::toString);
+            }
+        }
+
+        WriterInventory.clear();
+        application("jdbc:fenced:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?")
+                + "fenced.tables=ledger&fenced.mode=observe&fenced.tombstones=false", marker);
+        assertEquals(expected, WriterInventory.writers("ledger").stream().map(WriterInventory.Writer::shape)
+                .collect(Collectors.toSet()), WriterInventory.writers().toString());
+    }
+
+    /** An application's two writers: a prepared UPDATE, and a DELETE with its constants written in. */
+    private static void application(String jdbcUrl, String marker) throws Exception {
+        try (Connection c = DriverManager.getConnection(jdbcUrl)) {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE ledger SET amount = ? WHERE id = ?")) {
+                ps.setInt(1, 4);
+                ps.setInt(2, 1);
+                ps.executeUpdate();
+            }
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("DELETE FROM ledger   WHERE id = 99 AND amount > 10 AND note <> '" + marker + "'");
+            }
+        }
+    }
+
+    /** The statement shapes of audit's JSON output. */
+    private static Set<String> auditShapes(String json) {
+        Set<String> out = new java.util.TreeSet<>();
+        Matcher m = Pattern.compile("\"statement\": \"((?:[^\"\\\\]|\\\\.)*)\"").matcher(json);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    /** The log's text once it holds {@code marker}: the logging collector writes on its own schedule. */
+    private static String logged(Path log, String marker) throws Exception {
         String text = "";
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (!text.contains(marker) && System.nanoTime() < deadline) {
-            // the logging collector (another process) writes on its own schedule and offers nothing to wait on:
-            // read again until the last statement is in, bounded by the deadline
+            // the logging collector (another process) offers nothing to wait on: read again until the last
+            // statement is in, bounded by the deadline
             java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
             text = Files.exists(log) ? Files.readString(log) : "";
         }
-        assertTrue(text.contains(marker), "the server log never showed the last statement");
-        assertTrue(text.contains("execute <unnamed>: UPDATE ledger SET amount = $1 WHERE id = $2")
-                || text.contains("execute S_"), text);
-        Cli.Result r = Cli.run("audit", "--tables", "ledger", "--log", log.toString(), "--url", url);
-        assertEquals(1, r.exit(), r::toString);
-        String out = r.out();
-        assertTrue(out.matches("(?s).*\\n\\d+ +refused +ledger +TRUNCATE ledger .*"), out);
-        assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"), out);
-        assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = 5 WHERE id = 2\\n.*"), out);
-        assertTrue(out.contains("fenced (sent through fenced)"), out);
+        assertTrue(text.contains(marker), "the server log " + log + " never showed the last statement");
+        return text;
     }
 
     @Test

@@ -168,6 +168,56 @@ class CheckCommandTest {
         assertEquals(2, bad.exit());
     }
 
+    /** A missing, garbled or foreign report is bad usage (exit 2, one line naming the file and what is wrong). */
+    @Test
+    void badInventoryReports(@TempDir Path dir) throws Exception {
+        Path none = dir.resolve("absent.json");
+        Cli.Result missing = Cli.run("check", "--url", url, "--tables", "totals", "--inventory", none.toString())
+                .oneLineError();
+        assertEquals(2, missing.exit(), missing::toString);
+        assertTrue(missing.err().contains("--inventory " + none + ": cannot read it (NoSuchFileException"),
+                missing::toString);
+        Path cut = dir.resolve("cut.json");
+        Files.writeString(cut, "{\n  \"written\": \"2026-01-01T00:00:00Z\",\n  \"dropped\": 0,\n  \"tables\": [");
+        Path foreign = dir.resolve("foreign.json");
+        Files.writeString(foreign, "{\"name\": \"something else\"}");
+        Path prose = dir.resolve("notes.md");
+        Files.writeString(prose, "# my notes\n");
+        Path row = dir.resolve("row.md");
+        Files.writeString(row, "# fenced writer inventory\n\nWritten 2026-01-01T00:00:00Z. 1 writer needs work.\n\n"
+                + "## Tables\n\n| table | mode | fence column | state |\n|---|---|---|---|\n| totals | observe |\n");
+        for (Object[] c : List.of(new Object[] {cut, "the text ends where a value should be (line 4)"},
+                new Object[] {foreign, "\"tables\" is missing or not a list"},
+                new Object[] {prose, "it starts with neither '{' nor '# fenced writer inventory'"},
+                new Object[] {row, "a row under '## Tables' has 2 cells, not 4"})) {
+            Cli.Result r = Cli.run("check", "--url", url, "--tables", "totals", "--inventory", c[0].toString())
+                    .oneLineError();
+            assertEquals(2, r.exit(), r::toString);
+            assertTrue(r.err().contains("--inventory " + c[0] + " is not a fenced writer inventory report (the JSON or"
+                    + " Markdown fenced.observe.report writes): " + c[1]), r::toString);
+        }
+        // a clean Markdown report: ready, with its time as written
+        Path clean = dir.resolve("clean.md");
+        Files.writeString(clean, "# fenced writer inventory\n\nWritten 2026-01-01T00:00:00.123456Z. 0 writers need work"
+                + " before enforce mode.\n\n## Tables\n\n| table | mode | fence column | state |\n|---|---|---|---|\n"
+                + "| totals | observe | last_token (present) | observe: no writer needs work (ready for enforce) |\n\n"
+                + "## Writers\n\n| table | kind | reason | statement shape | writes of the shape | call site | samples"
+                + " | first seen | last seen |\n|---|---|---|---|---|---|---|---|---|\n");
+        Cli.Result ready = Cli.run("check", "--url", url, "--tables", "totals", "--fenced.mode=observe", "--inventory",
+                clean.toString());
+        assertEquals(0, ready.exit(), ready::toString);
+        assertTrue(ready.out().contains("(written 2026-01-01T00:00:00.123456Z): mode observe in the application, 0"
+                + " writer(s) without a token, 0 unfenceable"), ready::toString);
+        // a report that does not list the table cannot show its writers carry a token
+        Path other = dir.resolve("other.json");
+        Files.writeString(other, "{\"written\": \"2026-01-01T00:00:00Z\", \"dropped\": 0, \"tables\": [{\"table\":"
+                + " \"orders\", \"mode\": \"observe\"}], \"writers\": []}");
+        Cli.Result unlisted = Cli.run("check", "--url", url, "--tables", "totals", "--inventory", other.toString());
+        assertEquals(1, unlisted.exit(), unlisted::toString);
+        assertTrue(unlisted.out().contains("does not list totals: the application that wrote it does not protect the"
+                + " table"), unlisted::toString);
+    }
+
     private static Path single(Path dir) throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
             List<Path> all = files.toList();

@@ -16,7 +16,8 @@ import java.util.UUID;
 /**
  * The server the command-line tests talk to. Embedded by default, started with what {@code audit} reads:
  * {@code shared_preload_libraries = pg_stat_statements} (the zonky binaries ship the extension) and
- * {@code log_statement = mod} into a log file of our own (the logging collector, stderr format). With
+ * {@code log_statement = mod} into log files of our own (the logging collector, in the stderr, csvlog and
+ * jsonlog formats: postgresql.log, .csv, .json). With
  * {@code FENCED_TEST_JDBC_URL} set, that server is used; tests that need the extension or the log skip there
  * unless it has them.
  */
@@ -41,7 +42,7 @@ final class CliServer {
                             .setServerConfig("shared_preload_libraries", "pg_stat_statements")
                             .setServerConfig("log_statement", "mod")
                             .setServerConfig("logging_collector", "on")
-                            .setServerConfig("log_destination", "stderr")
+                            .setServerConfig("log_destination", "stderr,csvlog,jsonlog")
                             .setServerConfig("log_directory", logDir.toString())
                             .setServerConfig("log_filename", "postgresql.log")
                             .start();
@@ -74,8 +75,13 @@ final class CliServer {
 
     /** The statement log the embedded server writes, or null on an external server. */
     static Path log() {
+        return log("log");
+    }
+
+    /** The log in one format, by the logging collector's extension: log (stderr), csv (csvlog), json (jsonlog). */
+    static Path log(String extension) {
         adminUrl();
-        return logDir == null ? null : logDir.resolve("postgresql.log");
+        return logDir == null ? null : logDir.resolve("postgresql." + extension);
     }
 
     /** A fresh database; returns its plain jdbc:postgresql: URL. */

@@ -141,7 +141,28 @@ class CliUsageTest {
 
         Cli.Result log = Cli.run("audit", "--tables", "totals", "--log", prose.toString()).oneLineError();
         assertEquals(2, log.exit());
-        assertTrue(log.err().contains("has no statement lines"), log::toString);
+        assertTrue(log.err().contains("has no statement (LOG:  statement: ... or LOG:  execute <name>: ...) in what"
+                + " reads as PostgreSQL's stderr log"), log::toString);
+
+        // csvlog and jsonlog, by extension: garbled records are named
+        Path csv = dir.resolve("cut.csv");
+        Files.writeString(csv, "2026-12-03 10:00:00.000 UTC,\"postgres\",\"db\",1,\"[local]\",a.1,1,\"UPDATE\",2026-12-03"
+                + " 10:00:00 UTC,3/4,0,LOG,00000,\"statement: UPDATE totals SET a = 1\n");
+        Cli.Result cut = Cli.run("audit", "--tables", "totals", "--log", csv.toString()).oneLineError();
+        assertEquals(2, cut.exit());
+        assertTrue(cut.err().contains("is not PostgreSQL's csvlog log: record 1 has a quoted field that never ends"),
+                cut::toString);
+        Path shortCsv = dir.resolve("short.csv");
+        Files.writeString(shortCsv, "a,b,c\n");
+        Cli.Result few = Cli.run("audit", "--tables", "totals", "--log", shortCsv.toString()).oneLineError();
+        assertTrue(few.err().contains("record 1 has 3 fields, not the 14 or more of PostgreSQL's csvlog"), few::toString);
+        Path json = dir.resolve("bad.json");
+        Files.writeString(json, "{\"error_severity\": \"LOG\", \"message\": \"statement: UPDATE totals SET a = 1\"}\n"
+                + "{\"error_severity\": \"LOG\", \"message\": \"statement: UPDATE tot\n");
+        Cli.Result garbled = Cli.run("audit", "--tables", "totals", "--log", json.toString()).oneLineError();
+        assertEquals(2, garbled.exit());
+        assertTrue(garbled.err().contains("is not PostgreSQL's jsonlog log: line 2 is not a JSON object"),
+                garbled::toString);
 
         Cli.Result absent = Cli.run("audit", "--tables", "totals", "--log", dir.resolve("none.log").toString())
                 .oneLineError();

@@ -44,7 +44,7 @@ class LeaseFailoverTest {
         startPrimaryAndStandby(Map.of("wal_keep_size", "'64MB'"));
         List<Long> old = new ArrayList<>(grant(primary, "replicated", 20));
         String lsn = (String) primary.query("SELECT pg_current_wal_lsn()::text");
-        awaitTrue(standby, "SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn");
+        standby.awaitTrue("SELECT pg_last_wal_replay_lsn() >= '" + lsn + "'::pg_lsn");
         standby.stop(); // disconnected: what the primary grants from here never reaches it
         old.addAll(grant(primary, "unreplicated", 100));
         primary.killAll();
@@ -60,7 +60,7 @@ class LeaseFailoverTest {
     void aPromotedSynchronousStandbyNeverRepeatsATokenEither() throws Exception {
         startPrimaryAndStandby(Map.of("wal_keep_size", "'64MB'", "synchronous_standby_names", "'*'",
                 "synchronous_commit", "off"));
-        awaitTrue(primary, "SELECT count(*) = 1 FROM pg_stat_replication WHERE sync_state = 'sync'");
+        primary.awaitTrue("SELECT count(*) = 1 FROM pg_stat_replication WHERE sync_state = 'sync'");
         List<Long> old = grant(primary, "sync", 60);
         primary.killAll();
         promoteAndCheck(old);
@@ -105,15 +105,5 @@ class LeaseFailoverTest {
             // close() could not release on a killed server
         }
         return tokens;
-    }
-
-    private static void awaitTrue(PgServer server, String sql) throws Exception {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!Boolean.TRUE.equals(server.query(sql))) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("not true within 30 s: " + sql);
-            }
-            Thread.sleep(20);
-        }
     }
 }

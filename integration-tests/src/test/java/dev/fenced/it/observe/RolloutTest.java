@@ -132,6 +132,22 @@ class RolloutTest {
         assertTrue(report.contains(app + ".manualCorrection(") && report.contains(app + ".purgeClosed("), report);
         assertTrue(!report.contains("nightlyTotals"), report);
 
+        // check reads the report the application wrote: both writers block enforce mode, named at their call sites
+        for (String name : List.of("inventory.json", "inventory.md")) {
+            Path written = dir.resolve(name);
+            WriterInventory.writeReport(written);
+            String[] check = check(db, written);
+            assertEquals("1", check[0], check[1]);
+            assertTrue(check[1].contains("table rollout_totals (fence column last_token, mode observe): observe,"
+                    + " 1 writer(s) without a token, 1 unfenceable"), check[1]);
+            assertTrue(check[1].contains("missing writer without a token (no token) at " + app + ".manualCorrection("),
+                    check[1]);
+            assertTrue(check[1].contains("UPDATE rollout_totals SET amount = ? WHERE id = ?"), check[1]);
+            assertTrue(check[1].contains("missing unfenceable writer (") && check[1].contains(" at " + app
+                    + ".purgeClosed(") && check[1].contains("DELETE FROM rollout_totals WHERE CURRENT OF closed_rows"),
+                    check[1]);
+        }
+
         // audit of the application's write statements (as pg_stat_statements records them) says the same
         Path unfixedStatements = dir.resolve("unfixed.sql");
         Files.writeString(unfixedStatements, "UPDATE rollout_totals SET amount = $1 WHERE id = $2\n"
@@ -158,6 +174,14 @@ class RolloutTest {
         }
         assertEquals(List.of(), WriterInventory.writers("rollout_totals"));
         assertTrue(state().readyForEnforce(), state().toString());
+        Path clean = dir.resolve("clean.json");
+        WriterInventory.writeReport(clean);
+        String[] check = check(db, clean);
+        assertEquals("0", check[0], check[1]);
+        assertTrue(check[1].contains("table rollout_totals (fence column last_token, mode observe): observe, ready for"
+                + " enforce"), check[1]);
+        assertTrue(check[1].contains("mode observe in the application, 0 writer(s) without a token, 0 unfenceable"),
+                check[1]);
         Path fixedStatements = dir.resolve("fixed.sql");
         Files.writeString(fixedStatements, "UPDATE rollout_totals SET amount = $1 WHERE id = $2\n"
                 + "DELETE FROM rollout_totals WHERE id = 3 AND closed\n");
@@ -182,9 +206,18 @@ class RolloutTest {
 
     /** {@code audit --statements FILE} against the test database: the exit status and what it printed. */
     private static String[] audit(TestDatabase db, Path statements) {
+        return cli("audit", "--url", db.rawUrl(), "--tables", "rollout_totals", "--statements", statements.toString());
+    }
+
+    /** {@code check --inventory FILE} in observe mode against the test database. */
+    private static String[] check(TestDatabase db, Path inventory) {
+        return cli("check", "--url", db.rawUrl(), "--tables", "rollout_totals", "--fenced.mode=observe", "--inventory",
+                inventory.toString());
+    }
+
+    private static String[] cli(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int exit = Main.run(new String[] {"audit", "--url", db.rawUrl(), "--tables", "rollout_totals", "--statements",
-                statements.toString()}, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         return new String[] {Integer.toString(exit), out.toString(StandardCharsets.UTF_8)};
     }

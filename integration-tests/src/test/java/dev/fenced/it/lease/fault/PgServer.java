@@ -162,6 +162,20 @@ public final class PgServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits (up to 30 s) until {@code sql} answers true here: replication state belongs to other processes,
+     * which offer nothing to wait on but the views themselves.
+     */
+    public void awaitTrue(String sql) throws SQLException, InterruptedException {
+        long end = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        while (!Boolean.TRUE.equals(query(sql))) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("not true within 30 s: " + sql);
+            }
+            Thread.sleep(20);
+        }
+    }
+
     /** SIGKILL of the postmaster and every backend, as close to at once as a loop gets: a power cut. */
     public void killAll() throws InterruptedException {
         List<ProcessHandle> all = new ArrayList<>();
