@@ -6,13 +6,15 @@ import dev.fenced.sql.StaleMarker;
 import java.sql.SQLException;
 
 /**
- * Recognises the error a fenced statement's guard raises when a row holds a newer token (a failed cast of
- * {@code 'fenced-stale:<row token>:<nonce>:<table>'}, SQLSTATE 22P02) and turns it into
+ * Recognises the error a fenced statement's guard raises when a row holds a newer token
+ * ({@code 'fenced-stale:<row token>:<nonce>:<table>'} rejected: by {@code pg_size_bytes} in an UPDATE's guard,
+ * SQLSTATE 22023, by a cast to boolean in a DELETE's, 22P02) and turns it into
  * {@link StaleTokenException}. Searches the cause and next-exception chains, as batches nest it.
  */
 final class StaleWrites {
 
     private static final String INVALID_TEXT_REPRESENTATION = "22P02";
+    private static final String INVALID_PARAMETER_VALUE = "22023";
     /**
      * What the tombstone check raises ({@link TombstoneSchema}): {@code fenced-tombstone:<newer token>:<table>},
      * with its own SQLSTATE, so only that check can produce it.
@@ -36,8 +38,8 @@ final class StaleWrites {
                     return stale;
                 }
             }
-            if (t instanceof SQLException s && INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
-                    && s.getMessage() != null) {
+            if (t instanceof SQLException s && (INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
+                    || INVALID_PARAMETER_VALUE.equals(s.getSQLState())) && s.getMessage() != null) {
                 StaleTokenException stale = guardStale(s.getMessage(), token, e);
                 if (stale != null) {
                     return stale;

@@ -10,7 +10,6 @@ import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.JdbcParameter;
 import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.WhenClause;
-import net.sf.jsqlparser.expression.operators.arithmetic.Concat;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.relational.GreaterThan;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
@@ -25,7 +24,8 @@ import net.sf.jsqlparser.schema.Table;
  * <p>The stale check sits where PostgreSQL evaluates it only for rows the statement really changes, and
  * re-evaluates it on the newest row version when a concurrent writer got there first (READ COMMITTED
  * re-check): in the SET list for UPDATE and ON CONFLICT DO UPDATE, and behind the statement's own WHERE
- * for DELETE. A row holding a newer token makes the check cast a marked text to a number, which fails
+ * for DELETE. A row holding a newer token makes the check hand a marked text to a function that rejects it
+ * ({@code pg_size_bytes}, SQLSTATE 22023, for UPDATE; a cast to boolean, 22P02, for DELETE), which fails
  * the whole statement, so no row changes; the driver recognises the marker and raises
  * {@code StaleTokenException}. The failing branch reads the row's column so the planner can never fold it
  * to a constant. A NULL token (an explicit unfenced section) leaves the fence column as it is.
@@ -48,14 +48,18 @@ final class Guards {
         if (mode == FencingMode.OBSERVE) {
             return new Function("GREATEST", fence(qualifier, column), token(tokenIndex));
         }
-        // CASE WHEN c > t THEN CAST(<stale text> AS bigint) ELSE COALESCE(t, c) END
-        // Two token parameters and one comparison, as cheap as the hand-written "last_token <= ?" form: a NULL row
-        // token (never fenced) or a NULL token (an unfenced section) makes the comparison NULL, so the ELSE runs,
-        // and COALESCE keeps the row's own value when the token is NULL.
+        // CASE WHEN c > ? THEN pg_catalog.pg_size_bytes(<stale text>) ELSE COALESCE(?, c) END
+        // Two token parameters and one comparison, as many parameters as the hand-written "last_token <= ?" form:
+        // a NULL row token (never fenced) or a NULL token (an unfenced section) makes the comparison NULL, so the
+        // ELSE runs, and COALESCE keeps the row's own value when the token is NULL. PostgreSQL initialises every
+        // node of this expression on each execution of a cached plan, and copies the text each time, so it is
+        // kept small (bench/callgrind/run.sh counts it): the parameters carry no CAST (fenced binds the token as
+        // bigint, or writes a literal), and the failing branch is two plain function calls, where a cast of a
+        // concatenation costs two I/O coercions, each with two catalog-cache lookups.
         return new CaseExpression(
-                new WhenClause(new GreaterThan(fence(qualifier, column), token(tokenIndex)),
-                        staleCast(qualifier, column, tableLabel, "bigint")))
-                .withElseExpression(new Function("COALESCE", token(tokenIndex), fence(qualifier, column)));
+                new WhenClause(new GreaterThan(fence(qualifier, column), parameter(tokenIndex)),
+                        new Function("pg_catalog.pg_size_bytes", staleText(qualifier, column, tableLabel))))
+                .withElseExpression(new Function("COALESCE", parameter(tokenIndex), fence(qualifier, column)));
     }
 
     /**
@@ -67,7 +71,7 @@ final class Guards {
         // CASE WHEN c > t THEN CAST(<stale text> AS boolean) ELSE TRUE END (NULL row token or token: TRUE)
         Expression check = new CaseExpression(new WhenClause(
                 new GreaterThan(fence(qualifier, column), token(tokenIndex)),
-                staleCast(qualifier, column, tableLabel, "boolean")))
+                new CastExpression("CAST", staleText(qualifier, column, tableLabel), "boolean")))
                 .withElseExpression(new BooleanValue(true));
         if (where == null) {
             return check;
@@ -82,10 +86,18 @@ final class Guards {
         return new Column(new Table(qualifier), TableName.quote(column));
     }
 
-    /** {@code CAST('fenced-stale:' || c || ':<nonce>:<table>' AS <type>)}: fails, carrying the row's token and the table. */
-    private static Expression staleCast(String qualifier, String column, String tableLabel, String type) {
-        Expression text = new Concat(new Concat(new StringValue(MARKER), fence(qualifier, column)),
+    /** The token parameter alone, {@code ?<index>}: where PostgreSQL types it from the bind (bigint). */
+    private static Expression parameter(int index) {
+        return new JdbcParameter(index, true, "?");
+    }
+
+    /**
+     * {@code pg_catalog.concat('fenced-stale:', c, ':<nonce>:<table>')}: the text a failing branch hands to a
+     * function that rejects it, carrying the row's token and the table. Every failure reads the row's column, so
+     * the planner can never fold it to a constant.
+     */
+    private static Expression staleText(String qualifier, String column, String tableLabel) {
+        return new Function("pg_catalog.concat", new StringValue(MARKER), fence(qualifier, column),
                 new StringValue(StaleMarker.suffix(tableLabel).replace("'", "''")));
-        return new CastExpression("CAST", text, type);
     }
 }

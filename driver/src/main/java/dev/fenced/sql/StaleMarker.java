@@ -5,7 +5,8 @@ import java.util.HexFormat;
 
 /**
  * The text a guard fails on when a row holds a newer token, and its recognition in the error PostgreSQL
- * sends back: {@code fenced-stale:<row token>:<nonce>:<table>}, cast to a number. The nonce is random per
+ * sends back: {@code fenced-stale:<row token>:<nonce>:<table>}, rejected by {@code pg_size_bytes} (UPDATE) or
+ * a cast to boolean (DELETE). The nonce is random per
  * runtime and matched exactly, so a cast error that user data causes (a row whose text is
  * {@code fenced-stale:99:t}) is never mistaken for a lost lease. The table is everything after the nonce up
  * to the quote PostgreSQL closes the value with, so a quoted label ({@code "Sales"."Totals"}) comes back whole.
@@ -35,7 +36,8 @@ public final class StaleMarker {
     }
 
     /**
-     * The marker in {@code message} (PostgreSQL's {@code invalid input syntax for type bigint: "<text>"}),
+     * The marker in {@code message} (PostgreSQL's {@code invalid size: "<text>"} or
+     * {@code invalid input syntax for type boolean: "<text>"}),
      * or null when there is none carrying this runtime's nonce.
      */
     public static Found find(String message) {

@@ -65,8 +65,10 @@ class CorpusTest {
 
     /** Rendered into guards so they can be compared as text; no corpus literal has this value. */
     private static final long TOKEN = 7_770_000_123L;
-    /** How the rendered token reads in the output: the token parameter is written typed. */
+    /** How the rendered token reads in a DELETE check, INSERT values and the like: written typed. */
     private static final String TOKEN_SQL = "CAST(" + TOKEN + " AS bigint)";
+    /** How it reads in an UPDATE guard: bare, typed by the bind (bigint) or as the literal it is. */
+    private static final String TOKEN_PARAM = Long.toString(TOKEN);
     private static final Duration PARSE_TIMEOUT = Duration.ofSeconds(2);
     /** Statements slower than this are named in the report. */
     private static final long SLOW_NANOS = 100_000_000L;
@@ -279,13 +281,14 @@ class CorpusTest {
     }
 
     private static String setGuard(String column, String label) {
-        return "CASE WHEN " + column + " > " + TOKEN_SQL + " THEN CAST('fenced-stale:' || " + column + " || ':"
-                + StaleMarker.nonce() + ":" + label + "' AS bigint) ELSE COALESCE(" + TOKEN_SQL + ", " + column + ") END";
+        return "CASE WHEN " + column + " > " + TOKEN_PARAM + " THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', "
+                + column + ", ':" + StaleMarker.nonce() + ":" + label + "')) ELSE COALESCE(" + TOKEN_PARAM + ", " + column
+                + ") END";
     }
 
     private static String deleteCheck(String column, String label) {
-        return "CASE WHEN " + column + " > " + TOKEN_SQL + " THEN CAST('fenced-stale:' || " + column + " || ':"
-                + StaleMarker.nonce() + ":" + label + "' AS boolean) ELSE true END";
+        return "CASE WHEN " + column + " > " + TOKEN_SQL + " THEN CAST(pg_catalog.concat('fenced-stale:', " + column
+                + ", ':" + StaleMarker.nonce() + ":" + label + "') AS boolean) ELSE true END";
     }
 
     private static void checkSets(List<UpdateSet> sets, String column, String label, String what,

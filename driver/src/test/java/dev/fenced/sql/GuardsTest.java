@@ -28,8 +28,8 @@ class GuardsTest {
         }
 
         String stale() {
-            return "'" + Guards.MARKER + "' || " + ref() + " || ':" + StaleMarker.nonce() + ":"
-                    + label.replace("'", "''") + "'";
+            return "pg_catalog.concat('" + Guards.MARKER + "', " + ref() + ", ':" + StaleMarker.nonce() + ":"
+                    + label.replace("'", "''") + "')";
         }
     }
 
@@ -52,8 +52,9 @@ class GuardsTest {
     @ParameterizedTest
     @MethodSource("cases")
     void theUpdateGuardPrintsAsItsTemplate(Case c) throws Exception {
-        String template = "CASE WHEN " + c.ref() + " > " + c.param() + " THEN CAST(" + c.stale() + " AS bigint)"
-                + " ELSE COALESCE(" + c.param() + ", " + c.ref() + ") END";
+        String bare = "?" + c.token();
+        String template = "CASE WHEN " + c.ref() + " > " + bare + " THEN pg_catalog.pg_size_bytes(" + c.stale() + ")"
+                + " ELSE COALESCE(" + bare + ", " + c.ref() + ") END";
         assertEquals(printed(template),
                 Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE).toString());
     }

@@ -22,14 +22,14 @@ class SqlRewriterTest {
     static final String T = "CAST(? AS bigint)";
     /** The UPDATE guard on row {@code q} of a table labelled {@code label}, as the rewriter prints it. */
     static String guard(String q, String label) {
-        return "CASE WHEN " + q + ".last_token > " + T + " THEN CAST('fenced-stale:' || " + q + ".last_token || ':"
-                + StaleMarker.nonce() + ":" + label + "' AS bigint) ELSE COALESCE(" + T + ", " + q + ".last_token) END";
+        return "CASE WHEN " + q + ".last_token > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + q
+                + ".last_token, ':" + StaleMarker.nonce() + ":" + label + "')) ELSE COALESCE(?, " + q + ".last_token) END";
     }
 
     /** The DELETE check, likewise. */
     static String check(String q, String label) {
-        return "CASE WHEN " + q + ".last_token > " + T + " THEN CAST('fenced-stale:' || " + q + ".last_token || ':"
-                + StaleMarker.nonce() + ":" + label + "' AS boolean) ELSE true END";
+        return "CASE WHEN " + q + ".last_token > " + T + " THEN CAST(pg_catalog.concat('fenced-stale:', " + q
+                + ".last_token, ':" + StaleMarker.nonce() + ":" + label + "') AS boolean) ELSE true END";
     }
 
     private final SqlRewriter rewriter = rewriter(RelativeUpdatePolicy.WARN);

@@ -130,6 +130,13 @@ class LexicalAttackTest {
             assertFalse(e instanceof StaleTokenException, e::toString);
             assertEquals("22P02", e.getSQLState());
         }
+        // the same through the function the UPDATE guard fails in: 22023, still no nonce, still not stale
+        try (Connection c = connect(); FencingScope ignored = Fencing.bind(NEWER + 1);
+             PreparedStatement ps = c.prepareStatement("UPDATE lx SET n = pg_catalog.pg_size_bytes(v) WHERE id = 1")) {
+            SQLException e = assertThrows(SQLException.class, ps::executeUpdate);
+            assertFalse(e instanceof StaleTokenException, e::toString);
+            assertEquals("22023", e.getSQLState());
+        }
     }
 
     @Test

@@ -86,8 +86,8 @@ class JooqTest extends ClientContract {
         assertEquals("update \"public\".\"totals\" set \"amount\" = ? where \"public\".\"totals\".\"restaurant_id\" = ?", sql);
         String sent = ctx.connectionResult(c -> c.nativeSQL(sql));
         assertEquals("UPDATE \"public\".\"totals\" SET \"amount\" = ?, last_token = CASE WHEN \"totals\".last_token"
-                + " > CAST(? AS bigint) THEN CAST('fenced-stale:' || \"totals\".last_token || ':" + StaleMarker.nonce()
-                + ":totals' AS bigint) ELSE COALESCE(CAST(? AS bigint), \"totals\".last_token) END"
+                + " > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', \"totals\".last_token, ':"
+                + StaleMarker.nonce() + ":totals')) ELSE COALESCE(?, \"totals\".last_token) END"
                 + " WHERE \"public\".\"totals\".\"restaurant_id\" = ?", sent);
     }
 
