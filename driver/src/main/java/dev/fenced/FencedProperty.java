@@ -37,7 +37,8 @@ public enum FencedProperty {
                     + " A write whose token is of another domain than its table's is refused."),
     TABLE_TOKEN_DOMAIN("fenced.table.<table>.tokenDomain", null, Kind.TOKEN_DOMAIN,
             "Token domain of one protected table, overriding `fenced.tokenDomain`."),
-    TOKEN_DOMAIN_TABLE("fenced.tokenDomain.table", "fenced_token_domain", Kind.IDENTIFIER,
+    // not fenced.tokenDomain.table: a key that is also another's prefix cannot be written in YAML (Spring)
+    TOKEN_DOMAIN_TABLE("fenced.tokenDomains.table", "fenced_token_domain", Kind.IDENTIFIER,
             "Table that records each protected table's token domain (schema-qualified if you like), written at first"
                     + " connect and compared by every later one, so two applications that give a table different"
                     + " domains cannot both connect. Created at first connect when missing."),

@@ -280,7 +280,7 @@ public final class FencedConfig {
         return tombstoneTable;
     }
 
-    /** The table that records each protected table's token domain ({@code fenced.tokenDomain.table}). */
+    /** The table that records each protected table's token domain ({@code fenced.tokenDomains.table}). */
     public TableName tokenDomainTable() {
         return tokenDomainTable;
     }
