@@ -20,11 +20,6 @@ public record ProtectedTable(TableName name, String column, FencingMode mode, St
         this(name, column, mode, TokenDomains.FENCED, null);
     }
 
-    /** A table found through {@code derivedFrom} (null: registered), in its token domain. */
-    public ProtectedTable(TableName name, String column, FencingMode mode, ProtectedTable derivedFrom) {
-        this(name, column, mode, derivedFrom == null ? TokenDomains.FENCED : derivedFrom.tokenDomain(), derivedFrom);
-    }
-
     /** The name used in messages: the registered spelling. */
     public String displayName() {
         return name.toString();
