@@ -2,6 +2,7 @@ package dev.fenced;
 
 import dev.fenced.action.ActionStore;
 import dev.fenced.context.ContextAccess;
+import dev.fenced.context.TokenCells;
 import dev.fenced.lease.DeadlineCell;
 import dev.fenced.lease.LeaseRegistry;
 import dev.fenced.lease.LeaseTableName;
@@ -198,6 +199,13 @@ public final class Actions {
         AtomicLong cell = ContextAccess.current();
         long v = cell == null ? 0 : DeadlineCell.valueForWrite(cell);
         if (v > 0) {
+            String domain = TokenCells.domainOf(cell);
+            if (!Fencing.FENCED_DOMAIN.equals(domain)) {
+                // the check is against the lease table's current tokens: a number of another source means nothing there
+                throw new FencingException("fenced: action " + key + " not run: it is checked against the current tokens"
+                        + " of fenced's lease table, but the bound token is of domain '" + domain + "'; run it under a"
+                        + " Lease (LeaseManager.acquire)", TokenDomainException.SQLSTATE);
+            }
             return v;
         }
         if (v < 0) {

@@ -31,6 +31,17 @@ public enum FencedProperty {
             "Fence column of one protected table, overriding `fenced.column`."),
     TABLE_MODE("fenced.table.<table>.mode", null, Kind.MODE,
             "Mode of one protected table, overriding `fenced.mode`."),
+    TOKEN_DOMAIN("fenced.tokenDomain", "fenced", Kind.TOKEN_DOMAIN,
+            "Token domain of the protected tables: where their tokens come from. `fenced` is fenced's own leases and"
+                    + " `Fencing.bind(token)`; another lock service's tokens are bound with `Fencing.bind(domain, token)`."
+                    + " A write whose token is of another domain than its table's is refused."),
+    TABLE_TOKEN_DOMAIN("fenced.table.<table>.tokenDomain", null, Kind.TOKEN_DOMAIN,
+            "Token domain of one protected table, overriding `fenced.tokenDomain`."),
+    // not fenced.tokenDomain.table: a key that is also another's prefix cannot be written in YAML (Spring)
+    TOKEN_DOMAIN_TABLE("fenced.tokenDomains.table", "fenced_token_domain", Kind.IDENTIFIER,
+            "Table that records each protected table's token domain (schema-qualified if you like), written at first"
+                    + " connect and compared by every later one, so two applications that give a table different"
+                    + " domains cannot both connect. Created at first connect when missing."),
     RELATIVE_UPDATES("fenced.relativeUpdates", "warn", Kind.choice("warn", "refuse", "allow"),
             "What to do with `SET amount = amount + 1` on a protected table: a stale holder's relative update"
                     + " can land before the newer holder's first write, so whole new values are safer."),
@@ -257,6 +268,8 @@ public enum FencedProperty {
             return v.trim();
         });
         static final Kind MODE = new Kind("enforce | observe | off", v -> FencingMode.parse(v).key());
+        static final Kind TOKEN_DOMAIN = new Kind("token domain (fenced, etcd, zookeeper, redisson)",
+                v -> dev.fenced.context.TokenDomains.check(v.trim()));
         static final Kind BOOLEAN = new Kind("true | false", v -> {
             String t = v.trim().toLowerCase(Locale.ROOT);
             if (!t.equals("true") && !t.equals("false")) {

@@ -12,8 +12,10 @@ import java.sql.SQLException;
  *   <tr><td>{@value UnfencedWriteException#SQLSTATE}</td><td>protected write without a token (enforce)</td></tr>
  *   <tr><td>{@value UnsupportedStatementException#SQLSTATE}</td><td>statement cannot be fenced safely</td></tr>
  *   <tr><td>{@value LeaseLostException#SQLSTATE}</td><td>the lease behind the token was lost</td></tr>
+ *   <tr><td>{@value TokenDomainException#SQLSTATE}</td><td>the token's domain is not the table's</td></tr>
  *   <tr><td>{@value #CONFIGURATION}</td><td>bad configuration</td></tr>
  *   <tr><td>{@value #SCHEMA}</td><td>a protected table lacks its fence column</td></tr>
+ *   <tr><td>{@value #TOKEN_DOMAIN_RECORDED}</td><td>the database records another token domain for a table</td></tr>
  *   <tr><td>{@value #LEASE_STORE}</td><td>the lease store cannot grant (standby, missing table)</td></tr>
  *   <tr><td>{@value #LEASE_TIMEOUT}</td><td>a lease could not be had within the wait</td></tr>
  *   <tr><td>{@value #LOCK_TIMEOUT}</td><td>a plain lock could not be had within its lock timeout</td></tr>
@@ -27,6 +29,8 @@ public class FencingException extends SQLException {
     public static final String SQLSTATE = "FN000";
     public static final String CONFIGURATION = "FN010";
     public static final String SCHEMA = "FN011";
+    /** A protected table's token domain in the database's registry is not the one this configuration gives it. */
+    public static final String TOKEN_DOMAIN_RECORDED = "FN012";
     public static final String LEASE_STORE = "FN020";
     public static final String LEASE_TIMEOUT = "FN021";
     public static final String LOCK_TIMEOUT = "FN030";

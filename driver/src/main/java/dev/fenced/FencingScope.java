@@ -5,7 +5,8 @@ import dev.fenced.context.TokenCells;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A binding of a token to one thread, opened by {@link Fencing#bind(long)}. Closing it restores the
+ * A binding of a token to one thread, opened by {@link Fencing#bind(long)} or
+ * {@link Fencing#bind(String, long)}. Closing it restores the
  * binding that was current when it was opened, and revokes the token for everything that captured it
  * under this scope (tasks handed over, periodic tasks, pre-built futures, unstarted threads): their
  * protected writes are refused from then on, as after a lost lease. It must be closed on the thread that
@@ -32,6 +33,11 @@ public final class FencingScope implements AutoCloseable {
     /** The token this scope binds (0 for an unfenced section). */
     public long token() {
         return Math.abs(cell.get());
+    }
+
+    /** The domain of the token this scope binds ({@link Fencing#bind(String, long)}); null for an unfenced section. */
+    public String tokenDomain() {
+        return cell.get() == 0 ? null : TokenCells.domainOf(cell);
     }
 
     /**

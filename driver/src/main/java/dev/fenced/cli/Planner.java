@@ -40,7 +40,7 @@ final class Planner {
         List<ProtectedTable> tables = new ArrayList<>();
         for (ProtectedTable t : config.tables()) {
             tables.add(asEnforced && t.mode() == FencingMode.OBSERVE
-                    ? new ProtectedTable(t.name(), t.column(), FencingMode.ENFORCE, t.derivedFrom()) : t);
+                    ? new ProtectedTable(t.name(), t.column(), FencingMode.ENFORCE, t.tokenDomain(), t.derivedFrom()) : t);
         }
         FencingTargets targets;
         if (connection == null) {

@@ -34,6 +34,7 @@ public final class FencedConfig {
     private final boolean leaseCreateTable;
     private final boolean agentEnabled;
     private final TableName tombstoneTable;
+    private final TableName tokenDomainTable;
     private final Map<String, LeaseMethod> leaseMethods;
     private final boolean observeInventory;
     private final List<String> observeSkipFrames;
@@ -58,6 +59,7 @@ public final class FencedConfig {
         this.agentEnabled = Boolean.parseBoolean(get(FencedProperty.AGENT_ENABLED));
         this.tombstoneTable = Boolean.parseBoolean(get(FencedProperty.TOMBSTONES))
                 ? TableName.parse(get(FencedProperty.TOMBSTONE_TABLE)) : null;
+        this.tokenDomainTable = TableName.parse(get(FencedProperty.TOKEN_DOMAIN_TABLE));
         this.tables = List.copyOf(parseTables());
         this.leaseMethods = Collections.unmodifiableMap(parseLeaseMethods());
         this.observeInventory = Boolean.parseBoolean(get(FencedProperty.OBSERVE_INVENTORY));
@@ -105,9 +107,11 @@ public final class FencedConfig {
         // Per-table overrides must name a registered table: a typo there would silently leave defaults.
         Map<TableName, String> columns = new LinkedHashMap<>();
         Map<TableName, FencingMode> modes = new LinkedHashMap<>();
+        Map<TableName, String> domains = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : values.entrySet()) {
             FencedProperty.Match m = FencedProperty.match(e.getKey());
-            if (m == null || (m.property() != FencedProperty.TABLE_COLUMN && m.property() != FencedProperty.TABLE_MODE)) {
+            if (m == null || (m.property() != FencedProperty.TABLE_COLUMN && m.property() != FencedProperty.TABLE_MODE
+                    && m.property() != FencedProperty.TABLE_TOKEN_DOMAIN)) {
                 continue;
             }
             TableName target;
@@ -122,14 +126,39 @@ public final class FencedConfig {
             }
             if (m.property() == FencedProperty.TABLE_COLUMN) {
                 columns.put(target, TableName.fold(e.getValue()));
-            } else {
+            } else if (m.property() == FencedProperty.TABLE_MODE) {
                 modes.put(target, FencingMode.parse(e.getValue()));
+            } else {
+                domains.put(target, e.getValue().trim());
             }
         }
+        String domain = get(FencedProperty.TOKEN_DOMAIN).trim();
         for (TableName name : registeredSpelling.keySet()) {
-            result.add(new ProtectedTable(name, columns.getOrDefault(name, column), modes.getOrDefault(name, mode)));
+            result.add(new ProtectedTable(name, columns.getOrDefault(name, column), modes.getOrDefault(name, mode),
+                    domains.getOrDefault(name, domain), null));
         }
+        checkOverlappingDomains(result, registeredSpelling);
         return result;
+    }
+
+    /**
+     * Two entries that can name one table ({@code totals} and {@code sales.totals}) must give it one token domain:
+     * a statement on {@code sales.totals} would otherwise be checked against whichever entry decides it.
+     */
+    private static void checkOverlappingDomains(List<ProtectedTable> tables, Map<TableName, String> spelling)
+            throws FencingException {
+        for (int i = 0; i < tables.size(); i++) {
+            for (int j = i + 1; j < tables.size(); j++) {
+                ProtectedTable a = tables.get(i);
+                ProtectedTable b = tables.get(j);
+                if (!a.tokenDomain().equals(b.tokenDomain())
+                        && (a.name().matchedBy(b.name()) || b.name().matchedBy(a.name()))) {
+                    throw configError(FencedProperty.TABLES.key() + " entries " + spelling.get(a.name()) + " (token domain "
+                            + a.tokenDomain() + ") and " + spelling.get(b.name()) + " (token domain " + b.tokenDomain()
+                            + ") can name the same table; give them one " + FencedProperty.TOKEN_DOMAIN.key());
+                }
+            }
+        }
     }
 
     private Map<String, LeaseMethod> parseLeaseMethods() throws FencingException {
@@ -249,6 +278,11 @@ public final class FencedConfig {
     /** The tombstone table, or null with {@code fenced.tombstones=false}. */
     public TableName tombstoneTable() {
         return tombstoneTable;
+    }
+
+    /** The table that records each protected table's token domain ({@code fenced.tokenDomains.table}). */
+    public TableName tokenDomainTable() {
+        return tokenDomainTable;
     }
 
     public boolean agentEnabled() {

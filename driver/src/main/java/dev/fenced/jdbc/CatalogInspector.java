@@ -77,7 +77,19 @@ final class CatalogInspector {
      */
     static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
                                   TableName tombstones, boolean createTombstones) throws SQLException {
+        return inspect(c, configured, lenient, failOnMissing, tombstones, createTombstones, null);
+    }
+
+    /**
+     * With {@code domainRegistry} (null: none): records each protected relation's token domain there, or fails when
+     * the database records another ({@link TokenDomainRegistry}).
+     */
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
+                                  TableName tombstones, boolean createTombstones, TableName domainRegistry)
+            throws SQLException {
         Shapes shapes = new Shapes();
+        // each protected relation's token domain, by oid, for the registry
+        Map<Long, TokenDomainRegistry.Claim> claims = new LinkedHashMap<>();
         List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
         List<ProtectedTable> tables = new ArrayList<>();
         Map<TableName, String> indirect = new LinkedHashMap<>();
@@ -120,6 +132,7 @@ final class CatalogInspector {
                 }
                 seen.add(r.oid);
                 protectedOids.add(r.oid);
+                claims.putIfAbsent(r.oid, new TokenDomainRegistry.Claim(r.schema, r.name, t.tokenDomain(), t.displayName()));
                 shapes.registered(c, t, r.oid, r.name, r.display(), tombstones != null);
                 fencedAs.merge(r.oid, t, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
             }
@@ -133,6 +146,7 @@ final class CatalogInspector {
         }
         // Partitions and inheritance children share the parent's columns; parents see the children's rows.
         List<String> conflicts = new ArrayList<>();
+        List<String> domainConflicts = new ArrayList<>(); // never lenient: two token sources would meet on a row
         for (ProtectedTable t : registered) {
             for (Relation r : relationsNamed(c, t.name())) {
                 if (!seen.contains(r.oid) || r.kind.equals("v")) {
@@ -141,14 +155,19 @@ final class CatalogInspector {
                 for (Relation kin : inheritanceKin(c, r.oid)) {
                     ProtectedTable known = fencedAs.get(kin.oid);
                     if (known != null) {
-                        if (!known.column().equals(t.column())) {
+                        if (!known.tokenDomain().equals(t.tokenDomain())) {
+                            domainConflicts.add(kin.display() + " has token domain " + known.tokenDomain() + " but shares rows"
+                                    + " with protected table " + t.displayName() + " of token domain " + t.tokenDomain()
+                                    + " (tokens of two sources are unrelated numbers); give both one domain");
+                        } else if (!known.column().equals(t.column())) {
                             conflicts.add(kin.display() + " is fenced on column " + known.column() + " but shares rows"
                                     + " with protected table " + t.displayName() + " fenced on " + t.column()
                                     + " (a token written through one would not stop a stale write through the other);"
                                     + " use one fence column for both");
                         } else if (t.mode().ordinal() < known.mode().ordinal()) {
                             // registered in a weaker mode of its own: writes to it reach t's rows
-                            ProtectedTable stricter = new ProtectedTable(kin.tableName(), t.column(), t.mode(), t);
+                            ProtectedTable stricter = new ProtectedTable(kin.tableName(), t.column(), t.mode(),
+                                    t.tokenDomain(), t);
                             tables.add(stricter);
                             fencedAs.put(kin.oid, stricter);
                         }
@@ -158,8 +177,11 @@ final class CatalogInspector {
                         continue;
                     }
                     if (columnType(c, kin.oid, t.column()) != null) {
-                        ProtectedTable derived = new ProtectedTable(kin.tableName(), t.column(), t.mode(), t);
+                        ProtectedTable derived = new ProtectedTable(kin.tableName(), t.column(), t.mode(),
+                                t.tokenDomain(), t);
                         tables.add(derived);
+                        claims.putIfAbsent(kin.oid, new TokenDomainRegistry.Claim(kin.schema, kin.name, t.tokenDomain(),
+                                t.displayName()));
                         fencedAs.put(kin.oid, derived);
                         protectedOids.add(kin.oid);
                         shapes.kin(c, derived, t, kin.oid, kin.display());
@@ -179,6 +201,10 @@ final class CatalogInspector {
             }
             LOG.log(System.Logger.Level.WARNING, message);
         }
+        if (!domainConflicts.isEmpty()) {
+            throw new FencingException("fenced: protected tables are not ready: " + String.join("; ", domainConflicts),
+                    FencingException.SCHEMA);
+        }
         reachingOids.addAll(protectedOids);
         for (Relation view : viewsReading(c, reachingOids)) {
             indirect.putIfAbsent(view.tableName(), view.kind.equals("v")
@@ -187,6 +213,9 @@ final class CatalogInspector {
         }
         if (tombstones != null && createTombstones) {
             TombstoneSchema.ensure(c, tombstones, shapes.guarded);
+        }
+        if (domainRegistry != null) {
+            TokenDomainRegistry.claim(c, domainRegistry, List.copyOf(claims.values()));
         }
         return new FencingTargets(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));
     }

@@ -86,7 +86,7 @@ public final class FencedRuntime {
             return new Catalog(FencingTargets.of(config.tables()), null);
         }
         return new Catalog(CatalogInspector.inspect(connection, config.tables(), lenient, config.missingTables(),
-                config.tombstoneTable()), CatalogInspector.relationNames(connection));
+                config.tombstoneTable(), true, config.tokenDomainTable()), CatalogInspector.relationNames(connection));
     }
 
     /**

@@ -2,9 +2,11 @@ package dev.fenced.jdbc;
 
 import dev.fenced.FencingMode;
 import dev.fenced.LeaseLostException;
+import dev.fenced.TokenDomainException;
 import dev.fenced.UnfencedWriteException;
 import dev.fenced.context.ContextAccess;
 import dev.fenced.context.TokenCells;
+import dev.fenced.context.TokenDomains;
 import dev.fenced.lease.DeadlineCell;
 import dev.fenced.metrics.FencedMetrics;
 import dev.fenced.observe.Observation;
@@ -15,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Reads the calling thread's token at execute time and decides what a fenced statement carries: the
  * token, or NULL (an explicit unfenced section, or observe mode without a token; the row then keeps its
- * fence value). Refuses in enforce mode when no token is bound or its lease was lost.
+ * fence value). Refuses in enforce mode when no token is bound, its lease was lost, or it is of another token
+ * domain than the tables the statement writes.
  */
 final class TokenResolver {
 
@@ -34,7 +37,7 @@ final class TokenResolver {
         if (cell != null) {
             long v = valueForWrite(cell);
             if (v > 0) {
-                return v;
+                return ofTablesDomain(v, cell, plan, sql, runtime);
             }
             if (v == 0) {
                 return NO_TOKEN;
@@ -51,6 +54,26 @@ final class TokenResolver {
             throw new UnfencedWriteException(plan.tables().get(0));
         }
         runtime.observedUnfenced(plan, Observation.NO_TOKEN, "no token is bound", sql);
+        return NO_TOKEN;
+    }
+
+    /**
+     * {@code token} when its cell's domain is the plan's (one instanceof and one string compare in memory), else
+     * refused in enforce mode and sent as NULL, observed, in observe mode.
+     */
+    private static long ofTablesDomain(long token, AtomicLong cell, RewritePlan plan, String sql, FencedRuntime runtime)
+            throws SQLException {
+        String tokenDomain = TokenCells.domainOf(cell);
+        String tableDomain = plan.tokenDomain() == null ? TokenDomains.FENCED : plan.tokenDomain();
+        if (tableDomain.equals(tokenDomain)) {
+            return token;
+        }
+        if (plan.mode() == FencingMode.ENFORCE) {
+            FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
+            throw new TokenDomainException(plan.tables().get(0), tableDomain, tokenDomain);
+        }
+        runtime.observedUnfenced(plan, Observation.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
+                + "', the table's is '" + tableDomain + "'", sql);
         return NO_TOKEN;
     }
 

@@ -249,25 +249,8 @@ final class TombstoneSchema {
         }
     }
 
-    /**
-     * Runs one DDL statement. Inside the application's transaction (a catalog re-read right after its own DDL, a
-     * migration adding the fence column) it runs there, so the check arrives or goes with that DDL, under a
-     * savepoint, so a failure of ours does not abort the application's transaction.
-     */
+    /** Runs one DDL statement (see {@link SchemaWrites}). */
     private static void run(Connection c, String sql) throws SQLException {
-        if (c.getAutoCommit()) {
-            try (Statement s = c.createStatement()) {
-                s.execute(sql);
-            }
-            return;
-        }
-        java.sql.Savepoint savepoint = c.setSavepoint();
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-            c.releaseSavepoint(savepoint);
-        } catch (SQLException e) {
-            c.rollback(savepoint);
-            throw e;
-        }
+        SchemaWrites.run(c, sql);
     }
 }

@@ -1,14 +1,17 @@
 package dev.fenced.lease;
 
+import dev.fenced.context.TokenCell;
+import dev.fenced.context.TokenDomains;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The token cell of a lease: the token while the lease holds, its negation once it is lost or released
  * (see {@link dev.fenced.context.TokenCells}), plus the lease's local deadline, so the write path can check
  * the deadline itself. The renewer's timer thread also loses leases at their deadline, but a timer can be
- * starved of CPU or stuck behind a blocked log; a nanoTime compare on every write cannot.
+ * starved of CPU or stuck behind a blocked log; a nanoTime compare on every write cannot. Its token is of fenced's
+ * own domain ({@link TokenDomains#FENCED}).
  */
-public final class DeadlineCell extends AtomicLong {
+public final class DeadlineCell extends TokenCell {
 
     private static final long serialVersionUID = 1L;
 
@@ -17,10 +20,7 @@ public final class DeadlineCell extends AtomicLong {
     private volatile long deadlineNanos;
 
     DeadlineCell(long token, HeldLease lease, Ticker ticker, long deadlineNanos) {
-        super(token);
-        if (token <= 0) {
-            throw new IllegalArgumentException("a fencing token must be positive, got " + token);
-        }
+        super(TokenDomains.FENCED, token);
         this.lease = lease;
         this.ticker = ticker;
         this.deadlineNanos = deadlineNanos;

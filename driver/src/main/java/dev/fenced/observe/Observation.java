@@ -4,6 +4,7 @@ package dev.fenced.observe;
 public enum Observation {
     NO_TOKEN("no token"),
     LEASE_LOST("lease lost"),
+    WRONG_TOKEN_DOMAIN("token of another domain"),
     UNFENCEABLE("unfenceable");
 
     private final String label;

@@ -17,11 +17,11 @@ public final class RewritePlan {
 
     /** Shared plan for everything that needs no fencing. */
     public static final RewritePlan PASSTHROUGH = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
-            FencingMode.OFF, null, null, false, true, false);
+            FencingMode.OFF, null, null, false, true, false, null);
 
     /** A pass-through that changes the schema around a protected table: read the catalog again after it. */
     public static final RewritePlan SCHEMA_CHANGE = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
-            FencingMode.OFF, null, null, false, true, true);
+            FencingMode.OFF, null, null, false, true, true, null);
 
     public enum Kind {
         PASSTHROUGH, FENCED, REFUSED
@@ -40,10 +40,12 @@ public final class RewritePlan {
     private final boolean relativeUpdate;
     private final boolean cacheable;
     private final boolean schemaChange;
+    private final String tokenDomain;
 
     private RewritePlan(Kind kind, String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                         int delegateParameterCount, List<String> tables, FencingMode mode, String refusedTable,
-                        String refusedConstruct, boolean relativeUpdate, boolean cacheable, boolean schemaChange) {
+                        String refusedConstruct, boolean relativeUpdate, boolean cacheable, boolean schemaChange,
+                        String tokenDomain) {
         this.kind = kind;
         this.sql = sql;
         this.segments = segments;
@@ -57,18 +59,27 @@ public final class RewritePlan {
         this.relativeUpdate = relativeUpdate;
         this.cacheable = cacheable;
         this.schemaChange = schemaChange;
+        this.tokenDomain = tokenDomain;
     }
 
     static RewritePlan fenced(String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                               int delegateParameterCount, List<String> tables, FencingMode mode,
-                              boolean relativeUpdate, boolean schemaChange) {
+                              boolean relativeUpdate, boolean schemaChange, String tokenDomain) {
         return new RewritePlan(Kind.FENCED, sql, segments, userToDelegate, tokenIndexes, delegateParameterCount,
-                List.copyOf(tables), mode, null, null, relativeUpdate, true, schemaChange);
+                List.copyOf(tables), mode, null, null, relativeUpdate, true, schemaChange, tokenDomain);
     }
 
     static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable) {
         return new RewritePlan(Kind.REFUSED, null, null, null, null, 0, List.of(table), mode, table, construct, false,
-                cacheable, false);
+                cacheable, false, null);
+    }
+
+    /**
+     * The token domain of every table a fenced plan writes (one statement carries one token, so it writes tables of
+     * one domain only; a text that reaches two is refused); null for other plans.
+     */
+    public String tokenDomain() {
+        return tokenDomain;
     }
 
     /**

@@ -190,6 +190,7 @@ public final class SqlRewriter {
 
         FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex);
         List<String> fencedTables = new ArrayList<>();
+        ProtectedTable domainSetter = null; // the first table fenced: its token domain is the statement's
         boolean enforce = false;
         boolean guarded = false; // an observed DELETE adds nothing: no token parameter to find
         for (int k = 0; k < dml.size(); k++) {
@@ -203,6 +204,14 @@ public final class SqlRewriter {
             ProtectedTable table = targets.tableFor(target);
             if (table == null) {
                 continue;
+            }
+            if (domainSetter == null) {
+                domainSetter = table;
+            } else if (!domainSetter.tokenDomain().equals(table.tokenDomain())) {
+                throw new Refusal(table.displayName(), "a statement that writes " + domainSetter.displayName()
+                        + " (token domain " + domainSetter.tokenDomain() + ") and " + table.displayName()
+                        + " (token domain " + table.tokenDomain() + "): it carries one token, and tokens of two domains"
+                        + " are unrelated numbers; write them in separate statements, each under its own token");
             }
             if (node instanceof Update u) {
                 UpdateFencer.fence(u, table, ctx);
@@ -230,7 +239,8 @@ public final class SqlRewriter {
                     fencedTables.get(0), sql);
         }
         return assemble(printed, userParams, tokenIndex, guarded, fencedTables,
-                enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange);
+                enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange,
+                domainSetter.tokenDomain());
     }
 
     /**
@@ -471,7 +481,8 @@ public final class SqlRewriter {
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
     private static RewritePlan assemble(String printed, int userParams, int tokenIndex, boolean guarded,
                                         List<String> tables,
-                                        FencingMode mode, boolean relative, boolean schemaChange) throws Refusal {
+                                        FencingMode mode, boolean relative, boolean schemaChange,
+                                        String tokenDomain) throws Refusal {
         List<List<Integer>> userPositions = new ArrayList<>();
         for (int i = 0; i < userParams; i++) {
             userPositions.add(new ArrayList<>());
@@ -523,7 +534,7 @@ public final class SqlRewriter {
         }
         return RewritePlan.fenced(sql.toString(), segments.toArray(new String[0]), map,
                 tokenPositions.stream().mapToInt(Integer::intValue).toArray(), position, tables, mode, relative,
-                schemaChange);
+                schemaChange, tokenDomain);
     }
 
     private FencingMode modeOf(String table) {
