@@ -17,6 +17,7 @@ import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnfencedWriteException;
+import dev.fenced.it.support.TestDatabase;
 import dev.fenced.spring.dao.FencedLeaseLostException;
 import dev.fenced.spring.dao.FencedSQLExceptionTranslator;
 import dev.fenced.spring.dao.FencedStaleWriteException;
@@ -69,7 +70,7 @@ class FencedBootTest {
         context = new SpringApplicationBuilder(TestApp.class)
                 .web(WebApplicationType.NONE)
                 .properties(
-                        "spring.datasource.url=" + TestPostgres.newDatabase(),
+                        "spring.datasource.url=" + TestDatabase.create().rawUrl(),
                         "fenced.tables=totals,ledger",
                         "fenced.missing-tables=warn", // Flyway creates the table after the first connect
                         "fenced.lease.listed.method=dev.fenced.spring.it.app.ListedJobs#run",

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.support.TestDatabase;
 import dev.fenced.shedlock.FencedLockProvider;
 import dev.fenced.spring.FencedAutoConfiguration;
 import java.util.Optional;
@@ -39,7 +40,7 @@ class ShedLockBackOffTest {
 
     private static DataSource dataSource() {
         PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl(TestPostgres.newDatabase());
+        ds.setUrl(TestDatabase.create().rawUrl());
         return ds;
     }
 }
