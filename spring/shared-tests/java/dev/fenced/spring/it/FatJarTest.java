@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.fenced.it.support.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -48,7 +49,7 @@ class FatJarTest {
         Path jar = Path.of(jarPath);
         assertTrue(Files.isRegularFile(jar), "build spring/fatjar-app first (mvn verify builds it before boot4-tests): " + jar);
 
-        String url = TestPostgres.newDatabase();
+        String url = TestDatabase.create().rawUrl();
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)");
             s.execute("INSERT INTO totals (restaurant_id, amount) VALUES (1, 100), (2, 200)");

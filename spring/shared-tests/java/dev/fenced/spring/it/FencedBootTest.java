@@ -17,6 +17,8 @@ import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnfencedWriteException;
+import dev.fenced.it.support.TestDatabase;
+import dev.fenced.shedlock.FencedLockProvider;
 import dev.fenced.spring.dao.FencedLeaseLostException;
 import dev.fenced.spring.dao.FencedSQLExceptionTranslator;
 import dev.fenced.spring.dao.FencedStaleWriteException;
@@ -25,7 +27,10 @@ import dev.fenced.spring.datasource.FencedDataSourceProxy;
 import dev.fenced.spring.it.app.AsyncProbe;
 import dev.fenced.spring.it.app.Jobs;
 import dev.fenced.spring.it.app.ListedJobs;
+import dev.fenced.spring.it.app.ShedLockJob;
 import dev.fenced.spring.it.app.TestApp;
+import dev.fenced.spring.it.app.Total;
+import dev.fenced.spring.it.app.TotalRepository;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.reflect.Method;
@@ -35,6 +40,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import net.javacrumbs.shedlock.core.LockProvider;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,6 +53,8 @@ import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * One real application context on real PostgreSQL, with a plain {@code jdbc:postgresql:} URL: the starter fences
@@ -62,7 +70,7 @@ class FencedBootTest {
         context = new SpringApplicationBuilder(TestApp.class)
                 .web(WebApplicationType.NONE)
                 .properties(
-                        "spring.datasource.url=" + TestPostgres.newDatabase(),
+                        "spring.datasource.url=" + TestDatabase.create().rawUrl(),
                         "fenced.tables=totals,ledger",
                         "fenced.missing-tables=warn", // Flyway creates the table after the first connect
                         "fenced.lease.listed.method=dev.fenced.spring.it.app.ListedJobs#run",
@@ -170,6 +178,74 @@ class FencedBootTest {
                     () -> jdbc.update("UPDATE totals SET amount = 301 WHERE restaurant_id = 3"));
             assertInstanceOf(FencedLeaseLostException.class, e);
         }
+    }
+
+    @Test
+    void aStaleJpaSaveIsAnOptimisticLockingFailureThroughTheRepositoryAndAtCommit() {
+        TotalRepository totals = context.getBean(TotalRepository.class);
+        try (FencingScope newer = Fencing.bind(Long.MAX_VALUE / 2)) {
+            Total t = totals.findById(6).orElseThrow();
+            t.setAmount(601);
+            totals.saveAndFlush(t);
+        }
+        try (FencingScope older = Fencing.bind(Long.MAX_VALUE / 2 - 1)) {
+            Total t = totals.findById(6).orElseThrow();
+            t.setAmount(602);
+            OptimisticLockingFailureException flushed = assertThrows(OptimisticLockingFailureException.class,
+                    () -> totals.saveAndFlush(t), "save()+flush through the repository");
+            assertInstanceOf(FencedStaleWriteException.class, flushed);
+            assertTrue(hasCause(flushed, StaleTokenException.class), String.valueOf(flushed));
+
+            // save() in a transaction: the UPDATE is flushed at commit, by the JpaTransactionManager
+            TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            OptimisticLockingFailureException committed = assertThrows(OptimisticLockingFailureException.class,
+                    () -> tx.executeWithoutResult(status -> {
+                        Total u = totals.findById(6).orElseThrow();
+                        u.setAmount(603);
+                        totals.save(u);
+                    }), "save() flushed at commit");
+            assertInstanceOf(FencedStaleWriteException.class, committed);
+        }
+        assertEquals(601L, jdbc.queryForObject("SELECT amount FROM totals WHERE restaurant_id = 6", Long.class));
+    }
+
+    @Test
+    void jpaWritesUnfencedOrUnderALostLeaseAreRefusedInSpringsTerms() throws Exception {
+        TotalRepository totals = context.getBean(TotalRepository.class);
+        Total t = totals.findById(7).orElseThrow();
+        t.setAmount(701);
+        InvalidDataAccessApiUsageException unfenced = assertThrows(InvalidDataAccessApiUsageException.class,
+                () -> totals.saveAndFlush(t));
+        assertInstanceOf(FencedWriteRefusedException.class, unfenced);
+
+        Lease lease = context.getBean(LeaseManager.class).tryAcquire("jpa-short-lived", Duration.ofSeconds(10)).orElseThrow();
+        long token = lease.token();
+        lease.close();
+        try (FencingScope late = Fencing.bind(token)) {
+            ConcurrencyFailureException lost = assertThrows(ConcurrencyFailureException.class,
+                    () -> totals.saveAndFlush(t));
+            assertInstanceOf(FencedLeaseLostException.class, lost);
+        }
+        assertEquals(700L, jdbc.queryForObject("SELECT amount FROM totals WHERE restaurant_id = 7", Long.class));
+    }
+
+    @Test
+    void aShedLockScheduledJobRunsUnderAFencedLeaseAndItsWriteCarriesTheToken() throws Exception {
+        assertInstanceOf(FencedLockProvider.class, context.getBean(LockProvider.class),
+                "ShedLock is on the class path and the application defines no LockProvider");
+        long token = context.getBean(ShedLockJob.class).tokenOfTheRun();
+        assertTrue(token > 0, "the @SchedulerLock method ran with a lease's token bound: " + token);
+        assertEquals(token, jdbc.queryForObject("SELECT last_token FROM totals WHERE restaurant_id = 5", Long.class));
+        assertEquals(501L, jdbc.queryForObject("SELECT amount FROM totals WHERE restaurant_id = 5", Long.class));
+    }
+
+    private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.support.TestDatabase;
 import dev.fenced.spring.datasource.FencedDataSourceProxy;
 import dev.fenced.spring.it.app.TestApp;
 import javax.sql.DataSource;
@@ -20,7 +21,7 @@ class StartupTest {
 
     @Test
     void anUnknownKeyFailsStartUpNamingIt() {
-        Throwable e = assertThrows(Throwable.class, () -> start("spring.datasource.url=" + TestPostgres.newDatabase(),
+        Throwable e = assertThrows(Throwable.class, () -> start("spring.datasource.url=" + TestDatabase.create().rawUrl(),
                 "fenced.tabels=totals").close());
         String message = messages(e);
         assertTrue(message.contains("unknown key 'fenced.tabels' in the Spring environment (did you mean fenced.tables?)"),
@@ -29,7 +30,7 @@ class StartupTest {
 
     @Test
     void aBadValueFailsStartUpNamingTheKey() {
-        Throwable e = assertThrows(Throwable.class, () -> start("spring.datasource.url=" + TestPostgres.newDatabase(),
+        Throwable e = assertThrows(Throwable.class, () -> start("spring.datasource.url=" + TestDatabase.create().rawUrl(),
                 "fenced.tables=totals", "fenced.lease.listed.ttl=soon").close());
         String message = messages(e);
         assertTrue(message.contains("fenced.lease.listed.ttl in the Spring environment: expected a positive duration"),
@@ -39,7 +40,7 @@ class StartupTest {
     @Test
     void migrationsRunFencedWhenTheyAreToldTo() {
         // the migrations' token-less INSERT into the protected table is then refused like any other writer's
-        Throwable e = assertThrows(Throwable.class, () -> start("spring.datasource.url=" + TestPostgres.newDatabase(),
+        Throwable e = assertThrows(Throwable.class, () -> start("spring.datasource.url=" + TestDatabase.create().rawUrl(),
                 "fenced.tables=totals", "fenced.missingTables=warn", "fenced.spring.unfencedMigrations=false").close());
         String message = messages(e);
         assertTrue(message.contains("V1__totals.sql"), message);
@@ -48,7 +49,7 @@ class StartupTest {
 
     @Test
     void aFencedUrlIsUsedAsItIsAndNotWrappedAgain() {
-        String url = "jdbc:fenced:" + TestPostgres.newDatabase().substring("jdbc:".length());
+        String url = "jdbc:fenced:" + TestDatabase.create().rawUrl().substring("jdbc:".length());
         url += (url.contains("?") ? "&" : "?") + "fenced.tables=totals&fenced.missingTables=warn";
         try (ConfigurableApplicationContext context = start("spring.datasource.url=" + url,
                 "spring.datasource.driver-class-name=dev.fenced.FencedDriver")) {

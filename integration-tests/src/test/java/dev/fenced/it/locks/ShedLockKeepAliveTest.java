@@ -12,13 +12,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.support.KeepAliveLockProvider;
 import net.javacrumbs.shedlock.support.ShortKeepAlive;
 import org.junit.jupiter.api.Test;
@@ -43,7 +46,12 @@ class ShedLockKeepAliveTest {
              HikariDataSource poolB = Pools.fenced(db, 2, "fenced.tables=totals");
              FencedLockProvider a = new FencedLockProvider(poolA);
              FencedLockProvider b = new FencedLockProvider(poolB)) {
-            KeepAliveLockProvider keepAlive = ShortKeepAlive.of(a, keepAliveThread);
+            // The first lock creates the lease table and opens the pool's connections: on a loaded machine that can
+            // take longer than lockAtMostFor, and ShedLock's keep-alive then gives up before its first extension.
+            a.lock(new LockConfiguration(Instant.now(), "warm-up", atMost, Duration.ZERO)).orElseThrow().unlock();
+            Semaphore extended = new Semaphore(0);
+            KeepAliveLockProvider keepAlive = ShortKeepAlive.of(
+                    configuration -> a.lock(configuration).map(lock -> reporting(lock, extended)), keepAliveThread);
             CountDownLatch started = new CountDownLatch(1);
             CountDownLatch finish = new CountDownLatch(1);
             CompletableFuture<Integer> job = CompletableFuture.supplyAsync(() -> {
@@ -62,18 +70,37 @@ class ShedLockKeepAliveTest {
             });
             assertTrue(started.await(30, TimeUnit.SECONDS));
             long renewed = FencedStats.counters().get("fenced.leases.renewed");
-            // Past 2.5 lockAtMostFor periods, by ShedLock's own extensions (every lockAtMostFor / 2).
-            long until = System.nanoTime() + atMost.toNanos() * 5 / 2;
-            while (System.nanoTime() - until < 0) {
+            // Past 2.5 lockAtMostFor periods: five of ShedLock's own extensions, scheduled at a fixed rate of
+            // lockAtMostFor / 2. After each, the other node is refused the lock.
+            for (int i = 1; i <= 5; i++) {
+                assertTrue(extended.tryAcquire(30, TimeUnit.SECONDS), "extension " + i + " did not come");
                 assertTrue(b.lock(new LockConfiguration(Instant.now(), "long-job", atMost, Duration.ZERO)).isEmpty(),
-                        "another node took the lock while the job was kept alive");
-                Thread.sleep(50);
+                        "another node took the lock while the job was kept alive (after extension " + i + ")");
             }
-            assertTrue(FencedStats.counters().get("fenced.leases.renewed") >= renewed + 3, "extensions");
+            assertTrue(FencedStats.counters().get("fenced.leases.renewed") >= renewed + 5, "extensions");
             finish.countDown();
             assertEquals(1, job.get(30, TimeUnit.SECONDS), "the kept-alive job's write lands");
         } finally {
             keepAliveThread.shutdownNow();
         }
+    }
+
+    /** {@code lock}, releasing a permit on {@code extended} after each extension it (or what it extends to) tries. */
+    private static SimpleLock reporting(SimpleLock lock, Semaphore extended) {
+        return new SimpleLock() {
+            @Override
+            public void unlock() {
+                lock.unlock();
+            }
+
+            @Override
+            public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
+                try {
+                    return lock.extend(lockAtMostFor, lockAtLeastFor).map(n -> reporting(n, extended));
+                } finally {
+                    extended.release();
+                }
+            }
+        };
     }
 }

@@ -8,6 +8,7 @@ import dev.fenced.context.ContextAccess;
 import dev.fenced.spring.config.FencedSettings;
 import dev.fenced.spring.dao.FencedPersistenceExceptionTranslator;
 import dev.fenced.spring.dao.JdbcTranslationPostProcessor;
+import dev.fenced.spring.dao.JpaTranslationPostProcessor;
 import dev.fenced.spring.datasource.FencedDataSourcePostProcessor;
 import dev.fenced.spring.lease.LeaseAdvisor;
 import dev.fenced.spring.lease.LeaseAutoProxyRegistrar;
@@ -16,6 +17,7 @@ import dev.fenced.spring.lease.LeaseMethods;
 import dev.fenced.spring.lease.LeaseMethodsCheck;
 import dev.fenced.spring.metrics.FencedMeterBinder;
 import dev.fenced.spring.migration.UnfencedMigrationsPostProcessor;
+import dev.fenced.spring.shedlock.ShedLockLeases;
 import java.util.Collection;
 import java.util.List;
 import javax.sql.DataSource;
@@ -40,9 +42,10 @@ import org.springframework.core.task.TaskDecorator;
  * <ul>
  * <li>{@code fenced.*} keys from the Spring environment, validated at start-up by the driver's own checks;</li>
  * <li>the application's DataSource fenced in place (no URL change), or left alone when its URL is fenced;</li>
- * <li>fenced's refusals translated for JdbcTemplate and JPA;</li>
+ * <li>fenced's refusals translated for JdbcTemplate and JPA (Hibernate's dialect decorated);</li>
  * <li>{@link WithLease} and {@code fenced.lease.<name>.method} through Spring AOP, on the driver's LeaseManager;</li>
- * <li>the token carried into Spring's executors and {@code @Async} (Micrometer context propagation);</li>
+ * <li>the token carried into Spring's executors, {@code @Async} and Reactor (Micrometer context propagation);</li>
+ * <li>ShedLock's {@code @SchedulerLock} on fenced leases when ShedLock is present and no LockProvider is defined;</li>
  * <li>Flyway and Liquibase migrations unfenced; fenced's counters in the application's MeterRegistry.</li>
  * </ul>
  */
@@ -75,15 +78,20 @@ public class FencedAutoConfiguration {
     @ConditionalOnBean(DataSource.class)
     public LeaseManager fencedLeaseManager(FencedSettings settings, ObjectProvider<DataSource> dataSources) {
         FencedConfig config = settings.config();
-        DataSource store = config.leaseUrl() != null ? new FencedDataSource(config.leaseUrl()) : dataSources.getIfUnique();
-        if (store == null) {
-            throw new IllegalStateException("fenced: the application has several DataSources and fenced.lease.url is"
-                    + " not set: set it, or define a LeaseManager bean, so leases live in one place");
-        }
-        return LeaseManager.builder(store)
+        return LeaseManager.builder(leaseStore(config, dataSources, "a LeaseManager"))
                 .table(config.leaseTable())
                 .createTable(config.leaseCreateTable())
                 .build();
+    }
+
+    /** Where leases live: {@code fenced.lease.url} if set, else the application's (fenced) DataSource. */
+    static DataSource leaseStore(FencedConfig config, ObjectProvider<DataSource> dataSources, String orDefine) {
+        DataSource store = config.leaseUrl() != null ? new FencedDataSource(config.leaseUrl()) : dataSources.getIfUnique();
+        if (store == null) {
+            throw new IllegalStateException("fenced: the application has several DataSources and fenced.lease.url is"
+                    + " not set: set it, or define " + orDefine + " bean, so leases live in one place");
+        }
+        return store;
     }
 
     /** Lease-bound methods: {@code @WithLease}, and the configured ones unless the agent runs those itself. */
@@ -148,6 +156,37 @@ public class FencedAutoConfiguration {
         @Bean
         static FencedPersistenceExceptionTranslator fencedPersistenceExceptionTranslator() {
             return new FencedPersistenceExceptionTranslator();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.orm.jpa.AbstractEntityManagerFactoryBean")
+    static class Jpa {
+
+        @Bean
+        static JpaTranslationPostProcessor fencedJpaTranslation() {
+            return new JpaTranslationPostProcessor();
+        }
+    }
+
+    /**
+     * ShedLock on the class path and no LockProvider of the application's: {@code @SchedulerLock} methods run
+     * under fenced leases ({@code dev.fenced.shedlock.FencedLockProvider}), their writes carrying the token.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"net.javacrumbs.shedlock.core.LockProvider", "dev.fenced.shedlock.FencedLockProvider"})
+    @ConditionalOnMissingBean(type = "net.javacrumbs.shedlock.core.LockProvider")
+    @ConditionalOnBean(DataSource.class)
+    static class ShedLock {
+
+        @Bean(destroyMethod = "close")
+        ShedLockLeases fencedShedLockLeases(FencedSettings settings, ObjectProvider<DataSource> dataSources) {
+            return new ShedLockLeases(leaseStore(settings.config(), dataSources, "a LockProvider"), settings.config());
+        }
+
+        @Bean
+        dev.fenced.shedlock.FencedLockProvider fencedLockProvider(ShedLockLeases leases) {
+            return new dev.fenced.shedlock.FencedLockProvider(leases.leaseManager());
         }
     }
 

@@ -19,7 +19,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  */
 public final class LeaseMethods {
 
-    private static final LeaseSpec NONE = new LeaseSpec("", java.time.Duration.ZERO, WithLease.OnBusy.SKIP, "");
+    private static final LeaseSpec NONE = new LeaseSpec("", java.time.Duration.ZERO, LeaseMethod.OnBusy.SKIP, "");
 
     private final Collection<LeaseMethod> configured;
     private final Map<Method, LeaseSpec> cache = new ConcurrentHashMap<>();
@@ -50,7 +50,8 @@ public final class LeaseMethods {
                 throw new FencedConfigurationException("fenced: " + where + " has an empty name");
             }
             try {
-                return new LeaseSpec(a.name(), FencedProperty.parseDuration(a.ttl()), a.onBusy(), where);
+                return new LeaseSpec(a.name(), FencedProperty.parseDuration(a.ttl()),
+                        LeaseMethod.OnBusy.valueOf(a.onBusy().name()), where);
             } catch (IllegalArgumentException e) {
                 throw new FencedConfigurationException("fenced: " + where + ": ttl " + e.getMessage());
             }
@@ -58,7 +59,7 @@ public final class LeaseMethods {
         List<LeaseSpec> matches = new ArrayList<>();
         for (LeaseMethod m : configured) {
             if (m.methodName().equals(method.getName()) && m.className().equals(method.getDeclaringClass().getName())) {
-                matches.add(new LeaseSpec(m.name(), m.ttl(), WithLease.OnBusy.valueOf(m.onBusy().name()),
+                matches.add(new LeaseSpec(m.name(), m.ttl(), m.onBusy(),
                         FencedProperty.LEASE_METHOD.keyFor(m.name())));
             }
         }
