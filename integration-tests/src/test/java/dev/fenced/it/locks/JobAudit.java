@@ -106,6 +106,19 @@ final class JobAudit {
         }
     }
 
+    /**
+     * Opens {@code pool}'s first connection and reads the total, so a node's first run does not pay the driver's
+     * first connect (its catalog read) inside a lease with a short ttl.
+     */
+    static <T extends DataSource> T warmedUp(T pool) {
+        try {
+            read(pool);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return pool;
+    }
+
     /** Waits for {@code latch} inside a job; a latch that never opens fails the run (as unexpected). */
     static void await(CountDownLatch latch) {
         try {

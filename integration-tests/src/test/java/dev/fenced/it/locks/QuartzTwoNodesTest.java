@@ -138,7 +138,7 @@ class QuartzTwoNodesTest {
 
     /** One application instance: its pool, its lease manager, its clustered Quartz scheduler. */
     static final class Node implements AutoCloseable {
-        final HikariDataSource pool = Pools.fenced(db, 6, "fenced.tables=totals");
+        final HikariDataSource pool = JobAudit.warmedUp(Pools.fenced(db, 6, "fenced.tables=totals"));
         // Without renewal the ttl bounds each run, so a worker blocked past it stands for a frozen process.
         final LeaseManager leases = LeaseManager.builder(pool).withoutRenewal().build();
         final FencedJobFactory jobs = new FencedJobFactory(leases, TTL);
