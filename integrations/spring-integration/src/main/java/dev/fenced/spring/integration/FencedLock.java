@@ -100,18 +100,22 @@ final class FencedLock implements Lock {
     }
 
     @Override
-    public synchronized void unlock() {
-        if (owner != Thread.currentThread()) {
-            throw new IllegalMonitorStateException("fenced: lock '" + name + "' is not held by this thread"
-                    + " (a lock whose lease was lost is no longer held)");
+    public void unlock() {
+        Lease released;
+        synchronized (this) {
+            if (owner != Thread.currentThread()) {
+                throw new IllegalMonitorStateException("fenced: lock '" + name + "' is not held by this thread"
+                        + " (a lock whose lease was lost is no longer held)");
+            }
+            lastUsedNanos = System.nanoTime();
+            if (--holds > 0) {
+                return;
+            }
+            released = lease;
+            owner = null;
+            lease = null;
         }
-        lastUsedNanos = System.nanoTime();
-        if (--holds > 0) {
-            return;
-        }
-        Lease released = lease;
-        owner = null;
-        lease = null;
+        // Outside the monitor: the release is a store round trip, and other threads only read the owner.
         boolean wasValid = released.isValid();
         released.close();
         if (!wasValid) {
