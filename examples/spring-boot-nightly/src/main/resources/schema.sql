@@ -10,9 +10,12 @@ CREATE TABLE IF NOT EXISTS totals (
     amount        bigint NOT NULL DEFAULT 0,
     last_token    bigint
 );
--- One row per night the job finished: who ran it, under which token.
+-- One row per finished run: which night, who ran it, under which token. The job reads it, under the lock, before
+-- it starts; no unique key on night: that check is the lock's job, and the lock is what fails when its holder
+-- freezes after the check.
 CREATE TABLE IF NOT EXISTS nightly_runs (
-    night       date   PRIMARY KEY,
+    run_id      bigserial PRIMARY KEY,
+    night       date   NOT NULL,
     instance    text   NOT NULL,
     token       bigint NOT NULL,
     restaurants int    NOT NULL,

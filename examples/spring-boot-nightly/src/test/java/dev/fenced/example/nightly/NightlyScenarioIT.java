@@ -27,7 +27,7 @@ class NightlyScenarioIT {
         assertTrue(Files.isRegularFile(jar), "package the service first (mvn verify does): " + jar);
         Scenario.Options defaults = Scenario.Options.defaults(jar);
         Scenario.Options options = new Scenario.Options(jar, System.getenv("FENCED_TEST_JDBC_URL"), 200,
-                defaults.ordersEach(), defaults.ordersArriving(), defaults.lockAtMostFor(),
+                defaults.ordersEach(), defaults.ordersArriving(), defaults.lockAtMostFor(), "enforce",
                 Path.of("target", "scenario-logs"), defaults.timeout());
 
         ByteArrayOutputStream story = new ByteArrayOutputStream();
@@ -42,12 +42,14 @@ class NightlyScenarioIT {
         assertEquals(0, r.aLeaseLost(), "refused by the database, not before sending: " + told);
         assertEquals(1, r.aRefusedRuns(), "A's job saw the refusal and stopped: " + told);
         assertEquals(0, r.aCompletedRuns(), "A never finished a night: " + told);
+        assertTrue(r.lockAgeMs() > r.lockAtMostForMs(), "A was resumed after its lock ran out: " + told);
 
         // B took over after A's lock ran out (A was frozen until B had finished), once, and counted the orders that arrived during the freeze
         assertNotNull(r.night(), told);
         assertEquals(r.b(), r.night().instance(), told);
         assertTrue(r.bToken() > r.aToken(), "B's token is newer: " + told);
         assertEquals(1, r.bCompletedRuns(), told);
+        assertEquals(1, r.runs(), "one run recorded for the night: " + told);
         assertEquals(0, r.bStale(), told);
         assertEquals(r.ordersBefore() + r.ordersArrived(), r.night().orders(), told);
 

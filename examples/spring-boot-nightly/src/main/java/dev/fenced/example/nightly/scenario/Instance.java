@@ -39,7 +39,8 @@ final class Instance implements AutoCloseable {
     }
 
     /** Starts {@code java -jar jar} with the service's settings for the scenario. */
-    static Instance start(String name, Path jar, String jdbcUrl, Duration lockAtMostFor, Path logDir) throws IOException {
+    static Instance start(String name, Path jar, String jdbcUrl, Duration lockAtMostFor, String fencedMode, Path logDir)
+            throws IOException {
         int httpPort = freePort();
         Path log = logDir.resolve("instance-" + name + ".log");
         List<String> command = new ArrayList<>(List.of(
@@ -50,6 +51,7 @@ final class Instance implements AutoCloseable {
                 "--server.address=127.0.0.1",
                 "--server.port=" + httpPort,
                 "--nightly.instance=" + name,
+                "--fenced.mode=" + fencedMode,
                 "--nightly.cron=* * * * * *",   // a catch-up schedule: every second, the job runs once a night
                 "--nightly.lock-at-most-for=" + lockAtMostFor.toMillis() + "ms",
                 "--spring.main.banner-mode=off"));
@@ -128,23 +130,6 @@ final class Instance implements AutoCloseable {
             throw new IOException("GET " + uri + ": HTTP " + r.statusCode() + " " + r.body());
         }
         return Double.parseDouble(m.group(1));
-    }
-
-    /** Polls {@link #metric} until it reaches {@code atLeast}; false on timeout. Connection errors mean "not up yet". */
-    boolean awaitMetric(String metric, String tag, double atLeast, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            ensureAlive();
-            try {
-                if (metric(metric, tag) >= atLeast) {
-                    return true;
-                }
-            } catch (IOException notUpYet) {
-                // keep polling
-            }
-            Thread.sleep(100);
-        }
-        return false;
     }
 
     /** Throws if the JVM has exited (a start-up failure), naming its log. */

@@ -99,24 +99,24 @@ final class ScenarioDatabase implements AutoCloseable {
         return queryLong("SELECT count(*) FROM orders");
     }
 
-    /** The token of the lease named {@code name} as the lease table holds it now. */
-    long leaseToken(String name) throws SQLException {
-        try (Connection c = connect();
-             PreparedStatement ps = c.prepareStatement("SELECT token FROM fenced_lease WHERE name = ?")) {
+    /** The lease named {@code name} as the lease table holds it now: {token, milliseconds since its grant}. */
+    long[] lease(String name) throws SQLException {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
+                "SELECT token, (extract(epoch FROM clock_timestamp() - granted_at) * 1000)::bigint FROM fenced_lease WHERE name = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     throw new SQLException("no lease named " + name + " in fenced_lease");
                 }
-                return rs.getLong(1);
+                return new long[] {rs.getLong(1), rs.getLong(2)};
             }
         }
     }
 
-    /** Tonight's row in nightly_runs, or null while no instance has finished the night. */
+    /** The first run recorded in nightly_runs, or null while no instance has finished the night. */
     Night night() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT instance, token, restaurants, orders FROM nightly_runs")) {
+             ResultSet rs = s.executeQuery("SELECT instance, token, restaurants, orders FROM nightly_runs ORDER BY run_id LIMIT 1")) {
             return rs.next() ? new Night(rs.getString(1), rs.getLong(2), rs.getInt(3), rs.getLong(4)) : null;
         }
     }
@@ -131,6 +131,11 @@ final class ScenarioDatabase implements AutoCloseable {
     /** Totals whose last write carried another token than {@code token}. */
     long totalsNotWrittenWith(long token) throws SQLException {
         return queryLong("SELECT count(*) FROM totals WHERE last_token IS DISTINCT FROM " + token);
+    }
+
+    /** Runs recorded in nightly_runs: one per night when the lock did its job. */
+    long runs() throws SQLException {
+        return queryLong("SELECT count(*) FROM nightly_runs");
     }
 
     long totals() throws SQLException {
