@@ -33,9 +33,12 @@ public final class Scenario {
     public record Options(Path jar, String jdbcUrl, int restaurants, int ordersEach, int ordersArriving,
                           Duration lockAtMostFor, String fencedMode, Path logs, Duration timeout) {
 
-        /** The seed's 1,000 restaurants; its 30-second lease scaled down to 3 s (one seed second = 100 ms). */
+        /**
+         * The seed's 1,000 restaurants; its 30-second lease scaled down to 3 s (one seed second = 100 ms). The
+         * timeout covers the instances' start-up, which takes a minute each on a loaded two-core machine.
+         */
         public static Options defaults(Path jar) {
-            return new Options(jar, null, 1000, 5, 40, Duration.ofSeconds(3), "enforce", null, Duration.ofSeconds(120));
+            return new Options(jar, null, 1000, 5, 40, Duration.ofSeconds(3), "enforce", null, Duration.ofSeconds(240));
         }
 
         static Options parse(String[] args) {
@@ -135,8 +138,10 @@ public final class Scenario {
             WireHold hold = new WireHold();
             try (Link link1 = new Link("1", db.host(), db.port(), hold);
                  Link link2 = new Link("2", db.host(), db.port(), hold);
-                 Instance one = Instance.start("instance-1", o.jar(), db.url("127.0.0.1", link1.port()), o.lockAtMostFor(), o.fencedMode(), logs);
-                 Instance two = Instance.start("instance-2", o.jar(), db.url("127.0.0.1", link2.port()), o.lockAtMostFor(), o.fencedMode(), logs)) {
+                 Instance one = Instance.start("instance-1", o.jar(), db.url("127.0.0.1", link1.port()),
+                         o.lockAtMostFor(), o.fencedMode(), logs);
+                 Instance two = Instance.start("instance-2", o.jar(), db.url("127.0.0.1", link2.port()),
+                         o.lockAtMostFor(), o.fencedMode(), logs)) {
                 out.printf(Locale.ROOT, "instances started: %s (pid %d, %s), %s (pid %d, %s); their logs are in %s%n",
                         one.name(), one.pid(), one.actuator(), two.name(), two.pid(), two.actuator(), logs);
                 try {
@@ -187,8 +192,8 @@ public final class Scenario {
             checkTime(deadline, a.name() + "'s job never ended after it was resumed (its log: " + a.log() + ")");
             Thread.sleep(100);
         }
-        return new ScenarioResult(o.fencedMode(), a.name(), b.name(), a.pid(), b.pid(), aToken, o.lockAtMostFor().toMillis(),
-                lease[1] + frozenMs, frozenMs, ordersBefore, o.ordersArriving(), night,
+        return new ScenarioResult(o.fencedMode(), a.name(), b.name(), a.pid(), b.pid(), aToken,
+                o.lockAtMostFor().toMillis(), lease[1] + frozenMs, frozenMs, ordersBefore, o.ordersArriving(), night,
                 a.metric("fenced.writes.stale", null), a.metric("fenced.writes.lease_lost", null),
                 a.metric("nightly.runs", "outcome:refused"), a.metric("nightly.runs", "outcome:completed"),
                 b.metric("fenced.writes.stale", null), b.metric("nightly.runs", "outcome:completed"),
