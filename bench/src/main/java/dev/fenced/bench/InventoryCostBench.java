@@ -53,7 +53,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 @Threads(2)
 public class InventoryCostBench {
 
-    static final int BLOCK = 16;
+    static final int BLOCK = PairedUpdateBench.BLOCK; // the blocks are PairedUpdateBench.paired's
 
     private HikariDataSource observe;
     private HikariDataSource observeNoInventory;
@@ -129,57 +129,25 @@ public class InventoryCostBench {
         }
     }
 
-    private static int block(PairedUpdateBench.Op op, Client client, PairedUpdateBench.Pair pair, boolean isX)
-            throws SQLException {
-        long[] t0 = new long[3];
-        long[] t1 = new long[3];
-        int rows = 0;
-        PairedUpdateBench.Pair.read(t0);
-        for (int i = 0; i < BLOCK; i++) {
-            rows += op.run(client);
-        }
-        PairedUpdateBench.Pair.read(t1);
-        if (isX) {
-            pair.xOps += BLOCK;
-            pair.xWallNs += t1[0] - t0[0];
-            pair.xCpuNs += t1[1] - t0[1];
-            pair.xAllocB += t1[2] - t0[2];
-        } else {
-            pair.yOps += BLOCK;
-            pair.yWallNs += t1[0] - t0[0];
-            pair.yCpuNs += t1[1] - t0[1];
-            pair.yAllocB += t1[2] - t0[2];
-        }
-        return rows;
-    }
-
-    private static int paired(PairedUpdateBench.Op x, PairedUpdateBench.Op y, Client client,
-                              PairedUpdateBench.Pair pair) throws SQLException {
-        if (pair.flip()) {
-            return block(x, client, pair, true) + block(y, client, pair, false);
-        }
-        return block(y, client, pair, false) + block(x, client, pair, true);
-    }
-
     /** X = a token write in observe mode; Y = the same in enforce mode. */
     @Benchmark
     @OperationsPerInvocation(2 * BLOCK)
     public int oe(Client client, PairedUpdateBench.Pair pair) throws SQLException {
-        return paired(observeWrite, enforceWrite, client, pair);
+        return PairedUpdateBench.paired(observeWrite, enforceWrite, client, pair);
     }
 
     /** The control: X = Y = a token write in enforce mode; what it shows away from 0 is the method's own bias. */
     @Benchmark
     @OperationsPerInvocation(2 * BLOCK)
     public int ee(Client client, PairedUpdateBench.Pair pair) throws SQLException {
-        return paired(enforceWrite, enforceWrite, client, pair);
+        return PairedUpdateBench.paired(enforceWrite, enforceWrite, client, pair);
     }
 
     /** X = a write without a token in observe mode, inventory on; Y = the same, inventory off. */
     @Benchmark
     @OperationsPerInvocation(2 * BLOCK)
     public int unfenced(Unbound client, PairedUpdateBench.Pair pair) throws SQLException {
-        return paired(observedInventoryOn, observedInventoryOff, client, pair);
+        return PairedUpdateBench.paired(observedInventoryOn, observedInventoryOff, client, pair);
     }
 
     // ---- the one command

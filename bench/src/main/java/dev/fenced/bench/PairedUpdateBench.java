@@ -124,7 +124,8 @@ public class PairedUpdateBench {
         return rows;
     }
 
-    private static int paired(Op x, Op y, Client client, Pair pair) throws SQLException {
+    /** One paired step: a block on X and a block on Y, in an order flipped each time (InventoryCostBench too). */
+    static int paired(Op x, Op y, Client client, Pair pair) throws SQLException {
         if (pair.flip()) {
             return block(x, client, pair, true) + block(y, client, pair, false);
         }
