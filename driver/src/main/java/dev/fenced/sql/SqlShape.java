@@ -66,7 +66,8 @@ public final class SqlShape {
 
     /**
      * True when the text carries the token placeholder fenced adds ({@code CAST(? AS bigint)}, or its
-     * {@code $n}, literal or NULL form; {@code THEN CAST(? AS text)} in an INSERT without a column list): read with a refusal for setting the fence column or for a name
+     * {@code $n}, literal or NULL form; {@code THEN CAST(? AS text)} in an INSERT without a column list; an UPDATE
+     * guard's failing branch {@code concat('fenced-stale:', ...)}): read with a refusal for setting the fence column or for a name
      * fenced reserves, it marks a statement fenced itself sent.
      */
     public static boolean carriesFencedToken(String sql) {
@@ -74,11 +75,19 @@ public final class SqlShape {
         for (int i = 0; i + 5 < tokens.size(); i++) {
             if (castOfToken(tokens, i, "bigint")
                     // an INSERT without a column list checks the column order first: THEN CAST(? AS text) ELSE ...
-                    || i > 0 && tokens.get(i - 1).isWord("THEN") && castOfToken(tokens, i, "text")) {
+                    || i > 0 && tokens.get(i - 1).isWord("THEN") && castOfToken(tokens, i, "text")
+                    // an UPDATE's guard binds its token bare; its failing branch is concat('fenced-stale:', ...)
+                    || staleMarkerConcat(tokens, i)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private static boolean staleMarkerConcat(List<Token> tokens, int i) {
+        return tokens.get(i).isWord("concat") && tokens.get(i + 1).isSymbol("(")
+                && tokens.get(i + 2).kind() == Token.Kind.STRING
+                && tokens.get(i + 2).text().equals("'" + StaleMarker.PREFIX + "'");
     }
 
     private static boolean castOfToken(List<Token> tokens, int i, String type) {
