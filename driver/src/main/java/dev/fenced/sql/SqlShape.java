@@ -67,7 +67,7 @@ public final class SqlShape {
     /**
      * True when the text carries the token placeholder fenced adds ({@code CAST(? AS bigint)}, or its
      * {@code $n}, literal or NULL form; {@code THEN CAST(? AS text)} in an INSERT without a column list; an UPDATE
-     * guard's failing branch {@code concat('fenced-stale:', ...)}): read with a refusal for setting the fence column or for a name
+     * guard's failing branch {@code pg_size_bytes(pg_catalog.concat(...))}): read with a refusal for setting the fence column or for a name
      * fenced reserves, it marks a statement fenced itself sent.
      */
     public static boolean carriesFencedToken(String sql) {
@@ -76,7 +76,7 @@ public final class SqlShape {
             if (castOfToken(tokens, i, "bigint")
                     // an INSERT without a column list checks the column order first: THEN CAST(? AS text) ELSE ...
                     || i > 0 && tokens.get(i - 1).isWord("THEN") && castOfToken(tokens, i, "text")
-                    // an UPDATE's guard binds its token bare; its failing branch is concat('fenced-stale:', ...)
+                    // an UPDATE's guard binds its token bare; its failing branch is pg_size_bytes(pg_catalog.concat(...))
                     || staleMarkerConcat(tokens, i)) {
                 return true;
             }
@@ -84,10 +84,14 @@ public final class SqlShape {
         return false;
     }
 
+    /**
+     * {@code pg_size_bytes(pg_catalog.concat(}: the start of the failing branch as fenced writes it (qualified, so
+     * a user's function cannot stand in); its string constants may be {@code $n} in pg_stat_statements.
+     */
     private static boolean staleMarkerConcat(List<Token> tokens, int i) {
-        return tokens.get(i).isWord("concat") && tokens.get(i + 1).isSymbol("(")
-                && tokens.get(i + 2).kind() == Token.Kind.STRING
-                && tokens.get(i + 2).text().equals("'" + StaleMarker.PREFIX + "'");
+        return tokens.get(i).isWord("pg_size_bytes") && tokens.get(i + 1).isSymbol("(")
+                && tokens.get(i + 2).isWord("pg_catalog") && tokens.get(i + 3).isSymbol(".")
+                && tokens.get(i + 4).isWord("concat") && tokens.get(i + 5).isSymbol("(");
     }
 
     private static boolean castOfToken(List<Token> tokens, int i, String type) {
