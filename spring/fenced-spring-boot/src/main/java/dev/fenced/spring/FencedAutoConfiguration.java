@@ -202,6 +202,7 @@ public class FencedAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = {"org.quartz.Scheduler", "org.springframework.scheduling.quartz.SchedulerFactoryBean",
             "dev.fenced.quartz.FencedJobFactory"})
+    @ConditionalOnBean(DataSource.class)
     static class Quartz {
 
         @Bean
