@@ -289,6 +289,11 @@ public final class FencedConfig {
         return agentEnabled;
     }
 
+    /** {@code fenced.spring.quartz.enabled}. */
+    public boolean springQuartz() {
+        return Boolean.parseBoolean(get(FencedProperty.SPRING_QUARTZ_ENABLED));
+    }
+
     /** {@code fenced.spring.wrapDataSource}. */
     public boolean springWrapDataSource() {
         return Boolean.parseBoolean(get(FencedProperty.SPRING_WRAP_DATA_SOURCE));

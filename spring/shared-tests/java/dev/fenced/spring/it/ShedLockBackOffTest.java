@@ -4,14 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fenced.it.support.TestDatabase;
 import dev.fenced.shedlock.FencedLockProvider;
 import dev.fenced.spring.FencedAutoConfiguration;
 import java.util.Optional;
 import javax.sql.DataSource;
 import net.javacrumbs.shedlock.core.LockProvider;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -21,7 +19,7 @@ class ShedLockBackOffTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencedAutoConfiguration.class))
             .withPropertyValues("fenced.tables=totals", "fenced.missing-tables=warn")
-            .withBean(DataSource.class, ShedLockBackOffTest::dataSource);
+            .withBean(DataSource.class, TestDataSources::fresh);
 
     @Test
     void withoutALockProviderOfItsOwnTheApplicationGetsTheFencedOne() {
@@ -36,11 +34,5 @@ class ShedLockBackOffTest {
             assertFalse(context.containsBean("fencedLockProvider"));
             assertFalse(context.containsBean("fencedShedLockLeases"));
         });
-    }
-
-    private static DataSource dataSource() {
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl(TestDatabase.create().rawUrl());
-        return ds;
     }
 }

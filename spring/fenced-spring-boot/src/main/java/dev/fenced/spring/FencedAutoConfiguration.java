@@ -15,14 +15,17 @@ import dev.fenced.spring.lease.LeaseAutoProxyRegistrar;
 import dev.fenced.spring.lease.LeaseInterceptor;
 import dev.fenced.spring.lease.LeaseMethods;
 import dev.fenced.spring.lease.LeaseMethodsCheck;
+import dev.fenced.spring.lease.NonRenewingLeases;
 import dev.fenced.spring.metrics.FencedMeterBinder;
 import dev.fenced.spring.migration.UnfencedMigrationsPostProcessor;
-import dev.fenced.spring.shedlock.ShedLockLeases;
+import dev.fenced.spring.quartz.FencedJobFactoryPostProcessor;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -46,6 +49,7 @@ import org.springframework.core.task.TaskDecorator;
  * <li>{@link WithLease} and {@code fenced.lease.<name>.method} through Spring AOP, on the driver's LeaseManager;</li>
  * <li>the token carried into Spring's executors, {@code @Async} and Reactor (Micrometer context propagation);</li>
  * <li>ShedLock's {@code @SchedulerLock} on fenced leases when ShedLock is present and no LockProvider is defined;</li>
+ * <li>Quartz jobs, db-scheduler executions and Spring Integration locks on fenced leases when those are present;</li>
  * <li>Flyway and Liquibase migrations unfenced; fenced's counters in the application's MeterRegistry.</li>
  * </ul>
  */
@@ -180,13 +184,77 @@ public class FencedAutoConfiguration {
     static class ShedLock {
 
         @Bean(destroyMethod = "close")
-        ShedLockLeases fencedShedLockLeases(FencedSettings settings, ObjectProvider<DataSource> dataSources) {
-            return new ShedLockLeases(leaseStore(settings.config(), dataSources, "a LockProvider"), settings.config());
+        NonRenewingLeases fencedShedLockLeases(FencedSettings settings, ObjectProvider<DataSource> dataSources) {
+            return new NonRenewingLeases(leaseStore(settings.config(), dataSources, "a LockProvider"), settings.config());
         }
 
         @Bean
-        dev.fenced.shedlock.FencedLockProvider fencedLockProvider(ShedLockLeases leases) {
-            return new dev.fenced.shedlock.FencedLockProvider(leases.leaseManager());
+        dev.fenced.shedlock.FencedLockProvider fencedLockProvider(
+                @Qualifier("fencedShedLockLeases") NonRenewingLeases fencedShedLockLeases) {
+            return new dev.fenced.shedlock.FencedLockProvider(fencedShedLockLeases.leaseManager());
+        }
+    }
+
+    /**
+     * Quartz and fenced-quartz on the class path: every SchedulerFactoryBean's jobs (Boot's among them) run under
+     * fenced leases, {@code quartz:<group>.<name>}; {@code fenced.spring.quartz.enabled=false} turns it off.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.quartz.Scheduler", "org.springframework.scheduling.quartz.SchedulerFactoryBean",
+            "dev.fenced.quartz.FencedJobFactory"})
+    @ConditionalOnBean(DataSource.class)
+    static class Quartz {
+
+        @Bean
+        static FencedJobFactoryPostProcessor fencedJobFactoryPostProcessor(ObjectProvider<FencedSettings> settings,
+                                                                           ObjectProvider<LeaseManager> leases) {
+            return new FencedJobFactoryPostProcessor(settings, leases);
+        }
+    }
+
+    /**
+     * db-scheduler and fenced-db-scheduler on the class path: every execution runs under lease
+     * {@code db-scheduler:<task>/<instance id>}. db-scheduler's Boot starters (Boot 3 and Boot 4 alike) hand every
+     * ExecutionInterceptor bean to the scheduler they build.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"com.github.kagkarlsson.scheduler.event.ExecutionInterceptor",
+            "dev.fenced.dbscheduler.FencedExecutionInterceptor"})
+    @ConditionalOnMissingBean(type = "dev.fenced.dbscheduler.FencedExecutionInterceptor")
+    @ConditionalOnBean(DataSource.class)
+    static class DbScheduler {
+
+        /** Renewed every ttl/3 while the execution runs; a frozen node's lease runs out after it. */
+        static final Duration TTL = Duration.ofSeconds(30);
+
+        @Bean
+        dev.fenced.dbscheduler.FencedExecutionInterceptor fencedExecutionInterceptor(LeaseManager leases) {
+            return new dev.fenced.dbscheduler.FencedExecutionInterceptor(leases, TTL);
+        }
+    }
+
+    /**
+     * Spring Integration and fenced-spring-integration on the class path and no LockRegistry of the application's:
+     * a {@code FencedLockRegistry}, its locks fenced leases lasting {@code FencedLockRegistry.DEFAULT_TTL} unless
+     * renewed, as JdbcLockRegistry's.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.integration.support.locks.LockRegistry",
+            "dev.fenced.spring.integration.FencedLockRegistry"})
+    @ConditionalOnMissingBean(type = "org.springframework.integration.support.locks.LockRegistry")
+    @ConditionalOnBean(DataSource.class)
+    static class SpringIntegration {
+
+        @Bean(destroyMethod = "close")
+        NonRenewingLeases fencedLockRegistryLeases(FencedSettings settings, ObjectProvider<DataSource> dataSources) {
+            return new NonRenewingLeases(leaseStore(settings.config(), dataSources, "a LockRegistry"), settings.config());
+        }
+
+        @Bean
+        dev.fenced.spring.integration.FencedLockRegistry fencedLockRegistry(
+                @Qualifier("fencedLockRegistryLeases") NonRenewingLeases fencedLockRegistryLeases) {
+            return new dev.fenced.spring.integration.FencedLockRegistry(fencedLockRegistryLeases.leaseManager(),
+                    dev.fenced.spring.integration.FencedLockRegistry.DEFAULT_TTL, "");
         }
     }
 

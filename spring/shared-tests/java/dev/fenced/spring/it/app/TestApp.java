@@ -9,7 +9,11 @@ import org.springframework.scheduling.annotation.EnableScheduling;
  * A small Boot application: JdbcTemplate, Spring Data JPA, Flyway, Actuator, a lease-bound job, a config-listed
  * job, an @Async bean, a ShedLock-scheduled job (no LockProvider of its own: the starter's).
  */
-@SpringBootApplication
+// db-scheduler is on the test class path for DbSchedulerLeaseTest; this application has no scheduled_tasks table.
+@SpringBootApplication(excludeName = {
+        "com.github.kagkarlsson.scheduler.boot.autoconfigure.DbSchedulerAutoConfiguration",
+        "com.github.kagkarlsson.scheduler.boot.autoconfigure.DbSchedulerMetricsAutoConfiguration",
+        "com.github.kagkarlsson.scheduler.boot.autoconfigure.DbSchedulerActuatorAutoConfiguration"})
 @EnableAsync
 @EnableScheduling
 @EnableSchedulerLock(defaultLockAtMostFor = "30s")
