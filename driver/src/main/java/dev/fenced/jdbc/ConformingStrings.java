@@ -7,6 +7,7 @@ import dev.fenced.sql.SettingChanges;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.postgresql.PGConnection;
+import org.postgresql.core.BaseConnection;
 
 /**
  * Keeps {@code standard_conforming_strings} on wherever fenced fences. With it off, PostgreSQL and pgjdbc read a
@@ -24,11 +25,17 @@ public final class ConformingStrings {
     private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
 
     private final PGConnection pg;
+    /**
+     * pgjdbc's own flag, set from the same ParameterStatus report (and what pgjdbc lexes by): a field read on each
+     * protected write, where {@link PGConnection#getParameterStatus} is a case-insensitive tree lookup.
+     */
+    private final BaseConnection base;
     /** Whether any protected table is in enforce mode: observe mode logs and never refuses. */
     private final boolean enforcing;
 
-    private ConformingStrings(PGConnection pg, boolean enforcing) {
+    private ConformingStrings(PGConnection pg, BaseConnection base, boolean enforcing) {
         this.pg = pg;
+        this.base = base;
         this.enforcing = enforcing;
     }
 
@@ -38,7 +45,8 @@ public final class ConformingStrings {
      */
     static ConformingStrings atConnect(Connection raw, boolean enforcing) throws SQLException {
         PGConnection pg = raw.isWrapperFor(PGConnection.class) ? raw.unwrap(PGConnection.class) : null;
-        ConformingStrings c = new ConformingStrings(pg, enforcing);
+        BaseConnection base = pg instanceof BaseConnection b ? b : null;
+        ConformingStrings c = new ConformingStrings(pg, base, enforcing);
         if (!c.on() && !enforcing) {
             LOG.log(System.Logger.Level.WARNING, "fenced (observe): " + SETTING + " is " + c.value()
                     + " on this connection; fenced cannot read SQL as PostgreSQL does here");
@@ -55,6 +63,9 @@ public final class ConformingStrings {
     }
 
     private boolean on() {
+        if (base != null) {
+            return base.getStandardConformingStrings();
+        }
         return pg != null && "on".equals(pg.getParameterStatus(SETTING));
     }
 

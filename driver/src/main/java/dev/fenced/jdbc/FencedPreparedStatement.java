@@ -83,6 +83,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
             return plan;
         }
         RewritePlan again = owner.plan(sql);
+        if (plan.isFenced() && !plan.tokenRequired() && again.tokenRequired()) {
+            again = runtime.forNullToken(again, sql); // prepared for a NULL token: keep that text
+        }
         if ((!again.isFenced() && !plan.isFenced()) || sameText(again, plan)) {
             plan = again;
         } else {
@@ -105,6 +108,12 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     private long bindToken(RewritePlan plan) throws SQLException {
         owner.checkLexing(null, plan);
         long token = TokenResolver.resolve(plan, sql, runtime);
+        if (token == TokenResolver.NO_TOKEN && plan.tokenRequired()) {
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw new UnsupportedStatementException(plan.tables().get(0), "running without a token (inside"
+                    + " Fencing.unfenced) a statement prepared outside it: its text needs a token; prepare it"
+                    + " inside the unfenced section");
+        }
         for (int index : plan.tokenIndexes()) {
             if (token > 0) {
                 prepared.setLong(index, token);

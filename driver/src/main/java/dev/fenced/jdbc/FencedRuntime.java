@@ -2,6 +2,7 @@ package dev.fenced.jdbc;
 
 import dev.fenced.FencingMode;
 import dev.fenced.config.FencedConfig;
+import dev.fenced.UnsupportedStatementException;
 import dev.fenced.metrics.FencedMetrics;
 import dev.fenced.observe.Inventory;
 import dev.fenced.observe.Observation;
@@ -280,6 +281,24 @@ public final class FencedRuntime {
     RewritePlan plan(String sql) {
         RewriteCache cache = snapshot.cache();
         return cache == null ? RewritePlan.PASSTHROUGH : cache.plan(sql);
+    }
+
+    /**
+     * {@code plan} (for {@code sql}) to run with a NULL token: itself, or when it {@link RewritePlan#tokenRequired()
+     * requires} a token, the text that keeps the row's fence value instead; refused when there is none.
+     */
+    RewritePlan forNullToken(RewritePlan plan, String sql) throws SQLException {
+        if (!plan.tokenRequired()) {
+            return plan;
+        }
+        RewriteCache cache = snapshot.cache();
+        RewritePlan variant = cache == null ? null : cache.planForNullToken(sql);
+        if (variant == null || !variant.isFenced() || variant.tokenRequired()) {
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw new UnsupportedStatementException(plan.tables().get(0), "no text to run it without a token"
+                    + " (the catalog changed while it was planned); run it again");
+        }
+        return variant;
     }
 
     /**

@@ -55,6 +55,9 @@ public class FencedStatement extends DelegatingStatement {
             return result;
         }
         long token = TokenResolver.resolve(plan, sql, runtime);
+        if (token == TokenResolver.NO_TOKEN) {
+            plan = runtime.forNullToken(plan, sql);
+        }
         T result;
         try {
             result = execution.run(plan.render(token));
@@ -160,6 +163,9 @@ public class FencedStatement extends DelegatingStatement {
             return;
         }
         long token = TokenResolver.resolve(plan, sql, runtime);
+        if (token == TokenResolver.NO_TOKEN) {
+            plan = runtime.forNullToken(plan, sql);
+        }
         statement.addBatch(plan.render(token));
         remember(plan, token);
     }

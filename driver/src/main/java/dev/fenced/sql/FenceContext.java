@@ -17,12 +17,21 @@ final class FenceContext {
      * describes the statement (getParameterMetaData) before anything is bound.
      */
     final int tokenIndex;
+    /**
+     * Whether the text must also work with a NULL token (an unfenced section): the UPDATE guard then keeps the
+     * row's fence value with {@code COALESCE}, which PostgreSQL pays for on every execution. Without it, the
+     * plan {@link RewritePlan#tokenRequired() requires} a token.
+     */
+    final boolean tokenMayBeNull;
     boolean relativeUpdate;
+    /** Set when a guard was written that holds only with a token bound. */
+    boolean tokenRequired;
 
-    FenceContext(FencingTargets targets, RelativeUpdatePolicy relativePolicy, int tokenIndex) {
+    FenceContext(FencingTargets targets, RelativeUpdatePolicy relativePolicy, int tokenIndex, boolean tokenMayBeNull) {
         this.targets = targets;
         this.relativePolicy = relativePolicy;
         this.tokenIndex = tokenIndex;
+        this.tokenMayBeNull = tokenMayBeNull;
     }
 
     /** How the target's row is referred to inside the statement: its alias, else its bare name. */

@@ -28,7 +28,8 @@ import net.sf.jsqlparser.schema.Table;
  * ({@code pg_size_bytes}, SQLSTATE 22023, for UPDATE; a cast to boolean, 22P02, for DELETE), which fails
  * the whole statement, so no row changes; the driver recognises the marker and raises
  * {@code StaleTokenException}. The failing branch reads the row's column so the planner can never fold it
- * to a constant. A NULL token (an explicit unfenced section) leaves the fence column as it is.
+ * to a constant. A NULL token (an explicit unfenced section) leaves the fence column as it is; for UPDATE only in
+ * the text planned for it ({@link SqlRewriter#planForNullToken}).
  */
 final class Guards {
 
@@ -44,22 +45,29 @@ final class Guards {
     }
 
     /** The value for {@code SET <column> = ...} on a protected row. */
-    static Expression setValue(String qualifier, String column, String tableLabel, int tokenIndex, FencingMode mode) {
+    static Expression setValue(String qualifier, String column, String tableLabel, int tokenIndex, FencingMode mode,
+                               boolean tokenMayBeNull) {
         if (mode == FencingMode.OBSERVE) {
             return new Function("GREATEST", fence(qualifier, column), token(tokenIndex));
         }
-        // CASE WHEN c > ? THEN pg_catalog.pg_size_bytes(<stale text>) ELSE COALESCE(?, c) END
+        // CASE WHEN c > ? THEN pg_catalog.pg_size_bytes(<stale text>) ELSE ? END
         // Two token parameters and one comparison, as many parameters as the hand-written "last_token <= ?" form:
-        // a NULL row token (never fenced) or a NULL token (an unfenced section) makes the comparison NULL, so the
-        // ELSE runs, and COALESCE keeps the row's own value when the token is NULL. PostgreSQL initialises every
-        // node of this expression on each execution of a cached plan, and copies the text each time, so it is
-        // kept small (bench/callgrind/run.sh counts it): the parameters carry no CAST (fenced binds the token as
-        // bigint, or writes a literal), and the failing branch is two plain function calls, where a cast of a
-        // concatenation costs two I/O coercions, each with two catalog-cache lookups.
+        // a NULL row token (never fenced) makes the comparison NULL, so the ELSE runs. PostgreSQL initialises
+        // every node of this expression on each execution of a cached plan, and copies the text each time, so it
+        // is kept small (bench/callgrind/run.sh counts it): the parameters carry no CAST (fenced binds the token
+        // as bigint, or writes a literal), the failing branch is two plain function calls, where a cast of a
+        // concatenation costs two I/O coercions, each with two catalog-cache lookups, and the ELSE is the bare
+        // token: the projection then fits PostgreSQL's first 16 expression steps (a COALESCE there cost ~3,000
+        // instructions per execution, 3% of the article's whole UPDATE).
+        // A text that must also run with a NULL token (an unfenced section) ends in ELSE COALESCE(?, c), which
+        // keeps the row's own fence value then.
+        Expression otherwise = tokenMayBeNull
+                ? new Function("COALESCE", parameter(tokenIndex), fence(qualifier, column))
+                : parameter(tokenIndex);
         return new CaseExpression(
                 new WhenClause(new GreaterThan(fence(qualifier, column), parameter(tokenIndex)),
                         new Function("pg_catalog.pg_size_bytes", staleText(qualifier, column, tableLabel))))
-                .withElseExpression(new Function("COALESCE", parameter(tokenIndex), fence(qualifier, column)));
+                .withElseExpression(otherwise);
     }
 
     /**

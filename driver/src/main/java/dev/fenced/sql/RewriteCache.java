@@ -21,6 +21,8 @@ public final class RewriteCache {
     private final SqlRewriter rewriter;
     private final int capacity;
     private final ConcurrentHashMap<String, RewritePlan> plans;
+    /** The texts for a NULL token of plans that {@link RewritePlan#tokenRequired() require} one (rarely used). */
+    private final ConcurrentHashMap<String, RewritePlan> nullTokenPlans = new ConcurrentHashMap<>();
     /** Texts the pre-filter found clear of every protected name (and of DO blocks), per rewrite cache. */
     private final CleanTexts clear = new CleanTexts();
 
@@ -35,23 +37,38 @@ public final class RewriteCache {
         if (clear.contains(sql)) {
             return RewritePlan.PASSTHROUGH;
         }
-        if (!rewriter.needsPlanning(sql)) {
-            clear.add(sql);
-            return RewritePlan.PASSTHROUGH;
-        }
+        // a planned text is looked up before the pre-filter scans it: a protected statement run again
+        // costs a map lookup, not a scan of its text for every protected name as well
         RewritePlan plan = plans.get(sql);
         if (plan != null) {
             FencedMetrics.REWRITES_CACHED.increment();
             return plan;
         }
-        plan = rewriter.plan(sql);
+        if (!rewriter.needsPlanning(sql)) {
+            clear.add(sql);
+            return RewritePlan.PASSTHROUGH;
+        }
+        return remember(plans, sql, rewriter.plan(sql));
+    }
+
+    /** The plan to run {@code sql} with a NULL token: {@link #plan}'s unless that one requires a token. */
+    public RewritePlan planForNullToken(String sql) {
+        RewritePlan plan = plan(sql);
+        if (!plan.tokenRequired()) {
+            return plan;
+        }
+        RewritePlan variant = nullTokenPlans.get(sql);
+        return variant != null ? variant : remember(nullTokenPlans, sql, rewriter.planForNullToken(sql));
+    }
+
+    private RewritePlan remember(ConcurrentHashMap<String, RewritePlan> map, String sql, RewritePlan plan) {
         if (!plan.cacheable()) {
             return plan; // a parse that ran out of time is tried again next time
         }
-        if (plans.size() >= capacity) {
-            evict();
+        if (map.size() >= capacity) {
+            evict(map);
         }
-        RewritePlan raced = plans.putIfAbsent(sql, plan);
+        RewritePlan raced = map.putIfAbsent(sql, plan);
         return raced != null ? raced : plan;
     }
 
@@ -59,9 +76,9 @@ public final class RewriteCache {
         return plans.size();
     }
 
-    private void evict() {
+    private void evict(ConcurrentHashMap<String, RewritePlan> map) {
         int drop = Math.max(1, capacity / 10);
-        Iterator<String> it = plans.keySet().iterator();
+        Iterator<String> it = map.keySet().iterator();
         while (drop-- > 0 && it.hasNext()) {
             it.next();
             it.remove();

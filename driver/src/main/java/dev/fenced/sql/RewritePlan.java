@@ -17,11 +17,11 @@ public final class RewritePlan {
 
     /** Shared plan for everything that needs no fencing. */
     public static final RewritePlan PASSTHROUGH = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
-            FencingMode.OFF, null, null, false, true, false, null);
+            FencingMode.OFF, null, null, false, true, false, null, false);
 
     /** A pass-through that changes the schema around a protected table: read the catalog again after it. */
     public static final RewritePlan SCHEMA_CHANGE = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
-            FencingMode.OFF, null, null, false, true, true, null);
+            FencingMode.OFF, null, null, false, true, true, null, false);
 
     public enum Kind {
         PASSTHROUGH, FENCED, REFUSED
@@ -41,11 +41,12 @@ public final class RewritePlan {
     private final boolean cacheable;
     private final boolean schemaChange;
     private final String tokenDomain;
+    private final boolean tokenRequired;
 
     private RewritePlan(Kind kind, String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                         int delegateParameterCount, List<String> tables, FencingMode mode, String refusedTable,
                         String refusedConstruct, boolean relativeUpdate, boolean cacheable, boolean schemaChange,
-                        String tokenDomain) {
+                        String tokenDomain, boolean tokenRequired) {
         this.kind = kind;
         this.sql = sql;
         this.segments = segments;
@@ -60,18 +61,20 @@ public final class RewritePlan {
         this.cacheable = cacheable;
         this.schemaChange = schemaChange;
         this.tokenDomain = tokenDomain;
+        this.tokenRequired = tokenRequired;
     }
 
     static RewritePlan fenced(String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
                               int delegateParameterCount, List<String> tables, FencingMode mode,
-                              boolean relativeUpdate, boolean schemaChange, String tokenDomain) {
+                              boolean relativeUpdate, boolean schemaChange, String tokenDomain,
+                              boolean tokenRequired) {
         return new RewritePlan(Kind.FENCED, sql, segments, userToDelegate, tokenIndexes, delegateParameterCount,
-                List.copyOf(tables), mode, null, null, relativeUpdate, true, schemaChange, tokenDomain);
+                List.copyOf(tables), mode, null, null, relativeUpdate, true, schemaChange, tokenDomain, tokenRequired);
     }
 
     static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable) {
         return new RewritePlan(Kind.REFUSED, null, null, null, null, 0, List.of(table), mode, table, construct, false,
-                cacheable, false, null);
+                cacheable, false, null, false);
     }
 
     /**
@@ -88,6 +91,16 @@ public final class RewritePlan {
      */
     public boolean schemaChange() {
         return schemaChange;
+    }
+
+    /**
+     * True when the text holds a guard that is only right with a token bound (an enforced UPDATE's
+     * {@code ELSE ?}: a NULL there would clear the row's fence value). Run with a NULL token (inside
+     * {@code Fencing.unfenced}), such a text is replaced by {@link SqlRewriter#planForNullToken}'s, or refused
+     * when it was prepared already.
+     */
+    public boolean tokenRequired() {
+        return tokenRequired;
     }
 
     /** False for a refusal that says more about the machine's load than the statement (a parse deadline). */

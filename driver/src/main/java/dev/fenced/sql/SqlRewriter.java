@@ -67,12 +67,25 @@ public final class SqlRewriter {
 
     /** The plan for {@code sql}; computed, not cached. */
     public RewritePlan plan(String sql) {
+        return plan(sql, false);
+    }
+
+    /**
+     * The plan for {@code sql} run with a NULL token (inside {@code Fencing.unfenced}): the same text as
+     * {@link #plan} but for a guard that would otherwise {@link RewritePlan#tokenRequired() require} a token,
+     * which keeps the row's fence value instead. Computed, not cached; only asked for such plans.
+     */
+    public RewritePlan planForNullToken(String sql) {
+        return plan(sql, true);
+    }
+
+    private RewritePlan plan(String sql, boolean tokenMayBeNull) {
         if (!needsPlanning(sql)) {
             return RewritePlan.PASSTHROUGH;
         }
         FencedMetrics.REWRITES_PARSED.increment();
         try {
-            return planMentioning(sql);
+            return planMentioning(sql, tokenMayBeNull);
         } catch (Refusal r) {
             // the strictest mode of every protected name the text reaches decides, not the one refused first
             TextFacts.Mention mention = TextFacts.mention(sql, targets);
@@ -93,7 +106,7 @@ public final class SqlRewriter {
         }
     }
 
-    private RewritePlan planMentioning(String sql) throws Refusal {
+    private RewritePlan planMentioning(String sql, boolean tokenMayBeNull) throws Refusal {
         List<Token> tokens;
         try {
             tokens = SqlLexer.tokenizeStrict(sql);
@@ -188,7 +201,7 @@ public final class SqlRewriter {
             throw new Refusal(mentioned, difference);
         }
 
-        FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex);
+        FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex, tokenMayBeNull);
         List<String> fencedTables = new ArrayList<>();
         ProtectedTable domainSetter = null; // the first table fenced: its token domain is the statement's
         boolean enforce = false;
@@ -240,7 +253,7 @@ public final class SqlRewriter {
         }
         return assemble(printed, userParams, tokenIndex, guarded, fencedTables,
                 enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange,
-                domainSetter.tokenDomain());
+                domainSetter.tokenDomain(), ctx.tokenRequired);
     }
 
     /**
@@ -482,7 +495,7 @@ public final class SqlRewriter {
     private static RewritePlan assemble(String printed, int userParams, int tokenIndex, boolean guarded,
                                         List<String> tables,
                                         FencingMode mode, boolean relative, boolean schemaChange,
-                                        String tokenDomain) throws Refusal {
+                                        String tokenDomain, boolean tokenRequired) throws Refusal {
         List<List<Integer>> userPositions = new ArrayList<>();
         for (int i = 0; i < userParams; i++) {
             userPositions.add(new ArrayList<>());
@@ -534,7 +547,7 @@ public final class SqlRewriter {
         }
         return RewritePlan.fenced(sql.toString(), segments.toArray(new String[0]), map,
                 tokenPositions.stream().mapToInt(Integer::intValue).toArray(), position, tables, mode, relative,
-                schemaChange, tokenDomain);
+                schemaChange, tokenDomain, tokenRequired);
     }
 
     private FencingMode modeOf(String table) {

@@ -1,5 +1,6 @@
 package dev.fenced.sql;
 
+import dev.fenced.FencingMode;
 import dev.fenced.config.ProtectedTable;
 import dev.fenced.config.TableName;
 import java.util.ArrayList;
@@ -46,7 +47,9 @@ final class UpdateFencer {
                 }
             }
         }
-        sets.add(new UpdateSet(new Column(TableName.quote(table.column())),
-                Guards.setValue(qualifier, table.column(), table.displayName(), ctx.tokenIndex, table.mode())));
+        boolean tokenMayBeNull = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
+        ctx.tokenRequired |= !tokenMayBeNull;
+        sets.add(new UpdateSet(new Column(TableName.quote(table.column())), Guards.setValue(qualifier,
+                table.column(), table.displayName(), ctx.tokenIndex, table.mode(), tokenMayBeNull)));
     }
 }

@@ -282,8 +282,7 @@ class CorpusTest {
 
     private static String setGuard(String column, String label) {
         return "CASE WHEN " + column + " > " + TOKEN_PARAM + " THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', "
-                + column + ", ':" + StaleMarker.nonce() + ":" + label + "')) ELSE COALESCE(" + TOKEN_PARAM + ", " + column
-                + ") END";
+                + column + ", ':" + StaleMarker.nonce() + ":" + label + "')) ELSE " + TOKEN_PARAM + " END";
     }
 
     private static String deleteCheck(String column, String label) {

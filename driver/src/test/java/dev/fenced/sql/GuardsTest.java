@@ -54,16 +54,26 @@ class GuardsTest {
     void theUpdateGuardPrintsAsItsTemplate(Case c) throws Exception {
         String bare = "?" + c.token();
         String template = "CASE WHEN " + c.ref() + " > " + bare + " THEN pg_catalog.pg_size_bytes(" + c.stale() + ")"
+                + " ELSE " + bare + " END";
+        assertEquals(printed(template),
+                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE, false).toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void theUpdateGuardForANullTokenKeepsTheRowsValue(Case c) throws Exception {
+        String bare = "?" + c.token();
+        String template = "CASE WHEN " + c.ref() + " > " + bare + " THEN pg_catalog.pg_size_bytes(" + c.stale() + ")"
                 + " ELSE COALESCE(" + bare + ", " + c.ref() + ") END";
         assertEquals(printed(template),
-                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE).toString());
+                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE, true).toString());
     }
 
     @ParameterizedTest
     @MethodSource("cases")
     void theObserveModeValuePrintsAsItsTemplate(Case c) throws Exception {
         assertEquals(printed("GREATEST(" + c.ref() + ", " + c.param() + ")"),
-                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.OBSERVE).toString());
+                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.OBSERVE, false).toString());
     }
 
     @ParameterizedTest

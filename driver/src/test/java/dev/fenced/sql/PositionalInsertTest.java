@@ -83,8 +83,7 @@ class PositionalInsertTest {
     @Test
     void updateWhereCurrentOfIsFencedInItsSetList() {
         assertEquals("UPDATE t SET b = ?, last_token = CASE WHEN t.last_token > ? THEN pg_catalog.pg_size_bytes("
-                + "pg_catalog.concat('fenced-stale:', t.last_token, ':" + StaleMarker.nonce() + ":t')) ELSE COALESCE(?,"
-                + " t.last_token) END"
+                + "pg_catalog.concat('fenced-stale:', t.last_token, ':" + StaleMarker.nonce() + ":t')) ELSE ? END"
                 + " WHERE CURRENT OF \"My Cursor\" RETURNING a",
                 fenced("UPDATE t SET b = ? WHERE CURRENT OF \"My Cursor\" RETURNING a"));
         assertTrue(refused("DELETE FROM t WHERE CURRENT OF c").contains("delete by key"));

@@ -2,6 +2,7 @@ package dev.fenced.sql;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingMode;
@@ -23,7 +24,7 @@ class SqlRewriterTest {
     /** The UPDATE guard on row {@code q} of a table labelled {@code label}, as the rewriter prints it. */
     static String guard(String q, String label) {
         return "CASE WHEN " + q + ".last_token > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + q
-                + ".last_token, ':" + StaleMarker.nonce() + ":" + label + "')) ELSE COALESCE(?, " + q + ".last_token) END";
+                + ".last_token, ':" + StaleMarker.nonce() + ":" + label + "')) ELSE ? END";
     }
 
     /** The DELETE check, likewise. */
@@ -56,6 +57,26 @@ class SqlRewriterTest {
 
     private static String guard(String q) {
         return guard(q, "totals");
+    }
+
+    @Test
+    void anEnforcedUpdateRequiresATokenAndItsNullTokenTextKeepsTheRowsFenceValue() {
+        String sql = "UPDATE totals SET amount = ? WHERE restaurant_id = ?";
+        RewritePlan fast = fenced(sql);
+        assertTrue(fast.tokenRequired());
+        RewritePlan unfenced = rewriter.planForNullToken(sql);
+        assertTrue(unfenced.isFenced() && !unfenced.tokenRequired(), unfenced::toString);
+        assertEquals(fast.sql().replace("ELSE ? END", "ELSE COALESCE(?, totals.last_token) END"), unfenced.sql());
+        // the same parameters at the same places: a statement can bind either text alike
+        assertArrayEquals(fast.tokenIndexes(), unfenced.tokenIndexes());
+        assertArrayEquals(fast.delegateIndexes(2), unfenced.delegateIndexes(2));
+        // ON CONFLICT DO UPDATE and MERGE's WHEN MATCHED UPDATE carry the same guard
+        assertTrue(fenced("INSERT INTO totals (restaurant_id, amount) VALUES (?, ?) ON CONFLICT (restaurant_id)"
+                + " DO UPDATE SET amount = excluded.amount").tokenRequired());
+        // nothing else needs a token to be right: observe mode (GREATEST), INSERT, DELETE
+        assertFalse(fenced("UPDATE sales.orders SET amount = 1 WHERE id = 2").tokenRequired());
+        assertFalse(fenced("INSERT INTO totals (restaurant_id, amount) VALUES (1, 2)").tokenRequired());
+        assertFalse(fenced("DELETE FROM totals WHERE restaurant_id = 1").tokenRequired());
     }
 
     @Test

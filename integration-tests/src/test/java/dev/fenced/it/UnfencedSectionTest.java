@@ -96,4 +96,74 @@ class UnfencedSectionTest {
         }
         assertEquals(20, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 2"));
     }
+
+    static final String UPDATE = "UPDATE totals SET amount = ? WHERE restaurant_id = ?";
+    static final String UPSERT = "INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)"
+            + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = excluded.amount";
+
+    /**
+     * A protected UPDATE's usual text needs a token (its guard sets the fence column to the token); inside an
+     * unfenced section the driver sends the text that keeps the row's fence value instead, for a plain statement,
+     * a batch, an upsert and a statement prepared inside the section; that prepared statement, run later with a
+     * token, is fenced as usual.
+     */
+    @Test
+    void protectedUpdatesInsideAnUnfencedSectionKeepTheRowsFenceValue() throws Exception {
+        try (Connection c = pool.getConnection()) {
+            PreparedStatement prepared = Fencing.unfenced(() -> {
+                try (Statement s = c.createStatement()) {
+                    assertEquals(1, s.executeUpdate("UPDATE totals SET amount = 11 WHERE restaurant_id = 1"));
+                    s.addBatch("UPDATE totals SET amount = 12 WHERE restaurant_id = 1");
+                    s.addBatch("UPDATE totals SET amount = 21 WHERE restaurant_id = 2");
+                    s.executeBatch();
+                }
+                try (PreparedStatement upsert = c.prepareStatement(UPSERT)) {
+                    upsert.setInt(1, 2);
+                    upsert.setLong(2, 22);
+                    assertEquals(1, upsert.executeUpdate());
+                }
+                PreparedStatement ps = c.prepareStatement(UPDATE);
+                ps.setLong(1, 13);
+                ps.setInt(2, 1);
+                assertEquals(1, ps.executeUpdate());
+                return ps;
+            });
+            assertEquals(13, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 1"));
+            assertEquals(22, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 2"));
+            assertEquals(5, db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 1"));
+            assertEquals(9, db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 2"));
+            try (prepared) {
+                try (FencingScope ignored = Fencing.bind(7)) {
+                    prepared.setLong(1, 14);
+                    prepared.setInt(2, 1);
+                    assertEquals(1, prepared.executeUpdate());
+                }
+                assertEquals(7, db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 1"));
+                try (FencingScope ignored = Fencing.bind(6)) {
+                    prepared.setLong(1, 15);
+                    assertThrows(dev.fenced.StaleTokenException.class, prepared::executeUpdate);
+                }
+            }
+        }
+        assertEquals(14, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 1"));
+        assertEquals(7, db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 1"));
+    }
+
+    /** Prepared with the text that needs a token, a protected UPDATE run unfenced is refused, not sent with NULL. */
+    @Test
+    void anUpdatePreparedOutsideAnUnfencedSectionIsRefusedInsideIt() throws Exception {
+        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(UPDATE)) {
+            ps.setLong(1, 99);
+            ps.setInt(2, 1);
+            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
+                    () -> Fencing.unfenced(ps::executeUpdate));
+            assertEquals("totals", e.table());
+            assertThrows(UnsupportedStatementException.class, () -> Fencing.unfenced(() -> {
+                ps.addBatch();
+                return null;
+            }));
+        }
+        assertEquals(10, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 1"));
+        assertEquals(5, db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 1"));
+    }
 }

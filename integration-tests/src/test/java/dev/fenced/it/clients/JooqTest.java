@@ -87,7 +87,7 @@ class JooqTest extends ClientContract {
         String sent = ctx.connectionResult(c -> c.nativeSQL(sql));
         assertEquals("UPDATE \"public\".\"totals\" SET \"amount\" = ?, last_token = CASE WHEN \"totals\".last_token"
                 + " > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', \"totals\".last_token, ':"
-                + StaleMarker.nonce() + ":totals')) ELSE COALESCE(?, \"totals\".last_token) END"
+                + StaleMarker.nonce() + ":totals')) ELSE ? END"
                 + " WHERE \"public\".\"totals\".\"restaurant_id\" = ?", sent);
     }
 
