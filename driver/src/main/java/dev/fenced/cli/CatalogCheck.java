@@ -57,10 +57,33 @@ final class CatalogCheck {
             }
             for (CatalogFacts.Relation r : relations) {
                 relation(c, t, r, check, protectedOids);
+                if (!r.isView()) {
+                    tokenDomain(c, config, t, r, check);
+                }
             }
             functionsNaming(c, t, check);
         }
         return out;
+    }
+
+    /**
+     * The table's token domain against the database's record of it: another recorded domain would fail every
+     * connect with FN012 (two token sources writing one table), so it blocks; none recorded yet is said.
+     */
+    private static void tokenDomain(Connection c, FencedConfig config, ProtectedTable t, CatalogFacts.Relation r,
+                                    TableCheck check) throws SQLException {
+        String recorded = CatalogFacts.recordedTokenDomain(c, config.tokenDomainTable(), r);
+        if (recorded == null) {
+            check.add(Finding.info(r.display() + ": token domain " + t.tokenDomain() + " (not recorded yet in "
+                    + config.tokenDomainTable() + "; the first connect records it)"));
+        } else if (recorded.equals(t.tokenDomain())) {
+            check.add(Finding.ok(r.display() + ": token domain " + t.tokenDomain() + ", as " + config.tokenDomainTable()
+                    + " records"));
+        } else {
+            check.add(Finding.missing(r.display() + ": " + config.tokenDomainTable() + " records token domain "
+                    + recorded + " but this configuration gives " + t.tokenDomain() + " (connecting fails with FN012):"
+                    + " every writer of a table must use one token source", null));
+        }
     }
 
     private static void relation(Connection c, ProtectedTable t, CatalogFacts.Relation r, TableCheck check,

@@ -19,6 +19,14 @@ public final class CatalogFacts {
     private CatalogFacts() {
     }
 
+    /**
+     * The token domain the database records for {@code r} in {@code registry} ({@code fenced.tokenDomains.table}),
+     * or null when none is recorded yet. Read only: {@code check} never claims a domain.
+     */
+    public static String recordedTokenDomain(Connection c, TableName registry, Relation r) throws SQLException {
+        return TokenDomainRegistry.recorded(c, registry, r.schema(), r.name());
+    }
+
     /** A relation as the catalog names it; {@code kind} is pg_class.relkind. */
     public record Relation(long oid, String schema, String name, String kind) {
         /** Schema-qualified, quoted where needed: how fenced names it in messages and SQL. */

@@ -100,6 +100,14 @@ final class TokenDomainRegistry {
         }
     }
 
+    /** The domain the database records for one relation, or null (not recorded, or no registry yet). */
+    static String recorded(Connection c, TableName registry, String schema, String name) throws SQLException {
+        if (!exists(c, registry)) {
+            return null;
+        }
+        return read(c, registry, List.of(new Claim(schema, name, null, null))).get(key(schema, name));
+    }
+
     private static String key(String schema, String name) {
         return schema + '\u0000' + name;
     }

@@ -76,6 +76,29 @@ class CheckCommandTest {
         assertTrue(md.out().contains("| totals | enforce | enforce |"), md::toString);
     }
 
+    /**
+     * The database's record of a table's token domain ({@code fenced_token_domain}), which every connect compares:
+     * check shows it, and a configuration giving the table another domain is not ready (it would fail with FN012).
+     */
+    @Test
+    void aTokenDomainTheDatabaseRecordsOtherwiseBlocksEnforce() {
+        Cli.Result none = Cli.run("check", "--url", url, "--tables", "totals");
+        assertEquals(0, none.exit(), none::toString);
+        assertTrue(none.out().contains("info    public.totals: token domain fenced (not recorded yet in fenced_token_domain;"
+                + " the first connect records it)"), none::toString);
+        CliServer.execute(url, "CREATE TABLE fenced_token_domain (relation_schema text NOT NULL, relation_name text"
+                + " NOT NULL, token_domain text NOT NULL, PRIMARY KEY (relation_schema, relation_name))",
+                "INSERT INTO fenced_token_domain VALUES ('public', 'totals', 'etcd')");
+        Cli.Result other = Cli.run("check", "--url", url, "--tables", "totals");
+        assertEquals(1, other.exit(), other::toString);
+        assertTrue(other.out().contains("missing public.totals: fenced_token_domain records token domain etcd but this"
+                + " configuration gives fenced (connecting fails with FN012)"), other::toString);
+        Cli.Result same = Cli.run("check", "--url", url, "--tables", "totals", "--fenced.table.totals.tokenDomain=etcd");
+        assertEquals(0, same.exit(), same::toString);
+        assertTrue(same.out().contains("ok      public.totals: token domain etcd, as fenced_token_domain records"),
+                same::toString);
+    }
+
     @Test
     void readyTablesExitZeroAndObserveIsShownAsReady() {
         Cli.Result r = Cli.run("check", "--url", "jdbc:fenced:" + url.substring("jdbc:".length())
