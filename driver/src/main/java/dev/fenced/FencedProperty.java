@@ -113,8 +113,9 @@ public enum FencedProperty {
             "Spring Boot: Flyway and Liquibase migrations run inside `Fencing.unfenced` (logged); false: they run"
                     + " fenced like any other writer."),
     SPRING_QUARTZ_ENABLED("fenced.spring.quartz.enabled", "true", Kind.BOOLEAN,
-            "Spring Boot with Quartz and fenced-quartz: every job of a SchedulerFactoryBean runs under its lease"
-                    + " (`FencedJobFactory` around its job factory); false: the job factory is left alone.");
+            "Spring Boot with Quartz and fenced-quartz: every job of Boot's SchedulerFactoryBean runs under its lease"
+                    + " (`FencedJobFactory` around the application's `JobFactory` bean, or around a"
+                    + " `SpringBeanJobFactory`); false: Boot's job factory is left alone.");
 
     /** The prefix every fenced key starts with; any other key is not ours. */
     public static final String PREFIX = "fenced.";

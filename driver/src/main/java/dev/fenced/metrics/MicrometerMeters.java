@@ -17,9 +17,17 @@ public final class MicrometerMeters {
         bindTo(Metrics.globalRegistry);
     }
 
-    /** Registers every {@link Counter} in {@code registry}; registering twice is harmless (same meters). */
+    /**
+     * Registers every {@link Counter} that {@code registry} does not have yet. A registry can have them already:
+     * Spring Boot adds its registry to Micrometer's global one, which copies in the meters the driver bound there,
+     * and then applies fenced's MeterBinder to it. Registering a function counter again would be ignored with a
+     * "registered twice" warning (Micrometer 1.15 and later), so each is registered once.
+     */
     public static void bindTo(MeterRegistry registry) {
         for (Counter c : Counter.values()) {
+            if (registry.find(c.meterName()).meter() != null) {
+                continue;
+            }
             FunctionCounter.builder(c.meterName(), c, Counter::value)
                     .description(c.description())
                     .register(registry);

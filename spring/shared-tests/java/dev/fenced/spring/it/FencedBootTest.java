@@ -45,9 +45,12 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.InvalidDataAccessApiUsageException;
@@ -59,7 +62,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * One real application context on real PostgreSQL, with a plain {@code jdbc:postgresql:} URL: the starter fences
  * it in place. Everything the starter does is checked against this one context (each context start costs CI time).
+ * Its output is captured from before the start, so what start-up logged can be checked too.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FencedBootTest {
 
     private static ConfigurableApplicationContext context;
@@ -88,6 +93,27 @@ class FencedBootTest {
     static void stop() {
         if (context != null) {
             context.close();
+        }
+    }
+
+    /**
+     * Start-up logs neither Micrometer's "already registered" (fenced's meters bound twice: through Micrometer's
+     * global registry, which Boot adds its registry to, and through the starter's MeterBinder) nor Spring's "not
+     * eligible for getting processed by all BeanPostProcessors" for a bean of fenced's; each fenced meter is in the
+     * application's registry once.
+     */
+    @Test
+    void startUpLogsNoWarningOfFencedsMaking(CapturedOutput output) {
+        String log = output.getAll();
+        assertTrue(log.contains("fenced: DataSource bean 'dataSource'"), "start-up's output was not captured: " + log);
+        assertFalse(log.contains("has been already registered"), log);
+        for (String line : log.split("\\R")) {
+            assertFalse(line.contains("not eligible for getting processed by all BeanPostProcessors")
+                    && line.contains("fenced"), line);
+        }
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+        for (dev.fenced.metrics.Counter c : dev.fenced.metrics.Counter.values()) {
+            assertEquals(1, registry.find(c.meterName()).meters().size(), c.meterName());
         }
     }
 

@@ -3,10 +3,13 @@ package dev.fenced.spring.it;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.spring.FencedAutoConfiguration;
 import dev.fenced.spring.integration.FencedLockRegistry;
+import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.concurrent.locks.Lock;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -14,6 +17,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.integration.support.locks.DefaultLockRegistry;
 import org.springframework.integration.support.locks.LockRegistry;
+import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Spring Integration on the class path: a FencedLockRegistry unless the application has a LockRegistry. */
 class SpringIntegrationLockTest {
@@ -37,6 +42,39 @@ class SpringIntegrationLockTest {
             }
             assertFalse(Fencing.currentToken().isPresent(), "the token outlived the lock");
         });
+    }
+
+    /**
+     * Spring Integration 7's RenewableLockRegistry asks for {@code renewLock(key, ttl)} (a leader initiator or a
+     * renewal scheduler calls it through the interface); 6.5's has no such method, so the test needs 7.
+     */
+    @Test
+    void onSpringIntegration7RenewLockWithATtlMakesTheLockLastThatLong() {
+        Method renewWithTtl = renewLockWithTtl();
+        assumeTrue(renewWithTtl != null, "Spring Integration 6.5: RenewableLockRegistry has no renewLock(key, ttl)");
+        runner.run(context -> {
+            LockRegistry registry = context.getBean(LockRegistry.class);
+            Lock lock = registry.obtain("orders");
+            assertTrue(lock.tryLock());
+            try {
+                renewWithTtl.invoke(registry, "orders", Duration.ofMinutes(5));
+                Double left = new JdbcTemplate(context.getBean(DataSource.class)).queryForObject(
+                        "SELECT extract(epoch FROM expires_at - now()) FROM fenced_lease WHERE name = 'orders'",
+                        Double.class);
+                assertTrue(left != null && left > 60, "the lock lasts the ttl asked for (5 min), not the registry's"
+                        + " 10 s: " + left + " s left");
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    private static Method renewLockWithTtl() {
+        try {
+            return RenewableLockRegistry.class.getMethod("renewLock", Object.class, Duration.class);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
     }
 
     @Test

@@ -18,7 +18,6 @@ import dev.fenced.spring.lease.LeaseMethodsCheck;
 import dev.fenced.spring.lease.NonRenewingLeases;
 import dev.fenced.spring.metrics.FencedMeterBinder;
 import dev.fenced.spring.migration.UnfencedMigrationsPostProcessor;
-import dev.fenced.spring.quartz.FencedJobFactoryPostProcessor;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -59,9 +58,15 @@ import org.springframework.core.task.TaskDecorator;
 @ConditionalOnClass(DataSource.class)
 public class FencedAutoConfiguration {
 
-    /** Created eagerly, so bad configuration fails start-up even before anything connects. */
+    /**
+     * Created eagerly, so bad configuration fails start-up even before anything connects. Infrastructure, as Spring
+     * asks of what a post-processor needs before all post-processors exist: the lease advisor (through
+     * {@link LeaseMethods}) reads it as soon as the auto-proxy creator looks for advisors, which it does while later
+     * post-processors are still being created; a settings value has nothing to be post-processed for.
+     */
     @Bean
     @ConditionalOnMissingBean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     public static FencedSettings fencedSettings(Environment environment) {
         return FencedSettings.from(environment);
     }
@@ -196,8 +201,9 @@ public class FencedAutoConfiguration {
     }
 
     /**
-     * Quartz and fenced-quartz on the class path: every SchedulerFactoryBean's jobs (Boot's among them) run under
-     * fenced leases, {@code quartz:<group>.<name>}; {@code fenced.spring.quartz.enabled=false} turns it off.
+     * Quartz and fenced-quartz on the class path: the jobs of Boot's SchedulerFactoryBean run under fenced leases,
+     * {@code quartz:<group>.<name>}, through a SchedulerFactoryBeanCustomizer (Boot's hook for it; one class per
+     * Boot line, as the interface moved); {@code fenced.spring.quartz.enabled=false} turns it off.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = {"org.quartz.Scheduler", "org.springframework.scheduling.quartz.SchedulerFactoryBean",
@@ -205,10 +211,30 @@ public class FencedAutoConfiguration {
     @ConditionalOnBean(DataSource.class)
     static class Quartz {
 
-        @Bean
-        static FencedJobFactoryPostProcessor fencedJobFactoryPostProcessor(ObjectProvider<FencedSettings> settings,
-                                                                           ObjectProvider<LeaseManager> leases) {
-            return new FencedJobFactoryPostProcessor(settings, leases);
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "org.springframework.boot.autoconfigure.quartz.SchedulerFactoryBeanCustomizer")
+        static class Boot3 {
+
+            @Bean
+            dev.fenced.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer fencedSchedulerCustomizer(
+                    ObjectProvider<FencedSettings> settings, ObjectProvider<LeaseManager> leases,
+                    ObjectProvider<org.quartz.spi.JobFactory> jobFactories) {
+                return new dev.fenced.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer(settings, leases,
+                        jobFactories);
+            }
+        }
+
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(name = "org.springframework.boot.quartz.autoconfigure.SchedulerFactoryBeanCustomizer")
+        static class Boot4 {
+
+            @Bean
+            dev.fenced.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer fencedSchedulerCustomizer(
+                    ObjectProvider<FencedSettings> settings, ObjectProvider<LeaseManager> leases,
+                    ObjectProvider<org.quartz.spi.JobFactory> jobFactories) {
+                return new dev.fenced.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer(settings, leases,
+                        jobFactories);
+            }
         }
     }
 

@@ -130,14 +130,17 @@ final class FencedLock implements Lock {
         throw new UnsupportedOperationException("fenced: FencedLockRegistry locks have no conditions");
     }
 
-    /** Renewal by the holding thread ({@code RenewableLockRegistry.renewLock}). */
-    void renew() {
+    /**
+     * Renewal by the holding thread ({@code RenewableLockRegistry.renewLock}): the lock lasts {@code ttl} from now
+     * (the registry's ttl, or the one Spring Integration 7's {@code renewLock(key, ttl)} asks for).
+     */
+    void renew(Duration ttl) {
         synchronized (this) {
             if (owner != Thread.currentThread()) {
                 throw new IllegalMonitorStateException("fenced: lock '" + name + "' is not held by this thread");
             }
         }
-        if (!renewedOrDropped()) {
+        if (!renewedOrDropped(ttl)) {
             throw new ConcurrentModificationException("fenced: lock '" + name + "' could not be renewed: its lease"
                     + " was lost (ran out or taken over); the lock is no longer held");
         }
@@ -157,6 +160,10 @@ final class FencedLock implements Lock {
      * anyway) and the hold counted; a lease that is lost drops the whole hold and answers false.
      */
     private boolean renewedOrDropped() {
+        return renewedOrDropped(ttl);
+    }
+
+    private boolean renewedOrDropped(Duration ttl) {
         Lease current;
         synchronized (this) {
             current = lease;

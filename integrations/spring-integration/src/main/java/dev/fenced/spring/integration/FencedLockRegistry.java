@@ -94,11 +94,27 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
      */
     @Override
     public void renewLock(Object lockKey) {
+        renewLock(lockKey, ttl);
+    }
+
+    /**
+     * Makes the lock over {@code lockKey}, held by the calling thread, last {@code ttl} from now. Spring
+     * Integration 7's {@code RenewableLockRegistry} declares it (6.5's does not, hence no {@code @Override}: the
+     * same class serves both).
+     *
+     * @throws IllegalMonitorStateException if the calling thread does not hold it
+     * @throws java.util.ConcurrentModificationException if its lease was lost (the hold is dropped)
+     */
+    public void renewLock(Object lockKey, Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("fenced: a lock renewal ttl must be positive, got " + ttl);
+        }
         FencedLock lock = locks.get(prefix + Objects.requireNonNull(lockKey, "lockKey"));
         if (lock == null) {
             throw new IllegalMonitorStateException("fenced: lock '" + prefix + lockKey + "' is not held by this thread");
         }
-        lock.renew();
+        lock.renew(ttl);
     }
 
     /** Forgets locks that nobody holds and nobody has used for {@code age} milliseconds. */

@@ -14,12 +14,14 @@ import org.springframework.scheduling.quartz.SchedulerContextAware;
 /**
  * A {@link FencedJobFactory} as SchedulerFactoryBean sees it: SchedulerFactoryBean hands its application context and
  * scheduler context to the job factory it holds, and Spring's job factories need them (SpringBeanJobFactory fills
- * job properties from the scheduler context), so they are passed on to the wrapped one.
+ * job properties from the scheduler context), so they are passed on to the wrapped one. Being handed the scheduler
+ * context also tells that this factory is the one the scheduler runs its jobs with ({@link #installed()}).
  */
 final class SpringFencedJobFactory implements JobFactory, ApplicationContextAware, SchedulerContextAware {
 
     private final FencedJobFactory fenced;
     private final JobFactory delegate;
+    private volatile boolean installed;
 
     SpringFencedJobFactory(FencedJobFactory fenced, JobFactory delegate) {
         this.fenced = fenced;
@@ -40,13 +42,14 @@ final class SpringFencedJobFactory implements JobFactory, ApplicationContextAwar
 
     @Override
     public void setSchedulerContext(SchedulerContext context) {
+        installed = true;
         if (delegate instanceof SchedulerContextAware aware) {
             aware.setSchedulerContext(context);
         }
     }
 
-    /** The factory that puts each job under its lease. */
-    FencedJobFactory fenced() {
-        return fenced;
+    /** True once a SchedulerFactoryBean made this its scheduler's job factory (it passes its context then). */
+    boolean installed() {
+        return installed;
     }
 }
