@@ -1,0 +1,121 @@
+package dev.fenced.it.locks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fenced.it.locks.node.NightlyTotals;
+import dev.fenced.it.locks.node.NodeJvm;
+import dev.fenced.it.locks.node.NodeJvm.Run;
+import dev.fenced.it.locks.node.SchedulerLibrary;
+import dev.fenced.it.support.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Each lock library in its own run loop on two nodes, each node a JVM of its own ({@link NodeJvm}) with its own pool
+ * and lease manager, against one database through the fenced driver. Node A's first run reads the total under its
+ * lease and is then frozen whole with {@code kill -STOP} (its lease renewals, heartbeats and scheduler threads with
+ * it) until node B, once A's lease has run out, has run the job twice; then A is thawed with {@code kill -CONT} and
+ * writes its late total. It is refused and counted in A; the row keeps the newer data; no two successful runs
+ * (reported by the nodes with the machine's monotonic clock) overlap; the total counts every successful run once.
+ */
+class FrozenJvmTwoNodesTest {
+
+    /** A renewed lease's ttl: it runs out at most this long after the node is frozen. */
+    private static final Duration TTL = Duration.ofMillis(1000);
+    /**
+     * ShedLock's lockAtMostFor, never renewed: it must outlast node B's start, so that A is frozen while its lease
+     * is still valid and stays frozen past its end.
+     */
+    private static final Duration AT_MOST_FOR = Duration.ofMillis(5000);
+
+    @ParameterizedTest
+    @EnumSource(SchedulerLibrary.class)
+    void aNodeFrozenPastItsLeaseHasItsLateWriteRefusedAndRunsNeverOverlap(SchedulerLibrary library) throws Exception {
+        TestDatabase db = TestDatabase.create();
+        db.execute(NightlyTotals.TABLE_DDL);
+        db.execute(NightlyTotals.RESET);
+        library.createTables(db);
+        Duration ttl = library.renews() ? TTL : AT_MOST_FOR;
+        long began = System.nanoTime();
+
+        try (NodeJvm a = NodeJvm.start(library, "a", db, ttl, true)) {
+            long aToken = Long.parseLong(a.await("INSIDE ").substring("INSIDE ".length()));
+            assertTrue(LeaseRows.isTaken(db, library.leaseName()), "A is inside its job, holding the lease");
+            try (NodeJvm b = NodeJvm.start(library, "b", db, ttl, false)) {
+                a.jvm().signal("STOP");
+                a.jvm().awaitStopped(Duration.ofSeconds(5));
+                long stoppedAt = System.nanoTime();
+                assertTrue(LeaseRows.isTaken(db, library.leaseName()), "A is frozen holding a valid lease");
+
+                b.awaitRun();
+                Run second = b.awaitRun();
+                long frozenFor = System.nanoTime() - stoppedAt;
+                // Frozen with a valid lease, still frozen when B ran under a newer one: frozen past its lease's end.
+                assertEquals("T", a.jvm().state(), "A is still frozen");
+                assertTrue(second.token() > aToken, "B runs under a newer token");
+
+                a.jvm().send("WRITE"); // waits in the pipe: A reads it the moment it runs again
+                a.jvm().signal("CONT");
+                String outcome = a.await("REFUSED ", "RAN ", "UNEXPECTED ");
+                assertTrue(outcome.startsWith("REFUSED " + aToken + " "), "A's late write is refused: " + outcome);
+                assertTrue(outcome.contains("StaleTokenException") || outcome.contains("LeaseLostException"), outcome);
+                if (outcome.contains("LeaseLostException")) {
+                    assertTrue(outcome.contains(library.leaseName()), "the refusal names the lease: " + outcome);
+                }
+                long rowToken = db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 77");
+                assertTrue(rowToken > aToken, "the row keeps the newer holder's data, token " + rowToken);
+
+                a.stop();
+                b.stop();
+                System.out.printf("%s: A frozen %d ms; A's late write: %s; runs A %d, B %d; %d ms in all%n", library,
+                        frozenFor / 1_000_000, outcome, a.runs().size(), b.runs().size(),
+                        (System.nanoTime() - began) / 1_000_000);
+
+                assertCounted(outcome);
+                assertTrue(a.lines("UNEXPECTED ").isEmpty() && b.lines("UNEXPECTED ").isEmpty(), "unexpected failures");
+                assertEquals(1, a.lines("REFUSED ").size() + b.lines("REFUSED ").size(), "one refused write, A's late one");
+                if (library.renews()) {
+                    // A's lease was renewed while A ran: B could only run once A was frozen.
+                    assertTrue(b.runs().stream().allMatch(r -> r.start() > stoppedAt), "B ran while A held the lease");
+                }
+                List<Run> runs = new ArrayList<>(a.runs());
+                runs.addAll(b.runs());
+                assertNoOverlapNoLostUpdate(db, runs);
+            }
+        }
+    }
+
+    /** A's fenced.writes.stale plus fenced.writes.lease_lost, as A reported them after its refused write: one. */
+    private static void assertCounted(String outcome) {
+        long stale = Long.parseLong(outcome.replaceAll(".* stale=(\\d+) .*", "$1"));
+        long lost = Long.parseLong(outcome.replaceAll(".* lost=(\\d+) .*", "$1"));
+        assertEquals(1, stale + lost, "the refused write is counted once: " + outcome);
+        assertEquals(outcome.contains("StaleTokenException") ? 1 : 0, stale, "counted where it was refused: " + outcome);
+    }
+
+    /**
+     * Successful runs, in the order they started, never overlap and carry increasing tokens; the total counts each
+     * once; the row carries the last one's token.
+     */
+    private static void assertNoOverlapNoLostUpdate(TestDatabase db, List<Run> runs) {
+        List<Run> sorted = new ArrayList<>(runs);
+        sorted.sort(Comparator.comparingLong(Run::start));
+        assertFalse(sorted.isEmpty());
+        for (int i = 1; i < sorted.size(); i++) {
+            Run before = sorted.get(i - 1);
+            Run after = sorted.get(i);
+            assertTrue(after.start() > before.end(), "runs overlap: " + before + " and " + after);
+            assertTrue(after.token() > before.token(), "tokens go up: " + before + " then " + after);
+        }
+        assertEquals(sorted.size(), db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"),
+                "the total counts every successful run once: no lost update");
+        assertEquals(sorted.get(sorted.size() - 1).token(),
+                db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 77"), "the last run's write stands");
+    }
+}
