@@ -1,7 +1,6 @@
 package dev.fenced.it.locks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.it.locks.node.NightlyTotals;
@@ -11,7 +10,6 @@ import dev.fenced.it.locks.node.SchedulerLibrary;
 import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -86,7 +84,7 @@ class FrozenJvmTwoNodesTest {
                 }
                 List<Run> runs = new ArrayList<>(a.runs());
                 runs.addAll(b.runs());
-                assertNoOverlapNoLostUpdate(db, runs);
+                JobAudit.assertNoOverlapNoLostUpdate(db, runs);
             }
         }
     }
@@ -97,25 +95,5 @@ class FrozenJvmTwoNodesTest {
         long lost = Long.parseLong(outcome.replaceAll(".* lost=(\\d+) .*", "$1"));
         assertEquals(1, stale + lost, "the refused write is counted once: " + outcome);
         assertEquals(outcome.contains("StaleTokenException") ? 1 : 0, stale, "counted where it was refused: " + outcome);
-    }
-
-    /**
-     * Successful runs, in the order they started, never overlap and carry increasing tokens; the total counts each
-     * once; the row carries the last one's token.
-     */
-    private static void assertNoOverlapNoLostUpdate(TestDatabase db, List<Run> runs) {
-        List<Run> sorted = new ArrayList<>(runs);
-        sorted.sort(Comparator.comparingLong(Run::start));
-        assertFalse(sorted.isEmpty());
-        for (int i = 1; i < sorted.size(); i++) {
-            Run before = sorted.get(i - 1);
-            Run after = sorted.get(i);
-            assertTrue(after.start() > before.end(), "runs overlap: " + before + " and " + after);
-            assertTrue(after.token() > before.token(), "tokens go up: " + before + " then " + after);
-        }
-        assertEquals(sorted.size(), db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"),
-                "the total counts every successful run once: no lost update");
-        assertEquals(sorted.get(sorted.size() - 1).token(),
-                db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 77"), "the last run's write stands");
     }
 }

@@ -13,6 +13,7 @@ import dev.fenced.shedlock.FencedLockProvider;
 import dev.fenced.spring.integration.FencedLockRegistry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +25,7 @@ import org.quartz.JobExecutionContext;
 import org.quartz.JobKey;
 import org.quartz.SimpleScheduleBuilder;
 import org.quartz.TriggerBuilder;
+import org.springframework.core.task.support.TaskExecutorAdapter;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
@@ -44,7 +46,7 @@ public enum SchedulerLibrary {
         }
 
         @Override
-        AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) throws Exception {
+        public AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) throws Exception {
             QuartzJob.run = job;
             org.quartz.Scheduler scheduler = QuartzCluster.scheduler("frozen-jvm", name, node.pool,
                     new FencedJobFactory(node.leases, ttl));
@@ -68,7 +70,7 @@ public enum SchedulerLibrary {
         }
 
         @Override
-        AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) {
+        public AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) {
             RecurringTask<Void> task = Tasks.recurring("nightly-totals", Schedules.fixedDelay(Duration.ofMillis(20)))
                     .execute((instance, context) -> job.run());
             Scheduler scheduler = dbScheduler(Scheduler.create(node.pool).startTasks(task), name)
@@ -86,11 +88,10 @@ public enum SchedulerLibrary {
      */
     SPRING_INTEGRATION("nightly-totals", true) {
         @Override
-        AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) {
-            FencedLockRegistry locks = new FencedLockRegistry(node.leases, ttl, "");
-            LockRegistryLeaderInitiator initiator = leaderInitiator(locks, name, job, () -> { });
-            initiator.start();
-            return initiator::stop;
+        public AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) {
+            Leader leader = new Leader(new FencedLockRegistry(node.leases, ttl, ""), name, job, () -> { });
+            leader.start();
+            return leader;
         }
     },
 
@@ -101,7 +102,7 @@ public enum SchedulerLibrary {
      */
     SHEDLOCK("nightly-totals", false) {
         @Override
-        AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) {
+        public AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) {
             DefaultLockingTaskExecutor executor = new DefaultLockingTaskExecutor(new FencedLockProvider(node.leases));
             ScheduledExecutorService scheduler =
                     Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "scheduler-" + name));
@@ -154,7 +155,7 @@ public enum SchedulerLibrary {
     }
 
     /** Starts the library's run loop on {@code node}, running {@code job}; closing it stops the loop gracefully. */
-    abstract AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) throws Exception;
+    public abstract AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) throws Exception;
 
     /**
      * db-scheduler as the tests run it: one thread, polling every 50 ms, heartbeats every 200 ms and an execution
@@ -169,27 +170,45 @@ public enum SchedulerLibrary {
     }
 
     /**
-     * A leader initiator for role {@code nightly-totals}: each term runs {@code job} and yields, so the nodes take
-     * turns; heartbeats every 200 ms, a non-leader tries every 20 ms.
+     * A {@link LockRegistryLeaderInitiator} for role {@code nightly-totals}: each term runs {@code job} and yields, so
+     * the nodes take turns; heartbeats every 200 ms, a non-leader tries every 20 ms. {@link #close()} also waits for
+     * the term in progress to end (the initiator's own {@code stop()} does not), so a run is never cut off by the
+     * node closing its lease manager under it.
      */
-    public static LockRegistryLeaderInitiator leaderInitiator(FencedLockRegistry locks, String name, Runnable job,
-                                                              Runnable revoked) {
-        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(locks,
-                new DefaultCandidate(name, SPRING_INTEGRATION.leaseName) {
-                    @Override
-                    public void onGranted(Context context) {
-                        job.run();
-                        context.yield();
-                    }
+    public static final class Leader implements AutoCloseable {
+        private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> new Thread(r, "leader"));
+        private final LockRegistryLeaderInitiator initiator;
 
-                    @Override
-                    public void onRevoked(Context context) {
-                        revoked.run();
-                    }
-                });
-        initiator.setHeartBeatMillis(200);
-        initiator.setBusyWaitMillis(20);
-        return initiator;
+        public Leader(FencedLockRegistry locks, String name, Runnable job, Runnable revoked) {
+            initiator = new LockRegistryLeaderInitiator(locks, new DefaultCandidate(name, SPRING_INTEGRATION.leaseName) {
+                @Override
+                public void onGranted(Context context) {
+                    job.run();
+                    context.yield();
+                }
+
+                @Override
+                public void onRevoked(Context context) {
+                    revoked.run();
+                }
+            });
+            initiator.setTaskExecutor(new TaskExecutorAdapter(thread));
+            initiator.setHeartBeatMillis(200);
+            initiator.setBusyWaitMillis(20);
+        }
+
+        public void start() {
+            initiator.start();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            initiator.stop();
+            thread.shutdown();
+            if (!thread.awaitTermination(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the leader's term did not end");
+            }
+        }
     }
 
     /** The job Quartz instantiates (through the fenced factory) on whichever node the cluster gives a firing. */
