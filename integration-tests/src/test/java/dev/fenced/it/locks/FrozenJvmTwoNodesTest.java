@@ -3,6 +3,7 @@ package dev.fenced.it.locks;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.locks.node.LateWrite;
 import dev.fenced.it.locks.node.NightlyTotals;
 import dev.fenced.it.locks.node.NodeJvm;
 import dev.fenced.it.locks.node.NodeJvm.Run;
@@ -11,15 +12,18 @@ import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Each lock library in its own run loop on two nodes, each node a JVM of its own ({@link NodeJvm}) with its own pool
  * and lease manager, against one database through the fenced driver. Node A's first run reads the total under its
  * lease and is then frozen whole with {@code kill -STOP} (its lease renewals, heartbeats and scheduler threads with
  * it) until node B, once A's lease has run out, has run the job twice; then A is thawed with {@code kill -CONT} and
- * writes its late total. It is refused and counted in A; the row keeps the newer data; no two successful runs
+ * writes its late total, under the library's binding or under a copy of its token bound while it was valid
+ * ({@link LateWrite}). It is refused and counted in A; the row keeps the newer data; no two successful runs
  * (reported by the nodes with the machine's monotonic clock) overlap; the total counts every successful run once.
  */
 class FrozenJvmTwoNodesTest {
@@ -32,9 +36,21 @@ class FrozenJvmTwoNodesTest {
      */
     private static final Duration AT_MOST_FOR = Duration.ofMillis(5000);
 
-    @ParameterizedTest
-    @EnumSource(SchedulerLibrary.class)
-    void aNodeFrozenPastItsLeaseHasItsLateWriteRefusedAndRunsNeverOverlap(SchedulerLibrary library) throws Exception {
+    /** Every library, its job writing on its own thread, or under a copy of its token bound at its start. */
+    static Stream<Arguments> cases() {
+        return Stream.of(SchedulerLibrary.values()).flatMap(library -> Stream.of(
+                Arguments.of(library, LateWrite.OWN_THREAD), Arguments.of(library, LateWrite.COPY_BOUND_EARLY)));
+    }
+
+    /**
+     * OWN_THREAD: the refusal comes from whichever check sees the late write first, the driver knowing the lease
+     * lost (LeaseLostException, counted as fenced.writes.lease_lost) or PostgreSQL (StaleTokenException,
+     * fenced.writes.stale). COPY_BOUND_EARLY: only PostgreSQL's fence can refuse it.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void aNodeFrozenPastItsLeaseHasItsLateWriteRefusedAndRunsNeverOverlap(SchedulerLibrary library, LateWrite how)
+            throws Exception {
         TestDatabase db = TestDatabase.create();
         db.execute(NightlyTotals.TABLE_DDL);
         db.execute(NightlyTotals.RESET);
@@ -42,10 +58,10 @@ class FrozenJvmTwoNodesTest {
         Duration ttl = library.renews() ? TTL : AT_MOST_FOR;
         long began = System.nanoTime();
 
-        try (NodeJvm a = NodeJvm.start(library, "a", db, ttl, true)) {
+        try (NodeJvm a = NodeJvm.start(library, "a", db, ttl, true, how)) {
             long aToken = Long.parseLong(a.await("INSIDE ").substring("INSIDE ".length()));
             assertTrue(LeaseRows.isTaken(db, library.leaseName()), "A is inside its job, holding the lease");
-            try (NodeJvm b = NodeJvm.start(library, "b", db, ttl, false)) {
+            try (NodeJvm b = NodeJvm.start(library, "b", db, ttl, false, how)) {
                 a.jvm().signal("STOP");
                 a.jvm().awaitStopped(Duration.ofSeconds(5));
                 long stoppedAt = System.nanoTime();
@@ -62,7 +78,8 @@ class FrozenJvmTwoNodesTest {
                 a.jvm().signal("CONT");
                 String outcome = a.await("REFUSED ", "RAN ", "UNEXPECTED ");
                 assertTrue(outcome.startsWith("REFUSED " + aToken + " "), "A's late write is refused: " + outcome);
-                assertTrue(outcome.contains("StaleTokenException") || outcome.contains("LeaseLostException"), outcome);
+                assertTrue(outcome.contains("StaleTokenException")
+                        || how == LateWrite.OWN_THREAD && outcome.contains("LeaseLostException"), outcome);
                 if (outcome.contains("LeaseLostException")) {
                     assertTrue(outcome.contains(library.leaseName()), "the refusal names the lease: " + outcome);
                 }
@@ -71,7 +88,7 @@ class FrozenJvmTwoNodesTest {
 
                 a.stop();
                 b.stop();
-                System.out.printf("%s: A frozen %d ms; A's late write: %s; runs A %d, B %d; %d ms in all%n", library,
+                System.out.printf("%s %s: A frozen %d ms; A's late write: %s; runs A %d, B %d; %d ms in all%n", library, how,
                         frozenFor / 1_000_000, outcome, a.runs().size(), b.runs().size(),
                         (System.nanoTime() - began) / 1_000_000);
 

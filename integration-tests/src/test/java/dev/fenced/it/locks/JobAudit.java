@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencedStats;
-import dev.fenced.Fencing;
-import dev.fenced.FencingScope;
 import dev.fenced.LeaseLostException;
+import dev.fenced.it.locks.node.LateWrite;
 import dev.fenced.it.locks.node.NightlyTotals;
 import dev.fenced.it.locks.node.NodeJvm.Run;
 import dev.fenced.it.support.TestDatabase;
@@ -15,7 +14,6 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,17 +27,6 @@ import javax.sql.DataSource;
  * is recorded with its start and end; every refused write is kept; anything else is unexpected.
  */
 final class JobAudit {
-
-    /** Where a run writes: on its own thread, or (the run that froze) on a worker given a copy of its token. */
-    enum Write {
-        OWN_THREAD,
-        /**
-         * What a job that hands work to its own worker threads does: it passes them its token, taken while valid,
-         * and they bind it ({@code Fencing.bind}). The driver ties the copy to its lease and refuses it once the
-         * lease is lost; a copy it could not tie would meet the newer token in PostgreSQL.
-         */
-        COPIED_TOKEN
-    }
 
     private final List<Run> runs = new ArrayList<>(); // every successful run
     private final List<Throwable> refused = new ArrayList<>();
@@ -59,26 +46,14 @@ final class JobAudit {
      * the read and the write; {@code ran}, if given, is counted down after a successful run.
      */
     void run(DataSource pool, BooleanSupplier freeze, CountDownLatch ran) {
-        run(pool, freeze, ran, Write.OWN_THREAD);
+        run(pool, freeze, ran, LateWrite.OWN_THREAD);
     }
 
-    /** As {@link #run(DataSource, BooleanSupplier, CountDownLatch)}, the frozen run writing as {@code how} says. */
-    void run(DataSource pool, BooleanSupplier freeze, CountDownLatch ran, Write how) {
+    /** As {@link #run(DataSource, BooleanSupplier, CountDownLatch)}, writing as {@code how} says. */
+    void run(DataSource pool, BooleanSupplier freeze, CountDownLatch ran, LateWrite how) {
         long start = System.nanoTime();
         try {
-            long token = Fencing.currentToken().orElseThrow();
-            long total = NightlyTotals.read(pool);
-            if (freeze.getAsBoolean() && how == Write.COPIED_TOKEN) {
-                CompletableFuture.runAsync(() -> {
-                    try (FencingScope copy = Fencing.bind(token)) {
-                        NightlyTotals.write(pool, total + 1);
-                    } catch (SQLException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }).join();
-            } else {
-                NightlyTotals.write(pool, total + 1);
-            }
+            long token = NightlyTotals.run(pool, how, freeze::getAsBoolean);
             long end = System.nanoTime();
             synchronized (runs) {
                 runs.add(new Run(Thread.currentThread().getName(), token, start, end));

@@ -1,11 +1,15 @@
 package dev.fenced.it.locks.node;
 
+import dev.fenced.Fencing;
+import dev.fenced.FencingScope;
 import dev.fenced.LeaseLostException;
 import dev.fenced.StaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import javax.sql.DataSource;
 
 /**
@@ -23,6 +27,32 @@ public final class NightlyTotals {
     public static final String[] RESET = {"DELETE FROM totals", "INSERT INTO totals VALUES (77, 0, NULL)"};
 
     private NightlyTotals() {
+    }
+
+    /**
+     * One run of the job on the calling thread, which carries the run's token: read, {@code work} (where a run may
+     * freeze), write the total plus one as {@code how} says. Returns the token it wrote under; throws if the write
+     * failed, {@link #refusal} telling a fenced refusal from anything else.
+     */
+    public static long run(DataSource pool, LateWrite how, Runnable work) throws SQLException {
+        long token = Fencing.currentToken()
+                .orElseThrow(() -> new IllegalStateException("no token bound: the job runs outside its lease"));
+        try (FencingScope early = how == LateWrite.COPY_BOUND_EARLY ? Fencing.bind(token) : null) {
+            long total = read(pool);
+            work.run();
+            if (how == LateWrite.COPY_BOUND_LATE) {
+                CompletableFuture.runAsync(() -> {
+                    try (FencingScope late = Fencing.bind(token)) {
+                        write(pool, total + 1);
+                    } catch (SQLException e) {
+                        throw new CompletionException(e);
+                    }
+                }).join();
+            } else {
+                write(pool, total + 1);
+            }
+        }
+        return token;
     }
 
     public static long read(DataSource pool) throws SQLException {

@@ -24,9 +24,10 @@ public final class NodeJvm implements AutoCloseable {
 
     /** Starts node {@code name} running {@code library}'s loop on {@code db}; returns once it says STARTED. */
     public static NodeJvm start(SchedulerLibrary library, String name, TestDatabase db, Duration ttl,
-                                boolean freezeFirst) throws Exception {
+                                boolean freezeFirst, LateWrite how) throws Exception {
         NodeJvm node = new NodeJvm(name, ChildJvm.start(SchedulerNode.class, library.name(), name,
-                db.fencedUrl("fenced.tables=totals"), Long.toString(ttl.toMillis()), Boolean.toString(freezeFirst)));
+                db.fencedUrl("fenced.tables=totals"), Long.toString(ttl.toMillis()), Boolean.toString(freezeFirst),
+                how.name()));
         node.await("STARTED");
         return node;
     }

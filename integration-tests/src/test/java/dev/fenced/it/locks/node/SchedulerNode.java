@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One scheduler node in a JVM of its own, to be frozen with a real SIGSTOP: the {@link SchedulerLibrary}'s run loop
  * runs the nightly-totals job (read, work, write) under its lease, through the fenced driver. Arguments:
- * {@code library name fencedUrl ttlMillis freezeFirst}.
+ * {@code library name fencedUrl ttlMillis freezeFirst lateWrite} ({@link LateWrite}: how every run writes).
  *
  * <p>Says on stdout, one line each:
  * <ul>
@@ -36,6 +36,7 @@ public final class SchedulerNode {
     private static final CountDownLatch mayWrite = new CountDownLatch(1);
     private static final AtomicBoolean freezeNext = new AtomicBoolean();
     private static FencedNode node;
+    private static LateWrite how;
 
     private SchedulerNode() {
     }
@@ -45,6 +46,7 @@ public final class SchedulerNode {
         String name = args[1];
         Duration ttl = Duration.ofMillis(Long.parseLong(args[3]));
         freezeNext.set(Boolean.parseBoolean(args[4]));
+        how = LateWrite.valueOf(args[5]);
         node = new FencedNode(args[2], 4, library.renews());
         AutoCloseable loop = library.start(node, name, ttl, SchedulerNode::run);
         say("STARTED");
@@ -67,21 +69,13 @@ public final class SchedulerNode {
         long start = System.nanoTime();
         long token = Fencing.currentToken().orElse(-1);
         try {
-            long total = NightlyTotals.read(node.pool);
-            if (freezeNext.compareAndSet(true, false)) {
-                say("INSIDE " + token);
-                mayWrite.await();
-            } else {
-                Thread.sleep(WORK.toMillis());
-            }
-            NightlyTotals.write(node.pool, total + 1);
+            NightlyTotals.run(node.pool, how, () -> work(token));
             say("RAN " + token + " " + start + " " + System.nanoTime());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            say("ABORTED " + token);
         } catch (Exception e) {
             SQLException refused = NightlyTotals.refusal(e);
-            if (refused == null) {
+            if (Thread.currentThread().isInterrupted()) {
+                say("ABORTED " + token); // the loop stopping cut the run short before its write
+            } else if (refused == null) {
                 e.printStackTrace();
                 say("UNEXPECTED " + token + " " + e);
             } else {
@@ -90,6 +84,21 @@ public final class SchedulerNode {
                         + " lost=" + FencedStats.counters().get("fenced.writes.lease_lost")
                         + " " + refused.getMessage());
             }
+        }
+    }
+
+    /** Between the read and the write: the first run of a freezeFirst node waits for WRITE, the others work. */
+    private static void work(long token) {
+        try {
+            if (freezeNext.compareAndSet(true, false)) {
+                say("INSIDE " + token);
+                mayWrite.await();
+            } else {
+                Thread.sleep(WORK.toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
         }
     }
 
