@@ -33,8 +33,8 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
 /**
  * The lock libraries and schedulers fenced plugs into, each set up as an application would run the nightly-totals
  * job with it, in its own run loop: the library decides when and where the job runs, fenced's integration takes the
- * lease and binds its token. Used by the node JVMs ({@link SchedulerNode}) and, for their tables and settings, by
- * the in-process tests.
+ * lease and binds its token. Used by the node JVMs ({@link SchedulerNode}) and by the in-process tests (their
+ * tables, ShedLock's loop, the db-scheduler settings, the {@link Leader}), so both run the libraries alike.
  */
 public enum SchedulerLibrary {
 
