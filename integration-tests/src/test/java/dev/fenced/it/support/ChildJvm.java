@@ -106,11 +106,17 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** True if the kernel reports the child stopped (T, or t when traced), or there is no /proc to ask. */
+    public boolean isStopped() {
+        String s = state();
+        return s.equals("T") || s.equals("t") || s.equals("?");
+    }
+
     /** Waits until the kernel reports the child stopped (where /proc exists; elsewhere returns at once). */
     public void awaitStopped(Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
-        String s;
-        while (!(s = state()).equals("T") && !s.equals("t") && !s.equals("?")) {
+        while (!isStopped()) {
+            String s = state();
             if (System.nanoTime() > end) {
                 throw new AssertionError("child " + pid() + " is in state " + s + ", not stopped");
             }
