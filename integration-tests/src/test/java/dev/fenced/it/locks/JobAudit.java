@@ -1,15 +1,15 @@
 package dev.fenced.it.locks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencedStats;
 import dev.fenced.LeaseLostException;
-import dev.fenced.StaleTokenException;
+import dev.fenced.it.locks.node.LateWrite;
+import dev.fenced.it.locks.node.NightlyTotals;
+import dev.fenced.it.locks.node.NodeJvm.Run;
 import dev.fenced.it.support.TestDatabase;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,17 +21,14 @@ import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
 /**
- * The nightly-totals job the scheduler tests run on two nodes, and the audit of its runs: each run reads the
- * total of restaurant 77, adds one and writes it back, so a lost update shows as a total below the number of
- * successful runs. A run may freeze between its read and its write. Every run that wrote is recorded with its
- * start and end; every refused write is kept; anything else is unexpected.
+ * The nightly-totals job ({@link NightlyTotals}) the in-process scheduler tests run on two nodes, and the audit of
+ * its runs: each run reads the total of restaurant 77, adds one and writes it back, so a lost update shows as a
+ * total below the number of successful runs. A run may freeze between its read and its write. Every run that wrote
+ * is recorded with its start and end; every refused write is kept; anything else is unexpected.
  */
 final class JobAudit {
 
-    static final String TABLE_DDL =
-            "CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)";
-
-    private final List<long[]> runs = new ArrayList<>(); // [start, end] of every successful run, nanoTime
+    private final List<Run> runs = new ArrayList<>(); // every successful run
     private final List<Throwable> refused = new ArrayList<>();
     private final AtomicInteger unexpected = new AtomicInteger();
     private final CountDownLatch enough;
@@ -40,7 +37,7 @@ final class JobAudit {
 
     /** Starts an audit that is {@link #awaitEnough done} after {@code runs} successful runs. */
     JobAudit(TestDatabase db, int runs) {
-        db.execute("DELETE FROM totals", "INSERT INTO totals VALUES (77, 0, NULL)");
+        db.execute(NightlyTotals.RESET);
         this.enough = new CountDownLatch(runs);
     }
 
@@ -49,27 +46,27 @@ final class JobAudit {
      * the read and the write; {@code ran}, if given, is counted down after a successful run.
      */
     void run(DataSource pool, BooleanSupplier freeze, CountDownLatch ran) {
+        run(pool, freeze, ran, LateWrite.OWN_THREAD);
+    }
+
+    /** As {@link #run(DataSource, BooleanSupplier, CountDownLatch)}, writing as {@code how} says. */
+    void run(DataSource pool, BooleanSupplier freeze, CountDownLatch ran, LateWrite how) {
         long start = System.nanoTime();
         try {
-            long total = read(pool);
-            freeze.getAsBoolean();
-            write(pool, total + 1);
+            long token = NightlyTotals.run(pool, how, freeze::getAsBoolean);
             long end = System.nanoTime();
             synchronized (runs) {
-                runs.add(new long[] {start, end});
+                runs.add(new Run(Thread.currentThread().getName(), token, start, end));
             }
             if (ran != null) {
                 ran.countDown();
             }
             enough.countDown();
         } catch (Throwable e) {
-            Throwable cause = e;
-            while (!(cause instanceof SQLException) && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
+            SQLException refusal = NightlyTotals.refusal(e);
             synchronized (runs) {
-                if (cause instanceof LeaseLostException || cause instanceof StaleTokenException) {
-                    refused.add(cause);
+                if (refusal != null) {
+                    refused.add(refusal);
                 } else {
                     e.printStackTrace();
                     unexpected.incrementAndGet();
@@ -96,27 +93,35 @@ final class JobAudit {
             }
             assertEquals(lostBefore + staleBefore + 1, FencedStats.counters().get("fenced.writes.lease_lost")
                     + FencedStats.counters().get("fenced.writes.stale"), "the refused write is counted");
-            List<long[]> sorted = new ArrayList<>(runs);
-            sorted.sort(Comparator.comparingLong(x -> x[0]));
-            for (int i = 1; i < sorted.size(); i++) {
-                assertTrue(sorted.get(i)[0] > sorted.get(i - 1)[1], "runs " + (i - 1) + " and " + i + " overlap");
-            }
-            assertEquals(sorted.size(), db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"),
-                    "the total counts every successful run once: no lost update");
+            assertNoOverlapNoLostUpdate(db, runs);
         }
     }
 
     /**
-     * Opens {@code pool}'s first connection and reads the total, so a node's first run does not pay the driver's
-     * first connect (its catalog read) inside a lease with a short ttl.
+     * Successful runs, in the order they started, never overlap and carry increasing tokens; the total counts each
+     * once; the row carries the last one's token.
      */
-    static <T extends DataSource> T warmedUp(T pool) {
-        try {
-            read(pool);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
+    static void assertNoOverlapNoLostUpdate(TestDatabase db, List<Run> runs) {
+        List<Run> sorted = new ArrayList<>(runs);
+        sorted.sort(Comparator.comparingLong(Run::start));
+        assertFalse(sorted.isEmpty(), "no run");
+        for (int i = 1; i < sorted.size(); i++) {
+            Run before = sorted.get(i - 1);
+            Run after = sorted.get(i);
+            assertTrue(after.start() > before.end(), "runs overlap: " + before + " and " + after);
+            assertTrue(after.token() > before.token(), "tokens go up: " + before + " then " + after);
         }
-        return pool;
+        assertEquals(sorted.size(), db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"),
+                "the total counts every successful run once: no lost update");
+        assertEquals(sorted.get(sorted.size() - 1).token(),
+                db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 77"), "the last run's write stands");
+    }
+
+    /** The one refused write, once {@link #assertOneLateWriteRefusedNoOverlapNoLostUpdate} has passed. */
+    Throwable refusal() {
+        synchronized (runs) {
+            return refused.get(0);
+        }
     }
 
     /** Waits for {@code latch} inside a job; a latch that never opens fails the run (as unexpected). */
@@ -128,23 +133,6 @@ final class JobAudit {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        }
-    }
-
-    private static long read(DataSource pool) throws SQLException {
-        try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT amount FROM totals WHERE restaurant_id = 77");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    private static void write(DataSource pool, long total) throws SQLException {
-        try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
-            ps.setLong(1, total);
-            ps.executeUpdate();
         }
     }
 }

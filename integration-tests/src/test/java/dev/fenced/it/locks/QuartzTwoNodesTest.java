@@ -3,19 +3,15 @@ package dev.fenced.it.locks;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.it.support.Pools;
+import dev.fenced.it.locks.node.FencedNode;
+import dev.fenced.it.locks.node.NightlyTotals;
+import dev.fenced.it.locks.node.QuartzCluster;
+import dev.fenced.it.locks.node.SchedulerLibrary;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.quartz.FencedJobFactory;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,12 +27,8 @@ import org.quartz.Scheduler;
 import org.quartz.SchedulerException;
 import org.quartz.SimpleScheduleBuilder;
 import org.quartz.TriggerBuilder;
-import org.quartz.impl.SchedulerRepository;
 import org.quartz.impl.matchers.KeyMatcher;
 import org.quartz.listeners.JobListenerSupport;
-import org.quartz.impl.StdSchedulerFactory;
-import org.quartz.utils.ConnectionProvider;
-import org.quartz.utils.DBConnectionManager;
 
 /**
  * Quartz in cluster mode (JDBC JobStore on PostgreSQL, {@code isClustered=true}), two scheduler instances, each
@@ -57,11 +49,8 @@ class QuartzTwoNodesTest {
     @BeforeAll
     static void setUp() throws Exception {
         db = TestDatabase.create();
-        db.execute(JobAudit.TABLE_DDL);
-        try (InputStream in = Scheduler.class.getResourceAsStream("/org/quartz/impl/jdbcjobstore/tables_postgres.sql");
-             Connection c = db.rawConnection(); Statement s = c.createStatement()) {
-            s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
+        db.execute(NightlyTotals.TABLE_DDL);
+        SchedulerLibrary.QUARTZ.createTables(db);
     }
 
     @Test
@@ -136,11 +125,8 @@ class QuartzTwoNodesTest {
         }
     }
 
-    /** One application instance: its pool, its lease manager, its clustered Quartz scheduler. */
-    static final class Node implements AutoCloseable {
-        final HikariDataSource pool = JobAudit.warmedUp(Pools.fenced(db, 6, "fenced.tables=totals"));
-        // Without renewal the ttl bounds each run, so a worker blocked past it stands for a frozen process.
-        final LeaseManager leases = LeaseManager.builder(pool).withoutRenewal().build();
+    /** One application instance: its pool, its lease manager (without renewal), its clustered Quartz scheduler. */
+    static final class Node extends FencedNode {
         final FencedJobFactory jobs = new FencedJobFactory(leases, TTL);
         final JobAudit audit;
         final BooleanSupplier freeze;
@@ -149,39 +135,12 @@ class QuartzTwoNodesTest {
 
         Node(String cluster, String name, JobAudit audit, BooleanSupplier freeze, CountDownLatch ran)
                 throws SchedulerException {
+            // Without renewal the ttl bounds each run, so a worker blocked past it stands for a frozen process.
+            super(db.fencedUrl("fenced.tables=totals"), 6, false);
             this.audit = audit;
             this.freeze = freeze;
             this.ran = ran;
-            String ds = "fenced-quartz-" + cluster + "-" + name;
-            DBConnectionManager.getInstance().addConnectionProvider(ds, new ConnectionProvider() {
-                @Override
-                public Connection getConnection() throws SQLException {
-                    return pool.getConnection();
-                }
-
-                @Override
-                public void shutdown() {
-                }
-
-                @Override
-                public void initialize() {
-                }
-            });
-            Properties p = new Properties();
-            p.setProperty("org.quartz.scheduler.instanceName", cluster);
-            p.setProperty("org.quartz.scheduler.instanceId", name);
-            // One worker: a node whose worker is frozen fires nothing, as a frozen process would not.
-            p.setProperty("org.quartz.threadPool.threadCount", "1");
-            p.setProperty("org.quartz.scheduler.idleWaitTime", "1000");
-            p.setProperty("org.quartz.jobStore.class", "org.quartz.impl.jdbcjobstore.JobStoreTX");
-            p.setProperty("org.quartz.jobStore.driverDelegateClass", "org.quartz.impl.jdbcjobstore.PostgreSQLDelegate");
-            p.setProperty("org.quartz.jobStore.dataSource", ds);
-            p.setProperty("org.quartz.jobStore.isClustered", "true");
-            p.setProperty("org.quartz.jobStore.clusterCheckinInterval", "1000");
-            scheduler = new StdSchedulerFactory(p).getScheduler();
-            // Quartz keeps one scheduler per name in a JVM; the cluster needs one name, and this test two nodes.
-            SchedulerRepository.getInstance().remove(scheduler.getSchedulerName());
-            scheduler.setJobFactory(jobs);
+            scheduler = QuartzCluster.scheduler(cluster, name, pool, jobs);
             scheduler.getContext().put("node", this);
         }
 
@@ -190,10 +149,13 @@ class QuartzTwoNodesTest {
         }
 
         @Override
-        public void close() throws SchedulerException {
-            scheduler.shutdown(true);
-            leases.close();
-            pool.close();
+        public void close() {
+            try {
+                scheduler.shutdown(true);
+            } catch (SchedulerException e) {
+                throw new IllegalStateException(e);
+            }
+            super.close();
         }
     }
 }

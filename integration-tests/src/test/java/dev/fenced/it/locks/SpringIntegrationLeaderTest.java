@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
-import dev.fenced.LeaseManager;
+import dev.fenced.it.locks.node.FencedNode;
+import dev.fenced.it.locks.node.NightlyTotals;
+import dev.fenced.it.locks.node.SchedulerLibrary;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.spring.integration.FencedLockRegistry;
@@ -22,8 +24,6 @@ import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.integration.leader.Context;
-import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 
 /**
@@ -36,7 +36,6 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
  */
 class SpringIntegrationLeaderTest {
 
-    private static final String ROLE = "nightly-totals";
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final int RUNS = 12;
 
@@ -45,7 +44,7 @@ class SpringIntegrationLeaderTest {
     @BeforeAll
     static void setUp() {
         db = TestDatabase.create();
-        db.execute(JobAudit.TABLE_DDL);
+        db.execute(NightlyTotals.TABLE_DDL);
     }
 
     @Test
@@ -65,17 +64,17 @@ class SpringIntegrationLeaderTest {
         };
 
         try (Node a = new Node("a", audit, freezeA, null)) {
-            a.initiator.start();
+            a.leader.start();
             assertTrue(aRead.await(30, TimeUnit.SECONDS), "node A never led");
             try (Node b = new Node("b", audit, () -> false, bLedThrice)) {
-                b.initiator.start();
+                b.leader.start();
                 assertTrue(bLedThrice.await(30, TimeUnit.SECONDS), "leadership never moved to B");
                 resumeA.countDown();
                 audit.awaitEnough();
             }
             assertTrue(a.revoked.get() >= 1, "A's leadership was revoked");
         }
-        audit.assertOneLateWriteRefusedNoOverlapNoLostUpdate(db, ROLE);
+        audit.assertOneLateWriteRefusedNoOverlapNoLostUpdate(db, SchedulerLibrary.SPRING_INTEGRATION.leaseName());
     }
 
     /** A held lock is exclusive, reentrant for its holder, binds its token to the holder's thread only. */
@@ -106,36 +105,26 @@ class SpringIntegrationLeaderTest {
         }
     }
 
-    /** One application instance: its pool, its lock registry, its leader initiator. */
-    static final class Node implements AutoCloseable {
-        final HikariDataSource pool = JobAudit.warmedUp(Pools.fenced(db, 4, "fenced.tables=totals"));
-        final LeaseManager leases = LeaseManager.builder(pool).withoutRenewal().build();
+    /** One application instance: its pool, its lease manager (without renewal), its lock registry, its initiator. */
+    static final class Node extends FencedNode {
         final FencedLockRegistry locks = new FencedLockRegistry(leases, TTL, "");
-        final LockRegistryLeaderInitiator initiator;
+        final SchedulerLibrary.Leader leader;
         final AtomicInteger revoked = new AtomicInteger();
 
         Node(String name, JobAudit audit, BooleanSupplier freeze, CountDownLatch led) {
-            initiator = new LockRegistryLeaderInitiator(locks, new DefaultCandidate(name, ROLE) {
-                @Override
-                public void onGranted(Context context) {
-                    audit.run(pool, freeze, led);
-                    context.yield(); // one run per term: let the nodes take turns
-                }
-
-                @Override
-                public void onRevoked(Context context) {
-                    revoked.incrementAndGet();
-                }
-            });
-            initiator.setHeartBeatMillis(200);
-            initiator.setBusyWaitMillis(20);
+            // Without renewal only the initiator's heartbeat extends the lease: a leader stuck in its term loses it.
+            super(db.fencedUrl("fenced.tables=totals"), 4, false);
+            leader = new SchedulerLibrary.Leader(locks, name, () -> audit.run(pool, freeze, led), revoked::incrementAndGet);
         }
 
         @Override
         public void close() {
-            initiator.stop();
-            leases.close();
-            pool.close();
+            try {
+                leader.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            super.close();
         }
     }
 }

@@ -10,10 +10,15 @@ public final class Pools {
     }
 
     public static HikariDataSource fenced(TestDatabase db, int size, String... fencedParameters) {
+        return pool(db.fencedUrl(fencedParameters), size, "fenced-" + db.name());
+    }
+
+    /** A pool on {@code jdbcUrl} as given, for a child JVM that only has the URL. */
+    public static HikariDataSource pool(String jdbcUrl, int size, String name) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(db.fencedUrl(fencedParameters));
+        config.setJdbcUrl(jdbcUrl);
         config.setMaximumPoolSize(size);
-        config.setPoolName("fenced-" + db.name());
+        config.setPoolName(name);
         return new HikariDataSource(config);
     }
 }

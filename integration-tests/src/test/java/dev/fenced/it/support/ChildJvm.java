@@ -1,4 +1,4 @@
-package dev.fenced.it.lease;
+package dev.fenced.it.support;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,15 +19,17 @@ import java.util.concurrent.TimeUnit;
  * A second JVM on the test class path, talked to line by line over stdin/stdout, that can be frozen and
  * thawed with real signals ({@code kill -STOP}/{@code -CONT}) and killed without warning. Its output is
  * echoed to this JVM's stderr with a prefix so failures can be read in the test report; stdout and stderr
- * are never inherited, because the test runner's own channel may live on them.
+ * are never inherited, because the test runner's own channel may live on them. Shared by the lease tests and the
+ * scheduler nodes of the lock-library tests.
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
 
     private static final String EOF = "\u0000eof";
 
     private final Process process;
     private final Writer stdin;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> said = new ArrayList<>(); // every stdout line, kept for audits after the fact
 
     private ChildJvm(Process process) {
         this.process = process;
@@ -36,7 +38,7 @@ final class ChildJvm implements AutoCloseable {
         pump(process.getErrorStream(), "err", false);
     }
 
-    static ChildJvm start(Class<?> main, String... args) throws IOException {
+    public static ChildJvm start(Class<?> main, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx128m");
@@ -48,12 +50,12 @@ final class ChildJvm implements AutoCloseable {
         return new ChildJvm(new ProcessBuilder(command).start());
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
     /** The next stdout line that starts with one of {@code prefixes}; fails if none comes in time. */
-    String awaitLine(Duration timeout, String... prefixes) throws InterruptedException {
+    public String awaitLine(Duration timeout, String... prefixes) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
         while (true) {
             long left = end - System.nanoTime();
@@ -73,13 +75,20 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
-    void send(String line) throws IOException {
+    /** Every stdout line the child has said so far, whether or not {@link #awaitLine} consumed it. */
+    public List<String> said() {
+        synchronized (said) {
+            return List.copyOf(said);
+        }
+    }
+
+    public void send(String line) throws IOException {
         stdin.write(line + "\n");
         stdin.flush();
     }
 
     /** Sends a real signal: STOP freezes every thread of the child at once, CONT thaws it. */
-    void signal(String name) throws IOException, InterruptedException {
+    public void signal(String name) throws IOException, InterruptedException {
         Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).redirectErrorStream(true).start();
         String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
@@ -88,7 +97,7 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** The state letter from /proc (T when stopped), or "?" where there is no /proc. */
-    String state() {
+    public String state() {
         try {
             String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
             return stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
@@ -97,11 +106,17 @@ final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** True if the kernel reports the child stopped (T, or t when traced), or there is no /proc to ask. */
+    public boolean isStopped() {
+        String s = state();
+        return s.equals("T") || s.equals("t") || s.equals("?");
+    }
+
     /** Waits until the kernel reports the child stopped (where /proc exists; elsewhere returns at once). */
-    void awaitStopped(Duration timeout) throws InterruptedException {
+    public void awaitStopped(Duration timeout) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
-        String s;
-        while (!(s = state()).equals("T") && !s.equals("t") && !s.equals("?")) {
+        while (!isStopped()) {
+            String s = state();
             if (System.nanoTime() > end) {
                 throw new AssertionError("child " + pid() + " is in state " + s + ", not stopped");
             }
@@ -110,12 +125,12 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** SIGKILL: the child dies at once, no shutdown hooks, no release. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
-    boolean waitFor(Duration timeout) throws InterruptedException {
+    public boolean waitFor(Duration timeout) throws InterruptedException {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -142,6 +157,9 @@ final class ChildJvm implements AutoCloseable {
                 while ((line = r.readLine()) != null) {
                     System.err.println("[child " + process.pid() + " " + stream + "] " + line);
                     if (keep) {
+                        synchronized (said) {
+                            said.add(line);
+                        }
                         lines.add(line);
                     }
                 }
