@@ -89,9 +89,10 @@ final class Guards {
         return new AndExpression(new ParenthesedExpressionList<>(where), onlyMatched);
     }
 
-    /** The row's fence column, {@code <qualifier>.<column>}. */
+    /** The row's fence column, {@code <qualifier>.<column>}, or the bare column when {@code qualifier} is null. */
     private static Column fence(String qualifier, String column) {
-        return new Column(new Table(qualifier), TableName.quote(column));
+        return qualifier == null ? new Column(TableName.quote(column))
+                : new Column(new Table(qualifier), TableName.quote(column));
     }
 
     /** The token parameter alone, {@code ?<index>}: where PostgreSQL types it from the bind (bigint). */

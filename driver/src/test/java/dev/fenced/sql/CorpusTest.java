@@ -262,7 +262,9 @@ class CorpusTest {
             String column = q + ".last_token";
             String label = table.displayName();
             if (dml instanceof Update u) {
-                checkSets(u.getUpdateSets(), column, label, "UPDATE", problems);
+                // without FROM the guard names the fence column bare (nothing else in scope has it)
+                boolean onlyTarget = u.getFromItem() == null && (u.getJoins() == null || u.getJoins().isEmpty());
+                checkSets(u.getUpdateSets(), onlyTarget ? "last_token" : column, label, "UPDATE", problems);
             } else if (dml instanceof Insert ins) {
                 checkInsert(ins, column, label, problems);
             } else if (dml instanceof Merge m) {

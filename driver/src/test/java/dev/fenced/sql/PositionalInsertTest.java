@@ -82,8 +82,8 @@ class PositionalInsertTest {
 
     @Test
     void updateWhereCurrentOfIsFencedInItsSetList() {
-        assertEquals("UPDATE t SET b = ?, last_token = CASE WHEN t.last_token > ? THEN pg_catalog.pg_size_bytes("
-                + "pg_catalog.concat('fenced-stale:', t.last_token, ':" + StaleMarker.nonce() + ":t')) ELSE ? END"
+        assertEquals("UPDATE t SET b = ?, last_token = CASE WHEN last_token > ? THEN pg_catalog.pg_size_bytes("
+                + "pg_catalog.concat('fenced-stale:', last_token, ':" + StaleMarker.nonce() + ":t')) ELSE ? END"
                 + " WHERE CURRENT OF \"My Cursor\" RETURNING a",
                 fenced("UPDATE t SET b = ? WHERE CURRENT OF \"My Cursor\" RETURNING a"));
         assertTrue(refused("DELETE FROM t WHERE CURRENT OF c").contains("delete by key"));
@@ -95,7 +95,7 @@ class PositionalInsertTest {
     void aStarAfterTheTargetStaysWhereItWas() {
         assertTrue(fenced("UPDATE t * SET b = 1 WHERE a = 2").startsWith("UPDATE t * SET b = 1, last_token = CASE"));
         assertTrue(fenced("UPDATE public.t * AS x SET b = 1").startsWith("UPDATE public.t * AS x SET b = 1, last_token"
-                + " = CASE WHEN x.last_token > ? THEN"));
+                + " = CASE WHEN last_token > ? THEN"));
         assertTrue(fenced("DELETE FROM t * WHERE a = 2").startsWith("DELETE FROM t * WHERE (a = 2) AND CASE"),
                 () -> fenced("DELETE FROM t * WHERE a = 2"));
         assertTrue(fenced("UPDATE ONLY public.t SET b = 1").startsWith("UPDATE ONLY public.t SET b = 1, last_token"));

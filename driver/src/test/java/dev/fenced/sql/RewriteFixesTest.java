@@ -31,7 +31,7 @@ class RewriteFixesTest {
     /** Corpus #1027 (updatable_views.sql): {@code =-} is two operators in PostgreSQL, not one. */
     @Test
     void equalsMinusIsFencedNotRefused() {
-        assertEquals("UPDATE rw_view16 SET aa = -3, last_token = " + SqlRewriterTest.guard("rw_view16", "rw_view16")
+        assertEquals("UPDATE rw_view16 SET aa = -3, last_token = " + SqlRewriterTest.guard(null, "rw_view16")
                         + " WHERE a = 3",
                 fenced(rewriter("rw_view16"), "UPDATE rw_view16 SET aa=-3 WHERE a=3"));
         assertEquals("DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN " + SqlRewriterTest.check("t", "t")
@@ -141,7 +141,7 @@ class RewriteFixesTest {
         RewritePlan deep = rewriter.plan("UPDATE t SET a = ARRAY[" + twelve + "]");
         assertEquals(RewritePlan.Kind.REFUSED, deep.kind());
         assertEquals("nesting deeper than 12 levels", deep.refusedConstruct());
-        assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = " + SqlRewriterTest.guard("t", "t")
+        assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = " + SqlRewriterTest.guard(null, "t")
                         + " WHERE b[1][2] = 3",
                 fenced(rewriter, "UPDATE t SET a = ARRAY[ARRAY[1]] WHERE b[1][2] = 3"));
     }

@@ -23,8 +23,9 @@ class SqlRewriterTest {
     static final String T = "CAST(? AS bigint)";
     /** The UPDATE guard on row {@code q} of a table labelled {@code label}, as the rewriter prints it. */
     static String guard(String q, String label) {
-        return "CASE WHEN " + q + ".last_token > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + q
-                + ".last_token, ':" + StaleMarker.nonce() + ":" + label + "')) ELSE ? END";
+        String c = q == null ? "last_token" : q + ".last_token";
+        return "CASE WHEN " + c + " > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + c
+                + ", ':" + StaleMarker.nonce() + ":" + label + "')) ELSE ? END";
     }
 
     /** The DELETE check, likewise. */
@@ -66,7 +67,7 @@ class SqlRewriterTest {
         assertTrue(fast.tokenRequired());
         RewritePlan unfenced = rewriter.planForNullToken(sql);
         assertTrue(unfenced.isFenced() && !unfenced.tokenRequired(), unfenced::toString);
-        assertEquals(fast.sql().replace("ELSE ? END", "ELSE COALESCE(?, totals.last_token) END"), unfenced.sql());
+        assertEquals(fast.sql().replace("ELSE ? END", "ELSE COALESCE(?, last_token) END"), unfenced.sql());
         // the same parameters at the same places: a statement can bind either text alike
         assertArrayEquals(fast.tokenIndexes(), unfenced.tokenIndexes());
         assertArrayEquals(fast.delegateIndexes(2), unfenced.delegateIndexes(2));
@@ -82,7 +83,7 @@ class SqlRewriterTest {
     @Test
     void updateSetsTheTokenThroughTheGuardAndMapsParameters() {
         RewritePlan p = fenced("UPDATE totals SET amount = ? WHERE restaurant_id = ?");
-        assertEquals("UPDATE totals SET amount = ?, last_token = " + guard("totals") + " WHERE restaurant_id = ?", p.sql());
+        assertEquals("UPDATE totals SET amount = ?, last_token = " + guard(null) + " WHERE restaurant_id = ?", p.sql());
         assertArrayEquals(new int[] {1}, p.delegateIndexes(1));
         assertArrayEquals(new int[] {4}, p.delegateIndexes(2));
         assertArrayEquals(new int[] {2, 3}, p.tokenIndexes());
@@ -100,7 +101,7 @@ class SqlRewriterTest {
 
     @Test
     void onlyIsLiftedBeforeParsingAndPutBack() {
-        assertEquals("UPDATE ONLY totals SET amount = 1, last_token = " + guard("totals"),
+        assertEquals("UPDATE ONLY totals SET amount = 1, last_token = " + guard(null),
                 fenced("UPDATE ONLY totals SET amount = 1").sql());
         assertTrue(fenced("DELETE FROM ONLY totals WHERE id = ?").sql().startsWith("DELETE FROM ONLY totals WHERE (id = ?)"));
     }
@@ -152,7 +153,7 @@ class SqlRewriterTest {
     @Test
     void dataModifyingCtesAndMultiStatementTextsAreFencedEach() {
         RewritePlan p = fenced("WITH u AS (UPDATE totals SET amount = 1 WHERE id = ? RETURNING *) SELECT * FROM u");
-        assertEquals("WITH u AS (UPDATE totals SET amount = 1, last_token = " + guard("totals")
+        assertEquals("WITH u AS (UPDATE totals SET amount = 1, last_token = " + guard(null)
                 + " WHERE id = ? RETURNING *) SELECT * FROM u", p.sql());
         RewritePlan two = fenced("UPDATE totals SET a = 1; DELETE FROM totals WHERE id = 2");
         assertEquals(List.of("totals", "totals"), two.tables());
@@ -161,7 +162,7 @@ class SqlRewriterTest {
 
     @Test
     void observeModeRecordsTheTokenWithoutChecking() {
-        assertEquals("UPDATE sales.orders SET a = ?, last_token = GREATEST(orders.last_token, " + T + ")",
+        assertEquals("UPDATE sales.orders SET a = ?, last_token = GREATEST(last_token, " + T + ")",
                 fenced("UPDATE sales.orders SET a = ?").sql());
         assertEquals(FencingMode.OBSERVE, fenced("UPDATE sales.orders SET a = ?").mode());
         assertEquals("DELETE FROM sales.orders WHERE a = ?", fenced("DELETE FROM sales.orders WHERE a = ?").sql());

@@ -176,8 +176,8 @@ class CliUsageTest {
                 "SELECT * FROM totals");
         assertEquals(0, r.exit(), r::toString);
         assertTrue(r.out().contains("planned from the table names only"), r::toString);
-        assertTrue(r.out().contains("UPDATE totals SET amount = ?, last_token = CASE WHEN totals.last_token > ? THEN"
-                + " pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', totals.last_token, ':"), r::toString);
+        assertTrue(r.out().contains("UPDATE totals SET amount = ?, last_token = CASE WHEN last_token > ? THEN"
+                + " pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', last_token, ':"), r::toString);
         assertTrue(r.out().contains("parameters: ?1 -> $1, ?2 -> $4; token -> $2 and $3"), r::toString);
         assertTrue(r.out().contains("passed through: it writes no protected table"), r::toString);
 

@@ -85,8 +85,8 @@ class JooqTest extends ClientContract {
         String sql = ctx.update(TOTALS).set(AMOUNT, 1L).where(ID.eq(1)).getSQL();
         assertEquals("update \"public\".\"totals\" set \"amount\" = ? where \"public\".\"totals\".\"restaurant_id\" = ?", sql);
         String sent = ctx.connectionResult(c -> c.nativeSQL(sql));
-        assertEquals("UPDATE \"public\".\"totals\" SET \"amount\" = ?, last_token = CASE WHEN \"totals\".last_token"
-                + " > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', \"totals\".last_token, ':"
+        assertEquals("UPDATE \"public\".\"totals\" SET \"amount\" = ?, last_token = CASE WHEN last_token"
+                + " > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', last_token, ':"
                 + StaleMarker.nonce() + ":totals')) ELSE ? END"
                 + " WHERE \"public\".\"totals\".\"restaurant_id\" = ?", sent);
     }
