@@ -56,9 +56,14 @@ public class RewriteBench {
     }
 
     static RewriteCache newCache(List<String> tables) {
+        return new RewriteCache(newRewriter(tables), 2048);
+    }
+
+    /** The driver's rewriter with {@code tables} protected in enforce mode (2 s parse deadline, as by default). */
+    static SqlRewriter newRewriter(List<String> tables) {
         FencingTargets targets = FencingTargets.of(tables.stream()
                 .map(t -> new ProtectedTable(TableName.parse(t), BenchEnv.FENCE_COLUMN, FencingMode.ENFORCE)).toList());
-        return new RewriteCache(new SqlRewriter(targets, RelativeUpdatePolicy.WARN, Duration.ofSeconds(2)), 2048);
+        return new SqlRewriter(targets, RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
     }
 
     @Setup(Level.Trial)
