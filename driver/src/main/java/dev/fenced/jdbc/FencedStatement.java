@@ -55,9 +55,7 @@ public class FencedStatement extends DelegatingStatement {
             return result;
         }
         long token = TokenResolver.resolve(plan, sql, runtime);
-        if (token == TokenResolver.NO_TOKEN) {
-            plan = runtime.forNullToken(plan, sql);
-        }
+        plan = withToken(plan, sql, token);
         T result;
         try {
             result = execution.run(plan.render(token));
@@ -67,6 +65,11 @@ public class FencedStatement extends DelegatingStatement {
         }
         afterSchemaChange(plan);
         return result;
+    }
+
+    /** The plan whose text {@code token} can be sent with: a NULL token needs the text that keeps the fence value. */
+    private RewritePlan withToken(RewritePlan plan, String sql, long token) throws SQLException {
+        return token == TokenResolver.NO_TOKEN ? runtime.forNullToken(plan, sql) : plan;
     }
 
     /** A statement that may have made a new view, partition or child of a protected table: read the catalog. */
@@ -163,9 +166,7 @@ public class FencedStatement extends DelegatingStatement {
             return;
         }
         long token = TokenResolver.resolve(plan, sql, runtime);
-        if (token == TokenResolver.NO_TOKEN) {
-            plan = runtime.forNullToken(plan, sql);
-        }
+        plan = withToken(plan, sql, token);
         statement.addBatch(plan.render(token));
         remember(plan, token);
     }
