@@ -124,6 +124,34 @@ final class JobAudit {
         }
     }
 
+    /**
+     * The freeze of node A in the in-process tests: the first run that asks holds its thread after the read, with
+     * its lease, until {@link #resume}; {@link #awaitFrozen} waits for that. Later runs pass.
+     */
+    static final class FreezeOnce implements BooleanSupplier {
+        private final CountDownLatch frozen = new CountDownLatch(1);
+        private final CountDownLatch resumed = new CountDownLatch(1);
+        private final java.util.concurrent.atomic.AtomicBoolean used = new java.util.concurrent.atomic.AtomicBoolean();
+
+        @Override
+        public boolean getAsBoolean() {
+            if (!used.compareAndSet(false, true)) {
+                return false;
+            }
+            frozen.countDown();
+            await(resumed);
+            return true;
+        }
+
+        boolean awaitFrozen() throws InterruptedException {
+            return frozen.await(30, TimeUnit.SECONDS);
+        }
+
+        void resume() {
+            resumed.countDown();
+        }
+    }
+
     /** Waits for {@code latch} inside a job; a latch that never opens fails the run (as unexpected). */
     static void await(CountDownLatch latch) {
         try {

@@ -14,7 +14,6 @@ import dev.fenced.quartz.FencedJobFactory;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,18 +55,8 @@ class QuartzTwoNodesTest {
     @Test
     void theFrozenNodesLateWriteIsRefusedAndRunsNeverOverlap() throws Exception {
         JobAudit audit = new JobAudit(db, RUNS);
-        CountDownLatch aRead = new CountDownLatch(1);
         CountDownLatch bRanThrice = new CountDownLatch(3);
-        CountDownLatch resumeA = new CountDownLatch(1);
-        AtomicBoolean aFrozenOnce = new AtomicBoolean();
-        BooleanSupplier freezeA = () -> {
-            if (aFrozenOnce.compareAndSet(false, true)) {
-                aRead.countDown();
-                JobAudit.await(resumeA);
-                return true;
-            }
-            return false;
-        };
+        JobAudit.FreezeOnce freezeA = new JobAudit.FreezeOnce();
 
         try (Node a = new Node("two-nodes", "a", audit, freezeA, null); Node b = new Node("two-nodes", "b", audit, () -> false, bRanThrice)) {
             a.scheduler.scheduleJob(JobBuilder.newJob(TotalsJob.class).withIdentity(JOB).build(),
@@ -75,10 +64,10 @@ class QuartzTwoNodesTest {
                             .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever().withIntervalInMilliseconds(20))
                             .build());
             a.scheduler.start();
-            assertTrue(aRead.await(30, TimeUnit.SECONDS), "node A never ran");
+            assertTrue(freezeA.awaitFrozen(), "node A never ran");
             b.scheduler.start();
             assertTrue(bRanThrice.await(30, TimeUnit.SECONDS), "node B never took over");
-            resumeA.countDown();
+            freezeA.resume();
             audit.awaitEnough();
         }
         audit.assertOneLateWriteRefusedNoOverlapNoLostUpdate(db, FencedJobFactory.defaultLeaseName(JOB));

@@ -13,8 +13,6 @@ import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,24 +50,14 @@ class ShedLockTwoNodesTest {
     @EnumSource(LateWrite.class)
     void theFrozenNodesLateWriteIsRefusedAndRunsNeverOverlap(LateWrite how) throws Exception {
         JobAudit audit = new JobAudit(db, RUNS);
-        CountDownLatch aRead = new CountDownLatch(1);
         CountDownLatch bRanThrice = new CountDownLatch(3);
-        CountDownLatch resumeA = new CountDownLatch(1);
-        AtomicBoolean aFrozenOnce = new AtomicBoolean();
-        BooleanSupplier freezeA = () -> {
-            if (aFrozenOnce.compareAndSet(false, true)) {
-                aRead.countDown();
-                JobAudit.await(resumeA);
-                return true;
-            }
-            return false;
-        };
+        JobAudit.FreezeOnce freezeA = new JobAudit.FreezeOnce();
 
         try (Node a = new Node("a", pool -> audit.run(pool, freezeA, null, how))) {
-            assertTrue(aRead.await(30, TimeUnit.SECONDS), "node A never ran");
+            assertTrue(freezeA.awaitFrozen(), "node A never ran");
             try (Node b = new Node("b", pool -> audit.run(pool, () -> false, bRanThrice, how))) {
                 assertTrue(bRanThrice.await(30, TimeUnit.SECONDS), "node B never took over");
-                resumeA.countDown();
+                freezeA.resume();
                 audit.awaitEnough();
             }
         }

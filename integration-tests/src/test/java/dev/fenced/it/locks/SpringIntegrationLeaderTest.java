@@ -18,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.function.BooleanSupplier;
@@ -50,26 +49,16 @@ class SpringIntegrationLeaderTest {
     @Test
     void leadershipMovesWhenTheLeaderFreezesAndItsLateWriteIsRefused() throws Exception {
         JobAudit audit = new JobAudit(db, RUNS);
-        CountDownLatch aRead = new CountDownLatch(1);
         CountDownLatch bLedThrice = new CountDownLatch(3);
-        CountDownLatch resumeA = new CountDownLatch(1);
-        AtomicBoolean aFrozenOnce = new AtomicBoolean();
-        BooleanSupplier freezeA = () -> {
-            if (aFrozenOnce.compareAndSet(false, true)) {
-                aRead.countDown();
-                JobAudit.await(resumeA);
-                return true;
-            }
-            return false;
-        };
+        JobAudit.FreezeOnce freezeA = new JobAudit.FreezeOnce();
 
         try (Node a = new Node("a", audit, freezeA, null)) {
             a.leader.start();
-            assertTrue(aRead.await(30, TimeUnit.SECONDS), "node A never led");
+            assertTrue(freezeA.awaitFrozen(), "node A never led");
             try (Node b = new Node("b", audit, () -> false, bLedThrice)) {
                 b.leader.start();
                 assertTrue(bLedThrice.await(30, TimeUnit.SECONDS), "leadership never moved to B");
-                resumeA.countDown();
+                freezeA.resume();
                 audit.awaitEnough();
             }
             assertTrue(a.revoked.get() >= 1, "A's leadership was revoked");
