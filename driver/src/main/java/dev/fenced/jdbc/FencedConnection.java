@@ -255,7 +255,8 @@ public final class FencedConnection extends DelegatingConnection {
      */
     private RewritePlan preparedPlan(String sql) throws SQLException {
         RewritePlan plan = plan(sql);
-        return TokenResolver.inUnfencedSection() ? runtime.forNullToken(plan, sql) : plan;
+        // the thread-local read only for the texts it can change (an enforced UPDATE guard), not every prepare
+        return plan.tokenRequired() && TokenResolver.inUnfencedSection() ? runtime.forNullToken(plan, sql) : plan;
     }
 
     private static String sqlFor(RewritePlan plan, String sql) {
