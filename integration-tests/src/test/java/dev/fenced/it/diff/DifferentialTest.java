@@ -28,6 +28,9 @@ import org.junit.jupiter.api.Test;
  *     column aside, which must hold the token on every row the statement wrote);</li>
  * <li>stale token: StaleTokenException or a refusal, or success with every existing row unchanged (only new rows
  *     may appear: an INSERT of a new key has no row to be stale against).</li>
+ * <li>no token, inside {@code Fencing.unfenced} (the statement prepared and run there): exactly what raw PostgreSQL
+ *     did, the fence column included: a write fenced would refuse runs as written, and a fenced one keeps every
+ *     row's fence value (new rows get none), as a writer that never fences would leave it.</li>
  * </ul>
  * A refusal (FN003) is counted, not a mismatch. {@code -Dfencedtest.diff.cases=N -Dfencedtest.diff.seed=S} run a long
  * campaign with a new seed; CI runs the default few thousand.
@@ -46,7 +49,7 @@ class DifferentialTest {
     }
 
     @Test
-    void fencedAgreesWithRawPostgresAndStaleTokensChangeNothing() throws SQLException {
+    void fencedAgreesWithRawPostgresAndStaleTokensChangeNothing() throws Exception {
         int cases = Integer.getInteger("fencedtest.diff.cases", 3000);
         long seed = Long.getLong("fencedtest.diff.seed", 16L);
         TestDatabase db = TestDatabase.create();
@@ -60,10 +63,15 @@ class DifferentialTest {
         }
         db.execute(load.toString());
         DmlGenerator generator = new DmlGenerator(seed);
+        // each unfenced section is logged at INFO (meant for migrations); thousands of them would bury the report
+        java.util.logging.Logger sections = java.util.logging.Logger.getLogger("dev.fenced.Fencing");
+        java.util.logging.Level was = sections.getLevel();
+        sections.setLevel(java.util.logging.Level.WARNING);
         int agreed = 0;
         int bothFailed = 0;
         int refused = 0;
         int staleRefused = 0;
+        int unfencedAgreed = 0;
         List<String> mismatches = new ArrayList<>();
         Map<String, Integer> refusals = new TreeMap<>();
         try (Connection raw = DriverManager.getConnection(db.rawUrl());
@@ -78,6 +86,12 @@ class DifferentialTest {
                 Outcome current;
                 try (FencingScope ignored = Fencing.bind(CURRENT)) {
                     current = run(fenced, k);
+                }
+                String unfencedProblem = compareUnfenced(expected, Fencing.unfenced(() -> run(fenced, k)));
+                if (unfencedProblem != null) {
+                    mismatches.add("case " + n + " (seed " + seed + "), unfenced: " + unfencedProblem + "\n    " + k);
+                } else {
+                    unfencedAgreed++;
                 }
                 if (current.failed() && current.error().startsWith(UnsupportedStatementException.SQLSTATE)) {
                     refused++;
@@ -104,11 +118,13 @@ class DifferentialTest {
                 }
             }
         }
+        sections.setLevel(was);
         StringBuilder report = new StringBuilder();
         report.append("differential harness, seed ").append(seed).append(": ").append(cases).append(" cases, ")
                 .append(agreed).append(" agreed with raw PostgreSQL (stale: ").append(staleRefused)
                 .append(" refused as stale), ").append(bothFailed).append(" failed alike, ").append(refused)
-                .append(" refused by fenced, ").append(mismatches.size()).append(" mismatches\n");
+                .append(" refused by fenced; ").append(unfencedAgreed).append(" run unfenced exactly as raw; ")
+                .append(mismatches.size()).append(" mismatches\n");
         refusals.forEach((r, c) -> report.append("  refused ").append(c).append(": ").append(r).append('\n'));
         mismatches.stream().limit(20).forEach(m -> report.append(m).append('\n'));
         System.out.println(report);
@@ -139,6 +155,27 @@ class DifferentialTest {
             if (!(e.getValue() == CURRENT || (written ? false : e.getValue() == ROW_TOKEN))) {
                 return "row " + e.getKey() + " has fence token " + e.getValue();
             }
+        }
+        return null;
+    }
+
+    /** Inside {@code Fencing.unfenced}: the same outcome as raw, every column of every row, the fence column too. */
+    private static String compareUnfenced(Outcome raw, Outcome unfenced) {
+        if (raw.failed() || unfenced.failed()) {
+            return raw.failed() == unfenced.failed() ? null : "raw " + (raw.failed() ? "failed: " + raw.error()
+                    : "succeeded") + ", unfenced " + (unfenced.failed() ? "failed: " + unfenced.error() : "succeeded");
+        }
+        if (raw.count() != unfenced.count()) {
+            return "update count " + raw.count() + " raw, " + unfenced.count() + " unfenced";
+        }
+        if (!raw.returned().equals(unfenced.returned())) {
+            return "RETURNING " + raw.returned() + " raw, " + unfenced.returned() + " unfenced";
+        }
+        if (!raw.rows().equals(unfenced.rows())) {
+            return "rows " + raw.rows() + " raw, " + unfenced.rows() + " unfenced";
+        }
+        if (!raw.tokens().equals(unfenced.tokens())) {
+            return "fence tokens " + raw.tokens() + " raw, " + unfenced.tokens() + " unfenced";
         }
         return null;
     }
