@@ -133,21 +133,9 @@ class DifferentialTest {
     }
 
     private static String compareCurrent(Outcome raw, Outcome fenced) {
-        if (raw.failed() || fenced.failed()) {
-            if (raw.failed() && fenced.failed()) {
-                return null; // both refused by PostgreSQL (a bad cast, a duplicate key): nothing landed either way
-            }
-            return "raw " + (raw.failed() ? "failed: " + raw.error() : "succeeded") + ", fenced "
-                    + (fenced.failed() ? "failed: " + fenced.error() : "succeeded");
-        }
-        if (raw.count() != fenced.count()) {
-            return "update count " + raw.count() + " raw, " + fenced.count() + " fenced";
-        }
-        if (!raw.returned().equals(fenced.returned())) {
-            return "RETURNING " + raw.returned() + " raw, " + fenced.returned() + " fenced";
-        }
-        if (!raw.rows().equals(fenced.rows())) {
-            return "rows " + raw.rows() + " raw, " + fenced.rows() + " fenced";
+        String problem = compareResults(raw, fenced, "fenced");
+        if (problem != null || raw.failed()) {
+            return problem;
         }
         for (Map.Entry<Integer, Long> e : fenced.tokens().entrySet()) {
             Long rawToken = raw.tokens().get(e.getKey());
@@ -161,21 +149,30 @@ class DifferentialTest {
 
     /** Inside {@code Fencing.unfenced}: the same outcome as raw, every column of every row, the fence column too. */
     private static String compareUnfenced(Outcome raw, Outcome unfenced) {
-        if (raw.failed() || unfenced.failed()) {
-            return raw.failed() == unfenced.failed() ? null : "raw " + (raw.failed() ? "failed: " + raw.error()
-                    : "succeeded") + ", unfenced " + (unfenced.failed() ? "failed: " + unfenced.error() : "succeeded");
-        }
-        if (raw.count() != unfenced.count()) {
-            return "update count " + raw.count() + " raw, " + unfenced.count() + " unfenced";
-        }
-        if (!raw.returned().equals(unfenced.returned())) {
-            return "RETURNING " + raw.returned() + " raw, " + unfenced.returned() + " unfenced";
-        }
-        if (!raw.rows().equals(unfenced.rows())) {
-            return "rows " + raw.rows() + " raw, " + unfenced.rows() + " unfenced";
-        }
-        if (!raw.tokens().equals(unfenced.tokens())) {
+        String problem = compareResults(raw, unfenced, "unfenced");
+        if (problem == null && !raw.failed() && !raw.tokens().equals(unfenced.tokens())) {
             return "fence tokens " + raw.tokens() + " raw, " + unfenced.tokens() + " unfenced";
+        }
+        return problem;
+    }
+
+    /**
+     * Null when both failed (a bad cast, a duplicate key: nothing landed either way), or both succeeded with the
+     * same update count, RETURNING rows and table rows (the fence column aside); else what differs.
+     */
+    private static String compareResults(Outcome raw, Outcome other, String label) {
+        if (raw.failed() || other.failed()) {
+            return raw.failed() && other.failed() ? null : "raw " + (raw.failed() ? "failed: " + raw.error()
+                    : "succeeded") + ", " + label + " " + (other.failed() ? "failed: " + other.error() : "succeeded");
+        }
+        if (raw.count() != other.count()) {
+            return "update count " + raw.count() + " raw, " + other.count() + " " + label;
+        }
+        if (!raw.returned().equals(other.returned())) {
+            return "RETURNING " + raw.returned() + " raw, " + other.returned() + " " + label;
+        }
+        if (!raw.rows().equals(other.rows())) {
+            return "rows " + raw.rows() + " raw, " + other.rows() + " " + label;
         }
         return null;
     }
