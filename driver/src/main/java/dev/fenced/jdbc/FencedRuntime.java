@@ -373,8 +373,17 @@ public final class FencedRuntime {
         if (snapshot.targets().isEmpty()) {
             return false;
         }
-        // the relation pgjdbc would write is one the query reads: a view made since the last read is looked up
-        boolean merged = query != null && lookUp(TextFacts.readRelations(query), connection);
+        // the relation pgjdbc would write is one the query reads, or the piece of text pgjdbc takes for it (after
+        // a word "from", even inside a comment or a literal): a view made since the last read is looked up
+        java.util.List<String> pgjdbcTables = query == null ? java.util.List.of() : TextFacts.pgjdbcRowWriteTables(query);
+        boolean merged = false;
+        if (query != null) {
+            java.util.List<String> names = new java.util.ArrayList<>(TextFacts.readRelations(query));
+            for (String piece : pgjdbcTables) {
+                names.addAll(TextFacts.readRelations("SELECT 1 FROM " + piece));
+            }
+            merged = lookUp(names, connection);
+        }
         FencingTargets targets = snapshot.targets();
         String construct = "ResultSet." + operation + "() of an updatable result set: pgjdbc writes the row itself,"
                 + " around fenced; write it with UPDATE, INSERT or DELETE";
@@ -384,6 +393,10 @@ public final class FencedRuntime {
             return merged;
         }
         TextFacts.Mention mention = TextFacts.mention(query, targets);
+        for (int i = 0; mention == null && i < pgjdbcTables.size(); i++) {
+            // each piece alone: lexed with the rest of the query it may sit inside a comment or literal
+            mention = TextFacts.mention(pgjdbcTables.get(i), targets);
+        }
         if (mention != null) {
             refuseOrObserve(mention.table(), mention.mode(), construct, query);
         }

@@ -35,6 +35,11 @@ public class FencedStatement extends DelegatingStatement {
     private long batchGeneration;
     /** The last text run, for the result sets it produced (an updatable one refuses row writes over it). */
     private String lastSql;
+    /**
+     * The first entry of the current batch that only an unfenced section may run (a refused text, or a protected
+     * write added with a NULL token inside {@code Fencing.unfenced}): executeBatch refuses it outside one.
+     */
+    private RewritePlan unfencedEntry;
 
     /** A fenced entry of the current batch: the lease cell it was added under, to re-check at execute. */
     private record Batched(AtomicLong cell, RewritePlan plan, long token) {
@@ -162,6 +167,9 @@ public class FencedStatement extends DelegatingStatement {
         }
         batchTexts.add(sql);
         if (!plan.isFenced()) {
+            if (plan.isRefused() && unfencedEntry == null) {
+                unfencedEntry = plan; // let through inside Fencing.unfenced: it must still be inside at executeBatch
+            }
             statement.addBatch(sql);
             return;
         }
@@ -182,6 +190,9 @@ public class FencedStatement extends DelegatingStatement {
             batched = new ArrayList<>();
         }
         batched.add(new Batched(TokenResolver.currentCell(), plan, token));
+        if (token == TokenResolver.NO_TOKEN && unfencedEntry == null && TokenResolver.inUnfencedSection()) {
+            unfencedEntry = plan;
+        }
     }
 
     @Override
@@ -195,6 +206,7 @@ public class FencedStatement extends DelegatingStatement {
             throw StaleWrites.translate(e, token);
         } finally {
             batched = null;
+            unfencedEntry = null;
         }
         afterBatch();
         return counts;
@@ -211,6 +223,7 @@ public class FencedStatement extends DelegatingStatement {
             throw StaleWrites.translate(e, token);
         } finally {
             batched = null;
+            unfencedEntry = null;
         }
         afterBatch();
         return counts;
@@ -242,6 +255,7 @@ public class FencedStatement extends DelegatingStatement {
     private long checkBatch() throws SQLException {
         try {
             checkBatchTexts();
+            checkUnfencedEntry();
         } catch (SQLException e) {
             clearBatch();
             throw e;
@@ -264,7 +278,22 @@ public class FencedStatement extends DelegatingStatement {
         return token;
     }
 
+    /**
+     * An entry added inside {@code Fencing.unfenced} (a refused text, or a protected write with a NULL token) runs
+     * only while the executing thread is still inside one: the section cannot be carried out in a batch.
+     */
+    private void checkUnfencedEntry() throws SQLException {
+        RewritePlan plan = unfencedEntry;
+        if (plan == null || plan.mode() != dev.fenced.FencingMode.ENFORCE || TokenResolver.inUnfencedSection()) {
+            return;
+        }
+        FencedMetrics.UNSUPPORTED_REFUSED.increment();
+        throw new dev.fenced.UnsupportedStatementException(plan.tables().get(0), "a batch entry added inside"
+                + " Fencing.unfenced, executed outside it; run the batch inside the unfenced section");
+    }
+
     private void afterBatch() throws SQLException {
+        unfencedEntry = null;
         batchDdl = null;
         if (batchChangesSchema) {
             batchChangesSchema = false;
@@ -281,6 +310,7 @@ public class FencedStatement extends DelegatingStatement {
     @Override
     public void clearBatch() throws SQLException {
         batched = null;
+        unfencedEntry = null;
         batchTexts = null;
         batchChangesSchema = false;
         batchDdl = null;

@@ -67,6 +67,32 @@ public final class TextFacts {
         return out;
     }
 
+    /**
+     * The table names pgjdbc could write through an updatable result set over {@code query}: pgjdbc
+     * ({@code PgResultSet.parseQuery}) splits the text at spaces, tabs, CR and LF alone, comments and literals
+     * included, and takes the piece after the word {@code from} ({@code only} skipped) as the table of its own
+     * {@code UPDATE}, {@code INSERT} and {@code DELETE}. Every such piece is returned (pgjdbc takes the first of
+     * the statement it ran, which may be a later one of a multi-statement text), as pgjdbc would write it.
+     */
+    public static List<String> pgjdbcRowWriteTables(String query) {
+        List<String> out = new ArrayList<>();
+        java.util.StringTokenizer st = new java.util.StringTokenizer(query, " \r\t\n");
+        boolean afterFrom = false;
+        while (st.hasMoreTokens()) {
+            String piece = st.nextToken();
+            if (afterFrom) {
+                if (piece.equalsIgnoreCase("only") && st.hasMoreTokens()) {
+                    piece = st.nextToken();
+                }
+                out.add(piece);
+                afterFrom = false;
+            } else {
+                afterFrom = piece.equalsIgnoreCase("from");
+            }
+        }
+        return out;
+    }
+
     /** The relations a query reads from (last name part, folded): the names after FROM and JOIN. */
     public static List<String> readRelations(String sql) {
         List<String> out = new ArrayList<>();
