@@ -188,6 +188,31 @@ class RewriteAttackReviewTest {
         assertEquals("9|known|" + ROW + ";", rows(db, "kid"));
     }
 
+    /**
+     * Gap (not a landed write): SettingChanges refused a U&"..." name beside SET only when the TEXT began with SET, so
+     * {@code SELECT 1; SET U&"<standard_conforming_strings escaped>" TO off} turned the setting off, against the
+     * README ("statements that would turn it off are refused"). Later protected writes were still refused (the
+     * connection's setting is checked), so nothing stale landed.
+     */
+    @Test
+    void aUnicodeEscapedSettingNameAfterAnotherStatementIsRefused() throws SQLException {
+        TestDatabase db = fresh();
+        StringBuilder name = new StringBuilder();
+        for (char ch : "standard_conforming_strings".toCharArray()) {
+            name.append(String.format("\\%04x", (int) ch));
+        }
+        try (Connection c = fenced(db, "t"); Statement s = c.createStatement()) {
+            for (String sql : new String[] {"SELECT 1; SET U&\"" + name + "\" TO off",
+                "SELECT 1; SET SESSION U&\"" + name + "\" = false", "SELECT 1;\nSET U&\"" + name + "\" TO off"}) {
+                assertThrows(UnsupportedStatementException.class, () -> s.execute(sql), sql);
+                try (var rs = s.executeQuery("SHOW standard_conforming_strings")) {
+                    rs.next();
+                    assertEquals("on", rs.getString(1), sql);
+                }
+            }
+        }
+    }
+
     /** Control: DDL that neither touches the fence column nor moves rows stays plain DDL. */
     @Test
     void plainDdlOnAProtectedTableStillRuns() throws SQLException {
