@@ -121,6 +121,23 @@ class RewriteAttackReviewTest {
                 + " AND attname = 'last_token' AND NOT attisdropped AND atthasdef = false"));
     }
 
+    /** The same U& blind spot in ALTER SCHEMA ... RENAME of a registered table's schema (rows moved out from under). */
+    @Test
+    void aSchemaRenamedByAUnicodeEscapedNameDoesNotTakeProtectedRowsAlong() throws SQLException {
+        for (String ddl : new String[] {"ALTER SCHEMA U&\"s\\0061les\" RENAME TO moved",
+            "SELECT 1; ALTER SCHEMA U&\"s\\0061les\" RENAME TO moved"}) {
+            TestDatabase db = TestDatabase.create();
+            db.execute("CREATE SCHEMA sales", "CREATE TABLE sales.totals (id int PRIMARY KEY, v text, last_token bigint)",
+                    "INSERT INTO sales.totals VALUES (1, 'one', " + ROW + ")");
+            try (Connection c = fenced(db, "sales.totals"); FencingScope ignored = Fencing.bind(STALE)) {
+                run(c, ddl, false);
+                run(c, "UPDATE moved.totals SET v = 'stale' WHERE id = 1", false);
+            }
+            assertEquals(1, db.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = 'sales'"), ddl);
+            assertEquals("1|one|" + ROW + ";", rows(db, "sales.totals"), ddl);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // HOLE 2: DDL that moves rows INTO a protected table. DETACH PARTITION / NO INHERIT (rows out) are refused,
     // but ATTACH PARTITION and INHERIT (rows in) pass: the attached table's rows, with whatever fence tokens it
