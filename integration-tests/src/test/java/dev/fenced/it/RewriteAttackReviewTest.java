@@ -139,6 +139,38 @@ class RewriteAttackReviewTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // HOLE 3: CREATE OR REPLACE TRIGGER fenced_tombstone_check ... WHEN (false) (or on other events) passed as plain
+    // DDL, and the catalog read's check for the trigger (name, function, arguments, enabled) still found it: the
+    // tombstone check never fired again, and a stale holder inserted back a row a newer holder had deleted.
+    // ---------------------------------------------------------------------------------------------------------
+
+    @Test
+    void fencedsTombstoneTriggerCannotBeReplacedByOneThatNeverFires() throws Exception {
+        for (String how : new String[] {"AFTER INSERT OR UPDATE OF id ON t FOR EACH ROW WHEN (false)",
+            "AFTER UPDATE OF v ON t FOR EACH ROW", "AFTER INSERT OR UPDATE OF id ON public.t FOR EACH STATEMENT"}) {
+            TestDatabase db = fresh();
+            try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT)) {
+                assertEquals(null, run(c, "DELETE FROM t WHERE id = 2", false));
+            }
+            String ddl = "CREATE OR REPLACE TRIGGER fenced_tombstone_check " + how
+                    + " EXECUTE FUNCTION fenced_tombstone_check('t', 'last_token', 'id')";
+            try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
+                run(c, ddl, false);
+                run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
+            }
+            assertEquals("1|one|" + ROW + ";", rows(db, "t"), ddl);
+            // the same replacement made behind fenced's back is undone at the next catalog read
+            db.execute(ddl.replace("fenced_tombstone_check(", "public.fenced_tombstone_check("));
+            Thread.sleep(5);
+            try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=t", "fenced.catalogRefresh=1ms"));
+                 FencingScope ignored = Fencing.bind(STALE)) {
+                run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
+            }
+            assertEquals("1|one|" + ROW + ";", rows(db, "t"), "behind the back: " + ddl);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // HOLE 2: DDL that moves rows INTO a protected table. DETACH PARTITION / NO INHERIT (rows out) are refused,
     // but ATTACH PARTITION and INHERIT (rows in) pass: the attached table's rows, with whatever fence tokens it
     // holds and keys a newer holder deleted, become the protected table's rows without any token check or
