@@ -322,7 +322,7 @@ public final class FencedRuntime {
             throw plan.refusal();
         }
         observedUnfenceable(plan.tables().get(0), plan.refusedConstruct(), sql);
-        return RewritePlan.PASSTHROUGH;
+        return plan.schemaChange() ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
     }
 
     /** For a refused plan let through inside {@code Fencing.unfenced}: refuses it now, outside one. */

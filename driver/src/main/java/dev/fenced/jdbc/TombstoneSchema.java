@@ -207,7 +207,10 @@ final class TombstoneSchema {
      */
     private static boolean hasTrigger(Connection c, Guarded g, TableName table) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT encode(tgargs, 'escape'), tgfoid = to_regprocedure(?)"
-                + " FROM pg_catalog.pg_trigger WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'")) {
+                // AFTER INSERT OR UPDATE, FOR EACH ROW (tgtype 1 | 4 | 16) and no WHEN: a trigger replaced under our
+                // name with a WHEN (false) or other events would never check an insert, so it is created again
+                + " FROM pg_catalog.pg_trigger WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'"
+                + " AND tgtype = 21 AND tgqual IS NULL")) {
             ps.setString(1, function(table) + "()");
             ps.setLong(2, g.oid());
             ps.setString(3, TRIGGER);

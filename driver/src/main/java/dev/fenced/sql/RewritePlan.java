@@ -73,8 +73,17 @@ public final class RewritePlan {
     }
 
     static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable) {
+        return refused(table, construct, mode, cacheable, false);
+    }
+
+    /**
+     * {@code schemaChange}: the refused text holds DDL (CREATE, ALTER, DROP), so when it runs after all (inside
+     * {@code Fencing.unfenced}, or in observe mode) the catalog is read again right after it, as for DDL that passes:
+     * {@code ALTER TABLE kid INHERIT t} run unfenced makes {@code kid} protected from then on.
+     */
+    static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable, boolean schemaChange) {
         return new RewritePlan(Kind.REFUSED, null, null, null, null, 0, List.of(table), mode, table, construct, false,
-                cacheable, false, null, false);
+                cacheable, schemaChange, null, false);
     }
 
     /**

@@ -65,9 +65,17 @@ public final class SettingChanges {
         return null;
     }
 
+    /** Whether any statement of the text (not only the first: {@code SELECT 1; SET U&"..." TO off}) could set one. */
     private static boolean startsWithSetting(List<Token> tokens) {
-        Token first = tokens.get(0);
-        return first.isWord("SET") || first.isWord("ALTER") || first.isWord("DO") || first.isWord("CREATE");
+        for (int i = 0; i < tokens.size(); i++) {
+            if (i == 0 || tokens.get(i - 1).isSymbol(";")) {
+                Token first = tokens.get(i);
+                if (first.isWord("SET") || first.isWord("ALTER") || first.isWord("DO") || first.isWord("CREATE")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Null for an allowed mention of the setting's name at {@code i}. */

@@ -96,7 +96,7 @@ public final class SqlRewriter {
                     mode = TextFacts.stricter(mode, t.mode());
                 }
             }
-            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause);
+            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause, StatementClassifier.holdsSchemaDdl(sql));
         } catch (StackOverflowError e) {
             // JSqlParser prints (and visits) expression trees recursively: `0 + 1 + 1 ...` 20,000 terms long parsed
             // under the deadline but overflowed the caller's stack when printed, throwing an Error out of

@@ -95,6 +95,18 @@ final class StatementClassifier {
         }
         // a new view, partition or child of a protected table changes what must be fenced
         piece.schemaChange = SCHEMA_DDL.contains(piece.firstWord);
+        if (piece.schemaChange) {
+            // The checks below compare names token by token (the fence column, fenced's trigger): a U&"..." name
+            // could spell either without matching, so DDL around a protected table must write its names plainly.
+            for (Token t : piece.tokens) {
+                if (t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().regionMatches(true, 0, "U&", 0, 2)) {
+                    refuse(piece, piece.mentioned, "DDL with a Unicode-escaped name (" + t.text() + ") around a"
+                            + " protected table cannot be matched safely (it could name the fence column or fenced's"
+                            + " trigger); write the name plainly");
+                    return;
+                }
+            }
+        }
         switch (piece.firstWord) {
             case "TRUNCATE" -> refuse(piece, piece.mentioned, "TRUNCATE cannot be fenced; use DELETE");
             case "ALTER" -> classifyAlter(piece, targets);
@@ -116,6 +128,12 @@ final class StatementClassifier {
                 }
             }
             case "CREATE" -> {
+                if (isCreateTrigger(piece.tokens) && namesTombstoneCheck(piece.tokens)) {
+                    // CREATE OR REPLACE TRIGGER fenced_tombstone_check ... WHEN (false) (or other events) keeps the name,
+                    // function and arguments the catalog read looks for, and never checks an insert
+                    refuse(piece, piece.mentioned, SWITCHES_OFF_TOMBSTONES);
+                    return;
+                }
                 if (isCreateRule(piece.tokens)) {
                     // a rule's actions run unfenced whenever its event fires, on whatever table it is attached to
                     refuse(piece, piece.mentioned, "CREATE RULE naming a protected table: its actions would write"
@@ -149,7 +167,9 @@ final class StatementClassifier {
      */
     private static void classifyAlter(StatementClassifier.Piece piece, FencingTargets targets) {
         List<Token> t = piece.tokens;
-        if (t.size() < 2 || !t.get(1).isWord("TABLE")) {
+        // ALTER FOREIGN TABLE takes INHERIT / NO INHERIT and column changes as well
+        if (t.size() < 2 || !(t.get(1).isWord("TABLE") || (t.get(1).isWord("FOREIGN") && t.size() > 2
+                && t.get(2).isWord("TABLE")))) {
             return;
         }
         Set<String> fenceColumns = new java.util.HashSet<>();
@@ -162,8 +182,10 @@ final class StatementClassifier {
             if (moved != null) {
                 // the rows would live on under a name fenced does not protect: written there unfenced, and put
                 // back (INHERIT, ATTACH PARTITION), a stale write would have landed
-                refuse(piece, piece.mentioned, "ALTER TABLE ... " + moved + " moves protected rows out from under"
-                        + " fencing; run it inside Fencing.unfenced (and register a new name)");
+                refuse(piece, piece.mentioned, "ALTER TABLE ... " + moved + (moved.equals("INHERIT")
+                        || moved.equals("ATTACH PARTITION") ? " brings rows no token checked into a protected table;"
+                        + " run it inside Fencing.unfenced" : " moves protected rows out from under fencing; run it inside"
+                        + " Fencing.unfenced (and register a new name)"));
                 return;
             }
             if (switchesTriggerOff(t, i)) {
@@ -186,8 +208,8 @@ final class StatementClassifier {
 
     /**
      * The ALTER TABLE action starting at {@code i} that takes rows out of a protected table's name or
-     * inheritance tree ({@code RENAME TO}, {@code SET SCHEMA}, {@code NO INHERIT}, {@code DETACH PARTITION}),
-     * or null.
+     * inheritance tree ({@code RENAME TO}, {@code SET SCHEMA}, {@code NO INHERIT}, {@code DETACH PARTITION}) or
+     * brings another table's rows into it ({@code INHERIT}, {@code ATTACH PARTITION}), or null.
      */
     private static String movesRows(List<Token> t, int i) {
         if (i + 1 >= t.size()) {
@@ -206,6 +228,14 @@ final class StatementClassifier {
         }
         if (a.isWord("DETACH") && b.isWord("PARTITION")) {
             return "DETACH PARTITION";
+        }
+        // The other way: rows of another table become a protected table's rows, with whatever tokens they hold and
+        // keys a newer holder deleted, with no token or tombstone check (no INSERT happens)
+        if (a.isWord("ATTACH") && b.isWord("PARTITION")) {
+            return "ATTACH PARTITION";
+        }
+        if (a.isWord("INHERIT") && (i == 0 || !t.get(i - 1).isWord("NO"))) {
+            return "INHERIT";
         }
         return null;
     }
@@ -257,6 +287,18 @@ final class StatementClassifier {
             j--;
         }
         return t.get(j).isWord("ADD");
+    }
+
+    /** {@code CREATE [OR REPLACE] [CONSTRAINT] TRIGGER}. */
+    private static boolean isCreateTrigger(List<Token> tokens) {
+        int i = 1;
+        if (tokens.size() > 3 && tokens.get(1).isWord("OR") && tokens.get(2).isWord("REPLACE")) {
+            i = 3;
+        }
+        if (tokens.size() > i && tokens.get(i).isWord("CONSTRAINT")) {
+            i++;
+        }
+        return tokens.size() > i && tokens.get(i).isWord("TRIGGER");
     }
 
     /** {@code CREATE [OR REPLACE] RULE}. */
@@ -351,6 +393,20 @@ final class StatementClassifier {
             out.add(i);
         }
         return out;
+    }
+
+    /** Whether a statement of {@code sql} is DDL that may change what is protected (CREATE, ALTER, DROP). */
+    static boolean holdsSchemaDdl(String sql) {
+        try {
+            for (Piece piece : split(SqlLexer.tokenize(sql))) {
+                if (SCHEMA_DDL.contains(piece.firstWord)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (RuntimeException unreadable) {
+            return true; // cannot tell: read the catalog again after it, which only costs a read
+        }
     }
 
     static boolean hasWord(List<Token> tokens, Set<String> words) {
