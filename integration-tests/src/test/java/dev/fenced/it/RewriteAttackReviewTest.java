@@ -43,24 +43,6 @@ class RewriteAttackReviewTest {
         return DriverManager.getConnection(db.fencedUrl("fenced.tables=" + tables));
     }
 
-    /** Null when it ran; the exception's class, SQLState and message otherwise. */
-    private static String run(Connection c, String sql, boolean prepared) {
-        try {
-            if (prepared) {
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    ps.execute();
-                }
-            } else {
-                try (Statement s = c.createStatement()) {
-                    s.execute(sql);
-                }
-            }
-            return null;
-        } catch (SQLException e) {
-            return e.getClass().getSimpleName() + ":" + e.getSQLState() + ":" + e.getMessage();
-        }
-    }
-
     private static String rows(TestDatabase db, String table) {
         StringBuilder b = new StringBuilder();
         try (Connection c = db.rawConnection(); Statement s = c.createStatement();
@@ -93,9 +75,9 @@ class RewriteAttackReviewTest {
             for (boolean prepared : new boolean[] {false, true}) {
                 TestDatabase db = fresh();
                 try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
-                    run(c, ddl, prepared);
-                    run(c, "ALTER TABLE t ADD COLUMN IF NOT EXISTS last_token bigint", false);
-                    run(c, "UPDATE t SET v = 'stale' WHERE id = 1", false);
+                    LexingAttackTest.run(c, ddl, prepared);
+                    LexingAttackTest.run(c, "ALTER TABLE t ADD COLUMN IF NOT EXISTS last_token bigint", false);
+                    LexingAttackTest.run(c, "UPDATE t SET v = 'stale' WHERE id = 1", false);
                 }
                 assertEquals("1|one|" + ROW + ";2|two|" + ROW + ";", rows(db, "t"), ddl + (prepared ? " (prepared)" : ""));
             }
@@ -130,8 +112,8 @@ class RewriteAttackReviewTest {
             db.execute("CREATE SCHEMA sales", "CREATE TABLE sales.totals (id int PRIMARY KEY, v text, last_token bigint)",
                     "INSERT INTO sales.totals VALUES (1, 'one', " + ROW + ")");
             try (Connection c = fenced(db, "sales.totals"); FencingScope ignored = Fencing.bind(STALE)) {
-                run(c, ddl, false);
-                run(c, "UPDATE moved.totals SET v = 'stale' WHERE id = 1", false);
+                LexingAttackTest.run(c, ddl, false);
+                LexingAttackTest.run(c, "UPDATE moved.totals SET v = 'stale' WHERE id = 1", false);
             }
             assertEquals(1, db.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = 'sales'"), ddl);
             assertEquals("1|one|" + ROW + ";", rows(db, "sales.totals"), ddl);
@@ -150,13 +132,13 @@ class RewriteAttackReviewTest {
             "AFTER UPDATE OF v ON t FOR EACH ROW", "AFTER INSERT OR UPDATE OF id ON public.t FOR EACH STATEMENT"}) {
             TestDatabase db = fresh();
             try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT)) {
-                assertEquals(null, run(c, "DELETE FROM t WHERE id = 2", false));
+                assertEquals(null, LexingAttackTest.run(c, "DELETE FROM t WHERE id = 2", false));
             }
             String ddl = "CREATE OR REPLACE TRIGGER fenced_tombstone_check " + how
                     + " EXECUTE FUNCTION fenced_tombstone_check('t', 'last_token', 'id')";
             try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
-                run(c, ddl, false);
-                run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
+                LexingAttackTest.run(c, ddl, false);
+                LexingAttackTest.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
             assertEquals("1|one|" + ROW + ";", rows(db, "t"), ddl);
             // the same replacement made behind fenced's back is undone at the next catalog read
@@ -164,7 +146,7 @@ class RewriteAttackReviewTest {
             Thread.sleep(5);
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=t", "fenced.catalogRefresh=1ms"));
                  FencingScope ignored = Fencing.bind(STALE)) {
-                run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
+                LexingAttackTest.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
             assertEquals("1|one|" + ROW + ";", rows(db, "t"), "behind the back: " + ddl);
         }
@@ -187,13 +169,13 @@ class RewriteAttackReviewTest {
                     "INSERT INTO pt VALUES (1, 'one', " + ROW + "), (150, 'gone', " + ROW + ")");
             try (Connection c = fenced(db, "pt"); FencingScope ignored = Fencing.bind(CURRENT)) {
                 // the newer holder deletes key 150 (tombstoned) and drops the now empty partition
-                assertEquals(null, run(c, "DELETE FROM pt WHERE id = 150", false));
+                assertEquals(null, LexingAttackTest.run(c, "DELETE FROM pt WHERE id = 150", false));
             }
             db.execute("DROP TABLE pt1", "CREATE TABLE px (id int PRIMARY KEY, v text, last_token bigint)",
                     "INSERT INTO px VALUES (150, 'ghost', 1)");
             String before = rows(db, "pt");
             try (Connection c = fenced(db, "pt"); FencingScope ignored = Fencing.bind(STALE)) {
-                String e = run(c, "ALTER TABLE pt ATTACH PARTITION px FOR VALUES FROM (100) TO (200)", prepared);
+                String e = LexingAttackTest.run(c, "ALTER TABLE pt ATTACH PARTITION px FOR VALUES FROM (100) TO (200)", prepared);
                 assertTrue(e != null && e.startsWith("UnsupportedStatementException"), String.valueOf(e));
             }
             assertEquals(before, rows(db, "pt"), "a deleted key came back through ATTACH PARTITION");
@@ -209,7 +191,7 @@ class RewriteAttackReviewTest {
                     "INSERT INTO x VALUES (9, 'unchecked', 9, 1)");
             String before = rows(db, "t");
             try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
-                String e = run(c, ddl, false);
+                String e = LexingAttackTest.run(c, ddl, false);
                 assertTrue(e != null && e.startsWith("UnsupportedStatementException"), ddl + ": " + e);
             }
             assertEquals(before, rows(db, "t"), ddl);
@@ -343,7 +325,7 @@ class RewriteAttackReviewTest {
                 reset(db);
                 String before = rows(db, "t");
                 try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
-                    run(c, sql, prepared);
+                    LexingAttackTest.run(c, sql, prepared);
                 }
                 if (!before.equals(rows(db, "t"))) {
                     wrong.add(what + ": stale token changed rows " + rows(db, "t"));
@@ -351,12 +333,12 @@ class RewriteAttackReviewTest {
                 reset(db);
                 String rawError;
                 try (Connection c = db.rawConnection()) {
-                    rawError = run(c, sql, prepared);
+                    rawError = LexingAttackTest.run(c, sql, prepared);
                 }
                 String rawAfter = rows(db, "t").replace("|" + ROW + ";", "|X;").replace("|null;", "|X;");
                 reset(db);
                 try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT)) {
-                    String e = run(c, sql, prepared);
+                    String e = LexingAttackTest.run(c, sql, prepared);
                     String after = rows(db, "t").replace("|" + ROW + ";", "|X;").replace("|" + CURRENT + ";", "|X;");
                     boolean refused = e != null && e.startsWith("UnsupportedStatement");
                     if (!refused && ((rawError == null) != (e == null) || !after.equals(rawAfter))) {
