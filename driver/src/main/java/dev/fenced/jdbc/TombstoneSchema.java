@@ -210,10 +210,16 @@ final class TombstoneSchema {
                 // AFTER INSERT OR UPDATE, FOR EACH ROW (tgtype 1 | 4 | 16) and no WHEN: a trigger replaced under our
                 // name with a WHEN (false) or other events would never check an insert, so it is created again
                 + " FROM pg_catalog.pg_trigger WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'"
-                + " AND tgtype = 21 AND tgqual IS NULL")) {
+                + " AND tgtype = 21 AND tgqual IS NULL"
+                // UPDATE OF exactly the key's columns: one watching others would let an UPDATE move a row onto a
+                // deleted key unchecked
+                + " AND (SELECT pg_catalog.array_agg(a ORDER BY a) FROM pg_catalog.unnest(tgattr::int2[]) a)"
+                + " IS NOT DISTINCT FROM (SELECT pg_catalog.array_agg(attnum ORDER BY attnum) FROM pg_catalog.pg_attribute"
+                + " WHERE attrelid = tgrelid AND NOT attisdropped AND attname::text = ANY (?::text[]))")) {
             ps.setString(1, function(table) + "()");
             ps.setLong(2, g.oid());
             ps.setString(3, TRIGGER);
+            ps.setArray(4, c.createArrayOf("text", g.key().toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return false;

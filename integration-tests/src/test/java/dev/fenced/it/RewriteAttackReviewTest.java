@@ -129,7 +129,8 @@ class RewriteAttackReviewTest {
     @Test
     void fencedsTombstoneTriggerCannotBeReplacedByOneThatNeverFires() throws Exception {
         for (String how : new String[] {"AFTER INSERT OR UPDATE OF id ON t FOR EACH ROW WHEN (false)",
-            "AFTER UPDATE OF v ON t FOR EACH ROW", "AFTER INSERT OR UPDATE OF id ON public.t FOR EACH STATEMENT"}) {
+            "AFTER UPDATE OF v ON t FOR EACH ROW", "AFTER INSERT OR UPDATE OF id ON public.t FOR EACH STATEMENT",
+            "AFTER INSERT OR UPDATE OF v ON t FOR EACH ROW"}) {
             TestDatabase db = fresh();
             try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT)) {
                 assertEquals(null, LexingAttackTest.run(c, "DELETE FROM t WHERE id = 2", false));
@@ -149,6 +150,10 @@ class RewriteAttackReviewTest {
                 LexingAttackTest.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
             assertEquals("1|one|" + ROW + ";", rows(db, "t"), "behind the back: " + ddl);
+            // and the check is fenced's own again: every insert and every update of the key
+            assertEquals(1, db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgrelid = 't'::regclass AND tgname ="
+                    + " 'fenced_tombstone_check' AND pg_get_triggerdef(oid) LIKE '%AFTER INSERT OR UPDATE OF id ON%'"
+                    + " AND tgqual IS NULL AND tgtype = 21"), "behind the back: " + ddl);
         }
     }
 
