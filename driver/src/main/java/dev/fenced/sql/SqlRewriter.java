@@ -383,7 +383,7 @@ public final class SqlRewriter {
             if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {
                 throw new Refusal(table, "server-side positional parameters (" + t.text() + ")");
             }
-            if (t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().regionMatches(true, 0, "U&", 0, 2)) {
+            if (t.isUnicodeEscapedName()) {
                 throw new Refusal(table, "Unicode-escaped text (" + t.text() + ") cannot be matched safely");
             }
             if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)

@@ -99,7 +99,7 @@ final class StatementClassifier {
             // The checks below compare names token by token (the fence column, fenced's trigger): a U&"..." name
             // could spell either without matching, so DDL around a protected table must write its names plainly.
             for (Token t : piece.tokens) {
-                if (t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().regionMatches(true, 0, "U&", 0, 2)) {
+                if (t.isUnicodeEscapedName()) {
                     refuse(piece, piece.mentioned, "DDL with a Unicode-escaped name (" + t.text() + ") around a"
                             + " protected table cannot be matched safely (it could name the fence column or fenced's"
                             + " trigger); write the name plainly");
@@ -356,7 +356,7 @@ final class StatementClassifier {
     static String mentionedName(List<Token> tokens, FencingTargets targets) {
         for (Token t : tokens) {
             if (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
-                if (t.text().regionMatches(true, 0, "U&", 0, 2) && t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+                if (t.isUnicodeEscapedName()) {
                     return t.text();
                 }
                 String folded = TableName.fold(t.text());

@@ -270,7 +270,7 @@ public final class TextFacts {
             if (t.kind() != Token.Kind.WORD && t.kind() != Token.Kind.QUOTED_IDENTIFIER) {
                 continue;
             }
-            boolean escape = t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().regionMatches(true, 0, "U&", 0, 2);
+            boolean escape = t.isUnicodeEscapedName();
             String folded = escape ? t.text() : TableName.fold(t.text());
             if (!escape && !targets.isWatchedName(folded)) {
                 continue;

@@ -29,4 +29,9 @@ record Token(Kind kind, String text, int start, int end) {
     boolean isSymbol(String symbol) {
         return kind == Kind.SYMBOL && text.equals(symbol);
     }
+
+    /** {@code U&"..."}: a name whose escapes can spell any other name without containing it. */
+    boolean isUnicodeEscapedName() {
+        return kind == Kind.QUOTED_IDENTIFIER && text.regionMatches(true, 0, "U&", 0, 2);
+    }
 }
