@@ -1,11 +1,11 @@
 package dev.fenced;
 
-import dev.fenced.action.ActionStore;
-import dev.fenced.context.ContextAccess;
-import dev.fenced.context.TokenCells;
-import dev.fenced.lease.DeadlineCell;
-import dev.fenced.lease.LeaseRegistry;
-import dev.fenced.lease.LeaseTableName;
+import dev.fenced.internal.action.ActionStore;
+import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.TokenCells;
+import dev.fenced.internal.lease.DeadlineCell;
+import dev.fenced.internal.lease.LeaseRegistry;
+import dev.fenced.internal.lease.LeaseTableName;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Optional;

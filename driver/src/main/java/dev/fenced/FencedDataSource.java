@@ -1,7 +1,7 @@
 package dev.fenced;
 
-import dev.fenced.config.ConfigLoader;
-import dev.fenced.jdbc.ConnectionFactory;
+import dev.fenced.internal.config.ConfigLoader;
+import dev.fenced.internal.jdbc.ConnectionFactory;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,6 +1,6 @@
 package dev.fenced;
 
-import dev.fenced.jdbc.ConnectionFactory;
+import dev.fenced.internal.jdbc.ConnectionFactory;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.DriverManager;

@@ -273,7 +273,7 @@ public enum FencedProperty {
         });
         static final Kind MODE = new Kind("enforce | observe | off", v -> FencingMode.parse(v).key());
         static final Kind TOKEN_DOMAIN = new Kind("token domain (fenced, etcd, zookeeper, redisson)",
-                v -> dev.fenced.context.TokenDomains.check(v.trim()));
+                v -> dev.fenced.internal.context.TokenDomains.check(v.trim()));
         static final Kind BOOLEAN = new Kind("true | false", v -> {
             String t = v.trim().toLowerCase(Locale.ROOT);
             if (!t.equals("true") && !t.equals("false")) {

@@ -1,7 +1,7 @@
 package dev.fenced;
 
-import dev.fenced.metrics.FencedMetrics;
-import dev.fenced.metrics.MetricsPublisher;
+import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.MetricsPublisher;
 import java.util.Map;
 
 /**

@@ -1,9 +1,9 @@
 package dev.fenced;
 
-import dev.fenced.context.ContextAccess;
-import dev.fenced.context.TokenCells;
-import dev.fenced.context.TokenDomains;
-import dev.fenced.lease.LeaseRegistry;
+import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.TokenCells;
+import dev.fenced.internal.context.TokenDomains;
+import dev.fenced.internal.lease.LeaseRegistry;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
 import java.util.OptionalLong;

@@ -1,7 +1,7 @@
 package dev.fenced;
 
-import dev.fenced.context.ContextAccess;
-import dev.fenced.context.TokenCells;
+import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.TokenCells;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

@@ -1,10 +1,10 @@
 package dev.fenced;
 
-import dev.fenced.lease.HolderIdentity;
-import dev.fenced.lease.LeaseKeeper;
-import dev.fenced.lease.LeaseStore;
-import dev.fenced.lease.LeaseTableName;
-import dev.fenced.lease.Ticker;
+import dev.fenced.internal.lease.HolderIdentity;
+import dev.fenced.internal.lease.LeaseKeeper;
+import dev.fenced.internal.lease.LeaseStore;
+import dev.fenced.internal.lease.LeaseTableName;
+import dev.fenced.internal.lease.Ticker;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package dev.fenced;
 
-import dev.fenced.jdbc.OpenTransactions;
-import dev.fenced.lock.LockedConnection;
+import dev.fenced.internal.jdbc.OpenTransactions;
+import dev.fenced.internal.lock.LockedConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,6 +1,6 @@
 package dev.fenced;
 
-import dev.fenced.observe.Inventory;
+import dev.fenced.internal.observe.Inventory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;

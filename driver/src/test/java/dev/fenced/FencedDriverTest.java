@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fenced.jdbc.ConnectionFactory;
+import dev.fenced.internal.jdbc.ConnectionFactory;
 import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.SQLException;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fenced.context.ContextAccess;
-import dev.fenced.context.TokenCells;
+import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.TokenCells;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;

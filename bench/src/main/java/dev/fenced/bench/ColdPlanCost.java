@@ -1,8 +1,8 @@
 package dev.fenced.bench;
 
 import com.sun.management.ThreadMXBean;
-import dev.fenced.sql.RewritePlan;
-import dev.fenced.sql.SqlRewriter;
+import dev.fenced.internal.sql.RewritePlan;
+import dev.fenced.internal.sql.SqlRewriter;
 import java.lang.management.ManagementFactory;
 import java.util.Locale;
 

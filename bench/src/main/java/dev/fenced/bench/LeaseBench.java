@@ -2,8 +2,8 @@ package dev.fenced.bench;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.lease.LeaseStore;
-import dev.fenced.lease.LeaseTableName;
+import dev.fenced.internal.lease.LeaseStore;
+import dev.fenced.internal.lease.LeaseTableName;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -88,7 +88,7 @@ public class LeaseBench {
     private static int renewOnce() throws SQLException {
         Renewal r = renewal;
         return r.store().renew(r.manager().holder(), r.names(), r.tokens(), r.ttls(), 60_000_000_000L,
-                dev.fenced.lease.Ticker.SYSTEM).renewed().size();
+                dev.fenced.internal.lease.Ticker.SYSTEM).renewed().size();
     }
 
     /** Grant (takeover of a released row, new token) and release: two statements. */

@@ -1,13 +1,13 @@
 package dev.fenced.bench;
 
 import dev.fenced.FencingMode;
-import dev.fenced.config.ProtectedTable;
-import dev.fenced.config.RelativeUpdatePolicy;
-import dev.fenced.config.TableName;
-import dev.fenced.sql.FencingTargets;
-import dev.fenced.sql.RewriteCache;
-import dev.fenced.sql.RewritePlan;
-import dev.fenced.sql.SqlRewriter;
+import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.config.RelativeUpdatePolicy;
+import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.sql.FencingTargets;
+import dev.fenced.internal.sql.RewriteCache;
+import dev.fenced.internal.sql.RewritePlan;
+import dev.fenced.internal.sql.SqlRewriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

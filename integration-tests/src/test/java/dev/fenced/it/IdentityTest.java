@@ -11,7 +11,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.FencedDataSource;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.jdbc.FencedConnection;
+import dev.fenced.internal.jdbc.FencedConnection;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DriverManager;

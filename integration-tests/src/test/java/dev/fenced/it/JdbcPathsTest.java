@@ -11,7 +11,7 @@ import dev.fenced.FencingException;
 import dev.fenced.FencingScope;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.jdbc.FencedConnection;
+import dev.fenced.internal.jdbc.FencedConnection;
 import java.sql.Array;
 import java.sql.CallableStatement;
 import java.sql.Connection;

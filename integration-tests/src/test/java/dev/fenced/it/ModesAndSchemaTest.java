@@ -10,7 +10,7 @@ import dev.fenced.FencingScope;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.FencedMetrics;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;

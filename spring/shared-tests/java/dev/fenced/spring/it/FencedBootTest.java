@@ -112,7 +112,7 @@ class FencedBootTest {
                     && line.contains("fenced"), line);
         }
         MeterRegistry registry = context.getBean(MeterRegistry.class);
-        for (dev.fenced.metrics.Counter c : dev.fenced.metrics.Counter.values()) {
+        for (dev.fenced.internal.metrics.Counter c : dev.fenced.internal.metrics.Counter.values()) {
             assertEquals(1, registry.find(c.meterName()).meters().size(), c.meterName());
         }
     }

@@ -11,7 +11,7 @@ import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
-import dev.fenced.context.ContextAccess;
+import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;

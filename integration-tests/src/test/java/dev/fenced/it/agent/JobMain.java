@@ -118,7 +118,7 @@ public final class JobMain {
         try {
             ClassLoader loader = new ChildFirstLoader(new URL[] {driverJar.toUri().toURL(), pgJar.toUri().toURL()});
             Class<?> fencing = Class.forName("dev.fenced.Fencing", true, loader);
-            Class<?> store = Class.forName("dev.fenced.bootstrap.FencedContextStore", false, loader);
+            Class<?> store = Class.forName("dev.fenced.internal.bootstrap.FencedContextStore", false, loader);
             System.out.println("childfirst fencing-loader " + (fencing.getClassLoader() == loader)
                     + " own-store-copy " + (store.getClassLoader() == loader));
             Method currentToken = fencing.getMethod("currentToken");

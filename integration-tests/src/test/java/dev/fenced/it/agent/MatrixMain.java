@@ -2,7 +2,7 @@ package dev.fenced.it.agent;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
-import dev.fenced.context.ContextAccess;
+import dev.fenced.internal.context.ContextAccess;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

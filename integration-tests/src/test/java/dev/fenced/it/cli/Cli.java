@@ -3,7 +3,7 @@ package dev.fenced.it.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import dev.fenced.cli.Main;
+import dev.fenced.internal.cli.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

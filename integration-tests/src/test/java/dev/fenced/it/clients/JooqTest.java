@@ -15,7 +15,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.Pools;
-import dev.fenced.sql.StaleMarker;
+import dev.fenced.internal.sql.StaleMarker;
 import java.util.List;
 import org.jooq.DSLContext;
 import org.jooq.Field;

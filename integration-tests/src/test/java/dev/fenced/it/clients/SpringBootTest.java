@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.StaleTokenException;
-import dev.fenced.jdbc.FencedConnection;
+import dev.fenced.internal.jdbc.FencedConnection;
 import java.sql.Connection;
 import java.util.Map;
 import javax.sql.DataSource;

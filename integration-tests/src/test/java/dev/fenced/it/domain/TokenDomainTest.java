@@ -13,8 +13,8 @@ import dev.fenced.StaleTokenException;
 import dev.fenced.TokenDomainException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.jdbc.FencedRuntime;
-import dev.fenced.metrics.FencedMetrics;
+import dev.fenced.internal.jdbc.FencedRuntime;
+import dev.fenced.internal.metrics.FencedMetrics;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -237,14 +237,14 @@ class TokenDomainTest {
         db.execute("UPDATE totals SET last_token = 50");
         String url = etcdTotals();
         try (FencingScope ignored = Fencing.bind("etcd", 40)) {
-            java.util.concurrent.atomic.AtomicLong cell = dev.fenced.context.ContextAccess.current();
+            java.util.concurrent.atomic.AtomicLong cell = dev.fenced.internal.context.ContextAccess.current();
             CompletableFuture<Void> run = CompletableFuture.runAsync(() -> {
-                dev.fenced.context.ContextAccess.swap(cell);
+                dev.fenced.internal.context.ContextAccess.swap(cell);
                 try {
                     assertEquals("etcd", Fencing.currentTokenDomain().orElseThrow());
                     assertThrows(StaleTokenException.class, () -> update(url, "UPDATE totals SET amount = 1 WHERE id = 1"));
                 } finally {
-                    dev.fenced.context.ContextAccess.swap(null);
+                    dev.fenced.internal.context.ContextAccess.swap(null);
                 }
             }, pool);
             run.get();

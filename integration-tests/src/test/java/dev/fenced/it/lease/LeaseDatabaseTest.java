@@ -1,7 +1,7 @@
 package dev.fenced.it.lease;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.fenced.context.ContextAccess;
+import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.support.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;

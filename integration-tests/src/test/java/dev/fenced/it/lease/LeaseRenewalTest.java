@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.FencedMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

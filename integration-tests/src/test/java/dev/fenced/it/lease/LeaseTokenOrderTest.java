@@ -48,7 +48,7 @@ class LeaseTokenOrderTest extends LeaseDatabaseTest {
         for (int i = 1; i < tokens.size(); i++) {
             assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens must strictly grow: " + tokens);
         }
-        assertTrue(db.queryLong("SELECT last_value FROM fenced_lease_token_seq") >= dev.fenced.lease.Tokens.sequenceOf(tokens.get(tokens.size() - 1)));
+        assertTrue(db.queryLong("SELECT last_value FROM fenced_lease_token_seq") >= dev.fenced.internal.lease.Tokens.sequenceOf(tokens.get(tokens.size() - 1)));
     }
 
     /**

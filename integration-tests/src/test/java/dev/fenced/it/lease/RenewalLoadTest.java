@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.context.ContextAccess;
+import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.lease.LeaseStore;
-import dev.fenced.lease.LeaseTableName;
+import dev.fenced.internal.lease.LeaseStore;
+import dev.fenced.internal.lease.LeaseTableName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -77,7 +77,7 @@ class RenewalLoadTest {
                 double[] ms = new double[RUNS];
                 for (int run = 0; run < RUNS; run++) {
                     long t0 = System.nanoTime();
-                    LeaseStore.Renewal r = store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.lease.Ticker.SYSTEM);
+                    LeaseStore.Renewal r = store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.internal.lease.Ticker.SYSTEM);
                     ms[run] = (System.nanoTime() - t0) / 1e6;
                     assertEquals(n, r.renewed().size(), "every lease must be renewed");
                 }

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.context.ContextAccess;
+import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.lease.LeaseStore;
-import dev.fenced.lease.LeaseTableName;
+import dev.fenced.internal.lease.LeaseStore;
+import dev.fenced.internal.lease.LeaseTableName;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -60,7 +60,7 @@ class RenewalPlanTest {
             long[] ttls = new long[HELD];
             java.util.Arrays.fill(ttls, ttl.toMillis());
             for (int run = 0; run < RUNS; run++) {
-                assertEquals(HELD, store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.lease.Ticker.SYSTEM).renewed().size());
+                assertEquals(HELD, store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.internal.lease.Ticker.SYSTEM).renewed().size());
                 // another holder's release matches no row, but is planned and run like the real one
                 assertEquals(0, store.release("not-the-holder", names, tokens, 30_000_000_000L));
             }

@@ -11,7 +11,7 @@ import dev.fenced.LeaseManager;
 import dev.fenced.UnfencedWriteException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.WriterInventory;
-import dev.fenced.cli.Main;
+import dev.fenced.internal.cli.Main;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
 import java.io.ByteArrayOutputStream;

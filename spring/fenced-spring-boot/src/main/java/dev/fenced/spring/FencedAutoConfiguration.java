@@ -2,9 +2,9 @@ package dev.fenced.spring;
 
 import dev.fenced.FencedDataSource;
 import dev.fenced.LeaseManager;
-import dev.fenced.config.FencedConfig;
-import dev.fenced.config.LeaseMethod;
-import dev.fenced.context.ContextAccess;
+import dev.fenced.internal.config.FencedConfig;
+import dev.fenced.internal.config.LeaseMethod;
+import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.spring.config.FencedSettings;
 import dev.fenced.spring.dao.FencedPersistenceExceptionTranslator;
 import dev.fenced.spring.dao.JdbcTranslationPostProcessor;
@@ -122,7 +122,7 @@ public class FencedAutoConfiguration {
             return false;
         }
         try {
-            Class<?> gate = Class.forName("dev.fenced.agent.bootstrap.LeaseGate", false, null);
+            Class<?> gate = Class.forName("dev.fenced.internal.agent.bootstrap.LeaseGate", false, null);
             return (Boolean) gate.getMethod("installed").invoke(null);
         } catch (ClassNotFoundException e) {
             return false;

@@ -166,7 +166,7 @@ public final class FaultRun {
         try (LeaseManager setupLeases = LeaseManager.create(server.dataSource())) {
             setupLeases.tryAcquire("setup", Duration.ofSeconds(1)).orElseThrow().close(); // creates the store
         } finally {
-            dev.fenced.context.ContextAccess.swap(null);
+            dev.fenced.internal.context.ContextAccess.swap(null);
         }
         server.execute("CREATE TABLE lease_audit (seq bigserial PRIMARY KEY, name text, token bigint, holder text,"
                         + " kind text, expires_at timestamptz, at timestamptz NOT NULL DEFAULT clock_timestamp())",

@@ -4,7 +4,7 @@ import dev.fenced.Lease;
 import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
 import dev.fenced.StaleTokenException;
-import dev.fenced.lease.LeaseDeadlines;
+import dev.fenced.internal.lease.LeaseDeadlines;
 import java.io.PrintStream;
 import java.io.FileOutputStream;
 import java.sql.Connection;
@@ -144,7 +144,7 @@ public final class HolderMain {
         } catch (SQLException | RuntimeException e) {
             // the store is down or stalled: next time
         } finally {
-            dev.fenced.context.ContextAccess.swap(null); // the member lease's token is not the row's
+            dev.fenced.internal.context.ContextAccess.swap(null); // the member lease's token is not the row's
         }
     }
 

@@ -2,8 +2,8 @@ package dev.fenced.spring.config;
 
 import dev.fenced.FencedProperty;
 import dev.fenced.FencingException;
-import dev.fenced.config.ConfigLoader;
-import dev.fenced.config.FencedConfig;
+import dev.fenced.internal.config.ConfigLoader;
+import dev.fenced.internal.config.FencedConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.fenced.spring.context;
 
-import dev.fenced.context.ContextAccess;
+import dev.fenced.internal.context.ContextAccess;
 import java.util.concurrent.atomic.AtomicLong;
 import io.micrometer.context.ThreadLocalAccessor;
 

@@ -1,6 +1,6 @@
 package dev.fenced.spring.datasource;
 
-import dev.fenced.jdbc.ConnectionFactory;
+import dev.fenced.internal.jdbc.ConnectionFactory;
 import dev.fenced.spring.config.FencedSettings;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

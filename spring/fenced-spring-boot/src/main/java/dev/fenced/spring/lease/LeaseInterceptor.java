@@ -1,7 +1,7 @@
 package dev.fenced.spring.lease;
 
 import dev.fenced.LeaseManager;
-import dev.fenced.lease.LeaseBoundCalls;
+import dev.fenced.internal.lease.LeaseBoundCalls;
 import java.lang.reflect.Method;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;

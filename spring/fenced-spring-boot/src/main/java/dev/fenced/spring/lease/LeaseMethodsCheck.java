@@ -1,7 +1,7 @@
 package dev.fenced.spring.lease;
 
 import dev.fenced.FencedProperty;
-import dev.fenced.config.LeaseMethod;
+import dev.fenced.internal.config.LeaseMethod;
 import dev.fenced.spring.config.FencedConfigurationException;
 import java.util.Arrays;
 import org.springframework.beans.factory.ListableBeanFactory;

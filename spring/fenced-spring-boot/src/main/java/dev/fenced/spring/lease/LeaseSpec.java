@@ -1,6 +1,6 @@
 package dev.fenced.spring.lease;
 
-import dev.fenced.config.LeaseMethod;
+import dev.fenced.internal.config.LeaseMethod;
 import java.time.Duration;
 
 /** What one lease-bound method needs: the lease's name, ttl and busy policy, and where it was declared. */

@@ -1,7 +1,7 @@
 package dev.fenced.spring.lease;
 
 import dev.fenced.LeaseManager;
-import dev.fenced.config.FencedConfig;
+import dev.fenced.internal.config.FencedConfig;
 import javax.sql.DataSource;
 
 /**

@@ -1,6 +1,6 @@
 package dev.fenced.spring.metrics;
 
-import dev.fenced.metrics.MicrometerMeters;
+import dev.fenced.internal.metrics.MicrometerMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 

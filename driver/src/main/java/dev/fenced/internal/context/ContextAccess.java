@@ -1,0 +1,146 @@
+package dev.fenced.internal.context;
+
+import dev.fenced.internal.bootstrap.FencedContextStore;
+import java.lang.reflect.Field;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Finds the thread-local the whole JVM shares. When the agent put {@link FencedContextStore} on the
+ * bootstrap class path, that copy wins even if this driver was loaded child-first by an application
+ * class loader that has its own copy; otherwise the driver's copy is used. The lookup happens once;
+ * afterwards access is a plain {@code ThreadLocal.get()}.
+ */
+public final class ContextAccess {
+
+    static final String STORE_CLASS = "dev.fenced.internal.bootstrap.FencedContextStore";
+
+    private static final ThreadLocal<AtomicLong> CURRENT = locate();
+    /** Where the first fenced connection is recorded for the agent; null when no agent placed the store. */
+    private static final AtomicReference<Object[]> FIRST_CONNECTION = locateFirstConnection();
+
+    private ContextAccess() {
+    }
+
+    /** The cell bound to this thread, or null. */
+    public static AtomicLong current() {
+        return CURRENT.get();
+    }
+
+    /** Binds {@code cell} (may be null) and returns what was bound before. */
+    public static AtomicLong swap(AtomicLong cell) {
+        AtomicLong previous = CURRENT.get();
+        if (cell == null) {
+            CURRENT.remove();
+        } else {
+            CURRENT.set(cell);
+        }
+        return previous;
+    }
+
+    /**
+     * Scopes closed out of order on this thread, their cell to the binding from before them: closing what
+     * was opened inside one restores past it. Created only once that happens.
+     */
+    private static final ThreadLocal<Map<AtomicLong, AtomicLong>> CLOSED_OUT_OF_ORDER = new ThreadLocal<>();
+
+    /** {@code cell}'s scope was closed while something opened inside it is still bound. */
+    public static void closedOutOfOrder(AtomicLong cell, AtomicLong previous) {
+        Map<AtomicLong, AtomicLong> skipped = CLOSED_OUT_OF_ORDER.get();
+        if (skipped == null) {
+            skipped = new IdentityHashMap<>();
+            CLOSED_OUT_OF_ORDER.set(skipped);
+        }
+        skipped.put(cell, previous);
+    }
+
+    /**
+     * Closing a scope or lease: binds {@code previous}, what was bound when it was opened, or, if that belongs
+     * to a scope already closed out of order, what was bound before that one.
+     */
+    public static void restore(AtomicLong previous) {
+        AtomicLong b = previous;
+        Map<AtomicLong, AtomicLong> skipped = CLOSED_OUT_OF_ORDER.get();
+        if (skipped != null) {
+            while (skipped.containsKey(b)) {
+                b = skipped.remove(b);
+            }
+            if (skipped.isEmpty()) {
+                CLOSED_OUT_OF_ORDER.remove();
+            }
+        }
+        swap(b);
+    }
+
+    /**
+     * Runs {@code work} with nothing bound, restoring the thread's binding afterwards: for the library's own
+     * threads, whose work (renewals, onLost callbacks) belongs to no caller's token.
+     */
+    public static void runWithNothingBound(Runnable work) {
+        AtomicLong previous = swap(null);
+        try {
+            work.run();
+        } finally {
+            swap(previous);
+        }
+    }
+
+    /** True when the state is the bootstrap copy put there by the agent. */
+    public static boolean sharedThroughBootstrap() {
+        return bootstrapStore() != null;
+    }
+
+    /** Records the first fenced connection for the agent's leases (only when the agent is attached). */
+    public static void recordConnection(String url, Properties info) {
+        if (FIRST_CONNECTION != null && FIRST_CONNECTION.get() == null) {
+            Properties copy = new Properties();
+            if (info != null) {
+                copy.putAll(info);
+            }
+            FIRST_CONNECTION.compareAndSet(null, new Object[] {url, copy});
+        }
+    }
+
+    /** {@code {String url, Properties info}} of the first fenced connection, or null. */
+    public static Object[] firstConnection() {
+        return FIRST_CONNECTION == null ? null : FIRST_CONNECTION.get();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static AtomicReference<Object[]> locateFirstConnection() {
+        Class<?> shared = bootstrapStore();
+        if (shared == null) {
+            return null;
+        }
+        try {
+            return (AtomicReference<Object[]>) shared.getField("FIRST_CONNECTION").get(null);
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            return null; // an agent built before this field existed
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ThreadLocal<AtomicLong> locate() {
+        Class<?> shared = bootstrapStore();
+        if (shared != null && shared != FencedContextStore.class) {
+            try {
+                Field field = shared.getField("CURRENT");
+                return (ThreadLocal<AtomicLong>) field.get(null);
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                throw new IllegalStateException("fenced: the bootstrap context store is unusable", e);
+            }
+        }
+        return FencedContextStore.CURRENT;
+    }
+
+    private static Class<?> bootstrapStore() {
+        try {
+            return Class.forName(STORE_CLASS, true, null);
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
+    }
+}

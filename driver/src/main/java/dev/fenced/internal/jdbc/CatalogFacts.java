@@ -1,0 +1,79 @@
+package dev.fenced.internal.jdbc;
+
+import dev.fenced.internal.config.FencedConfig;
+import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.sql.FencingTargets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The driver's own catalog reads, for tools that report on the catalog rather than connect through it (the
+ * command line's {@code check}, {@code explain} and {@code audit}): the same queries and rules as the first
+ * connect, without creating anything and without failing on what is not ready.
+ */
+public final class CatalogFacts {
+
+    private CatalogFacts() {
+    }
+
+    /**
+     * The token domain the database records for {@code r} in {@code registry} ({@code fenced.tokenDomains.table}),
+     * or null when none is recorded yet. Read only: {@code check} never claims a domain.
+     */
+    public static String recordedTokenDomain(Connection c, TableName registry, Relation r) throws SQLException {
+        return TokenDomainRegistry.recorded(c, registry, r.schema(), r.name());
+    }
+
+    /** A relation as the catalog names it; {@code kind} is pg_class.relkind. */
+    public record Relation(long oid, String schema, String name, String kind) {
+        /** Schema-qualified, quoted where needed: how fenced names it in messages and SQL. */
+        public String display() {
+            return new TableName(schema, name).toString();
+        }
+
+        public boolean isView() {
+            return kind.equals("v") || kind.equals("m");
+        }
+    }
+
+    /** Every table or view a protected-table entry matches, as the first connect matches it. */
+    public static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {
+        return convert(CatalogInspector.relationsNamed(c, name));
+    }
+
+    /** The type of a column ({@code format_type}), or null when the relation has no such column. */
+    public static String columnType(Connection c, long oid, String column) throws SQLException {
+        return CatalogInspector.columnType(c, oid, column);
+    }
+
+    /** True for the types the first connect accepts as a fence column. */
+    public static boolean isFenceColumnType(String type) {
+        return CatalogInspector.INTEGER_TYPES.contains(type);
+    }
+
+    /** Partitions, inheritance children and parents of a relation, all levels. */
+    public static List<Relation> inheritanceKin(Connection c, long oid) throws SQLException {
+        return convert(CatalogInspector.inheritanceKin(c, oid));
+    }
+
+    /**
+     * What the driver would protect on this database: the registered tables, their partitions and children,
+     * the views that reach them, column lists and keys; leniently (a table not ready is left fenced by name,
+     * as after DDL) and without creating the tombstone table.
+     */
+    public static FencingTargets targets(Connection c, FencedConfig config, List<ProtectedTable> tables)
+            throws SQLException {
+        return CatalogInspector.inspect(c, tables, true, false, config.tombstoneTable(), false);
+    }
+
+    private static List<Relation> convert(List<CatalogInspector.Relation> in) {
+        List<Relation> out = new ArrayList<>();
+        for (CatalogInspector.Relation r : in) {
+            out.add(new Relation(r.oid(), r.schema(), r.name(), r.kind()));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,387 @@
+package dev.fenced.internal.jdbc;
+
+import dev.fenced.FencingException;
+import dev.fenced.FencingMode;
+import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.sql.FencingTargets;
+import dev.fenced.internal.sql.TableShape;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads the catalog once per configuration and database, at first connect: every registered table must
+ * have its fence column with an integer type (else the connect fails naming table and column); the
+ * partitions, inheritance children and parents of a protected table are protected too (a write to any
+ * of them reaches its rows); views that read a protected table are learned so writes through them are
+ * refused; volatile function names are learned for the DELETE check.
+ */
+final class CatalogInspector {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+
+    /** Tokens are bigints: a smallint column overflows at token 32,768, an integer one past 2^31. */
+    static final Set<String> INTEGER_TYPES = Set.of("bigint");
+
+    private CatalogInspector() {
+    }
+
+    record Relation(long oid, String schema, String name, String kind) {
+        TableName tableName() {
+            return new TableName(schema, name);
+        }
+
+        String display() {
+            return tableName().toString();
+        }
+    }
+
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured) throws SQLException {
+        return inspect(c, configured, false, true, null);
+    }
+
+    /**
+     * With {@code lenient}, for a re-read after DDL: a table not ready yet (a migration adds its fence
+     * column in a later step) is logged rather than fatal, and stays fenced by name, so a write to it fails
+     * at PostgreSQL on the missing column instead of passing unfenced. With {@code failOnMissing} (the
+     * default, {@code fenced.missingTables=fail}) a strict read fails when an entry in enforce mode matches
+     * no table: a typo there would leave the real table unprotected.
+     */
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing)
+            throws SQLException {
+        return inspect(c, configured, lenient, failOnMissing, null);
+    }
+
+    /**
+     * With {@code tombstones} (the tombstone table, null for none): also reads every protected relation's columns
+     * and primary key ({@link TableShape}) and makes sure the tombstone table and the insert checks exist.
+     */
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
+                                  TableName tombstones) throws SQLException {
+        return inspect(c, configured, lenient, failOnMissing, tombstones, true);
+    }
+
+    /**
+     * With {@code createTombstones} false the tombstone table and checks are not created: for tools that only
+     * read the catalog (the command line's {@code explain} and {@code audit}), which plan as the driver would.
+     */
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
+                                  TableName tombstones, boolean createTombstones) throws SQLException {
+        return inspect(c, configured, lenient, failOnMissing, tombstones, createTombstones, null);
+    }
+
+    /**
+     * With {@code domainRegistry} (null: none): records each protected relation's token domain there, or fails when
+     * the database records another ({@link TokenDomainRegistry}).
+     */
+    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
+                                  TableName tombstones, boolean createTombstones, TableName domainRegistry)
+            throws SQLException {
+        Shapes shapes = new Shapes();
+        // each protected relation's token domain, by oid, for the registry
+        Map<Long, TokenDomainRegistry.Claim> claims = new LinkedHashMap<>();
+        List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
+        List<ProtectedTable> tables = new ArrayList<>();
+        Map<TableName, String> indirect = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        Set<Long> seen = new HashSet<>();
+        List<Long> protectedOids = new ArrayList<>();
+        List<Long> reachingOids = new ArrayList<>();
+        // the entry each protected relation is fenced by: rows shared through inheritance take the strictest
+        // mode of every table they belong to, and one fence column
+        Map<Long, ProtectedTable> fencedAs = new java.util.HashMap<>();
+        for (ProtectedTable t : registered) {
+            tables.add(t);
+            List<Relation> found = relationsNamed(c, t.name());
+            if (found.isEmpty()) {
+                if (failOnMissing && t.mode() == FencingMode.ENFORCE) {
+                    problems.add("protected table " + t.displayName() + " matches no table (a typo would leave the"
+                            + " real one unprotected; set " + dev.fenced.FencedProperty.MISSING_TABLES.key()
+                            + "=warn to connect before it exists)");
+                    continue;
+                }
+                LOG.log(System.Logger.Level.WARNING, "fenced: protected table {0} does not exist (yet); writes to it"
+                        + " will be fenced by name", t.displayName());
+                continue;
+            }
+            for (Relation r : found) {
+                if (r.kind.equals("v") || r.kind.equals("m")) {
+                    problems.add(r.display() + " is a view; register the table it writes instead");
+                    continue;
+                }
+                String type = columnType(c, r.oid, t.column());
+                if (type == null) {
+                    problems.add("table " + r.display() + " has no column " + TableName.quote(t.column())
+                            + " (add it: ALTER TABLE " + r.display() + " ADD COLUMN " + TableName.quote(t.column()) + " bigint)");
+                    continue;
+                }
+                if (!INTEGER_TYPES.contains(type)) {
+                    problems.add("column " + TableName.quote(t.column()) + " of table " + r.display() + " is " + type
+                            + "; a fence column must be bigint");
+                    continue;
+                }
+                seen.add(r.oid);
+                protectedOids.add(r.oid);
+                claims.putIfAbsent(r.oid, new TokenDomainRegistry.Claim(r.schema, r.name, t.tokenDomain(), t.displayName()));
+                shapes.registered(c, t, r.oid, r.name, r.display(), tombstones != null);
+                fencedAs.merge(r.oid, t, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
+            }
+        }
+        if (!problems.isEmpty()) {
+            String message = "fenced: protected tables are not ready: " + String.join("; ", problems);
+            if (!lenient) {
+                throw new FencingException(message, FencingException.SCHEMA);
+            }
+            LOG.log(System.Logger.Level.WARNING, message);
+        }
+        // Partitions and inheritance children share the parent's columns; parents see the children's rows.
+        List<String> conflicts = new ArrayList<>();
+        List<String> domainConflicts = new ArrayList<>(); // never lenient: two token sources would meet on a row
+        for (ProtectedTable t : registered) {
+            for (Relation r : relationsNamed(c, t.name())) {
+                if (!seen.contains(r.oid) || r.kind.equals("v")) {
+                    continue;
+                }
+                for (Relation kin : inheritanceKin(c, r.oid)) {
+                    ProtectedTable known = fencedAs.get(kin.oid);
+                    if (known != null) {
+                        if (!known.tokenDomain().equals(t.tokenDomain())) {
+                            domainConflicts.add(kin.display() + " has token domain " + known.tokenDomain() + " but shares rows"
+                                    + " with protected table " + t.displayName() + " of token domain " + t.tokenDomain()
+                                    + " (tokens of two sources are unrelated numbers); give both one domain");
+                        } else if (!known.column().equals(t.column())) {
+                            conflicts.add(kin.display() + " is fenced on column " + known.column() + " but shares rows"
+                                    + " with protected table " + t.displayName() + " fenced on " + t.column()
+                                    + " (a token written through one would not stop a stale write through the other);"
+                                    + " use one fence column for both");
+                        } else if (t.mode().ordinal() < known.mode().ordinal()) {
+                            // registered in a weaker mode of its own: writes to it reach t's rows
+                            ProtectedTable stricter = new ProtectedTable(kin.tableName(), t.column(), t.mode(),
+                                    t.tokenDomain(), t);
+                            tables.add(stricter);
+                            fencedAs.put(kin.oid, stricter);
+                        }
+                        continue;
+                    }
+                    if (!seen.add(kin.oid)) {
+                        continue;
+                    }
+                    if (columnType(c, kin.oid, t.column()) != null) {
+                        ProtectedTable derived = new ProtectedTable(kin.tableName(), t.column(), t.mode(),
+                                t.tokenDomain(), t);
+                        tables.add(derived);
+                        claims.putIfAbsent(kin.oid, new TokenDomainRegistry.Claim(kin.schema, kin.name, t.tokenDomain(),
+                                t.displayName()));
+                        fencedAs.put(kin.oid, derived);
+                        protectedOids.add(kin.oid);
+                        shapes.kin(c, derived, t, kin.oid, kin.display());
+                    } else {
+                        indirect.put(kin.tableName(), kin.display() + " shares rows with protected table "
+                                + t.displayName() + " (inheritance or partitioning) but has no column " + t.column());
+                        // a view over this parent reads the protected child's rows too
+                        reachingOids.add(kin.oid);
+                    }
+                }
+            }
+        }
+        if (!conflicts.isEmpty()) {
+            String message = "fenced: protected tables are not ready: " + String.join("; ", conflicts);
+            if (!lenient) {
+                throw new FencingException(message, FencingException.SCHEMA);
+            }
+            LOG.log(System.Logger.Level.WARNING, message);
+        }
+        if (!domainConflicts.isEmpty()) {
+            throw new FencingException("fenced: protected tables are not ready: " + String.join("; ", domainConflicts),
+                    FencingException.SCHEMA);
+        }
+        reachingOids.addAll(protectedOids);
+        for (Relation view : viewsReading(c, reachingOids)) {
+            indirect.putIfAbsent(view.tableName(), view.kind.equals("v")
+                    ? "view " + view.display() + " reads a protected table"
+                    : view.display() + " has a rule whose actions reach a protected table");
+        }
+        if (tombstones != null && createTombstones) {
+            TombstoneSchema.ensure(c, tombstones, shapes.guarded);
+        }
+        if (domainRegistry != null) {
+            TokenDomainRegistry.claim(c, domainRegistry, List.copyOf(claims.values()));
+        }
+        return new FencingTargets(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));
+    }
+
+    /**
+     * Collects {@link TableShape}s: a registered name that matches several relations with different shapes
+     * gets none (its column-less INSERTs are refused, and the name is not tombstoned).
+     */
+    private static final class Shapes {
+        private final Map<TableName, TableShape> shapes = new LinkedHashMap<>();
+        private final Set<TableName> ambiguous = new HashSet<>();
+        final List<TombstoneSchema.Guarded> guarded = new ArrayList<>();
+
+        void registered(Connection c, ProtectedTable t, long oid, String relname, String display, boolean tombstones)
+                throws SQLException {
+            List<String> key = TableShapes.primaryKey(c, oid);
+            boolean tombstoned = tombstones && t.mode() == FencingMode.ENFORCE && !key.isEmpty();
+            put(t.name(), new TableShape(TableShapes.liveColumns(c, oid), key, tombstoned ? relname : null));
+            if (tombstoned) {
+                guarded.add(new TombstoneSchema.Guarded(oid, display, relname, t.column(), key));
+            }
+        }
+
+        /** A partition, child or parent shares the registered table's tombstones, keyed by its key columns. */
+        void kin(Connection c, ProtectedTable derived, ProtectedTable root, long oid, String display) throws SQLException {
+            TableShape rootShape = shapes.get(root.name());
+            boolean tombstoned = rootShape != null && rootShape.tombstoned();
+            put(derived.name(), new TableShape(TableShapes.liveColumns(c, oid),
+                    rootShape == null ? List.of() : rootShape.primaryKey(), tombstoned ? rootShape.tombstoneLabel() : null));
+            if (tombstoned) {
+                guarded.add(new TombstoneSchema.Guarded(oid, display, rootShape.tombstoneLabel(), derived.column(),
+                        rootShape.primaryKey()));
+            }
+        }
+
+        private void put(TableName name, TableShape shape) {
+            if (ambiguous.contains(name)) {
+                return;
+            }
+            TableShape before = shapes.putIfAbsent(name, shape);
+            if (before != null && !before.equals(shape)) {
+                shapes.remove(name);
+                ambiguous.add(name);
+            }
+        }
+
+        Map<TableName, TableShape> byName() {
+            return shapes;
+        }
+    }
+
+    /**
+     * The name of every relation a write could target, as stored (exact case), outside the system
+     * schemas: a write to a name not among them was made after this read and is looked up first.
+     */
+    static Set<String> relationNames(Connection c) throws SQLException {
+        Set<String> names = new HashSet<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT c.relname FROM pg_catalog.pg_class c"
+                     + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                     + " WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')"
+                     + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {
+        String sql = "SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE c.relname = ? AND c.relkind IN ('r', 'p', 'f', 'v', 'm')"
+                + (name.schema() == null ? "" : " AND n.nspname = ?")
+                + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, name.name());
+            if (name.schema() != null) {
+                ps.setString(2, name.schema());
+            }
+            return relations(ps);
+        }
+    }
+
+    static String columnType(Connection c, long oid, String column) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.format_type(a.atttypid, NULL)"
+                + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attname = ? AND a.attnum > 0"
+                + " AND NOT a.attisdropped")) {
+            ps.setLong(1, oid);
+            ps.setString(2, column);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    static List<Relation> inheritanceKin(Connection c, long oid) throws SQLException {
+        String sql = "WITH RECURSIVE down(oid) AS (SELECT ?::oid UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i"
+                + " JOIN down ON i.inhparent = down.oid),"
+                + " up(oid) AS (SELECT ?::oid UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i"
+                + " JOIN up ON i.inhrelid = up.oid)"
+                + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE c.oid IN (SELECT oid FROM down UNION SELECT oid FROM up) AND c.oid <> ?::oid";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setLong(1, oid);
+            ps.setLong(2, oid);
+            ps.setLong(3, oid);
+            return relations(ps);
+        }
+    }
+
+    /**
+     * Views (and views of views) whose rules read any of {@code oids}, and tables with a rule (CREATE RULE ...
+     * DO ALSO UPDATE t) that names one: a write to such a table runs the rule's actions unfenced.
+     */
+    private static List<Relation> viewsReading(Connection c, List<Long> oids) throws SQLException {
+        if (oids.isEmpty()) {
+            return List.of();
+        }
+        String sql = "WITH RECURSIVE reads(oid) AS (SELECT unnest(?::oid[])"
+                + " UNION SELECT r.ev_class FROM pg_catalog.pg_depend d"
+                + " JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid"
+                + " JOIN reads ON d.refobjid = reads.oid"
+                + " WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.refclassid = 'pg_catalog.pg_class'::regclass"
+                + " AND r.ev_class <> d.refobjid)"
+                + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM reads JOIN pg_catalog.pg_class c ON c.oid = reads.oid"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'r', 'p', 'f')"
+                + " AND c.oid <> ALL (?::oid[])";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            Array array = c.createArrayOf("oid", oids.toArray());
+            ps.setArray(1, array);
+            ps.setArray(2, array);
+            return relations(ps);
+        }
+    }
+
+    private static Set<String> volatileFunctions(Connection c) throws SQLException {
+        Set<String> names = new HashSet<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE provolatile = 'v'")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    private static Set<String> functionNames(Connection c) throws SQLException {
+        Set<String> names = new HashSet<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc")) {
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+        }
+        return names;
+    }
+
+    private static List<Relation> relations(PreparedStatement ps) throws SQLException {
+        List<Relation> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Relation(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,519 @@
+package dev.fenced.internal.jdbc;
+
+import dev.fenced.FencingMode;
+import dev.fenced.internal.config.FencedConfig;
+import dev.fenced.UnsupportedStatementException;
+import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.observe.Inventory;
+import dev.fenced.internal.observe.Observation;
+import dev.fenced.internal.sql.FencingTargets;
+import dev.fenced.internal.sql.RewriteCache;
+import dev.fenced.internal.sql.RewritePlan;
+import dev.fenced.internal.sql.SqlRewriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import dev.fenced.internal.sql.TextFacts;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongFunction;
+
+/**
+ * Everything the connections of one configuration on one database share: the configuration, what the
+ * catalog said, the rewriter and its plan cache. Built at the first connect, then reused.
+ */
+public final class FencedRuntime {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+    private static final ConcurrentHashMap<String, FencedRuntime> RUNTIMES = new ConcurrentHashMap<>();
+    /** Observe-mode findings are logged at WARNING this many times per runtime, then at DEBUG. */
+    private static final int LOUD_OBSERVATIONS = 20;
+
+    /** How a lost lease's token is named in messages; the lease manager installs the real lookup. */
+    private static volatile LongFunction<String> leaseNames = token -> null;
+
+    private final FencedConfig config;
+    private final Inventory.Settings inventory;
+    private final AtomicInteger observations = new AtomicInteger();
+    private final AtomicBoolean refreshing = new AtomicBoolean();
+    private final long refreshNanos;
+    /** What the catalog said last, with the cache of plans made from it; replaced whole on refresh. */
+    private volatile Snapshot snapshot;
+
+    /**
+     * One catalog read: the targets and the plans made from them, which {@code generation} numbers (it
+     * grows whenever the targets change, so a statement prepared before compares one counter at execute
+     * time); every relation name the read saw, so a write to a name it did not see is looked up first; the
+     * texts already checked against it, and the names looked up and still not found.
+     */
+    private record Snapshot(FencingTargets targets, RewriteCache cache, long readAtNanos, long generation,
+                            Set<String> relations, Set<String> vetted, Set<String> absent) {
+    }
+
+    private FencedRuntime(FencedConfig config, Catalog catalog) {
+        this.config = config;
+        this.inventory = Inventory.Settings.of(config);
+        this.refreshNanos = config.catalogRefresh().toNanos();
+        this.snapshot = snapshot(catalog, 1, null);
+    }
+
+    /** What one read of the catalog found. */
+    private record Catalog(FencingTargets targets, Set<String> relations) {
+    }
+
+    private Snapshot snapshot(Catalog catalog, long generation, Snapshot keep) {
+        RewriteCache cache = keep != null ? keep.cache() : catalog.targets().isEmpty() ? null
+                : new RewriteCache(new SqlRewriter(catalog.targets(), config.relativeUpdates(), config.parseTimeout()),
+                config.cacheSize());
+        Set<String> absent = ConcurrentHashMap.newKeySet();
+        if (keep != null) {
+            for (String name : keep.absent()) {
+                if (catalog.relations() == null || !catalog.relations().contains(name)) {
+                    absent.add(name);
+                }
+            }
+        }
+        return new Snapshot(catalog.targets(), cache, System.nanoTime(), generation, catalog.relations(),
+                ConcurrentHashMap.newKeySet(), absent);
+    }
+
+    private static Catalog read(FencedConfig config, Connection connection, boolean lenient) throws SQLException {
+        if (config.inactive()) {
+            return new Catalog(FencingTargets.of(java.util.List.of()), null);
+        }
+        if (!config.checkSchema()) {
+            return new Catalog(FencingTargets.of(config.tables()), null);
+        }
+        return new Catalog(CatalogInspector.inspect(connection, config.tables(), lenient, config.missingTables(),
+                config.tombstoneTable(), true, config.tokenDomainTable()), CatalogInspector.relationNames(connection));
+    }
+
+    /**
+     * Reads the catalog again on {@code connection} (raw) and replaces the plans: after DDL that names a
+     * protected table, so a new view, partition or child is fenced from the next statement on. With
+     * {@code committed} false the connection is inside a transaction whose DDL may still roll back: what
+     * the read finds is added and nothing is forgotten (a rolled-back DROP VIEW must not unprotect the
+     * view for every connection); the caller reads again with {@code committed} once the transaction ends.
+     */
+    void refresh(Connection connection, boolean committed) throws SQLException {
+        if (config.inactive() || !config.checkSchema()) {
+            return;
+        }
+        Catalog found = read(config, connection, true);
+        synchronized (this) {
+            Snapshot s = snapshot;
+            if (!committed) {
+                Set<String> relations = new HashSet<>(s.relations() == null ? Set.of() : s.relations());
+                relations.addAll(found.relations());
+                found = new Catalog(s.targets().union(found.targets()), relations);
+            }
+            // A re-read that finds what the last one found keeps the plans: they are decided from the targets
+            // and this runtime's configuration alone, so they are still right, and the periodic re-read
+            // (fenced.catalogRefresh) does not send every statement back to the parser once a minute.
+            snapshot = found.targets().equals(s.targets()) ? snapshot(found, s.generation(), s)
+                    : snapshot(found, s.generation() + 1, null);
+        }
+    }
+
+    /**
+     * A periodic re-read, for DDL run by others; one connection does it while the rest go on. Returns
+     * true when it read inside an open transaction (the caller reads again once it ends).
+     */
+    boolean refreshIfDue(Connection connection) {
+        if (System.nanoTime() - snapshot.readAtNanos() < refreshNanos || !refreshing.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            boolean committed = connection.getAutoCommit();
+            refresh(connection, committed);
+            return !committed;
+        } catch (SQLException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "fenced: could not read the catalog again; keeping what it said"
+                    + " before: " + e.getMessage());
+            synchronized (this) {
+                Snapshot s = snapshot;
+                snapshot = new Snapshot(s.targets(), s.cache(), System.nanoTime(), s.generation(), s.relations(),
+                        s.vetted(), s.absent());
+            }
+            return false;
+        } finally {
+            refreshing.set(false);
+        }
+    }
+
+    /** Numbers the targets: a plan made at one generation is still right while it is current. */
+    long generation() {
+        return snapshot.generation();
+    }
+
+    /**
+     * For a text fenced would pass through: when it writes a relation the last catalog read did not see
+     * (a view or partition someone else made since), reads the catalog before the write is decided, so
+     * there is no window until the next periodic read. Paid once per new text and name: checked texts and
+     * names still not found after a read are remembered until the targets change. Returns true when it
+     * read inside an open transaction (the caller reads again once it ends).
+     */
+    boolean lookUpUnknownTargets(String sql, Connection connection) throws SQLException {
+        Snapshot s = snapshot;
+        if (s.relations() == null || s.vetted().contains(sql)) {
+            return false;
+        }
+        boolean executes = !TextFacts.executedNames(sql).isEmpty();
+        java.util.List<dev.fenced.internal.config.TableName> targets = TextFacts.writeTargetNames(sql);
+        java.util.List<String> names = new java.util.ArrayList<>();
+        for (dev.fenced.internal.config.TableName t : targets) {
+            names.add(t.name());
+        }
+        boolean merged = lookUp(names, connection);
+        Unseen unseen = checkUnseen(targets, connection);
+        merged |= unseen == Unseen.READ_IN_TRANSACTION;
+        s = snapshot;
+        if (s.vetted().size() >= config.cacheSize()) {
+            s.vetted().clear();
+        }
+        if (!executes && unseen == Unseen.NONE) {
+            // a text with an SQL EXECUTE is asked about each time: what the name holds can change; so is one
+            // that writes a name no catalog read has seen (it may be created at any time)
+            s.vetted().add(sql);
+        }
+        return merged;
+    }
+
+    /**
+     * For the write targets no catalog read has seen: asks the server, as the statement itself will resolve
+     * them (search path, latest committed catalog), whether they exist now. A name created since it was
+     * looked up is read again; one the read still cannot see (a REPEATABLE READ or SERIALIZABLE transaction's
+     * snapshot is older than the relation, while the write itself would resolve it) is refused: fenced cannot
+     * tell whether it reaches a protected table.
+     */
+    private Unseen checkUnseen(java.util.List<dev.fenced.internal.config.TableName> targets, Connection connection)
+            throws SQLException {
+        Set<String> relations = snapshot.relations();
+        java.util.List<String> unseen = new java.util.ArrayList<>();
+        for (dev.fenced.internal.config.TableName t : targets) {
+            if (relations != null && !relations.contains(t.name())) {
+                unseen.add(t.toString());
+            }
+        }
+        if (unseen.isEmpty()) {
+            return Unseen.NONE;
+        }
+        java.util.List<String> existing = existing(unseen, connection);
+        if (existing.isEmpty()) {
+            return Unseen.ABSENT;
+        }
+        boolean committed = connection.getAutoCommit();
+        refresh(connection, committed);
+        relations = snapshot.relations();
+        for (dev.fenced.internal.config.TableName t : targets) {
+            if (existing.contains(t.toString()) && !relations.contains(t.name())) {
+                refuseOrObserve(t.toString(), strictestMode(snapshot.targets()), "relation " + t + " was created after"
+                        + " this transaction's snapshot, so fenced cannot see whether it reaches a protected table;"
+                        + " write it in a new transaction", t.toString());
+            }
+        }
+        return committed ? Unseen.ABSENT : Unseen.READ_IN_TRANSACTION;
+    }
+
+    /**
+     * What {@link #checkUnseen} found: every target seen by a catalog read; some not (the text is asked
+     * about again next time); some not, and the catalog was read inside an open transaction.
+     */
+    private enum Unseen {
+        NONE, ABSENT, READ_IN_TRANSACTION
+    }
+
+    /** Which of {@code names} (SQL spellings) resolve to a relation now, as a statement would resolve them. */
+    private static java.util.List<String> existing(java.util.List<String> names, Connection connection)
+            throws SQLException {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        try (java.sql.PreparedStatement ps = connection.prepareStatement(
+                "SELECT n FROM pg_catalog.unnest(?::text[]) n WHERE pg_catalog.to_regclass(n) IS NOT NULL")) {
+            ps.setArray(1, connection.createArrayOf("text", names.toArray()));
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The runtime for {@code config} on the database {@code key} names, built on first use with
+     * {@code connection} (a raw connection to that database) for the catalog check. A failed check is not
+     * remembered: the next connect checks again.
+     */
+    static FencedRuntime forDatabase(String key, FencedConfig config, Connection connection) throws SQLException {
+        String id = key + '\u0000' + config.fingerprint();
+        FencedRuntime runtime = RUNTIMES.get(id);
+        if (runtime != null) {
+            return runtime;
+        }
+        runtime = new FencedRuntime(config, read(config, connection, false));
+        FencedRuntime raced = RUNTIMES.putIfAbsent(id, runtime);
+        if (raced == null) {
+            Inventory.get().register(config);
+        }
+        return raced != null ? raced : runtime;
+    }
+
+    /** Forgets every runtime, so the next connect reads the catalog again (after DDL, in tests). */
+    public static void reset() {
+        RUNTIMES.clear();
+    }
+
+    public static void installLeaseNames(LongFunction<String> lookup) {
+        leaseNames = lookup;
+    }
+
+    String leaseName(long token) {
+        return leaseNames.apply(token);
+    }
+
+    FencedConfig config() {
+        return config;
+    }
+
+    /** The plan for {@code sql}. Cheap for statements that cannot touch a protected table. */
+    RewritePlan plan(String sql) {
+        RewriteCache cache = snapshot.cache();
+        return cache == null ? RewritePlan.PASSTHROUGH : cache.plan(sql);
+    }
+
+    /**
+     * {@code plan} (for {@code sql}) to run with a NULL token: itself, or when it {@link RewritePlan#tokenRequired()
+     * requires} a token, the text that keeps the row's fence value instead; refused when there is none.
+     */
+    RewritePlan forNullToken(RewritePlan plan, String sql) throws SQLException {
+        if (!plan.tokenRequired()) {
+            return plan;
+        }
+        RewriteCache cache = snapshot.cache();
+        RewritePlan variant = cache == null ? null : cache.planForNullToken(sql);
+        if (variant == null || !variant.isFenced() || variant.tokenRequired()) {
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw new UnsupportedStatementException(plan.tables().get(0), "no text to run it without a token"
+                    + " (the catalog changed while it was planned); run it again");
+        }
+        return variant;
+    }
+
+    /**
+     * The plan to run for {@code sql}: a refusal is thrown in enforce mode, and in observe mode counted,
+     * logged and turned into a pass-through. Inside {@code Fencing.unfenced} a refused statement runs as
+     * written (migrations: DO blocks, TRUNCATE, MERGE); the refused plan is returned, which callers run as
+     * a pass-through, and a prepared statement checks again at execute time that it is still unfenced.
+     */
+    RewritePlan planOrRefuse(String sql) throws SQLException {
+        RewritePlan plan = plan(sql);
+        if (!plan.isRefused()) {
+            return plan;
+        }
+        if (plan.mode() == FencingMode.ENFORCE) {
+            if (TokenResolver.inUnfencedSection()) {
+                LOG.log(System.Logger.Level.INFO, "fenced: unfenced section runs as written a statement on {0}"
+                        + " that fenced would refuse ({1}): {2}", plan.tables().get(0), plan.refusedConstruct(), sql);
+                return plan;
+            }
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw plan.refusal();
+        }
+        observedUnfenceable(plan.tables().get(0), plan.refusedConstruct(), sql);
+        return plan.schemaChange() ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
+    }
+
+    /** For a refused plan let through inside {@code Fencing.unfenced}: refuses it now, outside one. */
+    void refuseUnlessUnfenced(RewritePlan plan) throws SQLException {
+        if (plan.isRefused() && plan.mode() == FencingMode.ENFORCE && !TokenResolver.inUnfencedSection()) {
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw plan.refusal();
+        }
+    }
+
+    /**
+     * Reads the catalog when one of {@code names} was not seen by the last read nor looked up since; the
+     * names still not found are remembered until the targets change. True when it read inside an open
+     * transaction.
+     */
+    private boolean lookUp(java.util.List<String> names, Connection connection) throws SQLException {
+        Snapshot s = snapshot;
+        if (s.relations() == null) {
+            return false;
+        }
+        boolean unknown = false;
+        for (String name : names) {
+            if (!s.relations().contains(name) && !s.absent().contains(name)) {
+                unknown = true;
+                break;
+            }
+        }
+        if (!unknown) {
+            return false;
+        }
+        boolean committed = connection.getAutoCommit();
+        refresh(connection, committed);
+        s = snapshot;
+        for (String name : names) {
+            if (!s.relations().contains(name)) {
+                s.absent().add(name);
+            }
+        }
+        return !committed;
+    }
+
+    /**
+     * An updatable result set's {@code updateRow}, {@code insertRow} or {@code deleteRow}: pgjdbc builds that
+     * write itself and sends it on the raw connection, so it cannot carry the token. Refused when the query
+     * that made the rows names a protected table or view (or is unknown).
+     */
+    boolean checkRowWrite(String query, String operation, Connection connection) throws SQLException {
+        if (snapshot.targets().isEmpty()) {
+            return false;
+        }
+        // the relation pgjdbc would write is one the query reads, or the piece of text pgjdbc takes for it (after
+        // a word "from", even inside a comment or a literal): a view made since the last read is looked up
+        java.util.List<String> pgjdbcTables = query == null ? java.util.List.of() : TextFacts.pgjdbcRowWriteTables(query);
+        boolean merged = false;
+        if (query != null) {
+            java.util.List<String> names = new java.util.ArrayList<>(TextFacts.readRelations(query));
+            for (String piece : pgjdbcTables) {
+                names.addAll(TextFacts.readRelations("SELECT 1 FROM " + piece));
+            }
+            merged = lookUp(names, connection);
+        }
+        FencingTargets targets = snapshot.targets();
+        String construct = "ResultSet." + operation + "() of an updatable result set: pgjdbc writes the row itself,"
+                + " around fenced; write it with UPDATE, INSERT or DELETE";
+        if (query == null) {
+            refuseOrObserve("a protected table", strictestMode(targets), construct + " (fenced did not run its query)",
+                    operation);
+            return merged;
+        }
+        TextFacts.Mention mention = TextFacts.mention(query, targets);
+        for (int i = 0; mention == null && i < pgjdbcTables.size(); i++) {
+            // each piece alone: lexed with the rest of the query it may sit inside a comment or literal
+            mention = TextFacts.mention(pgjdbcTables.get(i), targets);
+        }
+        if (mention != null) {
+            refuseOrObserve(mention.table(), mention.mode(), construct, query);
+        }
+        return merged;
+    }
+
+    /**
+     * An SQL-level {@code EXECUTE name}: the statement it runs was prepared earlier (maybe inside
+     * {@code Fencing.unfenced}, maybe by a DO block) and cannot carry the token. The server says what
+     * {@code name} holds; when fenced would not pass that text through, the EXECUTE is refused.
+     */
+    void checkExecuted(String sql, Connection connection) throws SQLException {
+        Snapshot s = snapshot;
+        if (s.targets().isEmpty() || s.vetted().contains(sql)) {
+            return;
+        }
+        for (String name : TextFacts.executedNames(sql)) {
+            String prepared = null;
+            try (java.sql.PreparedStatement ps = connection.prepareStatement(
+                    "SELECT statement FROM pg_catalog.pg_prepared_statements WHERE name = ?")) {
+                ps.setString(1, name);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        prepared = rs.getString(1);
+                    }
+                }
+            }
+            RewritePlan plan = prepared == null ? RewritePlan.PASSTHROUGH : plan(prepared);
+            if (!plan.isPassthrough()) {
+                refuseOrObserve(plan.tables().get(0), plan.mode(), "EXECUTE " + name + " runs a prepared write that"
+                        + " cannot carry the token" + (plan.isRefused() ? " (" + plan.refusedConstruct() + ")" : "")
+                        + "; use a JDBC PreparedStatement", sql);
+            }
+        }
+    }
+
+    /** A batch entry that may write after one that changes the schema around a protected table. */
+    void refuseMixedBatch(String ddl, String sql) throws SQLException {
+        TextFacts.Mention mention = TextFacts.mention(ddl, snapshot.targets());
+        refuseOrObserve(mention == null ? "a protected table" : mention.table(),
+                mention == null ? strictestMode(snapshot.targets()) : mention.mode(),
+                "a batch that changes the schema around a protected table and then writes; run the DDL on its own,"
+                        + " then the writes", sql);
+    }
+
+    /** A batch whose entries were planned before the catalog changed. */
+    void refuseStaleBatch(String texts) throws SQLException {
+        TextFacts.Mention mention = TextFacts.mention(texts, snapshot.targets());
+        refuseOrObserve(mention == null ? "a protected table" : mention.table(),
+                mention == null ? strictestMode(snapshot.targets()) : mention.mode(),
+                "a batch planned before the catalog changed (a view, partition or child of a protected table"
+                        + " appeared since); add its entries again", texts);
+    }
+
+    private static FencingMode strictestMode(FencingTargets targets) {
+        FencingMode mode = null;
+        for (var t : targets.tables()) {
+            mode = TextFacts.stricter(mode, t.mode());
+        }
+        return mode == null ? FencingMode.OFF : mode;
+    }
+
+    /**
+     * A refusal found outside the rewriter, decided as the rewriter's are: thrown in enforce mode (except
+     * inside {@code Fencing.unfenced}), counted and logged in observe mode.
+     */
+    private void refuseOrObserve(String table, FencingMode mode, String construct, String sql) throws SQLException {
+        if (mode == FencingMode.ENFORCE) {
+            if (TokenResolver.inUnfencedSection()) {
+                LOG.log(System.Logger.Level.INFO, "fenced: unfenced section runs as written a statement on {0}"
+                        + " that fenced would refuse ({1}): {2}", table, construct, sql);
+                return;
+            }
+            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            throw new dev.fenced.UnsupportedStatementException(table, construct);
+        }
+        if (mode == FencingMode.OBSERVE) {
+            observedUnfenceable(table, construct, sql);
+        }
+    }
+
+    /** The targets of the last catalog read. */
+    FencingTargets targets() {
+        return snapshot.targets();
+    }
+
+    /**
+     * Observe mode let a write through that carries no token ({@code kind} says why: none bound, or its
+     * lease lost); {@code sql} is the text as the application wrote it. The one place such a decision is
+     * counted, logged and added to the writer inventory.
+     */
+    void observedUnfenced(RewritePlan plan, Observation kind, String reason, String sql) {
+        FencedMetrics.UNFENCED_WRITES_OBSERVED.increment();
+        String table = plan.tables().get(0);
+        observe("fenced (observe): write to {0} without a token ({1}): {2}", table, reason, sql);
+        Inventory.get().record(inventory, kind, table, reason, sql);
+    }
+
+    /**
+     * Observe mode let a statement through that fenced cannot fence ({@code construct} says why). The one
+     * place such a decision is counted, logged and added to the writer inventory.
+     */
+    void observedUnfenceable(String table, String construct, String sql) {
+        FencedMetrics.UNSUPPORTED_OBSERVED.increment();
+        observe("fenced (observe): statement on {0} would be refused: {1}: {2}", table, construct, sql);
+        Inventory.get().record(inventory, Observation.UNFENCEABLE, table, construct, sql);
+    }
+
+    /**
+     * Logs one observation: loud for the first few, then at DEBUG. With the inventory on, each new writer is
+     * logged once by the inventory, so the per-statement lines are DEBUG from the start.
+     */
+    private void observe(String format, Object... args) {
+        System.Logger.Level level = !inventory.enabled() && observations.incrementAndGet() <= LOUD_OBSERVATIONS
+                ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
+        if (LOG.isLoggable(level)) {
+            LOG.log(level, format, args);
+        }
+    }
+}

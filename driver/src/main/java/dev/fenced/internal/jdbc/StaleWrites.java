@@ -1,0 +1,90 @@
+package dev.fenced.internal.jdbc;
+
+import dev.fenced.StaleTokenException;
+import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.sql.StaleMarker;
+import java.sql.SQLException;
+
+/**
+ * Recognises the error a fenced statement's guard raises when a row holds a newer token
+ * ({@code 'fenced-stale:<row token>:<nonce>:<table>'} rejected: by {@code pg_size_bytes} in an UPDATE's guard,
+ * SQLSTATE 22023, by a cast to boolean in a DELETE's, 22P02) and turns it into
+ * {@link StaleTokenException}. Searches the cause and next-exception chains, as batches nest it.
+ */
+final class StaleWrites {
+
+    private static final String INVALID_TEXT_REPRESENTATION = "22P02";
+    private static final String INVALID_PARAMETER_VALUE = "22023";
+    /**
+     * What the tombstone check raises ({@link TombstoneSchema}): {@code fenced-tombstone:<newer token>:<table>},
+     * with its own SQLSTATE, so only that check can produce it.
+     */
+    private static final String TOMBSTONE_MARKER = "fenced-tombstone:";
+
+    private static int endOfLine(String message, int from) {
+        int nl = message.indexOf('\n', from);
+        return nl < 0 ? message.length() : nl;
+    }
+
+    private StaleWrites() {
+    }
+
+    /** The exception to throw for {@code e}, raised by a statement that carried {@code token}. */
+    static SQLException translate(SQLException e, long token) {
+        for (Throwable t = e; t != null; t = next(t)) {
+            if (t instanceof SQLException s && TombstoneSchema.SQLSTATE.equals(s.getSQLState()) && s.getMessage() != null) {
+                StaleTokenException stale = tombstoneStale(s.getMessage(), token, e);
+                if (stale != null) {
+                    return stale;
+                }
+            }
+            if (t instanceof SQLException s && (INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
+                    || INVALID_PARAMETER_VALUE.equals(s.getSQLState())) && s.getMessage() != null) {
+                StaleTokenException stale = guardStale(s.getMessage(), token, e);
+                if (stale != null) {
+                    return stale;
+                }
+            }
+        }
+        return e;
+    }
+
+    /** The guard's own marker in a message ({@link StaleMarker}: this runtime's nonce, exactly). */
+    private static StaleTokenException guardStale(String message, long token, SQLException cause) {
+        StaleMarker.Found found = StaleMarker.find(message);
+        if (found == null) {
+            return null;
+        }
+        FencedMetrics.staleWriteRefused(found.table());
+        return new StaleTokenException(found.table(), token, found.rowToken(), cause);
+    }
+
+    /**
+     * Finds {@code fenced-tombstone:<digits>:<table>} (to the end of the line) in a message of the tombstone
+     * check's own SQLSTATE.
+     */
+    private static StaleTokenException tombstoneStale(String message, long token, SQLException cause) {
+        for (int at = message.indexOf(TOMBSTONE_MARKER); at >= 0; at = message.indexOf(TOMBSTONE_MARKER, at + 1)) {
+            int from = at + TOMBSTONE_MARKER.length();
+            int colon = from;
+            while (colon < message.length() && Character.isDigit(message.charAt(colon))) {
+                colon++;
+            }
+            if (colon == from || colon - from > 19 || colon >= message.length() || message.charAt(colon) != ':') {
+                continue;
+            }
+            long rowToken = Long.parseLong(message.substring(from, colon));
+            String table = message.substring(colon + 1, endOfLine(message, colon + 1));
+            FencedMetrics.staleWriteRefused(table);
+            return new StaleTokenException(table, token, rowToken, cause);
+        }
+        return null;
+    }
+
+    private static Throwable next(Throwable t) {
+        if (t instanceof SQLException s && s.getNextException() != null && s.getNextException() != t) {
+            return s.getNextException();
+        }
+        return t.getCause() == t ? null : t.getCause();
+    }
+}

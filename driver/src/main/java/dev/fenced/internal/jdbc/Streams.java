@@ -1,0 +1,50 @@
+package dev.fenced.internal.jdbc;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.io.StringReader;
+import java.sql.SQLException;
+
+/** Buffers a stream parameter that must be bound at several positions (a fenced DELETE's WHERE). */
+public final class Streams {
+
+    private Streams() {
+    }
+
+    public static byte[] bytes(InputStream in) throws SQLException {
+        if (in == null) {
+            return null;
+        }
+        try {
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new SQLException("fenced: cannot read a stream parameter: " + e.getMessage(), "22000", e);
+        }
+    }
+
+    public static String chars(Reader in) throws SQLException {
+        if (in == null) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder();
+        char[] buf = new char[8192];
+        try {
+            for (int n; (n = in.read(buf)) > 0; ) {
+                b.append(buf, 0, n);
+            }
+        } catch (IOException e) {
+            throw new SQLException("fenced: cannot read a stream parameter: " + e.getMessage(), "22000", e);
+        }
+        return b.toString();
+    }
+
+    public static InputStream replay(byte[] bytes) {
+        return bytes == null ? null : new ByteArrayInputStream(bytes);
+    }
+
+    public static Reader replay(String chars) {
+        return chars == null ? null : new StringReader(chars);
+    }
+}

@@ -1,0 +1,105 @@
+package dev.fenced.internal.jdbc;
+
+import dev.fenced.FencingMode;
+import dev.fenced.LeaseLostException;
+import dev.fenced.TokenDomainException;
+import dev.fenced.UnfencedWriteException;
+import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.TokenCells;
+import dev.fenced.internal.context.TokenDomains;
+import dev.fenced.internal.lease.DeadlineCell;
+import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.observe.Observation;
+import dev.fenced.internal.sql.RewritePlan;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Reads the calling thread's token at execute time and decides what a fenced statement carries: the
+ * token, or NULL (an explicit unfenced section, or observe mode without a token; the row then keeps its
+ * fence value). Refuses in enforce mode when no token is bound, its lease was lost, or it is of another token
+ * domain than the tables the statement writes.
+ */
+final class TokenResolver {
+
+    /** Returned for "bind NULL". */
+    static final long NO_TOKEN = 0L;
+
+    private TokenResolver() {
+    }
+
+    /**
+     * The token to send; {@code sql} is the statement as the application wrote it, only read when observe mode
+     * lets a write through without a token (for the writer inventory).
+     */
+    static long resolve(RewritePlan plan, String sql, FencedRuntime runtime) throws SQLException {
+        AtomicLong cell = ContextAccess.current();
+        if (cell != null) {
+            long v = valueForWrite(cell);
+            if (v > 0) {
+                return ofTablesDomain(v, cell, plan, sql, runtime);
+            }
+            if (v == 0) {
+                return NO_TOKEN;
+            }
+            if (plan.mode() == FencingMode.ENFORCE) {
+                FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
+                throw new LeaseLostException(runtime.leaseName(-v), -v);
+            }
+            runtime.observedUnfenced(plan, Observation.LEASE_LOST, "its lease was lost", sql);
+            return NO_TOKEN;
+        }
+        if (plan.mode() == FencingMode.ENFORCE) {
+            FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
+            throw new UnfencedWriteException(plan.tables().get(0));
+        }
+        runtime.observedUnfenced(plan, Observation.NO_TOKEN, "no token is bound", sql);
+        return NO_TOKEN;
+    }
+
+    /**
+     * {@code token} when its cell's domain is the plan's (one instanceof and one string compare in memory), else
+     * refused in enforce mode and sent as NULL, observed, in observe mode.
+     */
+    private static long ofTablesDomain(long token, AtomicLong cell, RewritePlan plan, String sql, FencedRuntime runtime)
+            throws SQLException {
+        String tokenDomain = TokenCells.domainOf(cell);
+        String tableDomain = plan.tokenDomain() == null ? TokenDomains.FENCED : plan.tokenDomain();
+        if (tableDomain.equals(tokenDomain)) {
+            return token;
+        }
+        if (plan.mode() == FencingMode.ENFORCE) {
+            FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
+            throw new TokenDomainException(plan.tables().get(0), tableDomain, tokenDomain);
+        }
+        runtime.observedUnfenced(plan, Observation.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
+                + "', the table's is '" + tableDomain + "'", sql);
+        return NO_TOKEN;
+    }
+
+    /**
+     * The cell's value as a write must see it: a lease's cell whose deadline has passed reads as lost, even
+     * when the renewer's timer has not got round to it (starved, or stuck behind a blocked log).
+     */
+    private static long valueForWrite(AtomicLong cell) {
+        return DeadlineCell.valueForWrite(cell);
+    }
+
+    /** True inside {@code Fencing.unfenced}: writes go through as written. */
+    static boolean inUnfencedSection() {
+        AtomicLong cell = ContextAccess.current();
+        return cell != null && cell.get() == TokenCells.UNFENCED;
+    }
+
+    /** The cell bound now, to re-check at executeBatch that its lease still holds. */
+    static AtomicLong currentCell() {
+        return ContextAccess.current();
+    }
+
+    static void checkStillHeld(AtomicLong cell, RewritePlan plan, FencedRuntime runtime) throws SQLException {
+        if (cell != null && valueForWrite(cell) < 0 && plan.mode() == FencingMode.ENFORCE) {
+            FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
+            throw new LeaseLostException(runtime.leaseName(-cell.get()), -cell.get());
+        }
+    }
+}

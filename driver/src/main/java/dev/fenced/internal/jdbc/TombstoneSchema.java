@@ -1,0 +1,265 @@
+package dev.fenced.internal.jdbc;
+
+import dev.fenced.FencingException;
+import dev.fenced.internal.config.TableName;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The database side of tombstones (semantics 9): the table deletes record into, and the check every insert
+ * into a protected table with a primary key runs.
+ *
+ * <p>A fenced DELETE records, in the same statement, one tombstone per deleted row: the table's label, the row's
+ * primary key (as a jsonb array) and the deleter's token. An insert must then fail when a tombstone with a newer
+ * token exists for its key. That check runs in an {@code AFTER INSERT ... FOR EACH ROW} trigger, not in the
+ * rewritten INSERT, for two reasons. It sees the row as stored (defaults applied, values coerced to the column
+ * types), so the key it computes is the key the DELETE recorded. And it runs after the row is in the primary-key
+ * index: a stale INSERT that started while the newer holder's DELETE was still open waits there for that DELETE
+ * to end, and only then reads the tombstones, with a fresh snapshot (READ COMMITTED, a volatile function), so it
+ * sees the tombstone the DELETE committed. A check inside the INSERT's own expressions would read the statement's
+ * snapshot, taken before that DELETE committed, and let the stale row in. The trigger also covers every way of
+ * inserting: upserts that insert, MERGE's INSERT action, COPY; and an UPDATE that sets a key column (moving a row
+ * onto a deleted key is bringing it back). The token it compares is the row's fence column,
+ * which fenced always supplies and never lets the writer choose; a NULL (an unfenced section) is not checked.
+ *
+ * <p>The failure is raised with SQLSTATE {@value #SQLSTATE}, which data cannot produce, and the driver turns it
+ * into {@code StaleTokenException}.
+ */
+final class TombstoneSchema {
+
+    /** The SQLSTATE of the insert check's failure (class FN is fenced's own). */
+    static final String SQLSTATE = "FNT01";
+    /** Name of the trigger on every protected table with a primary key. */
+    static final String TRIGGER = dev.fenced.internal.sql.Tombstones.TRIGGER;
+
+    private TombstoneSchema() {
+    }
+
+    /** One relation to guard: its oid, the label its tombstones use, its fence column and key columns. */
+    record Guarded(long oid, String display, String label, String fenceColumn, List<String> key) {
+    }
+
+    /** The check function's name for the tombstone table {@code table}: {@code <table>_check} beside it. */
+    static TableName function(TableName table) {
+        return new TableName(table.schema(), table.name() + "_check");
+    }
+
+    static String createTable(TableName table) {
+        return "CREATE TABLE IF NOT EXISTS " + table + " (relation text NOT NULL, key jsonb NOT NULL,"
+                + " token bigint NOT NULL, deleted_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (relation, key))";
+    }
+
+    /**
+     * The key function {@code <table>_key(row, VARIADIC columns)}: the row's primary key as a jsonb array, one
+     * element per key column. The DELETE's tombstones and the insert check both build keys with it, so they agree
+     * whatever the two sessions' settings: its SET clauses fix every setting {@code to_jsonb} reads (a
+     * {@code timestamptz} key renders with the session's TimeZone, an interval with IntervalStyle, a float with
+     * extra_float_digits, a bytea with bytea_output), which would otherwise make one key two tombstone keys.
+     */
+    static String createKeyFunction(TableName table) {
+        return "CREATE OR REPLACE FUNCTION " + dev.fenced.internal.sql.Tombstones.keyFunction(table)
+                + "(r anyelement, VARIADIC cols text[]) RETURNS jsonb LANGUAGE plpgsql STABLE " + KEY_SETTINGS
+                + " AS " + dollarQuoted(KEY_BODY);
+    }
+
+    static final String KEY_SETTINGS = "SET TimeZone TO 'UTC' SET IntervalStyle TO 'postgres' SET extra_float_digits TO '1'"
+            + " SET bytea_output TO 'hex' SET DateStyle TO 'ISO, MDY'";
+
+    static final String KEY_BODY = "\n"
+            + "DECLARE\n"
+            + "  j jsonb := to_jsonb(r);\n"
+            + "  k jsonb := '[]';\n"
+            + "BEGIN\n"
+            + "  FOR i IN 1 .. cardinality(cols) LOOP k := k || jsonb_build_array(j -> cols[i]); END LOOP;\n"
+            + "  RETURN k;\n"
+            + "END\n";
+
+    /**
+     * {@code body} as a dollar-quoted string whose tag the body does not contain: the body holds the configured
+     * table's name, and a quoted name may hold any tag ({@code "x$fenced$..."}), which would end the string there
+     * and make the rest of the name SQL.
+     */
+    static String dollarQuoted(String body) {
+        String tag = "$fenced$";
+        for (int n = 1; body.contains(tag); n++) {
+            tag = "$fenced" + n + "$";
+        }
+        return tag + body + tag;
+    }
+
+    static String createFunction(TableName table) {
+        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql AS "
+                + dollarQuoted(functionBody(table));
+    }
+
+    /**
+     * The check. Only the tombstone lookup is a query (with a fresh snapshot, see above); the key is built with
+     * the key function the DELETE uses too (see {@link #createKeyFunction}).
+     */
+    static String functionBody(TableName table) {
+        return "\n"
+                + "DECLARE\n"
+                + "  r jsonb := to_jsonb(NEW);\n"
+                + "  tok bigint := (r ->> TG_ARGV[1])::bigint;\n"
+                + "  cols text[] := '{}';\n"
+                + "  k jsonb;\n"
+                + "  newer bigint;\n"
+                + "BEGIN\n"
+                + "  IF tok IS NULL THEN RETURN NULL; END IF;\n"
+                + "  FOR i IN 2 .. TG_NARGS - 1 LOOP cols := cols || TG_ARGV[i]; END LOOP;\n"
+                + "  k := " + dev.fenced.internal.sql.Tombstones.keyFunction(table) + "(NEW, VARIADIC cols);\n"
+                // Under REPEATABLE READ or SERIALIZABLE the lookup below reads the transaction's snapshot, which
+                // cannot see a tombstone committed after it was taken. Claiming the key in the tombstone table's
+                // primary key can: ON CONFLICT with a conflicting row this snapshot does not see fails with a
+                // serialization failure (and waits for a DELETE still open). The claim is taken back at once.
+                + "  IF current_setting('transaction_isolation') <> 'read committed' THEN\n"
+                + "    INSERT INTO " + table + " AS t (relation, key, token) VALUES (TG_ARGV[0], k, tok) ON CONFLICT DO NOTHING;\n"
+                + "    IF FOUND THEN DELETE FROM " + table + " t WHERE t.relation = TG_ARGV[0] AND t.key = k; END IF;\n"
+                + "  END IF;\n"
+                + "  SELECT t.token INTO newer FROM " + table + " t WHERE t.relation = TG_ARGV[0] AND t.key = k"
+                + " AND t.token > tok;\n"
+                + "  IF FOUND THEN\n"
+                + "    RAISE EXCEPTION 'fenced-tombstone:%:%', newer, TG_ARGV[0] USING ERRCODE = '" + SQLSTATE + "',\n"
+                + "      DETAIL = 'a newer holder deleted this row; a stale holder cannot bring it back';\n"
+                + "  END IF;\n"
+                + "  RETURN NULL;\n"
+                + "END\n";
+    }
+
+    /** The trigger's arguments: label, fence column, key columns. */
+    static List<String> arguments(Guarded g) {
+        List<String> args = new ArrayList<>();
+        args.add(g.label());
+        args.add(g.fenceColumn());
+        args.addAll(g.key());
+        return args;
+    }
+
+    /**
+     * Creates what is missing: the table, the function, and the trigger on each relation in {@code guarded}
+     * (partitions get theirs from the partitioned table). Looks before it creates, so a database that has it
+     * all needs no privilege and takes no lock. Fails naming the relation when it cannot.
+     */
+    static void ensure(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
+        if (guarded.isEmpty()) {
+            return;
+        }
+        try {
+            if (!exists(c, "SELECT to_regclass(?) IS NOT NULL", table.toString())) {
+                run(c, createTable(table));
+            }
+            if (!KEY_BODY.equals(storedBody(c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, text[])"))) {
+                run(c, createKeyFunction(table));
+            }
+            if (!functionBody(table).equals(storedBody(c, function(table), "()"))) {
+                run(c, createFunction(table));
+            }
+        } catch (SQLException e) {
+            throw new FencingException("fenced: cannot create the tombstone table " + table + " or its check function "
+                    + function(table) + " (" + e.getMessage() + "); create them with the privileges needed, or set"
+                    + " fenced.tombstones=false to go without (then a stale holder can insert a row a newer holder"
+                    + " deleted)", FencingException.SCHEMA, e);
+        }
+        for (Guarded g : guarded) {
+            if (isPartition(c, g.oid()) || hasTrigger(c, g, table)) {
+                continue;
+            }
+            StringBuilder sql = new StringBuilder("CREATE OR REPLACE TRIGGER ").append(TRIGGER)
+                    .append(" AFTER INSERT OR UPDATE OF ").append(String.join(", ", g.key().stream()
+                            .map(TableName::quote).toList())).append(" ON ").append(g.display()).append(" FOR EACH ROW EXECUTE FUNCTION ")
+                    .append(function(table)).append('(');
+            List<String> args = arguments(g);
+            for (int i = 0; i < args.size(); i++) {
+                sql.append(i == 0 ? "" : ", ").append('\'').append(args.get(i).replace("'", "''")).append('\'');
+            }
+            sql.append(')');
+            try {
+                run(c, sql.toString());
+            } catch (SQLException e) {
+                if (!hasTrigger(c, g, table)) {
+                    throw new FencingException("fenced: cannot create the tombstone check trigger on " + g.display()
+                            + " (" + e.getMessage() + "); run as the table's owner, or set fenced.tombstones=false to go"
+                            + " without (then a stale holder can insert a row a newer holder deleted)",
+                            FencingException.SCHEMA, e);
+                }
+            }
+        }
+    }
+
+    private static boolean isPartition(Connection c, long oid) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT relispartition FROM pg_catalog.pg_class WHERE oid = ?")) {
+            ps.setLong(1, oid);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    /**
+     * True when the relation has our trigger with exactly these arguments, calling the check of {@code table}.
+     * One calling another tombstone table's check (a writer configured with another {@code fenced.tombstone.table})
+     * fails the connect: its deletes and this one's inserts would look in different tables.
+     */
+    private static boolean hasTrigger(Connection c, Guarded g, TableName table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT encode(tgargs, 'escape'), tgfoid = to_regprocedure(?)"
+                // AFTER INSERT OR UPDATE, FOR EACH ROW (tgtype 1 | 4 | 16) and no WHEN: a trigger replaced under our
+                // name with a WHEN (false) or other events would never check an insert, so it is created again
+                + " FROM pg_catalog.pg_trigger WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'"
+                + " AND tgtype = 21 AND tgqual IS NULL"
+                // UPDATE OF exactly the key's columns: one watching others would let an UPDATE move a row onto a
+                // deleted key unchecked
+                + " AND (SELECT pg_catalog.array_agg(a ORDER BY a) FROM pg_catalog.unnest(tgattr::int2[]) a)"
+                + " IS NOT DISTINCT FROM (SELECT pg_catalog.array_agg(attnum ORDER BY attnum) FROM pg_catalog.pg_attribute"
+                + " WHERE attrelid = tgrelid AND NOT attisdropped AND attname::text = ANY (?::text[]))")) {
+            ps.setString(1, function(table) + "()");
+            ps.setLong(2, g.oid());
+            ps.setString(3, TRIGGER);
+            ps.setArray(4, c.createArrayOf("text", g.key().toArray()));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return false;
+                }
+                if (!rs.getBoolean(2)) {
+                    throw new FencingException("fenced: the tombstone check trigger " + TRIGGER + " on " + g.display()
+                            + " calls another function than " + function(table) + "(): another writer of this table uses"
+                            + " another fenced.tombstone.table, so its deletes and these inserts would look in different"
+                            + " tables; use one tombstone table for every writer (or drop the trigger to move)",
+                            FencingException.SCHEMA);
+                }
+                String stored = rs.getString(1);
+                return stored != null && stored.equals(String.join("\\000", arguments(g)) + "\\000");
+            }
+        }
+    }
+
+    /** The body of the function as stored, or null when there is none. */
+    private static String storedBody(Connection c, TableName function, String arguments) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p"
+                + " WHERE p.oid = to_regprocedure(?)")) {
+            ps.setString(1, function + arguments);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    private static boolean exists(Connection c, String sql, String name) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Runs one DDL statement (see {@link SchemaWrites}). */
+    private static void run(Connection c, String sql) throws SQLException {
+        SchemaWrites.run(c, sql);
+    }
+}

@@ -1,0 +1,44 @@
+package dev.fenced.internal.lease;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Keeps the renewal and release statements planned for the arrays they carry.
+ *
+ * <p>They join the lease table to {@code unnest} of array parameters. pgjdbc server-prepares a statement after
+ * its fifth use on a connection, and PostgreSQL then switches a prepared statement to a generic plan, one made
+ * without the parameter values: it cannot see how long the arrays are and guesses a few rows. For 1,000 leases it
+ * then picks a nested loop that compares every lease with every array element, about 40 times slower than the
+ * hash join it plans when it sees the arrays (1.5 ms against 38 ms measured on PostgreSQL 15; 147 ms in the
+ * benchmark on 18), and quadratic in the number of held leases: a renewal tick that outlives the leases it renews.
+ * With pgjdbc's prepare threshold at 0 the statement is sent unnamed, and PostgreSQL plans each execution with
+ * its values.
+ */
+final class CustomPlans {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+    private CustomPlans() {
+    }
+
+    static void require(PreparedStatement ps) {
+        try {
+            if (ps.isWrapperFor(org.postgresql.PGStatement.class)) {
+                ps.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(0);
+                return;
+            }
+        } catch (SQLException | LinkageError e) {
+            // not pgjdbc, or pgjdbc in a class loader fenced cannot see: warn below
+        }
+        if (WARNED.compareAndSet(false, true)) {
+            LOG.log(System.Logger.Level.WARNING, "fenced: the lease store's statements are not pgjdbc statements ("
+                    + ps.getClass().getName() + "), so fenced cannot keep them from being server-prepared; if the"
+                    + " server then gives them a generic plan, renewing many leases gets slow. Set"
+                    + " prepareThreshold=0 on the lease store's data source, or plan_cache_mode=force_custom_plan"
+                    + " for its user.");
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package dev.fenced.internal.lease;
+
+import dev.fenced.Lease;
+
+/**
+ * Internal, for the fault suite's checker only (not part of the public API in {@code dev.fenced}): the local
+ * deadline of a lease this process holds, on {@link Ticker#SYSTEM} ({@link System#nanoTime()}), so a holder
+ * can record when it sent each write against the deadline its lease had then.
+ */
+public final class LeaseDeadlines {
+
+    private LeaseDeadlines() {
+    }
+
+    /** The lease's current local deadline in {@code System.nanoTime()} terms; it only moves later. */
+    public static long deadlineNanos(Lease lease) {
+        if (lease instanceof HeldLease held) {
+            return held.deadlineNanos();
+        }
+        throw new IllegalArgumentException("not a lease granted by a LeaseManager: " + lease);
+    }
+}

@@ -1,0 +1,195 @@
+package dev.fenced.internal.lease;
+
+import dev.fenced.FencingException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The lease table and its token sequence. The DDL is the shipped resource {@value #RESOURCE}, the very
+ * script users hand to Flyway or Liquibase; for another table name its default names are substituted.
+ */
+public final class LeaseSchema {
+
+    /** Class-path location of the DDL. */
+    public static final String RESOURCE = "dev/fenced/fenced-lease.sql";
+
+    static final String DEFAULT_TABLE = "fenced_lease";
+
+    private static final Pattern DEFAULT_NAMES = Pattern.compile(
+            "\\b" + DEFAULT_TABLE + "(" + LeaseTableName.SEQUENCE_SUFFIX + ")?\\b");
+
+    private LeaseSchema() {
+    }
+
+    /** The shipped script as it is. */
+    public static String script() {
+        try (InputStream in = LeaseSchema.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("fenced: resource " + RESOURCE + " is missing from the driver jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("fenced: cannot read " + RESOURCE, e);
+        }
+    }
+
+    /** A {@code --} comment to the end of its line (the shipped script has no string literals holding "--"). */
+    private static final Pattern LINE_COMMENT = Pattern.compile("--[^\\n]*");
+
+    /**
+     * The script for {@code table}: its comments dropped, then the default names replaced by the table's and its
+     * sequence's in the SQL that is left, so a configured name never lands inside a comment.
+     */
+    public static String script(LeaseTableName table) {
+        Matcher m = DEFAULT_NAMES.matcher(LINE_COMMENT.matcher(script()).replaceAll(""));
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) == null ? table.table() : table.sequence()));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    /**
+     * Makes sure the table and sequence exist and the sequence can be trusted, creating them if allowed.
+     * Looks before it creates: an existing store needs no CREATE privilege, and a standby (where even
+     * {@code CREATE ... IF NOT EXISTS} is an error) is named as what it is. {@code lease} is the lease
+     * whose grant needed the store, for messages.
+     */
+    static void ensure(Connection c, LeaseTableName table, boolean create, String lease) throws SQLException {
+        State state = inspect(c, table);
+        if (state.inRecovery) {
+            throw StoreErrors.standby(c, lease, null);
+        }
+        if (!state.hasTable || !state.hasSequence) {
+            if (!create) {
+                throw StoreErrors.missing(table, lease, null);
+            }
+            try {
+                runScript(c, table);
+            } catch (SQLException e) {
+                // Two processes creating the store at once: CREATE ... IF NOT EXISTS can still collide in
+                // the catalog. If the other one won, the store is there and that is all we wanted.
+                State again = inspect(c, table);
+                if (!again.hasTable || !again.hasSequence) {
+                    throw new FencingException("fenced: cannot create the lease table " + table + " and sequence "
+                            + table.sequence() + ": " + e.getMessage(), FencingException.LEASE_STORE, e);
+                }
+            }
+            state = inspect(c, table);
+        }
+        state.checkSequence(table);
+        checkAhead(c, table);
+    }
+
+    /**
+     * The checks {@link #ensure} makes, without creating anything: for health checks. Returns null when the store
+     * is ready, or what is still to come ("created at the first grant"); throws what a grant would.
+     */
+    static String check(Connection c, LeaseTableName table, boolean create) throws SQLException {
+        State state = inspect(c, table);
+        if (state.inRecovery) {
+            throw StoreErrors.standby(c, "(health check)", null);
+        }
+        if (!state.hasTable || !state.hasSequence) {
+            if (!create) {
+                throw StoreErrors.missing(table, "(health check)", null);
+            }
+            return "the lease table " + table + " is created at the first grant";
+        }
+        state.checkSequence(table);
+        checkAhead(c, table);
+        return null;
+    }
+
+    private static void runScript(Connection c, LeaseTableName table) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute(script(table));
+            c.commit();
+        } catch (SQLException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+
+    private static State inspect(Connection c, LeaseTableName table) throws SQLException {
+        String sql = "SELECT to_regclass(" + table.tableLiteral() + ") IS NOT NULL, s.seqrelid IS NOT NULL,"
+                + " s.seqincrement, s.seqcache, s.seqcycle, pg_is_in_recovery(),"
+                + " EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = 'pg_catalog.pg_class'::regclass"
+                + " AND d.objid = s.seqrelid AND d.deptype IN ('a', 'i'))"
+                + " FROM (SELECT 1) AS one LEFT JOIN pg_catalog.pg_sequence s"
+                + " ON s.seqrelid = to_regclass(" + table.sequenceLiteral() + ")";
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return new State(rs.getBoolean(1), rs.getBoolean(2), rs.getLong(3), rs.getLong(4), rs.getBoolean(5),
+                    rs.getBoolean(6), rs.getBoolean(7));
+        }
+    }
+
+    /**
+     * The next token must exceed every token already in the table: a sequence that was reset, restored from an
+     * older backup or recreated would otherwise grant some of them again. The table is read first and the
+     * sequence after it: a grant racing with this check drew its value before it committed, so the sequence
+     * read later is at least as far as any token the table showed (sequences are not transactional).
+     */
+    private static void checkAhead(Connection c, LeaseTableName table) throws SQLException {
+        long highest;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT max(token) FROM " + table.table())) {
+            rs.next();
+            highest = rs.getLong(1);
+        }
+        String sql = "SELECT CASE WHEN has_sequence_privilege(" + table.sequenceLiteral() + ", 'SELECT,USAGE')"
+                + " THEN pg_sequence_last_value(" + table.sequenceLiteral() + "::regclass) END, " + Tokens.TIMELINE_SQL;
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            long lastValue = rs.getLong(1); // NULL (0): never used since it was created or reset
+            long timeline = rs.getLong(2);
+            long current = Tokens.token(timeline, lastValue);
+            if (highest > current) {
+                throw new FencingException("fenced: the token sequence " + table.sequence() + " is behind the lease"
+                        + " table: its last value " + lastValue + " (token " + current + " on timeline " + timeline
+                        + ") is below the highest token in " + table + ", " + highest + " (sequence value "
+                        + Tokens.sequenceOf(highest) + " on timeline " + Tokens.timelineOf(highest) + "), so tokens"
+                        + " already granted would be granted again. Was it reset or recreated? Move it past them with"
+                        + " SELECT setval(" + table.sequenceLiteral() + ", " + Math.max(1, Tokens.sequenceOf(highest))
+                        + ")", FencingException.LEASE_STORE);
+            }
+        }
+    }
+
+    private record State(boolean hasTable, boolean hasSequence, long increment, long cache, boolean cycle,
+                         boolean inRecovery, boolean owned) {
+
+        /**
+         * Tokens are only as good as the sequence: a per-session cache hands values out of grant order, a
+         * cycling one repeats them, a negative increment shrinks them.
+         */
+        void checkSequence(LeaseTableName table) throws FencingException {
+            if (increment <= 0 || cache != 1 || cycle) {
+                throw new FencingException("fenced: the token sequence " + table.sequence() + " must be INCREMENT BY"
+                        + " a positive number, CACHE 1 and NO CYCLE (it has INCREMENT BY " + increment + ", CACHE "
+                        + cache + (cycle ? ", CYCLE" : ", NO CYCLE") + "): otherwise tokens can repeat or arrive out"
+                        + " of order. Fix it with ALTER SEQUENCE " + table.sequence() + " INCREMENT BY 1 CACHE 1 NO CYCLE",
+                        FencingException.LEASE_STORE);
+            }
+            if (owned) {
+                throw new FencingException("fenced: the token sequence " + table.sequence() + " is owned by a table"
+                        + " column (OWNED BY, or an identity column): dropping or recreating that table drops the"
+                        + " sequence, and a new one starts the tokens over. Fix it with ALTER SEQUENCE "
+                        + table.sequence() + " OWNED BY NONE", FencingException.LEASE_STORE);
+            }
+        }
+    }
+}

@@ -1,0 +1,300 @@
+package dev.fenced.internal.lease;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * The lease table's SQL. Every operation borrows a connection, runs one autocommit statement and gives
+ * the connection back: no advisory locks, no session variables, nothing that outlives the statement, so
+ * PgBouncer in transaction pooling mode and any connection pool are fine. Whether a lease has expired is
+ * decided by the database's clock ({@code now()}), never by ours. Every operation is bounded in time by
+ * {@link StoreCalls}, whatever the DataSource does.
+ */
+public final class LeaseStore {
+
+    /** A serialization failure or deadlock (REPEATABLE READ or SERIALIZABLE pools): the statement is retried. */
+    private static final Set<String> RETRIED = Set.of("40001", "40P01");
+    private static final int MAX_ATTEMPTS = 8;
+
+    private final LeaseTableName table;
+    private final boolean createTable;
+    private final StoreCalls calls;
+    private final String grantSql;
+    private final String renewSql;
+    private final String releaseSql;
+    private final String releaseHoldingSql;
+    private final String describeSql;
+    private volatile boolean schemaChecked;
+
+    public LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, String threadSuffix) {
+        this.table = table;
+        this.createTable = createTable;
+        this.calls = new StoreCalls(dataSource, "fenced-lease-io-" + threadSuffix);
+        String t = table.table();
+        // The next token, refused unless it exceeds every token in the table: a sequence reset after the first use's
+        // check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a stale one,
+        // whose writes would then win. One scan of the lease table per grant (not per renewal).
+        String token = Tokens.aboveSql(Tokens.nextTokenSql(table), "(SELECT max(p.token) FROM " + t + " AS p)");
+        // Grant and takeover in one statement. A new name inserts; an existing row is taken over only if
+        // it expired or was released, by the database clock. The takeover draws its token in the SET list,
+        // that is after PostgreSQL has locked the row, so grants of one name get tokens in the order they
+        // happen. The NOT EXISTS only spares the sequence while a lease is visibly held (a waiter polling
+        // would otherwise burn a value per attempt); ON CONFLICT alone decides who wins. The grant is
+        // durable before it is acknowledged (Durability), or a crash could hand its token out again.
+        this.grantSql = "INSERT INTO " + t + " AS l (name, holder, token, granted_at, renewed_at, expires_at)"
+                + " SELECT ?, ?, " + token + ", now(), now(), now() + ?::bigint * interval '1 millisecond'"
+                + " WHERE " + Durability.COMMIT_DURABLY + " AND NOT EXISTS (SELECT 1 FROM " + t
+                + " WHERE name = ? AND expires_at > now())"
+                + " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = " + token + ","
+                + " granted_at = now(), renewed_at = now(), expires_at = excluded.expires_at"
+                + " WHERE l.expires_at <= now()"
+                + " RETURNING l.token";
+        // Every lease a manager holds, renewed by one statement, planned for its arrays on every execution
+        // (CustomPlans). A row is renewed only while it is still this holder's grant (token) and has not
+        // expired by the database clock: an expired lease may already be another holder's to take, so it is
+        // never revived. A row someone else has locked (a waiter's takeover attempt, an idle
+        // SELECT ... FOR UPDATE) is skipped, not waited for, and reported as such: the other leases are renewed
+        // on time and the locked one is retried. The answer has one row per lease asked about:
+        // (token, renewed, still ours by the statement's snapshot).
+        this.renewSql = "WITH r AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS r(name, token, ttl_ms)),"
+                + " mine AS (SELECT l.name, l.token, r.ttl_ms FROM " + t + " AS l JOIN r ON l.name = r.name AND l.token = r.token"
+                + " WHERE l.holder = ? AND l.expires_at > now() FOR UPDATE OF l SKIP LOCKED),"
+                + " done AS (UPDATE " + t + " AS l SET renewed_at = now(), expires_at = now() + m.ttl_ms * interval '1 millisecond'"
+                + " FROM mine AS m WHERE l.name = m.name AND l.token = m.token RETURNING l.token),"
+                + " durable AS (SELECT " + Durability.COMMIT_DURABLY + ")" // once per statement, not per row
+                + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL"
+                + " FROM durable, r LEFT JOIN done AS d ON d.token = r.token"
+                + " LEFT JOIN " + t + " AS o ON o.name = r.name AND o.token = r.token AND o.holder = ? AND o.expires_at > now()";
+        // Released rows stay, marked '-infinity': the next grant of the name then goes through the locked
+        // takeover path above instead of a fresh insert.
+        this.releaseSql = "UPDATE " + t + " AS l SET expires_at = '-infinity', renewed_at = now()"
+                + " FROM unnest(?::text[], ?::bigint[]) AS r(name, token)"
+                + " WHERE l.name = r.name AND l.token = r.token AND l.holder = ?";
+        // A release that keeps the lease taken until a minimum time has passed since its grant or last
+        // renewal (ShedLock's lockAtLeastFor), by the database clock; never later than it would have expired.
+        this.releaseHoldingSql = "UPDATE " + t + " AS l SET expires_at = CASE"
+                + " WHEN l.renewed_at + ?::bigint * interval '1 millisecond' > now()"
+                + " THEN LEAST(l.expires_at, l.renewed_at + ?::bigint * interval '1 millisecond')"
+                + " ELSE '-infinity' END"
+                + " WHERE l.name = ? AND l.token = ? AND l.holder = ?";
+        this.describeSql = "SELECT holder, token, expires_at, expires_at > now() FROM " + t + " WHERE name = ?";
+    }
+
+    public LeaseTableName table() {
+        return table;
+    }
+
+    /** A granted lease: its token and when (System.nanoTime) the grant request was sent. */
+    public record Grant(long token, long sentAtNanos) {
+    }
+
+    /**
+     * The outcome of one renewal statement: the tokens renewed, those whose rows someone else had locked (still
+     * ours, to be retried), and when the request was sent. A token in neither set is no longer ours.
+     */
+    public record Renewal(Set<Long> renewed, Set<Long> locked, long sentAtNanos) {
+    }
+
+    /** Who holds a lease right now, by the database clock; for error messages. */
+    public record Holder(String holder, long token, String expiresAt, boolean live) {
+    }
+
+    /**
+     * Grants {@code name} to {@code holder} if it is free, expired or released.
+     *
+     * @param sentClock the clock the grant's send time is read from
+     * @return the grant, or null if someone else holds it
+     */
+    public Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
+            throws SQLException {
+        return calls.run("grant lease '" + name + "'", budgetNanos, c -> {
+            ensureSchema(c, name);
+            return retrying(c, () -> {
+                try (PreparedStatement ps = c.prepareStatement(grantSql)) {
+                    ps.setString(1, name);
+                    ps.setString(2, holder);
+                    ps.setLong(3, ttlMillis);
+                    ps.setString(4, name);
+                    // The holder's deadline counts from here: the database's now() can only be later.
+                    long sentAt = sentClock.nanos();
+                    Grant grant = null;
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            grant = new Grant(rs.getLong(1), sentAt);
+                        }
+                    }
+                    return grant;
+                }
+            }, e -> StoreErrors.onGrant(c, table, name, e));
+        });
+    }
+
+    /** Renews, in one statement, every listed lease that is still this holder's, not expired and not locked. */
+    public Renewal renew(String holder, String[] names, long[] tokens, long[] ttlMillis, long budgetNanos,
+                         Ticker sentClock) throws SQLException {
+        return calls.run("renew " + names.length + " leases", budgetNanos, c -> retrying(c, () -> {
+            try (PreparedStatement ps = c.prepareStatement(renewSql)) {
+                CustomPlans.require(ps);
+                ps.setArray(1, c.createArrayOf("text", names));
+                ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
+                ps.setArray(3, c.createArrayOf("int8", boxed(ttlMillis)));
+                ps.setString(4, holder);
+                ps.setString(5, holder);
+                long sentAt = sentClock.nanos();
+                Set<Long> renewed = new HashSet<>(names.length * 2);
+                Set<Long> locked = new HashSet<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (rs.getBoolean(2)) {
+                            renewed.add(rs.getLong(1));
+                        } else if (rs.getBoolean(3)) {
+                            locked.add(rs.getLong(1));
+                        }
+                    }
+                }
+                return new Renewal(renewed, locked, sentAt);
+            }
+        }, e -> e));
+    }
+
+    /** Releases the listed leases that are still this holder's grants; returns how many were. */
+    public int release(String holder, String[] names, long[] tokens, long budgetNanos) throws SQLException {
+        return calls.run("release " + names.length + " leases", budgetNanos, c -> retrying(c, () -> {
+            try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+                CustomPlans.require(ps);
+                ps.setArray(1, c.createArrayOf("text", names));
+                ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
+                ps.setString(3, holder);
+                return ps.executeUpdate();
+            }
+        }, e -> e));
+    }
+
+    /**
+     * Releases one lease that is still this holder's grant, but leaves it taken until {@code holdMillis} after
+     * its grant or last renewal (database clock), or at once if that time has passed; returns whether it was ours.
+     */
+    public boolean releaseHolding(String holder, String name, long token, long holdMillis, long budgetNanos)
+            throws SQLException {
+        return calls.run("release lease '" + name + "'", budgetNanos, c -> retrying(c, () -> {
+            try (PreparedStatement ps = c.prepareStatement(releaseHoldingSql)) {
+                ps.setLong(1, holdMillis);
+                ps.setLong(2, holdMillis);
+                ps.setString(3, name);
+                ps.setLong(4, token);
+                ps.setString(5, holder);
+                return ps.executeUpdate() > 0;
+            }
+        }, e -> e));
+    }
+
+    /** The row of lease {@code name}, or null if it was never granted. */
+    public Holder describe(String name, long budgetNanos) throws SQLException {
+        return calls.run("describe lease '" + name + "'", budgetNanos, c -> retrying(c, () -> {
+            try (PreparedStatement ps = c.prepareStatement(describeSql)) {
+                ps.setString(1, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? new Holder(rs.getString(1), rs.getLong(2), rs.getString(3), rs.getBoolean(4)) : null;
+                }
+            }
+        }, e -> e));
+    }
+
+    /**
+     * Reaches the store and makes the checks of the first grant (a primary, the table and a trustworthy sequence)
+     * without creating anything; null when ready, else what is still to come. Throws what a grant would.
+     */
+    public String check(long budgetNanos) throws SQLException {
+        return calls.run("check the lease store", budgetNanos, c -> LeaseSchema.check(c, table, createTable));
+    }
+
+    /** How many store operations ran out of their time budget. */
+    public int timeouts() {
+        return calls.timeouts();
+    }
+
+    void shutdown() {
+        calls.shutdown();
+    }
+
+    private interface Statement<T> {
+        T run() throws SQLException;
+    }
+
+    private interface Explain {
+        SQLException explain(SQLException e);
+    }
+
+    /**
+     * Runs one statement as its own transaction (committing it when the pool hands out connections with
+     * autocommit off), again after a serialization failure or deadlock: under REPEATABLE READ or SERIALIZABLE a
+     * grant that raced another one fails with 40001 where READ COMMITTED would have answered; the retry takes a
+     * new snapshot and gives the answer ("busy", or the grant).
+     */
+    private static <T> T retrying(Connection c, Statement<T> statement, Explain explain) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                T result = statement.run();
+                if (!auto) {
+                    c.commit();
+                }
+                return result;
+            } catch (SQLException e) {
+                rollbackQuietly(c, auto);
+                if (attempt < MAX_ATTEMPTS && RETRIED.contains(e.getSQLState())) {
+                    continue;
+                }
+                throw explain.explain(e);
+            }
+        }
+    }
+
+    /**
+     * Checked once per store, on the first grant: after that a missing table or a standby is reported
+     * by the grant statement itself (see {@link StoreErrors#onGrant}), at no extra round trip.
+     */
+    private void ensureSchema(Connection c, String lease) throws SQLException {
+        if (schemaChecked) {
+            return;
+        }
+        synchronized (this) {
+            if (!schemaChecked) {
+                boolean auto = c.getAutoCommit();
+                try {
+                    LeaseSchema.ensure(c, table, createTable, lease);
+                    if (!auto) {
+                        c.commit();
+                    }
+                } catch (SQLException e) {
+                    rollbackQuietly(c, auto);
+                    throw e;
+                }
+                schemaChecked = true;
+            }
+        }
+    }
+
+    private static void rollbackQuietly(Connection c, boolean auto) {
+        if (!auto) {
+            try {
+                c.rollback();
+            } catch (SQLException ignored) {
+                // the connection is broken; the pool will find out
+            }
+        }
+    }
+
+    private static Long[] boxed(long[] values) {
+        Long[] out = new Long[values.length];
+        for (int i = 0; i < values.length; i++) {
+            out[i] = values[i];
+        }
+        return out;
+    }
+}

@@ -1,0 +1,7 @@
+/**
+ * Counters fenced keeps, and their publication over JMX and Micrometer.
+ *
+ * <p><b>Internal to fenced.</b> Not for applications: anything here may change or go away in any release. The
+ * supported API is {@link dev.fenced}; fenced's own modules may use this package.
+ */
+package dev.fenced.internal.metrics;

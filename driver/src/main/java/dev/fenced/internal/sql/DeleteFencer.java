@@ -1,0 +1,159 @@
+package dev.fenced.internal.sql;
+
+import dev.fenced.FencingMode;
+import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.config.TableName;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.delete.Delete;
+
+/**
+ * DELETE: the stale check goes behind the statement's own WHERE. That WHERE is printed twice, so
+ * anything in it that can give a different answer the second time would change which rows go (the
+ * DELETE would remove only the rows both evaluations picked): a volatile function (random(), nextval(),
+ * ...), a subquery that locks rows (FOR UPDATE ... SKIP LOCKED: the queue pattern, where a worker rolling
+ * back between the two evaluations hands the second one another row), a TABLESAMPLE, or a LIMIT/OFFSET
+ * with no ORDER BY to decide which rows it keeps. Such a DELETE is refused rather than changed in meaning.
+ */
+final class DeleteFencer {
+
+    private DeleteFencer() {
+    }
+
+    static void fence(Delete delete, Statement top, ProtectedTable table, FenceContext ctx) throws Refusal {
+        if ((delete.getTables() != null && !delete.getTables().isEmpty())
+                || delete.getOrderByElements() != null || delete.getLimit() != null || delete.getOutputClause() != null) {
+            throw new Refusal(table.displayName(), "DELETE with several targets, ORDER BY, LIMIT or OUTPUT"
+                    + " (not PostgreSQL syntax)");
+        }
+        if (table.mode() == FencingMode.OBSERVE) {
+            return; // nothing to record on a row that goes away; observe never refuses
+        }
+        // The USING list picks rows as much as the WHERE does, and is evaluated twice as well (tombstones, DELETE)
+        StringBuilder using = new StringBuilder();
+        if (delete.getUsingFromItemList() != null) {
+            delete.getUsingFromItemList().forEach(f -> using.append(f).append(' '));
+        }
+        if (delete.getJoins() != null) {
+            delete.getJoins().forEach(j -> using.append(j).append(' '));
+        }
+        if (!using.isEmpty()) {
+            String fn = volatileFunctionIn(using.toString(), ctx.targets);
+            String unrepeatable = fn != null ? "the volatile function " + fn + "()" : unrepeatableSubqueryIn(using.toString());
+            if (unrepeatable != null) {
+                throw new Refusal(table.displayName(), "DELETE whose USING has " + unrepeatable + ": fenced evaluates"
+                        + " it twice (to record tombstones for the rows it deletes), and the two evaluations could pick"
+                        + " different rows");
+            }
+        }
+        if (delete.getWhere() != null) {
+            String fn = volatileFunctionIn(delete.getWhere().toString(), ctx.targets);
+            if (fn != null) {
+                throw new Refusal(table.displayName(), "DELETE whose WHERE calls the volatile function " + fn
+                        + "() (volatile, or created since the last catalog read): fenced evaluates the WHERE twice to"
+                        + " check only the rows it deletes");
+            }
+            String subquery = unrepeatableSubqueryIn(delete.getWhere().toString());
+            if (subquery != null) {
+                throw new Refusal(table.displayName(), "DELETE whose WHERE has a subquery with " + subquery
+                        + ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
+                        + " evaluations could pick different rows");
+            }
+        }
+        Expression unguarded = delete.getWhere();
+        delete.setWhere(Guards.deleteWhere(delete.getWhere(), FenceContext.qualifier(delete.getTable()), table.column(),
+                table.displayName(), ctx.tokenIndex));
+        TableName tombstones = ctx.targets.tombstoneTable();
+        if (tombstones != null) {
+            TableShape shape = ctx.targets.shapeOf(table);
+            if (shape == null) {
+                throw new Refusal(table.displayName(), "DELETE of a table the last catalog read gave no single primary"
+                        + " key for (several tables match the name, or it did not exist then), so its tombstones cannot"
+                        + " be recorded; qualify the name or read the catalog again");
+            }
+            if (shape.tombstoned()) {
+                Tombstones.record(top, delete, unguarded, shape, tombstones, ctx.tokenIndex, table.displayName());
+            }
+        }
+    }
+
+    /**
+     * Lexically, like {@link #volatileFunctionIn}: what in a WHERE's subqueries may select other rows when
+     * evaluated again, described for the refusal; null when nothing. These keywords are reserved, so as
+     * words they can only be clauses of a subquery. A LIMIT, OFFSET or FETCH is accepted when its own query
+     * level (parenthesis depth) has an ORDER BY before it.
+     */
+    static String unrepeatableSubqueryIn(String text) {
+        List<Token> tokens = SqlLexer.tokenize(text);
+        Deque<Boolean> ordered = new ArrayDeque<>();
+        ordered.push(false);
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            Token next = i + 1 < tokens.size() ? tokens.get(i + 1) : null;
+            if (t.isSymbol("(")) {
+                ordered.push(false);
+            } else if (t.isSymbol(")") && ordered.size() > 1) {
+                ordered.pop();
+            } else if (t.isWord("ORDER") && next != null && next.isWord("BY")) {
+                ordered.pop();
+                ordered.push(true);
+            } else if (t.isWord("FOR") && next != null && (next.isWord("UPDATE") || next.isWord("SHARE")
+                    || next.isWord("NO") || next.isWord("KEY"))) {
+                return "FOR " + next.text().toUpperCase(Locale.ROOT) + " (a row lock)";
+            } else if (t.isWord("TABLESAMPLE")) {
+                return "TABLESAMPLE";
+            } else if ((t.isWord("LIMIT") || t.isWord("OFFSET") || t.isWord("FETCH")) && !ordered.peek()) {
+                return t.text().toUpperCase(Locale.ROOT) + " but no ORDER BY";
+            }
+        }
+        return null;
+    }
+
+    /** Lexically: any {@code name(} whose name is a known volatile function, subqueries included. */
+    static String volatileFunctionIn(String text, FencingTargets targets) {
+        List<Token> tokens = SqlLexer.tokenize(text);
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) && tokens.get(i + 1).isSymbol("(")) {
+                String name = dev.fenced.internal.config.TableName.fold(t.text());
+                if (targets.isVolatile(name) || (targets.isUnknownFunction(name) && isCall(tokens, i))) {
+                    return t.text();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Words before a parenthesis that are not function names. */
+    private static final java.util.Set<String> NOT_CALLS = java.util.Set.of("over", "filter", "varying", "within",
+            "precision", "zone", "bernoulli", "system", "lateral", "rows", "range", "groups", "cube", "rollup", "sets");
+
+    /**
+     * Whether the word at {@code i} (followed by a parenthesis, its name unknown to the catalog read) is called as
+     * a function: not a keyword, and not an alias with a column list ({@code x(k)}, after a name, {@code AS} or
+     * a closing parenthesis).
+     */
+    private static boolean isCall(List<Token> tokens, int i) {
+        Token t = tokens.get(i);
+        String folded = dev.fenced.internal.config.TableName.fold(t.text());
+        if (t.kind() == Token.Kind.WORD && (dev.fenced.internal.config.TableName.isKeyword(folded) || NOT_CALLS.contains(folded))) {
+            return false;
+        }
+        if (i == 0) {
+            return true;
+        }
+        Token before = tokens.get(i - 1);
+        if (before.isSymbol(")") || before.isWord("AS") || before.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+            return false;
+        }
+        if (before.kind() == Token.Kind.WORD) {
+            return dev.fenced.internal.config.TableName.isKeyword(dev.fenced.internal.config.TableName.fold(before.text()))
+                    || before.isWord("BY") || before.isWord("IS");
+        }
+        return true; // an operator, a comma, an opening parenthesis, a dot of a qualified name
+    }
+}

@@ -1,0 +1,23 @@
+package dev.fenced.internal.sql;
+
+/** Raised inside the rewriter when a statement cannot be fenced safely; becomes a refused plan. */
+final class Refusal extends Exception {
+
+    private static final long serialVersionUID = 1L;
+
+    final String table;
+    final String construct;
+    /** A refusal for want of time (parse deadline), not for what the statement is: not to be cached. */
+    final boolean transientCause;
+
+    Refusal(String table, String construct) {
+        this(table, construct, false);
+    }
+
+    Refusal(String table, String construct, boolean transientCause) {
+        super(construct, null, false, false);
+        this.table = table;
+        this.construct = construct;
+        this.transientCause = transientCause;
+    }
+}

@@ -1,0 +1,120 @@
+package dev.fenced.internal.sql;
+
+import java.sql.SQLException;
+import java.util.List;
+import org.postgresql.core.NativeQuery;
+import org.postgresql.core.Parser;
+
+/**
+ * The last look at a fenced text before it becomes a plan: lexed exactly as PostgreSQL lexes it, it must be
+ * the user's statement (as the fidelity check accepted it) with fenced's fragments added and nothing of the
+ * user's lost or merged, and pgjdbc must find its placeholders exactly where PostgreSQL will see parameters.
+ * pgjdbc has its own reader of quotes, comments and dollar tags; where it would put a {@code $n} inside what
+ * the server reads as a literal or comment (or miss one), the bound token would not be where the guard is.
+ */
+final class SentText {
+
+    private SentText() {
+    }
+
+    /**
+     * Null when {@code printed} (tokens of the fenced text) keeps every token of {@code roundTrip} (the unfenced
+     * text) in order; otherwise the first user token it lost. Whatever JSqlParser printed around fenced's
+     * fragments, a user token swallowed into a string or comment, or merged with a neighbour, is missing here.
+     */
+    static String lostUserToken(List<Token> roundTrip, List<Token> printed) {
+        int j = 0;
+        for (int i = 0; i < roundTrip.size(); i++) {
+            Token t = roundTrip.get(i);
+            if (t.isWord("DEFAULT") && i + 1 < roundTrip.size() && roundTrip.get(i + 1).isWord("VALUES")) {
+                continue; // INSERT ... DEFAULT VALUES becomes (<fence column>) VALUES (<token>): the other columns still default
+            }
+            while (j < printed.size() && !same(t, printed.get(j))) {
+                j++;
+            }
+            if (j == printed.size()) {
+                return "the fenced text loses `" + t.text() + "` of the statement as PostgreSQL reads it";
+            }
+            j++;
+        }
+        return null;
+    }
+
+    /**
+     * Null when {@code sql} lexes to the same tokens whether {@code standard_conforming_strings} is on or off;
+     * otherwise why not. fenced keeps the setting on, but a change pipelined ahead of a statement (an earlier
+     * entry of the same batch or text calling a function that sets it) is seen by the server before this text is
+     * parsed and by fenced only afterwards; a text that reads the same either way cannot be moved by it.
+     */
+    static String dependsOnConformingStrings(String sql, List<Token> on) {
+        List<Token> off;
+        try {
+            off = SqlLexer.tokenizeStrict(sql, false, SqlLexer.Mode.JDBC);
+        } catch (SqlLexer.LexException e) {
+            // with the setting off every PostgreSQL rejects the whole text (a U&'' string, an open quote)
+            return e.everyVersionRejects() ? null : BACKSLASH;
+        }
+        if (off.size() != on.size()) {
+            return BACKSLASH;
+        }
+        for (int i = 0; i < on.size(); i++) {
+            if (on.get(i).start() != off.get(i).start() || on.get(i).end() != off.get(i).end()) {
+                return BACKSLASH;
+            }
+        }
+        return null;
+    }
+
+    private static final String BACKSLASH = "a backslash in a '...' string, which PostgreSQL reads differently when"
+            + " standard_conforming_strings is off; write the string as E'...' with the backslash doubled";
+
+    private static boolean same(Token a, Token b) {
+        return a.kind() == b.kind() && a.text().equals(b.text());
+    }
+
+    /**
+     * Null when pgjdbc, given {@code sql} to prepare, binds exactly {@code parameters} placeholders and each
+     * {@code $n} it writes is a parameter to PostgreSQL; otherwise the difference.
+     */
+    static String jdbcDisagreement(String sql, int parameters) {
+        String on = jdbcDisagreement(sql, parameters, true);
+        return on != null ? on : jdbcDisagreement(sql, parameters, false);
+    }
+
+    private static String jdbcDisagreement(String sql, int parameters, boolean standardConformingStrings) {
+        try {
+            if (!Parser.replaceProcessing(sql, true, standardConformingStrings).equals(sql)) {
+                return "JDBC escape syntax ({...}) in the fenced text";
+            }
+            int bound = 0;
+            for (NativeQuery q : Parser.parseJdbcSql(sql, standardConformingStrings, true, true, false, false)) {
+                List<Token> server;
+                try {
+                    server = SqlLexer.tokenizeStrict(q.nativeSql, standardConformingStrings, SqlLexer.Mode.SERVER);
+                } catch (SqlLexer.LexException e) {
+                    if (!standardConformingStrings && e.everyVersionRejects()) {
+                        return null; // PostgreSQL would reject the text with the setting off: nothing could land
+                    }
+                    throw e;
+                }
+                int k = 0;
+                for (Token t : server) {
+                    if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {
+                        if (k >= q.bindPositions.length || t.start() != q.bindPositions[k]) {
+                            return "pgjdbc and PostgreSQL read the parameters of the fenced text differently";
+                        }
+                        k++;
+                    }
+                }
+                if (k != q.bindPositions.length) {
+                    return "pgjdbc and PostgreSQL read the parameters of the fenced text differently";
+                }
+                bound += k;
+            }
+            return bound == parameters ? null
+                    : "pgjdbc finds " + bound + " parameters in the fenced text where fenced binds " + parameters;
+        } catch (SQLException | SqlLexer.LexException e) {
+            return "the fenced text cannot be read as PostgreSQL reads it (" + e.getMessage() + ")";
+        }
+    }
+}

@@ -1,0 +1,591 @@
+package dev.fenced.internal.sql;
+
+import dev.fenced.FencingMode;
+import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.config.RelativeUpdatePolicy;
+import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.metrics.FencedMetrics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.Statements;
+import net.sf.jsqlparser.statement.delete.Delete;
+import net.sf.jsqlparser.statement.insert.Insert;
+import net.sf.jsqlparser.statement.merge.Merge;
+import net.sf.jsqlparser.statement.update.Update;
+
+/**
+ * Decides, for one SQL text, what fenced sends instead: the whole pipeline from the text pre-filter to
+ * the final placeholder map. Never throws for bad SQL: a statement it cannot fence becomes a refused
+ * plan naming the table and the construct. Thread-safe; plans are cached by {@link RewriteCache}.
+ *
+ * <pre>
+ * text ─ pre-filter (no protected name in the text?) ─────────────────────────────▶ pass through
+ *   │ lexer (PostgreSQL's scan.l rules): statements, keywords, parameters, literals
+ *   │ classifier: DDL/utility/reads pass; TRUNCATE, COPY FROM, DO ... refused
+ *   │ parser view: strings as placeholders, comments as spaces, ?s numbered (?1, ?2 ...), ONLY and t * lifted,
+ *   │   CURRENT OF and transaction control as placeholders;
+ *   │   JSqlParser's own token manager must cut it where PostgreSQL does; parse under a deadline
+ *   │ collect every INSERT/UPDATE/DELETE/MERGE, cross-checked with the keyword count
+ *   │ fidelity check: the printout, literals put back, is the original's tokens in order
+ *   │ fence each protected target (one visitor per statement kind)
+ *   │ print; JSqlParser and PostgreSQL must lex it alike; literals back byte for byte; every user token
+ *   │   kept in order; same tokens with standard_conforming_strings off; re-parse, every guard in place
+ *   │ map ?N back to ?: at least one token parameter, pgjdbc binds exactly where PostgreSQL sees them
+ *   ▼ RewritePlan
+ * </pre>
+ */
+public final class SqlRewriter {
+
+    private static final System.Logger LOG = System.getLogger("dev.fenced.sql");
+
+    private final FencingTargets targets;
+    private final RelativeUpdatePolicy relativePolicy;
+    private final Duration parseTimeout;
+
+    public SqlRewriter(FencingTargets targets, RelativeUpdatePolicy relativePolicy, Duration parseTimeout) {
+        this.targets = targets;
+        this.relativePolicy = relativePolicy;
+        this.parseTimeout = parseTimeout;
+    }
+
+    public FencingTargets targets() {
+        return targets;
+    }
+
+    /**
+     * False when the text certainly needs no fencing: it names nothing protected, runs no DO block
+     * (which can build any table name at run time) and renames no schema of a registered table.
+     */
+    public boolean needsPlanning(String sql) {
+        return targets.mayMention(sql) || TextFacts.hasDoBlock(sql) || TextFacts.renamesProtectedSchema(sql, targets);
+    }
+
+    /** The plan for {@code sql}; computed, not cached. */
+    public RewritePlan plan(String sql) {
+        return plan(sql, false);
+    }
+
+    /**
+     * The plan for {@code sql} run with a NULL token (inside {@code Fencing.unfenced}): the same text as
+     * {@link #plan} but for a guard that would otherwise {@link RewritePlan#tokenRequired() require} a token,
+     * which keeps the row's fence value instead. Computed, not cached; only asked for such plans.
+     */
+    public RewritePlan planForNullToken(String sql) {
+        return plan(sql, true);
+    }
+
+    private RewritePlan plan(String sql, boolean tokenMayBeNull) {
+        if (!needsPlanning(sql)) {
+            return RewritePlan.PASSTHROUGH;
+        }
+        FencedMetrics.REWRITES_PARSED.increment();
+        try {
+            return planMentioning(sql, tokenMayBeNull);
+        } catch (Refusal r) {
+            // the strictest mode of every protected name the text reaches decides, not the one refused first
+            TextFacts.Mention mention = TextFacts.mention(sql, targets);
+            FencingMode mode = TextFacts.stricter(modeOf(r.table), mention == null ? null : mention.mode());
+            if (TextFacts.hasDoBlock(sql)) {
+                // a DO block can write any table, named or not
+                for (ProtectedTable t : targets.tables()) {
+                    mode = TextFacts.stricter(mode, t.mode());
+                }
+            }
+            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause, StatementClassifier.holdsSchemaDdl(sql));
+        } catch (StackOverflowError e) {
+            // JSqlParser prints (and visits) expression trees recursively: `0 + 1 + 1 ...` 20,000 terms long parsed
+            // under the deadline but overflowed the caller's stack when printed, throwing an Error out of
+            // executeUpdate. How deep a thread can go depends on its stack size, so this is not cached.
+            String table = guessTable(sql);
+            return RewritePlan.refused(table, "a statement nested too deeply to rewrite", modeOf(table), false);
+        }
+    }
+
+    private RewritePlan planMentioning(String sql, boolean tokenMayBeNull) throws Refusal {
+        List<Token> tokens;
+        try {
+            tokens = SqlLexer.tokenizeStrict(sql);
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(guessTable(sql), "SQL that cannot be read: " + e.getMessage());
+        }
+        List<StatementClassifier.Piece> pieces = StatementClassifier.split(tokens);
+        boolean parse = false;
+        boolean schemaChange = false;
+        String mentioned = null;
+        String ddl = null;
+        for (StatementClassifier.Piece piece : pieces) {
+            StatementClassifier.classify(piece, sql, targets);
+            if (piece.verdict == StatementClassifier.Verdict.REFUSE) {
+                throw new Refusal(display(piece.mentioned), piece.construct);
+            }
+            if (ddl != null && TextFacts.mayWrite(piece)) {
+                // the whole text is planned before any of it runs: a write after DDL that makes a new view,
+                // child or partition of a protected table would be planned without knowing it
+                throw new Refusal(ddl, "a text that changes the schema around a protected table and then writes;"
+                        + " send the DDL on its own, then the write");
+            }
+            if (piece.schemaChange) {
+                ddl = display(piece.mentioned);
+            }
+            schemaChange |= piece.schemaChange;
+            if (piece.verdict == StatementClassifier.Verdict.PARSE) {
+                parse = true;
+                mentioned = mentioned == null ? display(piece.mentioned) : mentioned;
+            }
+        }
+        if (!parse) {
+            return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
+        }
+        rejectLexicalHazards(tokens, mentioned);
+
+        List<Integer> dmlKeywords = StatementClassifier.dmlKeywordIndexes(tokens);
+        Literals literals = new Literals();
+        Prepared prepared = parserView(sql, tokens, dmlKeywords, literals, true);
+        int userParams = prepared.parameters;
+        int tokenIndex = userParams + 1;
+
+        String misread = ParserLexing.disagreement(prepared.text, SqlLexer.tokenize(prepared.text));
+        if (misread != null) {
+            throw new Refusal(mentioned, misread);
+        }
+        Statements statements;
+        try {
+            statements = BoundedParser.parseStatements(prepared.text, parseTimeout);
+        } catch (BoundedParser.ParseFailure e) {
+            throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut);
+        }
+        List<Statement> list = statements.getStatements();
+        if (list.size() != pieces.size()) {
+            throw new Refusal(mentioned, "the parser read " + list.size() + " statements where there are "
+                    + pieces.size());
+        }
+        List<Statement> dml = new ArrayList<>();
+        List<Statement> tops = new ArrayList<>();
+        for (Statement s : list) {
+            for (Statement node : DmlCollector.collect(s)) {
+                dml.add(node);
+                tops.add(s);
+            }
+        }
+        if (dml.size() != dmlKeywords.size()) {
+            throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
+        }
+        for (int k = 0; k < dml.size(); k++) {
+            String keyword = tokens.get(dmlKeywords.get(k)).text().toUpperCase(Locale.ROOT);
+            if (!DmlCollector.DmlKind.of(dml.get(k)).name().equals(keyword)) {
+                throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
+            }
+            if ((prepared.only[k] || prepared.descendants[k])
+                    && DmlCollector.target(dml.get(k)).getNameParts().size() > 2) {
+                throw new Refusal(mentioned, "ONLY or * with a three-part name (database.schema.table)");
+            }
+            if (prepared.only[k]) {
+                DmlCollector.markOnly(dml.get(k));
+            }
+            if (prepared.descendants[k]) {
+                StarTable.mark(dml.get(k));
+            }
+        }
+        String roundTrip = literals.restore(printBack(list, prepared, mentioned));
+        if (roundTrip == null) {
+            throw new Refusal(mentioned, "the statement's literals cannot be put back as written");
+        }
+        List<Token> roundTripTokens = SqlLexer.tokenize(roundTrip);
+        String difference = FidelityCheck.difference(tokens, roundTripTokens);
+        if (difference != null) {
+            throw new Refusal(mentioned, difference);
+        }
+
+        FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex, tokenMayBeNull);
+        List<String> fencedTables = new ArrayList<>();
+        ProtectedTable domainSetter = null; // the first table fenced: its token domain is the statement's
+        boolean enforce = false;
+        boolean guarded = false; // an observed DELETE adds nothing: no token parameter to find
+        for (int k = 0; k < dml.size(); k++) {
+            Statement node = dml.get(k);
+            TableName target = FenceContext.nameOf(DmlCollector.target(node));
+            String indirect = targets.indirectReason(target);
+            if (indirect != null) {
+                throw new Refusal(target.toString(), "a write to " + target + " reaches protected rows: " + indirect
+                        + "; write the protected table itself");
+            }
+            ProtectedTable table = targets.tableFor(target);
+            if (table == null) {
+                continue;
+            }
+            if (domainSetter == null) {
+                domainSetter = table;
+            } else if (!domainSetter.tokenDomain().equals(table.tokenDomain())) {
+                throw new Refusal(table.displayName(), "a statement that writes " + domainSetter.displayName()
+                        + " (token domain " + domainSetter.tokenDomain() + ") and " + table.displayName()
+                        + " (token domain " + table.tokenDomain() + "): it carries one token, and tokens of two domains"
+                        + " are unrelated numbers; write them in separate statements, each under its own token");
+            }
+            if (node instanceof Update u) {
+                UpdateFencer.fence(u, table, ctx);
+            } else if (node instanceof Insert i) {
+                InsertFencer.fence(i, table, ctx);
+            } else if (node instanceof Merge m) {
+                MergeFencer.fence(m, table, ctx);
+            } else {
+                DeleteFencer.fence((Delete) node, tops.get(k), table, ctx);
+            }
+            fencedTables.add(table.displayName());
+            guarded |= !(node instanceof Delete) || table.mode() == FencingMode.ENFORCE;
+            enforce |= table.mode() == FencingMode.ENFORCE;
+        }
+        if (fencedTables.isEmpty()) {
+            return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
+        }
+        String printed = verify(printBack(list, prepared, mentioned), literals, roundTripTokens, fencedTables);
+        if (ctx.relativeUpdate) {
+            FencedMetrics.RELATIVE_UPDATES.increment();
+        }
+        if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
+            LOG.log(System.Logger.Level.WARNING, "fenced: relative update on protected table {0}: a stale holder''s"
+                    + " relative update can land before the newer holder''s first write; write whole new values: {1}",
+                    fencedTables.get(0), sql);
+        }
+        return assemble(printed, userParams, tokenIndex, guarded, fencedTables,
+                enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange,
+                domainSetter.tokenDomain(), ctx.tokenRequired);
+    }
+
+    /**
+     * The text handed to the parser: the user's tokens as PostgreSQL lexes them, with the original whitespace
+     * between them where it is only whitespace (a comment becomes a space), each string constant replaced by a
+     * placeholder ({@link Literals}; with {@code literals} null, strings stay as they are), the {@code ?}s
+     * numbered ({@code ?1}, {@code ?2}, ...) so they survive printing in any order (with {@code number} false the
+     * text's {@code ?N}s are kept: fenced's own printout), and what JSqlParser cannot read put aside: {@code ONLY}
+     * and the inheritance star {@code t *} lifted off the targets, {@code WHERE CURRENT OF <cursor>} and whole
+     * transaction-control statements (BEGIN, COMMIT, SAVEPOINT ...) replaced by placeholders that are printed
+     * back as written ({@link #printBack}). The same view serves the first parse and the re-parse of the fenced
+     * text, so both read the statement alike.
+     */
+    private static Prepared parserView(String sql, List<Token> tokens, List<Integer> dmlKeywords, Literals literals,
+                                       boolean number) {
+        boolean[] only = new boolean[dmlKeywords.size()];
+        boolean[] descendants = new boolean[dmlKeywords.size()];
+        Set<Integer> skip = liftedPositions(tokens, dmlKeywords, only, descendants);
+        StringBuilder text = new StringBuilder(sql.length() + 16);
+        List<String> cursors = new ArrayList<>();
+        List<String> verbatim = new ArrayList<>();
+        int[] parameters = {0};
+        int previousEnd = 0;
+        boolean pieceStart = true;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            appendGap(text, sql, previousEnd, t.start());
+            if (t.isSymbol(";")) {
+                text.append(';');
+                previousEnd = t.end();
+                pieceStart = true;
+                continue;
+            }
+            if (pieceStart) {
+                pieceStart = false;
+                int end = TransactionControl.endOfPiece(tokens, i);
+                if (end >= 0) {
+                    // BEGIN, COMMIT, SAVEPOINT ...: JSqlParser does not read them all; a placeholder it reads
+                    // stands in, and the statement is printed back exactly as this view has it
+                    StringBuilder piece = new StringBuilder();
+                    int pieceEnd = t.start();
+                    for (int j = i; j <= end; j++) {
+                        appendGap(piece, sql, pieceEnd, tokens.get(j).start());
+                        appendToken(piece, tokens.get(j), literals, number, parameters);
+                        pieceEnd = tokens.get(j).end();
+                    }
+                    verbatim.add(piece.toString());
+                    text.append(TransactionControl.PLACEHOLDER);
+                    previousEnd = pieceEnd;
+                    i = end;
+                    continue;
+                }
+                verbatim.add(null);
+            }
+            if (CursorReference.startsAt(tokens, i)) {
+                // WHERE CURRENT OF <cursor>: JSqlParser cannot read it; a placeholder stands in until printing
+                text.append(CursorReference.placeholder(cursors.size()));
+                cursors.add(tokens.get(i + 2).text());
+                previousEnd = tokens.get(i + 2).end();
+                i += 2;
+                continue;
+            }
+            previousEnd = t.end();
+            if (skip.contains(i)) {
+                text.append(' ');
+            } else {
+                appendToken(text, t, literals, number, parameters);
+            }
+        }
+        return new Prepared(text.toString(), parameters[0], only, descendants, cursors, verbatim);
+    }
+
+    /** The source's whitespace between two tokens, or one space where a comment was. */
+    private static void appendGap(StringBuilder text, String sql, int from, int to) {
+        String gap = sql.substring(from, to);
+        boolean blank = gap.chars().allMatch(c -> SqlLexer.isSpace((char) c));
+        text.append(blank ? gap : " ");
+    }
+
+    private static void appendToken(StringBuilder text, Token t, Literals literals, boolean number, int[] parameters) {
+        if (number && t.kind() == Token.Kind.PARAMETER) {
+            text.append('?').append(++parameters[0]);
+        } else if (literals != null && t.kind() == Token.Kind.STRING) {
+            text.append(literals.placeholder(t.text()));
+        } else {
+            text.append(t.text());
+        }
+    }
+
+    /** Where {@code ONLY} and the inheritance star stand after each data-modifying keyword. */
+    private static Set<Integer> liftedPositions(List<Token> tokens, List<Integer> dmlKeywords, boolean[] only,
+                                                boolean[] descendants) {
+        Set<Integer> skip = new LinkedHashSet<>();
+        for (int k = 0; k < dmlKeywords.size(); k++) {
+            int i = dmlKeywords.get(k);
+            int onlyAt = tokens.get(i).isWord("DELETE") ? i + 2 : i + 1;
+            if (onlyAt < tokens.size() && tokens.get(onlyAt).isWord("ONLY")
+                    && (onlyAt == i + 1 || tokens.get(i + 1).isWord("FROM"))) {
+                only[k] = true;
+                skip.add(onlyAt);
+            }
+            int star = StarTable.starAfterTarget(tokens, i);
+            if (star >= 0) {
+                descendants[k] = true;
+                skip.add(star);
+            }
+        }
+        return skip;
+    }
+
+    /** The text handed to the parser, and what preparing it put aside. */
+    private record Prepared(String text, int parameters, boolean[] only, boolean[] descendants, List<String> cursors,
+                            List<String> verbatim) {
+    }
+
+    /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */
+    private static void rejectLexicalHazards(List<Token> tokens, String table) throws Refusal {
+        int depth = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.isSymbol("??")) {
+                throw new Refusal(table, "the escaped ? operator (??) in a write");
+            }
+            if (t.kind() == Token.Kind.PARAMETER && t.text().length() > 1) {
+                throw new Refusal(table, "numbered JDBC parameters (" + t.text() + ")");
+            }
+            if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {
+                throw new Refusal(table, "server-side positional parameters (" + t.text() + ")");
+            }
+            if (t.isUnicodeEscapedName()) {
+                throw new Refusal(table, "Unicode-escaped text (" + t.text() + ") cannot be matched safely");
+            }
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                    && startsLikeOurs(t.text())) {
+                throw new Refusal(table, "a name that starts like fenced's own (" + t.text() + ")");
+            }
+            if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")
+                    && !CursorReference.startsAt(tokens, i)) {
+                throw new Refusal(table, "WHERE CURRENT OF a cursor outside an UPDATE cannot be fenced (a DELETE's"
+                        + " stale check needs a WHERE of its own); delete by key");
+            }
+            // Brackets count too: JSqlParser's cost doubles with each nested ARRAY[...] as with each nested
+            // subquery (14 levels took over a second, past the deadline soon after), and no parenthesis shows it.
+            if ((t.isSymbol("(") || t.isSymbol("[")) && ++depth > BoundedParser.MAX_NESTING) {
+                throw new Refusal(table, "nesting deeper than " + BoundedParser.MAX_NESTING + " levels");
+            }
+            if (t.isSymbol(")") || t.isSymbol("]")) {
+                depth--;
+            }
+        }
+    }
+
+    /** Names fenced itself puts into the text (the tombstone CTE, cursor placeholders): the user may not. */
+    private static boolean startsLikeOurs(String name) {
+        String plain = name.toLowerCase(Locale.ROOT).replace("\"", "");
+        return plain.startsWith(Tombstones.CTE_PREFIX) || plain.startsWith(CursorReference.PREFIX);
+    }
+
+    /**
+     * The statements as JSqlParser prints them, with what the parser view put aside given back: transaction
+     * control as written, cursor references in place.
+     */
+    private static String printBack(List<Statement> statements, Prepared prepared, String table) throws Refusal {
+        StringBuilder b = new StringBuilder();
+        for (int k = 0; k < statements.size(); k++) {
+            if (b.length() > 0) {
+                b.append("; ");
+            }
+            String asWritten = k < prepared.verbatim.size() ? prepared.verbatim.get(k) : null;
+            b.append(asWritten != null ? asWritten : statements.get(k).toString());
+        }
+        return CursorReference.restore(b.toString(), prepared.cursors, table);
+    }
+
+    /** Re-parses our output and checks every protected write still carries its guard. */
+    private String verify(String printed, Literals literals, List<Token> roundTrip, List<String> fencedTables)
+            throws Refusal {
+        List<Token> printedTokens;
+        try {
+            printedTokens = SqlLexer.tokenizeStrict(printed);
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(fencedTables.get(0), "the fenced text cannot be read (" + e.getMessage() + ")");
+        }
+        String problem = ParserLexing.disagreement(printed, printedTokens);
+        String sent = problem == null ? literals.restore(printed) : null;
+        if (problem == null && sent == null) {
+            problem = "the statement's literals cannot be put back as written";
+        }
+        List<Token> sentTokens = sent == null ? null : SqlLexer.tokenize(sent);
+        if (problem == null) {
+            problem = SentText.lostUserToken(roundTrip, sentTokens);
+        }
+        if (problem == null) {
+            problem = SentText.dependsOnConformingStrings(sent, sentTokens);
+        }
+        if (problem != null) {
+            throw new Refusal(fencedTables.get(0), problem);
+        }
+        String text = parserView(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens), null,
+                false).text;
+        Statements again;
+        try {
+            again = BoundedParser.parseStatements(text, parseTimeout);
+        } catch (BoundedParser.ParseFailure e) {
+            throw new Refusal(fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")",
+                    e.timedOut);
+        }
+        for (Statement s : again.getStatements()) {
+            for (Statement node : DmlCollector.collect(s)) {
+                ProtectedTable table = targets.tableFor(FenceContext.nameOf(DmlCollector.target(node)));
+                if (table != null && !carriesFence(node, table)) {
+                    throw new Refusal(table.displayName(), "the fence could not be added to the statement");
+                }
+            }
+        }
+        return sent;
+    }
+
+    private static boolean carriesFence(Statement node, ProtectedTable table) {
+        String column = table.column();
+        if (node instanceof Update u) {
+            var sets = u.getUpdateSets();
+            var last = sets.get(sets.size() - 1);
+            return TableName.fold(last.getColumns().get(0).getColumnName()).equals(column);
+        }
+        if (node instanceof Insert i) {
+            return i.getColumns() != null && i.getColumns().stream()
+                    .anyMatch(c -> TableName.fold(c.getColumnName()).equals(column));
+        }
+        if (node instanceof Merge m) {
+            return MergeFencer.carriesFence(m, table);
+        }
+        Delete d = (Delete) node;
+        return table.mode() == FencingMode.OBSERVE
+                || (d.getWhere() != null && d.getWhere().toString().contains(Guards.MARKER));
+    }
+
+    /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
+    private static RewritePlan assemble(String printed, int userParams, int tokenIndex, boolean guarded,
+                                        List<String> tables,
+                                        FencingMode mode, boolean relative, boolean schemaChange,
+                                        String tokenDomain, boolean tokenRequired) throws Refusal {
+        List<List<Integer>> userPositions = new ArrayList<>();
+        for (int i = 0; i < userParams; i++) {
+            userPositions.add(new ArrayList<>());
+        }
+        List<Integer> tokenPositions = new ArrayList<>();
+        List<String> segments = new ArrayList<>();
+        StringBuilder sql = new StringBuilder(printed.length());
+        StringBuilder segment = new StringBuilder();
+        int copied = 0;
+        int position = 0;
+        for (Token t : SqlLexer.tokenize(printed)) { // strictly lexed already, in verify
+            if (t.kind() != Token.Kind.PARAMETER) {
+                continue;
+            }
+            String between = printed.substring(copied, t.start());
+            sql.append(between).append('?');
+            segment.append(between);
+            copied = t.end();
+            position++;
+            int n = Integer.parseInt(t.text().substring(1));
+            if (n == tokenIndex) {
+                tokenPositions.add(position);
+                segments.add(segment.toString());
+                segment.setLength(0);
+            } else if (n >= 1 && n <= userParams) {
+                userPositions.get(n - 1).add(position);
+                segment.append('?');
+            } else {
+                throw new Refusal(tables.get(0), "the fenced statement has an unexpected parameter " + t.text());
+            }
+        }
+        String tail = printed.substring(copied);
+        sql.append(tail);
+        segment.append(tail);
+        segments.add(segment.toString());
+        if (guarded && tokenPositions.isEmpty()) {
+            throw new Refusal(tables.get(0), "the fenced statement has no token parameter where the guard should be");
+        }
+        String jdbc = SentText.jdbcDisagreement(sql.toString(), position);
+        if (jdbc != null) {
+            throw new Refusal(tables.get(0), jdbc);
+        }
+        int[][] map = new int[userParams][];
+        for (int i = 0; i < userParams; i++) {
+            if (userPositions.get(i).isEmpty()) {
+                throw new Refusal(tables.get(0), "parameter " + (i + 1) + " was lost in the rewrite");
+            }
+            map[i] = userPositions.get(i).stream().mapToInt(Integer::intValue).toArray();
+        }
+        return RewritePlan.fenced(sql.toString(), segments.toArray(new String[0]), map,
+                tokenPositions.stream().mapToInt(Integer::intValue).toArray(), position, tables, mode, relative,
+                schemaChange, tokenDomain, tokenRequired);
+    }
+
+    private FencingMode modeOf(String table) {
+        for (ProtectedTable t : targets.tables()) {
+            if (t.mode() == FencingMode.ENFORCE
+                    && (t.displayName().equals(table) || t.name().name().equalsIgnoreCase(table))) {
+                return FencingMode.ENFORCE;
+            }
+        }
+        for (ProtectedTable t : targets.tables()) {
+            if (t.mode() == FencingMode.OBSERVE
+                    && (t.displayName().equals(table) || t.name().name().equalsIgnoreCase(table))) {
+                return FencingMode.OBSERVE;
+            }
+        }
+        return targets.tables().stream().anyMatch(t -> t.mode() == FencingMode.ENFORCE)
+                ? FencingMode.ENFORCE : FencingMode.OBSERVE;
+    }
+
+    /** The registered spelling of a mentioned name, when it is one. */
+    private String display(String mentioned) {
+        if (mentioned == null) {
+            return guessTable(null);
+        }
+        for (ProtectedTable t : targets.tables()) {
+            if (t.name().name().equals(mentioned) || t.name().name().equals(TableName.fold(mentioned))) {
+                return t.displayName();
+            }
+        }
+        return mentioned;
+    }
+
+    private String guessTable(String sql) {
+        for (ProtectedTable t : targets.tables()) {
+            if (sql == null || FencingTargets.containsIgnoreCase(sql, t.name().name().toLowerCase(Locale.ROOT))) {
+                return t.displayName();
+            }
+        }
+        return "a protected table";
+    }
+}

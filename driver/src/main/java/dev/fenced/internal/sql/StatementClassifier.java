@@ -1,0 +1,429 @@
+package dev.fenced.internal.sql;
+
+import dev.fenced.internal.config.TableName;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The lexical stage: splits a text into statements and decides, before any parsing, which of them
+ * need the parser. Statements that mention nothing protected, or mention it without any way to write
+ * it, pass; utility and DDL statements pass; statements that write a protected table in a form no
+ * rewriting can fence (TRUNCATE, COPY ... FROM, DO blocks, EXPLAIN ANALYZE, PREPARE) are refused. MERGE is
+ * parsed and fenced action by action ({@link MergeFencer}).
+ */
+final class StatementClassifier {
+
+    enum Verdict {
+        PASS, PARSE, REFUSE
+    }
+
+    /** One statement of the text, with what the lexical stage found. */
+    static final class Piece {
+        final List<Token> tokens;
+        final String firstWord;
+        String mentioned;
+        int dmlKeywords;
+        Verdict verdict = Verdict.PASS;
+        String construct;
+        /** DDL naming something protected: the catalog must be read again once it has run. */
+        boolean schemaChange;
+
+        Piece(List<Token> tokens) {
+            this.tokens = tokens;
+            Token first = tokens.get(0);
+            this.firstWord = first.kind() == Token.Kind.WORD ? first.text().toUpperCase(Locale.ROOT) : first.text();
+        }
+    }
+
+    private static final Set<String> DML = Set.of("INSERT", "UPDATE", "DELETE", "MERGE");
+    /** A DML keyword after one of these is part of a clause (FOR UPDATE, DO UPDATE, ON DELETE, ...). */
+    private static final Set<String> CLAUSE_BEFORE_DML = Set.of("FOR", "KEY", "DO", "ON", "OF", "OR", "BEFORE",
+            "AFTER", "THEN", "INSTEAD");
+    private static final Set<String> PARSED = Set.of("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "VALUES",
+            "TABLE", "(");
+    private static final Set<String> SCHEMA_DDL = Set.of("CREATE", "ALTER", "DROP");
+    private static final Set<String> UTILITY = Set.of("CREATE", "ALTER", "DROP", "COMMENT", "GRANT", "REVOKE",
+            "ANALYZE", "ANALYSE", "VACUUM", "REINDEX", "CLUSTER", "LOCK", "SET", "RESET", "SHOW", "BEGIN", "START",
+            "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "DECLARE", "FETCH", "MOVE", "CLOSE",
+            "LISTEN", "NOTIFY", "UNLISTEN", "DISCARD", "CHECKPOINT", "SECURITY", "REFRESH", "IMPORT", "LOAD",
+            "DEALLOCATE", "EXECUTE", "CALL", "PREPARE", "REASSIGN");
+
+    private StatementClassifier() {
+    }
+
+    static List<Piece> split(List<Token> tokens) {
+        List<Piece> pieces = new ArrayList<>();
+        List<Token> current = new ArrayList<>();
+        for (Token t : tokens) {
+            if (t.isSymbol(";")) {
+                if (!current.isEmpty()) {
+                    pieces.add(new Piece(current));
+                }
+                current = new ArrayList<>();
+            } else {
+                current.add(t);
+            }
+        }
+        if (!current.isEmpty()) {
+            pieces.add(new Piece(current));
+        }
+        return pieces;
+    }
+
+    static void classify(Piece piece, String sourceText, FencingTargets targets) {
+        piece.mentioned = mentionedName(piece.tokens, targets);
+        piece.dmlKeywords = countDmlKeywords(piece.tokens);
+        boolean anyWrite = hasWord(piece.tokens, DML) || hasWord(piece.tokens, Set.of("TRUNCATE", "COPY"));
+        if (piece.firstWord.equals("DO")) {
+            // A DO block's body is a string, and it can build table names at run time (EXECUTE 'UPDATE ' || ...):
+            // whether it names a protected table or not, what it writes cannot be seen, so it is never let through.
+            refuse(piece, piece.mentioned != null ? piece.mentioned : firstWatchedIn(sourceText, targets),
+                    "an anonymous code block (DO) cannot be fenced (what it writes is only known when it runs);"
+                            + " run it inside Fencing.unfenced");
+            return;
+        }
+        String inRenamedSchema = TextFacts.schemaRenamed(piece.tokens, targets);
+        if (inRenamedSchema != null) {
+            refuse(piece, inRenamedSchema, "ALTER SCHEMA ... RENAME moves a protected table out of its registered name;"
+                    + " run it inside Fencing.unfenced and register the new name");
+            return;
+        }
+        if (piece.mentioned == null) {
+            return;
+        }
+        // a new view, partition or child of a protected table changes what must be fenced
+        piece.schemaChange = SCHEMA_DDL.contains(piece.firstWord);
+        if (piece.schemaChange) {
+            // The checks below compare names token by token (the fence column, fenced's trigger): a U&"..." name
+            // could spell either without matching, so DDL around a protected table must write its names plainly.
+            for (Token t : piece.tokens) {
+                if (t.isUnicodeEscapedName()) {
+                    refuse(piece, piece.mentioned, "DDL with a Unicode-escaped name (" + t.text() + ") around a"
+                            + " protected table cannot be matched safely (it could name the fence column or fenced's"
+                            + " trigger); write the name plainly");
+                    return;
+                }
+            }
+        }
+        switch (piece.firstWord) {
+            case "TRUNCATE" -> refuse(piece, piece.mentioned, "TRUNCATE cannot be fenced; use DELETE");
+            case "ALTER" -> classifyAlter(piece, targets);
+            case "DROP" -> {
+                if (piece.tokens.size() > 1 && piece.tokens.get(1).isWord("TRIGGER") && namesTombstoneCheck(piece.tokens)) {
+                    refuse(piece, piece.mentioned, SWITCHES_OFF_TOMBSTONES);
+                }
+            }
+            case "COPY" -> classifyCopy(piece);
+            case "EXPLAIN" -> {
+                if (piece.dmlKeywords > 0 && hasWord(piece.tokens, Set.of("ANALYZE", "ANALYSE"))) {
+                    refuse(piece, piece.mentioned, "EXPLAIN ANALYZE would run the write unfenced");
+                }
+            }
+            case "PREPARE" -> {
+                if (piece.dmlKeywords > 0) {
+                    refuse(piece, piece.mentioned, "PREPARE of a write: its EXECUTE could not carry the token;"
+                            + " use a JDBC PreparedStatement");
+                }
+            }
+            case "CREATE" -> {
+                if (isCreateTrigger(piece.tokens) && namesTombstoneCheck(piece.tokens)) {
+                    // CREATE OR REPLACE TRIGGER fenced_tombstone_check ... WHEN (false) (or other events) keeps the name,
+                    // function and arguments the catalog read looks for, and never checks an insert
+                    refuse(piece, piece.mentioned, SWITCHES_OFF_TOMBSTONES);
+                    return;
+                }
+                if (isCreateRule(piece.tokens)) {
+                    // a rule's actions run unfenced whenever its event fires, on whatever table it is attached to
+                    refuse(piece, piece.mentioned, "CREATE RULE naming a protected table: its actions would write"
+                            + " around fenced; run it inside Fencing.unfenced");
+                    return;
+                }
+                // CREATE TABLE ... AS WITH d AS (DELETE ...) SELECT ... runs its data-modifying CTE right
+                // away (PostgreSQL allows it there, unlike in views, materialized views and cursors), so a
+                // DDL-looking statement can write a protected table: never let it pass as utility.
+                if (piece.dmlKeywords > 0 && isCreateTable(piece.tokens)) {
+                    refuse(piece, piece.mentioned, "CREATE TABLE ... AS with a data-modifying statement cannot be"
+                            + " fenced; run the write on its own, then create the table from its result");
+                }
+            }
+            default -> {
+                if (PARSED.contains(piece.firstWord)) {
+                    if (piece.dmlKeywords > 0) {
+                        piece.verdict = Verdict.PARSE;
+                    }
+                } else if (!UTILITY.contains(piece.firstWord) && anyWrite) {
+                    refuse(piece, piece.mentioned, "unrecognised statement '" + piece.firstWord + "' that may write");
+                }
+            }
+        }
+    }
+
+    /**
+     * ALTER TABLE that rewrites a protected table's data ({@code ALTER COLUMN ... TYPE ... USING}) or touches
+     * its fence column (DROP, RENAME, TYPE, SET DEFAULT ...; only ADD of it is plain DDL) could reset every
+     * token, after which a stale write lands: it needs {@code Fencing.unfenced}.
+     */
+    private static void classifyAlter(StatementClassifier.Piece piece, FencingTargets targets) {
+        List<Token> t = piece.tokens;
+        // ALTER FOREIGN TABLE takes INHERIT / NO INHERIT and column changes as well
+        if (t.size() < 2 || !(t.get(1).isWord("TABLE") || (t.get(1).isWord("FOREIGN") && t.size() > 2
+                && t.get(2).isWord("TABLE")))) {
+            return;
+        }
+        Set<String> fenceColumns = new java.util.HashSet<>();
+        for (var table : targets.tables()) {
+            fenceColumns.add(table.column());
+        }
+        for (int i = 2; i < t.size(); i++) {
+            Token token = t.get(i);
+            String moved = movesRows(t, i);
+            if (moved != null) {
+                // the rows would live on under a name fenced does not protect: written there unfenced, and put
+                // back (INHERIT, ATTACH PARTITION), a stale write would have landed
+                refuse(piece, piece.mentioned, "ALTER TABLE ... " + moved + (moved.equals("INHERIT")
+                        || moved.equals("ATTACH PARTITION") ? " brings rows no token checked into a protected table;"
+                        + " run it inside Fencing.unfenced" : " moves protected rows out from under fencing; run it inside"
+                        + " Fencing.unfenced (and register a new name)"));
+                return;
+            }
+            if (switchesTriggerOff(t, i)) {
+                refuse(piece, piece.mentioned, SWITCHES_OFF_TOMBSTONES);
+                return;
+            }
+            if (token.isWord("TYPE")) {
+                refuse(piece, piece.mentioned, "ALTER TABLE ... TYPE rewrites every row of a protected table;"
+                        + " run it inside Fencing.unfenced");
+                return;
+            }
+            boolean name = token.kind() == Token.Kind.WORD || token.kind() == Token.Kind.QUOTED_IDENTIFIER;
+            if (name && fenceColumns.contains(TableName.fold(token.text())) && !addsColumn(t, i)) {
+                refuse(piece, piece.mentioned, "ALTER TABLE that changes the fence column " + token.text()
+                        + " could reset the tokens of a protected table; run it inside Fencing.unfenced");
+                return;
+            }
+        }
+    }
+
+    /**
+     * The ALTER TABLE action starting at {@code i} that takes rows out of a protected table's name or
+     * inheritance tree ({@code RENAME TO}, {@code SET SCHEMA}, {@code NO INHERIT}, {@code DETACH PARTITION}) or
+     * brings another table's rows into it ({@code INHERIT}, {@code ATTACH PARTITION}), or null.
+     */
+    private static String movesRows(List<Token> t, int i) {
+        if (i + 1 >= t.size()) {
+            return null;
+        }
+        Token a = t.get(i);
+        Token b = t.get(i + 1);
+        if (a.isWord("RENAME") && b.isWord("TO")) {
+            return "RENAME TO";
+        }
+        if (a.isWord("SET") && b.isWord("SCHEMA")) {
+            return "SET SCHEMA";
+        }
+        if (a.isWord("NO") && b.isWord("INHERIT")) {
+            return "NO INHERIT";
+        }
+        if (a.isWord("DETACH") && b.isWord("PARTITION")) {
+            return "DETACH PARTITION";
+        }
+        // The other way: rows of another table become a protected table's rows, with whatever tokens they hold and
+        // keys a newer holder deleted, with no token or tombstone check (no INSERT happens)
+        if (a.isWord("ATTACH") && b.isWord("PARTITION")) {
+            return "ATTACH PARTITION";
+        }
+        if (a.isWord("INHERIT") && (i == 0 || !t.get(i - 1).isWord("NO"))) {
+            return "INHERIT";
+        }
+        return null;
+    }
+
+    private static final String SWITCHES_OFF_TOMBSTONES = "a statement that drops or disables triggers of a protected"
+            + " table would switch off fenced's tombstone check (" + Tombstones.TRIGGER + "), after which a stale holder"
+            + " could insert again a row a newer holder deleted; run it inside Fencing.unfenced";
+
+    /**
+     * {@code DISABLE TRIGGER ALL|USER|fenced_tombstone_check} or {@code ENABLE REPLICA TRIGGER ...} (fires only
+     * under {@code session_replication_role = replica}) at {@code i}: the table's own triggers by name stay plain DDL.
+     */
+    private static boolean switchesTriggerOff(List<Token> t, int i) {
+        int name;
+        if (t.get(i).isWord("DISABLE") && i + 1 < t.size() && t.get(i + 1).isWord("TRIGGER")) {
+            name = i + 2;
+        } else if (t.get(i).isWord("ENABLE") && i + 2 < t.size() && t.get(i + 1).isWord("REPLICA")
+                && t.get(i + 2).isWord("TRIGGER")) {
+            name = i + 3;
+        } else {
+            return false;
+        }
+        if (name >= t.size()) {
+            return true;
+        }
+        Token n = t.get(name);
+        return n.isWord("ALL") || n.isWord("USER") || isTombstoneCheck(n);
+    }
+
+    private static boolean namesTombstoneCheck(List<Token> tokens) {
+        for (Token t : tokens) {
+            if (isTombstoneCheck(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isTombstoneCheck(Token t) {
+        return (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                && TableName.fold(t.text()).equals(Tombstones.TRIGGER);
+    }
+
+    /** {@code ADD [COLUMN] [IF NOT EXISTS] <the token at i>}. */
+    private static boolean addsColumn(List<Token> t, int i) {
+        int j = i - 1;
+        while (j > 0 && (t.get(j).isWord("COLUMN") || t.get(j).isWord("IF") || t.get(j).isWord("NOT")
+                || t.get(j).isWord("EXISTS"))) {
+            j--;
+        }
+        return t.get(j).isWord("ADD");
+    }
+
+    /** {@code CREATE [OR REPLACE] [CONSTRAINT] TRIGGER}. */
+    private static boolean isCreateTrigger(List<Token> tokens) {
+        int i = 1;
+        if (tokens.size() > 3 && tokens.get(1).isWord("OR") && tokens.get(2).isWord("REPLACE")) {
+            i = 3;
+        }
+        if (tokens.size() > i && tokens.get(i).isWord("CONSTRAINT")) {
+            i++;
+        }
+        return tokens.size() > i && tokens.get(i).isWord("TRIGGER");
+    }
+
+    /** {@code CREATE [OR REPLACE] RULE}. */
+    private static boolean isCreateRule(List<Token> tokens) {
+        int i = 1;
+        if (tokens.size() > 3 && tokens.get(1).isWord("OR") && tokens.get(2).isWord("REPLACE")) {
+            i = 3;
+        }
+        return tokens.size() > i && tokens.get(i).isWord("RULE");
+    }
+
+    /** {@code CREATE [GLOBAL | LOCAL] [TEMP | TEMPORARY | UNLOGGED] TABLE}. */
+    private static boolean isCreateTable(List<Token> tokens) {
+        for (int i = 1; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.isWord("TABLE")) {
+                return true;
+            }
+            if (!(t.isWord("GLOBAL") || t.isWord("LOCAL") || t.isWord("TEMP") || t.isWord("TEMPORARY")
+                    || t.isWord("UNLOGGED"))) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    private static void classifyCopy(Piece piece) {
+        List<Token> t = piece.tokens;
+        if (t.size() > 1 && t.get(1).isSymbol("(")) {
+            if (piece.dmlKeywords > 0) {
+                refuse(piece, piece.mentioned, "COPY of a data-modifying query cannot be fenced");
+            }
+            return;
+        }
+        for (Token token : t) {
+            if (token.isWord("FROM")) {
+                refuse(piece, piece.mentioned, "COPY ... FROM cannot be fenced; load into a staging table and"
+                        + " INSERT ... SELECT from it");
+                return;
+            }
+            if (token.isWord("TO")) {
+                return;
+            }
+        }
+        refuse(piece, piece.mentioned, "COPY without FROM or TO");
+    }
+
+    private static void refuse(Piece piece, String table, String construct) {
+        piece.verdict = Verdict.REFUSE;
+        piece.mentioned = table;
+        piece.construct = construct;
+    }
+
+    /** The first protected name the tokens reference, or null. {@code U&"..."} counts as a possible one. */
+    static String mentionedName(List<Token> tokens, FencingTargets targets) {
+        for (Token t : tokens) {
+            if (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
+                if (t.isUnicodeEscapedName()) {
+                    return t.text();
+                }
+                String folded = TableName.fold(t.text());
+                if (targets.isWatchedName(folded)) {
+                    return t.kind() == Token.Kind.WORD ? folded : t.text();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** INSERT/UPDATE/DELETE/MERGE keywords that start a statement, not a clause such as FOR UPDATE. */
+    static int countDmlKeywords(List<Token> tokens) {
+        return dmlKeywordIndexes(tokens).size();
+    }
+
+    /** Positions in {@code tokens} of the keywords {@link #countDmlKeywords} counts. */
+    static List<Integer> dmlKeywordIndexes(List<Token> tokens) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < tokens.size(); i++) {
+            Token t = tokens.get(i);
+            if (t.kind() != Token.Kind.WORD || !DML.contains(t.text().toUpperCase(Locale.ROOT))) {
+                continue;
+            }
+            Token prev = i > 0 ? tokens.get(i - 1) : null;
+            if (prev != null && (prev.isSymbol(".") || prev.isSymbol(",")
+                    || (prev.kind() == Token.Kind.WORD
+                    && CLAUSE_BEFORE_DML.contains(prev.text().toUpperCase(Locale.ROOT))))) {
+                continue;
+            }
+            if (i + 1 < tokens.size() && tokens.get(i + 1).isSymbol(".")) {
+                continue;
+            }
+            out.add(i);
+        }
+        return out;
+    }
+
+    /** Whether a statement of {@code sql} is DDL that may change what is protected (CREATE, ALTER, DROP). */
+    static boolean holdsSchemaDdl(String sql) {
+        try {
+            for (Piece piece : split(SqlLexer.tokenize(sql))) {
+                if (SCHEMA_DDL.contains(piece.firstWord)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (RuntimeException unreadable) {
+            return true; // cannot tell: read the catalog again after it, which only costs a read
+        }
+    }
+
+    static boolean hasWord(List<Token> tokens, Set<String> words) {
+        for (Token t : tokens) {
+            if (t.kind() == Token.Kind.WORD && words.contains(t.text().toUpperCase(Locale.ROOT))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String firstWatchedIn(String text, FencingTargets targets) {
+        for (var t : targets.tables()) {
+            if (FencingTargets.containsIgnoreCase(text, t.name().name().toLowerCase(Locale.ROOT))) {
+                return t.displayName();
+            }
+        }
+        return "a protected table";
+    }
+}
