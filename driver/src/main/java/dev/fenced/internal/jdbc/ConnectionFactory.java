@@ -5,6 +5,7 @@ import dev.fenced.internal.config.ConfigLoader;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.metrics.MetricsPublisher;
+import dev.fenced.internal.observe.InventoryBean;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.SQLException;
@@ -20,7 +21,7 @@ public final class ConnectionFactory {
     public static Connection open(String url, Properties info) throws SQLException {
         FencedUrl parsed = parse(url);
         FencedConfig config = ConfigLoader.forDriver(parsed.fencedParameters(), info);
-        MetricsPublisher.publish(config.metricsJmx());
+        publish(config);
         Properties delegateInfo = new Properties();
         if (info != null) {
             for (String name : info.stringPropertyNames()) {
@@ -84,7 +85,7 @@ public final class ConnectionFactory {
      * Publishes the metrics as the driver's first connect does.
      */
     public static javax.sql.DataSource wrapping(javax.sql.DataSource pool, FencedConfig config) {
-        MetricsPublisher.publish(config.metricsJmx());
+        publish(config);
         return new WrappingDataSource(pool, config);
     }
 
@@ -95,5 +96,13 @@ public final class ConnectionFactory {
     /** The pgjdbc URL a fenced URL stands for. */
     public static String delegateUrl(String url) {
         return FencedUrl.parse(url).delegateUrl();
+    }
+
+    /** Counters and the writer inventory go out over JMX (when configured) and Micrometer, once per class loader. */
+    private static void publish(FencedConfig config) {
+        MetricsPublisher.publish(config.metricsJmx());
+        if (config.metricsJmx()) {
+            InventoryBean.publish();
+        }
     }
 }

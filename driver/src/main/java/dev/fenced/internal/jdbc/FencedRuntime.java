@@ -2,6 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencingMode;
 import dev.fenced.internal.config.FencedConfig;
+import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.internal.metrics.FencedMetrics;
 import dev.fenced.internal.observe.Inventory;
@@ -18,7 +19,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongFunction;
 
 /**
  * Everything the connections of one configuration on one database share: the configuration, what the
@@ -32,7 +32,6 @@ public final class FencedRuntime {
     private static final int LOUD_OBSERVATIONS = 20;
 
     /** How a lost lease's token is named in messages; the lease manager installs the real lookup. */
-    private static volatile LongFunction<String> leaseNames = token -> null;
 
     private final FencedConfig config;
     private final Inventory.Settings inventory;
@@ -265,12 +264,8 @@ public final class FencedRuntime {
         RUNTIMES.clear();
     }
 
-    public static void installLeaseNames(LongFunction<String> lookup) {
-        leaseNames = lookup;
-    }
-
     String leaseName(long token) {
-        return leaseNames.apply(token);
+        return LeaseRegistry.nameOf(token);
     }
 
     FencedConfig config() {

@@ -1,6 +1,5 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.internal.jdbc.FencedRuntime;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -35,12 +34,6 @@ public final class LeaseRegistry {
     private static final Map<Long, List<Entry>> BY_TOKEN = new ConcurrentHashMap<>();
     private static final Queue<Ended> RECENT_ORDER = new ConcurrentLinkedQueue<>();
     private static final AtomicInteger RECENT_SIZE = new AtomicInteger();
-
-    static {
-        // The driver names lost leases through this hook, so it does not depend on the lease package.
-        // Installed when the first lease is registered: no token can be lost before one was granted.
-        FencedRuntime.installLeaseNames(LeaseRegistry::nameOf);
-    }
 
     private LeaseRegistry() {
     }

@@ -1,16 +1,11 @@
 package dev.fenced.internal.metrics;
 
-import java.lang.management.ManagementFactory;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 
 /**
- * Publishes the counters once per class loader: the {@code dev.fenced:type=Metrics} MBean (and beside it the
- * writer inventory's, {@code dev.fenced:type=WriterInventory}), and Micrometer
+ * Publishes the counters once per class loader: the {@code dev.fenced:type=Metrics} MBean, and Micrometer
  * meters in its global registry when Micrometer is on the class path (Micrometer's classes are only
  * touched after that check, so it stays optional).
  */
@@ -26,19 +21,7 @@ public final class MetricsPublisher {
     /** Idempotent; never fails the caller. */
     public static void publish(boolean jmx) {
         if (jmx && JMX.compareAndSet(false, true)) {
-            try {
-                MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-                ObjectName name = new ObjectName("dev.fenced:type=Metrics");
-                if (!server.isRegistered(name)) {
-                    server.registerMBean(new Bean(), name);
-                }
-                ObjectName inventory = new ObjectName("dev.fenced:type=WriterInventory");
-                if (!server.isRegistered(inventory)) {
-                    server.registerMBean(new dev.fenced.internal.observe.InventoryBean(), inventory);
-                }
-            } catch (JMException | RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "fenced: could not register the JMX MBean: " + e);
-            }
+            Jmx.register("dev.fenced:type=Metrics", Bean::new);
         }
         if (MICROMETER.compareAndSet(false, true) && micrometerPresent()) {
             try {

@@ -1,11 +1,22 @@
 package dev.fenced.internal.observe;
 
 import dev.fenced.WriterInventory;
+import dev.fenced.internal.metrics.Jmx;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The MBean behind {@link InventoryMXBean}, registered with the metrics MBean. */
+/** The MBean behind {@link InventoryMXBean}, {@code dev.fenced:type=WriterInventory}, beside the metrics MBean. */
 public final class InventoryBean implements InventoryMXBean {
+
+    private static final AtomicBoolean PUBLISHED = new AtomicBoolean();
+
+    /** Registers the inventory's MBean once per class loader; never fails the caller. */
+    public static void publish() {
+        if (PUBLISHED.compareAndSet(false, true)) {
+            Jmx.register("dev.fenced:type=WriterInventory", InventoryBean::new);
+        }
+    }
 
     @Override
     public String[] getWriters() {
