@@ -1,5 +1,6 @@
-package dev.fenced.spring.dao;
+package dev.fenced.internal.spring.dao;
 
+import dev.fenced.spring.dao.FencedJpaDialect;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.orm.jpa.AbstractEntityManagerFactoryBean;
 import org.springframework.orm.jpa.JpaDialect;

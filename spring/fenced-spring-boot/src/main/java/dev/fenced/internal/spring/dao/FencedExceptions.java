@@ -1,5 +1,8 @@
-package dev.fenced.spring.dao;
+package dev.fenced.internal.spring.dao;
 
+import dev.fenced.spring.dao.FencedWriteRefusedException;
+import dev.fenced.spring.dao.FencedStaleWriteException;
+import dev.fenced.spring.dao.FencedLeaseLostException;
 import dev.fenced.LeaseLostException;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnfencedWriteException;

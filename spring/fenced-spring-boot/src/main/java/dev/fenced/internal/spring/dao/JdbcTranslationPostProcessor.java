@@ -1,5 +1,6 @@
-package dev.fenced.spring.dao;
+package dev.fenced.internal.spring.dao;
 
+import dev.fenced.spring.dao.FencedSQLExceptionTranslator;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.jdbc.support.JdbcAccessor;
 import org.springframework.jdbc.support.JdbcTransactionManager;

@@ -1,5 +1,6 @@
-package dev.fenced.spring.config;
+package dev.fenced.internal.spring.config;
 
+import dev.fenced.spring.config.FencedConfigurationException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

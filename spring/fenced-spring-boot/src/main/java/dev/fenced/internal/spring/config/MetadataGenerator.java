@@ -1,4 +1,4 @@
-package dev.fenced.spring.config;
+package dev.fenced.internal.spring.config;
 
 import dev.fenced.FencedProperty;
 import java.io.IOException;
