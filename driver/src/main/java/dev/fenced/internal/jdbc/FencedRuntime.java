@@ -85,8 +85,8 @@ public final class FencedRuntime {
         if (!config.checkSchema()) {
             return new Catalog(FencingTargets.of(config.tables()), null);
         }
-        return new Catalog(CatalogInspector.inspect(connection, config.tables(), lenient, config.missingTables(),
-                config.tombstoneTable(), true, config.tokenDomainTable()), CatalogInspector.relationNames(connection));
+        return new Catalog(CatalogInspector.inspect(connection, CatalogRead.forDriver(config, lenient)),
+                CatalogInspector.relationNames(connection));
     }
 
     /**
