@@ -6,7 +6,7 @@ import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.internal.metrics.FencedMetrics;
 import dev.fenced.internal.observe.Inventory;
-import dev.fenced.internal.observe.Observation;
+import dev.fenced.WriterKind;
 import dev.fenced.internal.sql.FencingTargets;
 import dev.fenced.internal.sql.RewriteCache;
 import dev.fenced.internal.sql.RewritePlan;
@@ -483,7 +483,7 @@ public final class FencedRuntime {
      * lease lost); {@code sql} is the text as the application wrote it. The one place such a decision is
      * counted, logged and added to the writer inventory.
      */
-    void observedUnfenced(RewritePlan plan, Observation kind, String reason, String sql) {
+    void observedUnfenced(RewritePlan plan, WriterKind kind, String reason, String sql) {
         FencedMetrics.UNFENCED_WRITES_OBSERVED.increment();
         String table = plan.tables().get(0);
         observe("fenced (observe): write to {0} without a token ({1}): {2}", table, reason, sql);
@@ -497,7 +497,7 @@ public final class FencedRuntime {
     void observedUnfenceable(String table, String construct, String sql) {
         FencedMetrics.UNSUPPORTED_OBSERVED.increment();
         observe("fenced (observe): statement on {0} would be refused: {1}: {2}", table, construct, sql);
-        Inventory.get().record(inventory, Observation.UNFENCEABLE, table, construct, sql);
+        Inventory.get().record(inventory, WriterKind.UNFENCEABLE, table, construct, sql);
     }
 
     /**

@@ -4,12 +4,12 @@ import dev.fenced.FencingMode;
 import dev.fenced.LeaseLostException;
 import dev.fenced.TokenDomainException;
 import dev.fenced.UnfencedWriteException;
+import dev.fenced.WriterKind;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
 import dev.fenced.internal.context.TokenDomains;
 import dev.fenced.internal.lease.DeadlineCell;
 import dev.fenced.internal.metrics.FencedMetrics;
-import dev.fenced.internal.observe.Observation;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -46,14 +46,14 @@ final class TokenResolver {
                 FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
                 throw new LeaseLostException(runtime.leaseName(-v), -v);
             }
-            runtime.observedUnfenced(plan, Observation.LEASE_LOST, "its lease was lost", sql);
+            runtime.observedUnfenced(plan, WriterKind.LEASE_LOST, "its lease was lost", sql);
             return NO_TOKEN;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
             FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
             throw new UnfencedWriteException(plan.tables().get(0));
         }
-        runtime.observedUnfenced(plan, Observation.NO_TOKEN, "no token is bound", sql);
+        runtime.observedUnfenced(plan, WriterKind.NO_TOKEN, "no token is bound", sql);
         return NO_TOKEN;
     }
 
@@ -72,7 +72,7 @@ final class TokenResolver {
             FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
             throw new TokenDomainException(plan.tables().get(0), tableDomain, tokenDomain);
         }
-        runtime.observedUnfenced(plan, Observation.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
+        runtime.observedUnfenced(plan, WriterKind.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
                 + "', the table's is '" + tableDomain + "'", sql);
         return NO_TOKEN;
     }
