@@ -281,7 +281,7 @@ class CorpusExecutionIT {
         modelColumns.add("last_token");
         Map<TableName, TableShape> model = new TreeMap<>(java.util.Comparator.comparing(TableName::toString));
         written.forEach(t -> model.put(t.name(), new TableShape(modelColumns, List.of("m1"), t.name().name())));
-        rewriter = new SqlRewriter(new FencingTargets(written, Map.of(), Set.of(), model,
+        rewriter = new SqlRewriter(FencingTargets.modelled(written, Map.of(), Set.of(), model,
                 TableName.parse("fenced_tombstone")), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
     }
 
@@ -479,7 +479,7 @@ class CorpusExecutionIT {
                 shapes.put(name, new TableShape(columns, List.of(), null));
             }
         }
-        return new SqlRewriter(new FencingTargets(written, Map.of(), Set.of(), shapes, null), RelativeUpdatePolicy.ALLOW,
+        return new SqlRewriter(FencingTargets.modelled(written, Map.of(), Set.of(), shapes, null), RelativeUpdatePolicy.ALLOW,
                 Duration.ofSeconds(2));
     }
 

@@ -175,7 +175,8 @@ final class CatalogInspector {
         if (read.domainRegistry() != null) {
             TokenDomainRegistry.claim(c, read.domainRegistry(), List.copyOf(claims.values()));
         }
-        return new FencingTargets(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));
+        return FencingTargets.fromCatalog(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones,
+                functionNames(c));
     }
 
     /**

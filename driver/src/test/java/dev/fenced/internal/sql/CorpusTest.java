@@ -91,7 +91,7 @@ class CorpusTest {
     void planTheCorpus() {
         records = Corpus.load();
         protectedTables = Corpus.writtenTables(records);
-        rewriter = new SqlRewriter(new FencingTargets(protectedTables, Map.of(), Set.of(), Corpus.modelShapes(protectedTables),
+        rewriter = new SqlRewriter(FencingTargets.modelled(protectedTables, Map.of(), Set.of(), Corpus.modelShapes(protectedTables),
                 TableName.parse("fenced_tombstone")), RelativeUpdatePolicy.ALLOW, PARSE_TIMEOUT);
         coldNanos = new long[records.size()];
         warmNanos = new long[records.size()];

@@ -28,14 +28,14 @@ class ModeResolutionTest {
     private static final List<String> ENFORCED = List.of("enf", "enf2");
     private static final List<String> PLAIN = List.of("plain", "other");
 
-    private final SqlRewriter rewriter = new SqlRewriter(new FencingTargets(List.of(
+    private final SqlRewriter rewriter = new SqlRewriter(FencingTargets.modelled(List.of(
             new ProtectedTable(TableName.parse("obs"), "last_token", FencingMode.OBSERVE),
             new ProtectedTable(TableName.parse("obs2"), "last_token", FencingMode.OBSERVE),
             new ProtectedTable(TableName.parse("enf"), "last_token", FencingMode.ENFORCE),
             new ProtectedTable(TableName.parse("enf2"), "last_token", FencingMode.ENFORCE),
             new ProtectedTable(TableName.parse("archive.t"), "last_token", FencingMode.OBSERVE),
             new ProtectedTable(TableName.parse("t"), "last_token", FencingMode.ENFORCE)),
-            Map.of(), Set.of()), RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
+            Map.of(), Set.of(), Map.of(), null), RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
 
     /** A refused construct naming {@code names} in order, each a protected or plain table. */
     private static String refusedText(Random random, List<String> names) {

@@ -26,7 +26,7 @@ class PositionalInsertTest {
             + " columns of t changed since fenced read the catalog; an INSERT without a column list is refused until it"
             + " reads it again (name the columns)' END AS bigint)";
 
-    static final SqlRewriter REWRITER = new SqlRewriter(new FencingTargets(List.of(T, EARLY), Map.of(), Set.of(),
+    static final SqlRewriter REWRITER = new SqlRewriter(FencingTargets.modelled(List.of(T, EARLY), Map.of(), Set.of(),
             Map.of(T.name(), new TableShape(List.of("a", "Mixed Case", "c", "last_token"), List.of("a"), null),
                     EARLY.name(), new TableShape(List.of("a", "last_token", "b"), List.of(), null)), null),
             RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));

@@ -37,11 +37,11 @@ class SqlRewriterTest {
     private final SqlRewriter rewriter = rewriter(RelativeUpdatePolicy.WARN);
 
     static SqlRewriter rewriter(RelativeUpdatePolicy policy) {
-        return new SqlRewriter(new FencingTargets(List.of(
+        return new SqlRewriter(FencingTargets.modelled(List.of(
                 new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE),
                 new ProtectedTable(TableName.parse("sales.orders"), "last_token", FencingMode.OBSERVE)),
                 Map.of(TableName.parse("public.totals_view"), "view public.totals_view reads a protected table"),
-                Set.of("my_volatile")), policy, Duration.ofSeconds(2));
+                Set.of("my_volatile"), Map.of(), null), policy, Duration.ofSeconds(2));
     }
 
     private RewritePlan fenced(String sql) {

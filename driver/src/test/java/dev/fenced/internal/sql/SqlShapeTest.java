@@ -90,7 +90,7 @@ class SqlShapeTest {
     @Test
     void positionalInsertOutputIsRecognisedToo() {
         TableName totals = TableName.parse("totals");
-        SqlRewriter rewriter = new SqlRewriter(new FencingTargets(List.of(
+        SqlRewriter rewriter = new SqlRewriter(FencingTargets.modelled(List.of(
                 new ProtectedTable(totals, "last_token", FencingMode.ENFORCE)), java.util.Map.of(), java.util.Set.of(),
                 java.util.Map.of(totals, new TableShape(List.of("id", "amount", "last_token"), List.of(), null)), null),
                 RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));

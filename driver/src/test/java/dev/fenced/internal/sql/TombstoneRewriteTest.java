@@ -20,7 +20,7 @@ class TombstoneRewriteTest {
     static final ProtectedTable LOOSE = new ProtectedTable(TableName.parse("loose"), "last_token", FencingMode.ENFORCE);
 
     static SqlRewriter rewriter(Map<TableName, TableShape> shapes) {
-        return new SqlRewriter(new FencingTargets(List.of(TOTALS, LOOSE), Map.of(), Set.of(), shapes,
+        return new SqlRewriter(FencingTargets.modelled(List.of(TOTALS, LOOSE), Map.of(), Set.of(), shapes,
                 TableName.parse("fenced_tombstone")), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
     }
 
