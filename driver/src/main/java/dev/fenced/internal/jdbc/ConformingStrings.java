@@ -2,6 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.SettingChanges;
 import java.sql.Connection;
@@ -53,7 +54,7 @@ public final class ConformingStrings {
         } else if (!c.on()) {
             throw new SQLException("fenced: " + SETTING + " is " + c.value() + " on this connection; fenced reads SQL"
                     + " as PostgreSQL does only with it on (remove options=-c " + SETTING + "=off, or the role's or"
-                    + " database's setting)", "08004");
+                    + " database's setting)", PgStates.CONNECTION_REJECTED);
         }
         return c;
     }

@@ -2,6 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.Array;
 import java.sql.ParameterMetaData;
@@ -53,7 +54,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         if (at == null) {
             // the same message and state pgjdbc gives, with the user's own numbers
             throw new SQLException("The column index is out of range: " + index + ", number of columns: "
-                    + plan.userParameterCount() + ".", "22023");
+                    + plan.userParameterCount() + ".", PgStates.INVALID_PARAMETER_VALUE);
         }
         return at;
     }
