@@ -79,8 +79,8 @@ public final class ConformingStrings {
         if (change == null) {
             return null;
         }
-        return new UnsupportedStatementException(plan == null || plan.isPassthrough() ? "every protected table"
-                : plan.tables().get(0), change + ": fenced needs " + SETTING + " on");
+        return new UnsupportedStatementException(plan instanceof RewritePlan.Protected touched ? touched.table()
+                : "every protected table", change + ": fenced needs " + SETTING + " on");
     }
 
     /**
@@ -95,8 +95,8 @@ public final class ConformingStrings {
         if (turnsOff != null) {
             throw turnsOff;
         }
-        if (plan.mode() == FencingMode.ENFORCE && !plan.isPassthrough() && !on()) {
-            throw new UnsupportedStatementException(plan.tables().get(0), "a write on a connection where " + SETTING
+        if (plan instanceof RewritePlan.Protected touched && touched.mode() == FencingMode.ENFORCE && !on()) {
+            throw new UnsupportedStatementException(touched.table(), "a write on a connection where " + SETTING
                     + " is " + value() + ": fenced needs it on to read the statement as PostgreSQL does");
         }
     }

@@ -8,9 +8,9 @@ import java.sql.SQLException;
 /** Parameter metadata in the user's numbering: token parameters are not shown. */
 final class FencedParameterMetaData extends DelegatingParameterMetaData {
 
-    private final RewritePlan plan;
+    private final RewritePlan.Fenced plan;
 
-    FencedParameterMetaData(ParameterMetaData meta, RewritePlan plan) {
+    FencedParameterMetaData(ParameterMetaData meta, RewritePlan.Fenced plan) {
         super(meta);
         this.plan = plan;
     }

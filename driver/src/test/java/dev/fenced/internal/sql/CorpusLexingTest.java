@@ -31,8 +31,7 @@ class CorpusLexingTest {
         int fenced = 0;
         List<String> problems = new ArrayList<>();
         for (Corpus.Record r : records) {
-            RewritePlan plan = rewriter.plan(r.sql());
-            if (!plan.isFenced()) {
+            if (!(rewriter.plan(r.sql()) instanceof RewritePlan.Fenced plan)) {
                 continue;
             }
             fenced++;

@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingMode;
@@ -33,14 +34,12 @@ class PositionalInsertTest {
 
     static String fenced(String sql) {
         RewritePlan p = REWRITER.plan(sql);
-        assertTrue(p.isFenced(), () -> sql + " -> " + p);
-        return p.sql();
+        return assertInstanceOf(RewritePlan.Fenced.class, p, () -> sql + " -> " + p).sql();
     }
 
     static String refused(String sql) {
         RewritePlan p = REWRITER.plan(sql);
-        assertTrue(p.isRefused(), () -> sql + " -> " + p);
-        return p.refusedConstruct();
+        return assertInstanceOf(RewritePlan.Refused.class, p, () -> sql + " -> " + p).construct();
     }
 
     @Test
@@ -116,6 +115,6 @@ class PositionalInsertTest {
     void withoutACatalogItIsRefused() {
         SqlRewriter bare = new SqlRewriter(FencingTargets.of(List.of(T)), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
         RewritePlan p = bare.plan("INSERT INTO t VALUES (1)");
-        assertTrue(p.isRefused() && p.refusedConstruct().contains("catalog did not describe"), p::toString);
+        assertTrue(p instanceof RewritePlan.Refused r && r.construct().contains("catalog did not describe"), p::toString);
     }
 }
