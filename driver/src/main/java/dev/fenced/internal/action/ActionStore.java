@@ -143,7 +143,8 @@ public final class ActionStore {
             s.execute(createSql);
         } catch (SQLException e) {
             // two processes creating it at once collide in the catalog (unique violation, duplicate table)
-            if (!PgStates.UNIQUE_VIOLATION.equals(e.getSQLState()) && !PgStates.DUPLICATE_TABLE.equals(e.getSQLState())) {
+            String state = e.getSQLState();
+            if (!PgStates.UNIQUE_VIOLATION.equals(state) && !PgStates.DUPLICATE_TABLE.equals(state)) {
                 throw e;
             }
         }

@@ -86,7 +86,8 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
                 && again instanceof RewritePlan.Fenced fenced && fenced.tokenRequired()) {
             again = runtime.forNullToken(fenced, sql); // prepared for a NULL token: keep that text
         }
-        if ((!(again instanceof RewritePlan.Fenced) && !(plan instanceof RewritePlan.Fenced)) || sameText(again, plan)) {
+        boolean neitherFenced = !(again instanceof RewritePlan.Fenced) && !(plan instanceof RewritePlan.Fenced);
+        if (neitherFenced || sameText(again, plan)) {
             plan = again;
         } else {
             FencedMetrics.UNSUPPORTED_REFUSED.increment();
@@ -99,7 +100,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         return plan;
     }
 
-    /** Both fenced, sending the same text with the token at the same places (their modes may differ: read at execute). */
+    /** Both fenced, sending one text with the token at the same places (their modes may differ: read at execute). */
     private static boolean sameText(RewritePlan a, RewritePlan b) {
         return a instanceof RewritePlan.Fenced fa && b instanceof RewritePlan.Fenced fb && fa.sql().equals(fb.sql())
                 && Arrays.equals(fa.tokenIndexes(), fb.tokenIndexes());
