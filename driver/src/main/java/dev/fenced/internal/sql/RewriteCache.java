@@ -54,7 +54,7 @@ public final class RewriteCache {
     /** The plan to run {@code sql} with a NULL token: {@link #plan}'s unless that one requires a token. */
     public RewritePlan planForNullToken(String sql) {
         RewritePlan plan = plan(sql);
-        if (!plan.tokenRequired()) {
+        if (!(plan instanceof RewritePlan.Fenced fenced) || !fenced.tokenRequired()) {
             return plan;
         }
         RewritePlan variant = nullTokenPlans.get(sql);
