@@ -464,7 +464,7 @@ class CorpusExecutionIT {
 
     /**
      * A rewriter on what the catalog says about the scenario's tables right now (live columns in attnum order), as
-     * the driver's catalog read would; no tombstones (TombstoneTest covers them).
+     * the driver's catalog read would; no tombstones (TombstoneIT covers them).
      */
     private SqlRewriter rewriterFor(Scenario s) throws SQLException {
         List<ProtectedTable> written = writtenTables(records);
