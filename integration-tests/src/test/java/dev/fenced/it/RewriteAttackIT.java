@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * STALE token (the rows hold a newer one) and must be refused or change nothing; with a current token a rewritten
  * statement must do what raw PostgreSQL does. Attacks that were tried and held are kept, to document them.
  */
+@DisplayName("RewriteAttackIT: an outside review of the SQL rewriting (was RewriteAttackReviewTest)")
 class RewriteAttackIT {
 
     static final long ROW = 50;
@@ -75,9 +77,9 @@ class RewriteAttackIT {
             for (boolean prepared : new boolean[] {false, true}) {
                 TestDatabase db = fresh();
                 try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
-                    LexingAttackIT.run(c, ddl, prepared);
-                    LexingAttackIT.run(c, "ALTER TABLE t ADD COLUMN IF NOT EXISTS last_token bigint", false);
-                    LexingAttackIT.run(c, "UPDATE t SET v = 'stale' WHERE id = 1", false);
+                    LexingAttackIT.OutsiderReview.run(c, ddl, prepared);
+                    LexingAttackIT.OutsiderReview.run(c, "ALTER TABLE t ADD COLUMN IF NOT EXISTS last_token bigint", false);
+                    LexingAttackIT.OutsiderReview.run(c, "UPDATE t SET v = 'stale' WHERE id = 1", false);
                 }
                 assertEquals("1|one|" + ROW + ";2|two|" + ROW + ";", rows(db, "t"), ddl + (prepared ? " (prepared)" : ""));
             }
@@ -112,8 +114,8 @@ class RewriteAttackIT {
             db.execute("CREATE SCHEMA sales", "CREATE TABLE sales.totals (id int PRIMARY KEY, v text, last_token bigint)",
                     "INSERT INTO sales.totals VALUES (1, 'one', " + ROW + ")");
             try (Connection c = fenced(db, "sales.totals"); FencingScope ignored = Fencing.bind(STALE)) {
-                LexingAttackIT.run(c, ddl, false);
-                LexingAttackIT.run(c, "UPDATE moved.totals SET v = 'stale' WHERE id = 1", false);
+                LexingAttackIT.OutsiderReview.run(c, ddl, false);
+                LexingAttackIT.OutsiderReview.run(c, "UPDATE moved.totals SET v = 'stale' WHERE id = 1", false);
             }
             assertEquals(1, db.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = 'sales'"), ddl);
             assertEquals("1|one|" + ROW + ";", rows(db, "sales.totals"), ddl);
@@ -133,13 +135,13 @@ class RewriteAttackIT {
             "AFTER INSERT OR UPDATE OF v ON t FOR EACH ROW"}) {
             TestDatabase db = fresh();
             try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT)) {
-                assertEquals(null, LexingAttackIT.run(c, "DELETE FROM t WHERE id = 2", false));
+                assertEquals(null, LexingAttackIT.OutsiderReview.run(c, "DELETE FROM t WHERE id = 2", false));
             }
             String ddl = "CREATE OR REPLACE TRIGGER fenced_tombstone_check " + how
                     + " EXECUTE FUNCTION fenced_tombstone_check('t', 'last_token', 'id')";
             try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
-                LexingAttackIT.run(c, ddl, false);
-                LexingAttackIT.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
+                LexingAttackIT.OutsiderReview.run(c, ddl, false);
+                LexingAttackIT.OutsiderReview.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
             assertEquals("1|one|" + ROW + ";", rows(db, "t"), ddl);
             // the same replacement made behind fenced's back is undone at the next catalog read: another setting
@@ -147,7 +149,7 @@ class RewriteAttackIT {
             db.execute(ddl.replace("fenced_tombstone_check(", "public.fenced_tombstone_check("));
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=t", "fenced.catalogRefresh=1ms"));
                  FencingScope ignored = Fencing.bind(STALE)) {
-                LexingAttackIT.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
+                LexingAttackIT.OutsiderReview.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
             assertEquals("1|one|" + ROW + ";", rows(db, "t"), "behind the back: " + ddl);
             // and the check is fenced's own again: every insert and every update of the key
@@ -174,13 +176,13 @@ class RewriteAttackIT {
                     "INSERT INTO pt VALUES (1, 'one', " + ROW + "), (150, 'gone', " + ROW + ")");
             try (Connection c = fenced(db, "pt"); FencingScope ignored = Fencing.bind(CURRENT)) {
                 // the newer holder deletes key 150 (tombstoned) and drops the now empty partition
-                assertEquals(null, LexingAttackIT.run(c, "DELETE FROM pt WHERE id = 150", false));
+                assertEquals(null, LexingAttackIT.OutsiderReview.run(c, "DELETE FROM pt WHERE id = 150", false));
             }
             db.execute("DROP TABLE pt1", "CREATE TABLE px (id int PRIMARY KEY, v text, last_token bigint)",
                     "INSERT INTO px VALUES (150, 'ghost', 1)");
             String before = rows(db, "pt");
             try (Connection c = fenced(db, "pt"); FencingScope ignored = Fencing.bind(STALE)) {
-                String e = LexingAttackIT.run(c, "ALTER TABLE pt ATTACH PARTITION px FOR VALUES FROM (100) TO (200)", prepared);
+                String e = LexingAttackIT.OutsiderReview.run(c, "ALTER TABLE pt ATTACH PARTITION px FOR VALUES FROM (100) TO (200)", prepared);
                 assertTrue(e != null && e.startsWith("UnsupportedStatementException"), String.valueOf(e));
             }
             assertEquals(before, rows(db, "pt"), "a deleted key came back through ATTACH PARTITION");
@@ -196,7 +198,7 @@ class RewriteAttackIT {
                     "INSERT INTO x VALUES (9, 'unchecked', 9, 1)");
             String before = rows(db, "t");
             try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
-                String e = LexingAttackIT.run(c, ddl, false);
+                String e = LexingAttackIT.OutsiderReview.run(c, ddl, false);
                 assertTrue(e != null && e.startsWith("UnsupportedStatementException"), ddl + ": " + e);
             }
             assertEquals(before, rows(db, "t"), ddl);
@@ -330,7 +332,7 @@ class RewriteAttackIT {
                 reset(db);
                 String before = rows(db, "t");
                 try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
-                    LexingAttackIT.run(c, sql, prepared);
+                    LexingAttackIT.OutsiderReview.run(c, sql, prepared);
                 }
                 if (!before.equals(rows(db, "t"))) {
                     wrong.add(what + ": stale token changed rows " + rows(db, "t"));
@@ -338,12 +340,12 @@ class RewriteAttackIT {
                 reset(db);
                 String rawError;
                 try (Connection c = db.rawConnection()) {
-                    rawError = LexingAttackIT.run(c, sql, prepared);
+                    rawError = LexingAttackIT.OutsiderReview.run(c, sql, prepared);
                 }
                 String rawAfter = rows(db, "t").replace("|" + ROW + ";", "|X;").replace("|null;", "|X;");
                 reset(db);
                 try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT)) {
-                    String e = LexingAttackIT.run(c, sql, prepared);
+                    String e = LexingAttackIT.OutsiderReview.run(c, sql, prepared);
                     String after = rows(db, "t").replace("|" + ROW + ";", "|X;").replace("|" + CURRENT + ";", "|X;");
                     boolean refused = e != null && e.startsWith("UnsupportedStatement");
                     if (!refused && ((rawError == null) != (e == null) || !after.equals(rawAfter))) {
