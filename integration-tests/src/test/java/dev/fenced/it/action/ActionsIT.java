@@ -11,7 +11,7 @@ import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
@@ -35,6 +35,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -42,6 +43,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * blocked on a latch while the lease expires and a newer holder takes over), a holder whose lease the database
  * expired while it still believes in it: every action runs exactly once, and never for a stale token.
  */
+@ExtendWith(FencedTestExtension.class)
 class ActionsIT {
 
     private static final String LEASE = "sms-sender";
@@ -69,7 +71,6 @@ class ActionsIT {
     @AfterEach
     void stop() {
         pool.shutdownNow();
-        ContextAccess.swap(null);
     }
 
     @Test

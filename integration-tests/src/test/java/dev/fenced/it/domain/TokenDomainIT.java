@@ -12,6 +12,7 @@ import dev.fenced.LeaseManager;
 import dev.fenced.StaleTokenException;
 import dev.fenced.TokenDomainException;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.jdbc.FencedRuntime;
 import dev.fenced.internal.metrics.FencedMetrics;
@@ -237,16 +238,10 @@ class TokenDomainIT {
         db.execute("UPDATE totals SET last_token = 50");
         String url = etcdTotals();
         try (FencingScope ignored = Fencing.bind("etcd", 40)) {
-            java.util.concurrent.atomic.AtomicLong cell = dev.fenced.internal.context.ContextAccess.current();
-            CompletableFuture<Void> run = CompletableFuture.runAsync(() -> {
-                dev.fenced.internal.context.ContextAccess.swap(cell);
-                try {
-                    assertEquals("etcd", Fencing.currentTokenDomain().orElseThrow());
-                    assertThrows(StaleTokenException.class, () -> update(url, "UPDATE totals SET amount = 1 WHERE id = 1"));
-                } finally {
-                    dev.fenced.internal.context.ContextAccess.swap(null);
-                }
-            }, pool);
+            CompletableFuture<Void> run = CompletableFuture.runAsync(FencedTestExtension.carry(() -> {
+                assertEquals("etcd", Fencing.currentTokenDomain().orElseThrow());
+                assertThrows(StaleTokenException.class, () -> update(url, "UPDATE totals SET amount = 1 WHERE id = 1"));
+            }), pool);
             run.get();
         }
     }

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.lease.fault.PgServer;
+import dev.fenced.it.support.FencedTestExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Timestamp;
@@ -16,12 +16,14 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The database clock jumps forward while a lease is held (libfaketime in the server). Expiry is the database's
  * call, so the lease ends early there and a second holder gets it; the first holder's own deadline must have
  * passed by then: the default clock-drift margin (a tenth of the ttl) covers a jump smaller than that.
  */
+@ExtendWith(FencedTestExtension.class)
 class ClockDriftIT {
 
     static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
@@ -31,7 +33,6 @@ class ClockDriftIT {
 
     @AfterEach
     void cleanUp() throws Exception {
-        ContextAccess.swap(null);
         if (server != null) {
             server.close();
         }
@@ -53,7 +54,7 @@ class ClockDriftIT {
         try (LeaseManager first = LeaseManager.builder(server.dataSource()).withoutRenewal().build();
              LeaseManager second = LeaseManager.builder(server.dataSource()).withoutRenewal().build()) {
             Lease held = first.tryAcquire("drift", ttl).orElseThrow();
-            ContextAccess.swap(null);
+            FencedTestExtension.unbind();
             Timestamp before = (Timestamp) server.query("SELECT now()");
             Files.writeString(offset, "+0.7\n"); // the server clock jumps 0.7 s ahead
             Timestamp after = (Timestamp) server.query("SELECT now()");

@@ -9,8 +9,8 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.lease.LeaseRegistry;
+import dev.fenced.it.support.FencedTestExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -68,7 +68,7 @@ class LeaseBindingIT extends LeaseDatabase {
             CompletableFuture.runAsync(lease::close).get();
             assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = 'handed-over' AND expires_at > now()"));
             assertEquals(OptionalLong.empty(), Fencing.currentToken());
-            assertTrue(ContextAccess.current() != null && ContextAccess.current().get() == -lease.token(),
+            assertTrue(FencedTestExtension.boundCell() != null && FencedTestExtension.boundCell().get() == -lease.token(),
                     "the cell stays bound, poisoned");
         }
     }
@@ -82,7 +82,7 @@ class LeaseBindingIT extends LeaseDatabase {
         assertFalse(a.isValid());
         assertFalse(b.isValid());
         assertEquals(OptionalLong.empty(), Fencing.currentToken(), "closed on the acquiring thread: bindings restored");
-        assertEquals(null, ContextAccess.current());
+        assertEquals(null, FencedTestExtension.boundCell());
         assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_lease WHERE name LIKE 'm-%' AND expires_at > now()"));
         assertThrows(IllegalStateException.class, () -> leases.tryAcquire("m-c", Duration.ofSeconds(30)));
         leases.close();

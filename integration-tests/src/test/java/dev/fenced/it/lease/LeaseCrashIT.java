@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.lease.fault.PgServer;
+import dev.fenced.it.support.FencedTestExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,12 +16,14 @@ import java.util.Map;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A grant is durable before it is returned, whatever {@code synchronous_commit} says: a power cut (SIGKILL of
  * the postmaster and every backend, so WAL still in shared memory is gone) right after a burst of grants,
  * then crash recovery, and no token comes out twice.
  */
+@ExtendWith(FencedTestExtension.class)
 class LeaseCrashIT {
 
     private Path root;
@@ -29,7 +31,6 @@ class LeaseCrashIT {
 
     @AfterEach
     void cleanUp() throws Exception {
-        ContextAccess.swap(null);
         if (server != null) {
             server.close();
         }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +63,7 @@ class LeaseExclusivityIT extends LeaseDatabase {
                             try {
                                 return m.tryAcquire(name, Duration.ofSeconds(30));
                             } finally {
-                                ContextAccess.swap(null); // pooled test thread: leave nothing bound
+                                FencedTestExtension.unbind(); // pooled test thread: leave nothing bound
                             }
                         }));
                     }

@@ -5,31 +5,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.support.ChildJvm;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Timestamp;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A holder that crashes (SIGKILL: no release, no shutdown hook) blocks its lease for one ttl, measured by
  * the database clock, and not a moment longer; the next holder gets a bigger token.
  */
+@ExtendWith(FencedTestExtension.class)
 class LeaseExpiryIT {
 
     private static TestDatabase db;
 
     @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
+    static void setUp(TestDatabase database) {
+        db = database;
     }
 
     @Test

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.lease.fault.PgServer;
 import dev.fenced.internal.lease.Tokens;
+import dev.fenced.it.support.FencedTestExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,12 +15,14 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Failover to an asynchronous standby that missed the old primary's last grants: the old primary keeps
  * granting while the standby is disconnected, dies, the standby is promoted, and every token it grants
  * exceeds every token the old primary granted, with no manual step.
  */
+@ExtendWith(FencedTestExtension.class)
 class LeaseFailoverIT {
 
     private Path root;
@@ -29,7 +31,6 @@ class LeaseFailoverIT {
 
     @AfterEach
     void cleanUp() throws Exception {
-        ContextAccess.swap(null);
         if (standby != null) {
             standby.close();
         }
@@ -98,7 +99,7 @@ class LeaseFailoverIT {
             for (int i = 0; i < n; i++) {
                 Lease l = leases.tryAcquire(prefix + "-" + i, Duration.ofMinutes(5)).orElseThrow();
                 tokens.add(l.token());
-                ContextAccess.swap(null);
+                FencedTestExtension.unbind();
             }
             // the leases stay held: a dead primary releases nothing
         } catch (IllegalStateException ignored) {

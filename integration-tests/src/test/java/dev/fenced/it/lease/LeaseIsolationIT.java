@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,7 +54,7 @@ class LeaseIsolationIT {
                         try {
                             return m.tryAcquire(name, Duration.ofSeconds(30));
                         } finally {
-                            ContextAccess.swap(null);
+                            FencedTestExtension.unbind();
                         }
                     }));
                 }

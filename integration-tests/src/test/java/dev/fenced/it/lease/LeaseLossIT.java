@@ -12,7 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.internal.lease.LeaseSchema;
@@ -26,15 +26,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A holder that can no longer renew loses its lease when its own deadline passes, and one whose lease
  * the store gave to someone else loses it at the next renewal: either way the token is poisoned at once,
  * isValid turns false and onLost runs.
  */
+@ExtendWith(FencedTestExtension.class)
 class LeaseLossIT {
 
     private static TestDatabase db;
@@ -42,8 +43,8 @@ class LeaseLossIT {
     private static HikariDataSource admin;
 
     @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
+    static void setUp(TestDatabase database) {
+        db = database;
         role = "fenced_holder_" + UUID.randomUUID().toString().substring(0, 8).toLowerCase(Locale.ROOT);
         // The store is created the way createTable=false users create it: the shipped script, run as is.
         db.execute(LeaseSchema.script(),
@@ -57,11 +58,6 @@ class LeaseLossIT {
     static void tearDown() {
         admin.close();
         db.execute("DROP OWNED BY " + role, "DROP ROLE " + role);
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
     }
 
     /**

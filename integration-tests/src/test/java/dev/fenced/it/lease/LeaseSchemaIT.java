@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.lease.LeaseSchema;
 import java.time.Duration;
@@ -67,7 +67,7 @@ class LeaseSchemaIT extends LeaseDatabase {
                     try {
                         return m.tryAcquire("job-" + n, Duration.ofSeconds(5)).isPresent();
                     } finally {
-                        ContextAccess.swap(null);
+                        FencedTestExtension.unbind();
                     }
                 }));
             }

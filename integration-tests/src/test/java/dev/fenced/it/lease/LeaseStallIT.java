@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.lease.fault.StallingProxy;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import java.net.URI;
 import java.sql.SQLException;
@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -35,6 +36,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  *   <li>{@code Lease.close()} and {@code LeaseManager.close()} return within the store timeout (5 s).</li>
  * </ul>
  */
+@ExtendWith(FencedTestExtension.class)
 class LeaseStallIT {
 
     private static final Duration TTL = Duration.ofSeconds(3);
@@ -45,13 +47,12 @@ class LeaseStallIT {
     private StallingProxy proxy;
 
     @BeforeAll
-    static void database() {
-        db = TestDatabase.create();
+    static void database(TestDatabase database) {
+        db = database;
     }
 
     @AfterEach
     void cleanUp() throws Exception {
-        ContextAccess.swap(null);
         if (proxy != null) {
             proxy.close();
         }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,9 +23,9 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A real streaming-replication standby, built from the embedded PostgreSQL binaries: the primary is shut
@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * {@code primary_conninfo} pointing back at the restarted primary. The lease store refuses to grant from
  * it. The same servers show that tokens keep growing across a server restart.
  */
+@ExtendWith(FencedTestExtension.class)
 class LeaseStandbyIT {
 
     private static Path root;
@@ -52,7 +53,7 @@ class LeaseStandbyIT {
                 tokenBeforeRestart = lease.token();
             }
         } finally {
-            ContextAccess.swap(null);
+            FencedTestExtension.unbind();
         }
         first.close(); // pg_ctl stop -m fast: a clean shutdown checkpoint, so a file copy is consistent
 
@@ -79,11 +80,6 @@ class LeaseStandbyIT {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
     }
 
     @Test

@@ -5,16 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.it.support.ChildJvm;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The seed's paused holder, for real. A holder in another JVM takes the nightly-totals lease (ttl 1 s)
@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * and writes the total. The old holder is thawed with SIGCONT and, still believing in its lease, writes
  * its stale total through the fenced driver: it is refused, and the newer total stays.
  */
+@ExtendWith(FencedTestExtension.class)
 class PausedHolderIT {
 
     private static final String LEASE = "nightly-totals";
@@ -29,15 +30,10 @@ class PausedHolderIT {
     private static TestDatabase db;
 
     @BeforeAll
-    static void setUp() {
-        db = TestDatabase.create();
+    static void setUp(TestDatabase database) {
+        db = database;
         db.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
                 "INSERT INTO totals VALUES (77, 0, NULL)");
-    }
-
-    @AfterEach
-    void unbind() {
-        ContextAccess.swap(null);
     }
 
     /**

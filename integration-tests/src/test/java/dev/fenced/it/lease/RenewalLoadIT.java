@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.lease.LeaseStore;
 import dev.fenced.internal.lease.LeaseTableName;
@@ -91,7 +91,7 @@ class RenewalLoadIT {
             report.append(String.format(Locale.ROOT, "  close (release of 10000 in one statement): %.0f ms%n",
                     (System.nanoTime() - closeStart) / 1e6));
         } finally {
-            ContextAccess.swap(null);
+            FencedTestExtension.unbind();
         }
         System.out.print(report);
         assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_lease WHERE expires_at > now()"));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.lease.LeaseStore;
 import dev.fenced.internal.lease.LeaseTableName;
@@ -67,7 +67,7 @@ class RenewalPlanIT {
             assertEquals(0, genericPlansOfUnnestStatements(), "a lease statement over unnest(...) was planned"
                     + " generically; with many leases that plan is a quadratic nested loop");
         } finally {
-            ContextAccess.swap(null);
+            FencedTestExtension.unbind();
         }
     }
 
