@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * as soon as the DDL that made it ran through fenced, and within fenced.catalogRefresh when someone else
  * made it. (Found by running Flyway through the application's own pool.)
  */
+@Tag("server-sensitive")
 class CatalogRefreshIT {
 
     @Test

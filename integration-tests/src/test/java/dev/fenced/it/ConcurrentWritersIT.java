@@ -22,6 +22,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * the table can be audited: a row's value must always be the highest token that was ever accepted for it,
  * and every refusal must have had a newer token on the row. Counted and asserted exactly.
  */
+@Tag("jvm-sensitive")
 class ConcurrentWritersIT {
 
     static final int ROWS = 8;

@@ -14,12 +14,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * standard_conforming_strings must be on wherever fenced fences: with it off, PostgreSQL reads a backslash in
  * '...' as an escape and the text fenced checked is not the text the server lexes.
  */
+@Tag("server-sensitive")
 class ConformingStringsIT {
 
     static TestDatabase db;

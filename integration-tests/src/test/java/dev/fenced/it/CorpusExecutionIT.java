@@ -38,6 +38,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
 
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.TestInstance;
  * Which statements and how many go to {@code target/corpus-execution-report.txt}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server-sensitive")
 class CorpusExecutionIT {
 
     private static final long FIRST = 100;

@@ -19,10 +19,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 
 /** The wrapper never hands out the raw connection (OTel #10550: Spring closed a pooled connection that way). */
+@Tag("server-sensitive")
 class IdentityIT {
 
     static TestDatabase db;

@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.jar.JarFile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 
@@ -43,6 +44,7 @@ import org.postgresql.PGConnection;
  * runs SQL, and if {@code docs/jdbc-surface.md} is not the table this run produced
  * ({@code -Dfencedtest.surface.write=true} rewrites it).
  */
+@Tag("jvm-sensitive")
 class JdbcSurfaceAuditIT {
 
     /** Types whose objects can run SQL (or hand out one that can). */

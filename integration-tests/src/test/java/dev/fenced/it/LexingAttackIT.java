@@ -22,6 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * no row may change (refused with FN003, or fenced and refused as stale with FN001); with no token a write is
  * refused; with a current token fenced does what raw pgjdbc does. One nested class per review round.
  */
+@Tag("server-sensitive")
 class LexingAttackIT {
 
     /**

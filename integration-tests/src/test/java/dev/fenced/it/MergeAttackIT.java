@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * protected one (same count, same rows but the fence column), then fenced with a stale token (refused, nothing
  * changed, not even its inserts). PostgreSQL 15 to 18 (17+ forms are skipped on older servers).
  */
+@Tag("server-sensitive")
 class MergeAttackIT {
 
     static TestDatabase db;

@@ -28,12 +28,14 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * MERGE into a protected table: every action fenced, a stale MERGE changes nothing (not even its inserts), and
  * concurrent MERGEs under READ COMMITTED never let an older token overwrite a newer one.
  */
+@Tag("server-sensitive")
 class MergeIT {
 
     static TestDatabase db;

@@ -17,9 +17,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Modes, the first-connect schema check, and what the catalog teaches the driver. */
+@Tag("server-sensitive")
 class ModesAndSchemaIT {
 
     static TestDatabase db;

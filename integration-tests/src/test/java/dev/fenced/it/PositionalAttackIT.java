@@ -18,12 +18,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Attacks on INSERT without a column list: fenced must map positional values exactly as PostgreSQL does, or
  * refuse; never put a value in another column than the raw statement would, nor in the fence column.
  */
+@Tag("server-sensitive")
 class PositionalAttackIT {
 
     static TestDatabase db;

@@ -17,6 +17,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * statement must do what raw PostgreSQL does. Attacks that were tried and held are kept, to document them.
  */
 @DisplayName("RewriteAttackIT: an outside review of the SQL rewriting (was RewriteAttackReviewTest)")
+@Tag("server-sensitive")
 class RewriteAttackIT {
 
     static final long ROW = 50;

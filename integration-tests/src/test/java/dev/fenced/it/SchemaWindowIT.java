@@ -13,6 +13,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * write to a relation the last catalog read did not see is looked up first, and DDL that rewrites a
  * protected table's data or its tokens, like a DO block, needs Fencing.unfenced.
  */
+@Tag("server-sensitive")
 class SchemaWindowIT {
 
     private static TestDatabase fresh() {

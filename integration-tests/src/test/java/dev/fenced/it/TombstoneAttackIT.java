@@ -16,12 +16,14 @@ import java.sql.Statement;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Attacks on tombstones from outside: each tries to bring back, as a stale holder (token 5), a row a newer holder
  * (token 20) deleted, or to make the current holder fail.
  */
+@Tag("server-sensitive")
 class TombstoneAttackIT {
 
     static TestDatabase db;

@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * slipping its insert into a delete-then-insert replacement, also when the two run at the same time under
  * READ COMMITTED.
  */
+@Tag("server-sensitive")
 class TombstoneIT {
 
     static TestDatabase db;

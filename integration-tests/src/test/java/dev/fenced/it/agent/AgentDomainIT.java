@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The agent carries a token's domain with the token: the cell it hands over is the one bound. */
+@Tag("jvm-sensitive")
 class AgentDomainIT {
 
     @Test

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The agent in child JVMs started with {@code -javaagent}: a job that knows nothing of fencing runs under a
  * lease named in configuration, and every thread it hands work to writes with that lease's token.
  */
+@Tag("jvm-sensitive")
 class AgentIT {
 
     private static final Duration CHILD = Duration.ofSeconds(90);

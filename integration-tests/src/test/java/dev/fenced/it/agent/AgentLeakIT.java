@@ -18,6 +18,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * or the JVM stops, a lease-bound method re-entered on a pool thread runs inside its lease, and the lease table
  * name cannot inject SQL.
  */
+@Tag("jvm-sensitive")
 class AgentLeakIT {
 
     private static final Duration CHILD = Duration.ofSeconds(90);

@@ -7,9 +7,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Every hand-over mechanism the agent covers, in a child JVM, with a token bound and then without. */
+@Tag("jvm-sensitive")
 class PropagationIT {
 
     private static Map<String, String> seen(AgentChild child, String label) {

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * that an unfenced section is never handed over (its tasks carry no token). The matrix is written to
  * {@code target/propagation-matrix.md}; the README's agent section holds the same table, which this test compares.
  */
+@Tag("jvm-sensitive")
 class PropagationMatrixIT {
 
     private static final Path README = Path.of("../README.md");

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * refused without a token (FN002) and not refused with one; refused: refused with a token too (FN003); no token
  * needed, not a protected write, or not listed: never refused by fenced. Each run is rolled back.
  */
+@Tag("server-sensitive")
 class AuditDifferentialIT {
 
     private static final Pattern VERDICT = Pattern.compile("\"verdict\" *: *\"([^\"]*)\"");

@@ -10,10 +10,12 @@ import java.util.stream.Stream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code check} against a real schema with each thing it looks for, and its migrations applied for real. */
+@Tag("server-sensitive")
 class CheckCommandIT {
 
     private String url;

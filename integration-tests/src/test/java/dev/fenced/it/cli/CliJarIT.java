@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The built jar run as users run it: {@code java -jar fenced-driver-<version>.jar}, in its own JVM. */
+@Tag("jvm-sensitive")
 class CliJarIT {
 
     /** pgjdbc's jar, from this JVM's class path. */

@@ -22,6 +22,7 @@ import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.update.Update;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * whose JSqlParser 5.3 is relocated to {@code dev.fenced.internal.jsqlparser}: two different classes, one
  * copy of {@code net.sf.jsqlparser} on the class path (the application's), and both parse.
  */
+@Tag("jvm-sensitive")
 class OwnJSqlParserIT {
 
     static final String APP_VERSION = "4.9";

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * A refusal (FN003) is counted, not a mismatch. {@code -Dfencedtest.diff.cases=N -Dfencedtest.diff.seed=S} run a long
  * campaign with a new seed; CI runs the default few thousand.
  */
+@Tag("server-sensitive")
 class DifferentialIT {
 
     static final long ROW_TOKEN = 100;

@@ -16,9 +16,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** acquire() waits for a held lease and takes it the moment it is released; or gives up, saying why. */
+@Tag("server-sensitive")
 class LeaseAcquireIT extends LeaseDatabase {
 
 

@@ -16,9 +16,11 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** While a lease is open its token is the acquiring thread's; close gives back exactly what was there. */
+@Tag("jvm-sensitive")
 class LeaseBindingIT extends LeaseDatabase {
 
 

@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Pools whose sessions default to REPEATABLE READ or SERIALIZABLE: racing grants of one name (a fresh
  * insert, and a takeover of a released row) answer "busy" to all but one, never a serialization failure.
  */
+@Tag("server-sensitive")
 class LeaseIsolationIT {
 
     @ParameterizedTest

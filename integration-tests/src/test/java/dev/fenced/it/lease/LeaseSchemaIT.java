@@ -18,9 +18,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The lease table and sequence: created on first use, or refused with a message that says what to do. */
+@Tag("server-sensitive")
 class LeaseSchemaIT extends LeaseDatabase {
 
 

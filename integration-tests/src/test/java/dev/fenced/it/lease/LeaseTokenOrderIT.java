@@ -7,9 +7,11 @@ import dev.fenced.LeaseManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Every grant's token is larger than every token granted before it, whatever happened in between. */
+@Tag("server-sensitive")
 class LeaseTokenOrderIT extends LeaseDatabase {
 
 

@@ -13,6 +13,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * its stale total through the fenced driver: it is refused, and the newer total stays.
  */
 @ExtendWith(FencedTestExtension.class)
+@Tag("jvm-sensitive")
 class PausedHolderIT {
 
     private static final String LEASE = "nightly-totals";

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * the leases held. This runs both statements many times on one session (a pool of one connection) and asserts,
  * from that session's {@code pg_prepared_statements}, that PostgreSQL never planned them generically.
  */
+@Tag("server-sensitive")
 class RenewalPlanIT {
 
     private static final int HELD = 300;
