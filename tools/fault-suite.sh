@@ -11,5 +11,5 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${1:-150}
 SEEDS=${2:-1,2,3}
 exec mvn -B verify -pl integration-tests -am -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dit.test=FaultSuiteTest -Dfenced.faults.seconds="$SECONDS_PER_RUN" \
+  -Dit.test=FaultSuiteIT -Dfenced.faults.seconds="$SECONDS_PER_RUN" \
   -Dfenced.faults.topologySeconds="$SECONDS_PER_RUN" -Dfenced.faults.seeds="$SEEDS"

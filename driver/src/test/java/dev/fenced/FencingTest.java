@@ -8,8 +8,10 @@ import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("jvm-sensitive")
 class FencingTest {
 
     @Test

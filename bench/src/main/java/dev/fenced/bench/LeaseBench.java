@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Threads;
  * over the released row (the locked path a scheduler's next run takes). {@link #b_renew1000}: the one statement a
  * manager's renewal tick sends, for {@link #HELD} leases really held by a manager: {@link LeaseStore#renew}, the
  * same call {@code Renewer} makes, with the manager's holder, names, tokens and ttls (timing the statement
- * directly, rather than waiting for the timer, is what {@code RenewalLoadTest} does too).
+ * directly, rather than waiting for the timer, is what {@code RenewalLoadIT} does too).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

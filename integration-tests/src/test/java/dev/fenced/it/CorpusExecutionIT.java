@@ -39,6 +39,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
 
@@ -58,6 +59,7 @@ import org.junit.jupiter.api.TestInstance;
  * Which statements and how many go to {@code target/corpus-execution-report.txt}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server-sensitive")
 class CorpusExecutionIT {
 
     private static final long FIRST = 100;
@@ -464,7 +466,7 @@ class CorpusExecutionIT {
 
     /**
      * A rewriter on what the catalog says about the scenario's tables right now (live columns in attnum order), as
-     * the driver's catalog read would; no tombstones (TombstoneTest covers them).
+     * the driver's catalog read would; no tombstones (TombstoneIT covers them).
      */
     private SqlRewriter rewriterFor(Scenario s) throws SQLException {
         List<ProtectedTable> written = writtenTables(records);

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * {@code fenced.lease.listed.method} method run under their leases, and their writes to the protected table carry
  * the lease tokens. Runs where the build names the jar ({@code test.fenced.fatjar}, not a fenced.* key, which fenced would refuse: boot4-tests, after fatjar-app).
  */
+@Tag("jvm-sensitive")
 class FatJarTest {
 
     @Test

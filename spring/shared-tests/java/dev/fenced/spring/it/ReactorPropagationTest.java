@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
@@ -26,6 +27,7 @@ import reactor.core.scheduler.Schedulers;
  * {@code handle}; Reactor's workers keep nothing afterwards, and a closed scope's token is revoked in work still
  * running with it.
  */
+@Tag("jvm-sensitive")
 class ReactorPropagationTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);

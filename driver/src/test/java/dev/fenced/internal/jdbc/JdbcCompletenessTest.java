@@ -14,6 +14,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * classes: a method a newer JDK adds must not silently fall back to an interface default that bypasses
  * the wrapped pgjdbc object (regenerate the delegates: see {@link JdbcDelegatesTest}).
  */
+@Tag("jvm-sensitive")
 class JdbcCompletenessTest {
 
     static Stream<Arguments> wrappers() {

@@ -20,7 +20,7 @@ class CallSitesTest {
         assertTrue(CallSites.skipped("org.springframework.jdbc.core.JdbcTemplate", skip));
         // the application's code, and fenced's own tests, demo and bench, are call sites
         assertFalse(CallSites.skipped("com.acme.Jobs", skip));
-        assertFalse(CallSites.skipped("dev.fenced.it.RolloutTest", skip));
+        assertFalse(CallSites.skipped("dev.fenced.it.RolloutIT", skip));
         assertFalse(CallSites.skipped("dev.fenced.demo.Worker", skip));
     }
 }

@@ -2,7 +2,7 @@ package dev.fenced.it.agent;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
-import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.support.FencedTestExtension;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +46,7 @@ public final class MatrixMain {
 
     /** What the calling thread's binding is: a token, none, unfenced or lost. */
     static String state() {
-        AtomicLong cell = ContextAccess.current();
+        AtomicLong cell = FencedTestExtension.boundCell();
         if (cell == null) {
             return "none";
         }

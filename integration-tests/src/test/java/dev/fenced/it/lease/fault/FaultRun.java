@@ -1,6 +1,7 @@
 package dev.fenced.it.lease.fault;
 
 import dev.fenced.LeaseManager;
+import dev.fenced.it.support.FencedTestExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -166,7 +167,7 @@ public final class FaultRun {
         try (LeaseManager setupLeases = LeaseManager.create(server.dataSource())) {
             setupLeases.tryAcquire("setup", Duration.ofSeconds(1)).orElseThrow().close(); // creates the store
         } finally {
-            dev.fenced.internal.context.ContextAccess.swap(null);
+            FencedTestExtension.unbind();
         }
         server.execute("CREATE TABLE lease_audit (seq bigserial PRIMARY KEY, name text, token bigint, holder text,"
                         + " kind text, expires_at timestamptz, at timestamptz NOT NULL DEFAULT clock_timestamp())",

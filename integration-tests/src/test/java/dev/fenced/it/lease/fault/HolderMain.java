@@ -5,6 +5,7 @@ import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
 import dev.fenced.StaleTokenException;
 import dev.fenced.internal.lease.LeaseDeadlines;
+import dev.fenced.it.support.FencedTestExtension;
 import java.io.PrintStream;
 import java.io.FileOutputStream;
 import java.sql.Connection;
@@ -144,7 +145,7 @@ public final class HolderMain {
         } catch (SQLException | RuntimeException e) {
             // the store is down or stalled: next time
         } finally {
-            dev.fenced.internal.context.ContextAccess.swap(null); // the member lease's token is not the row's
+            FencedTestExtension.unbind(); // the member lease's token is not the row's
         }
     }
 

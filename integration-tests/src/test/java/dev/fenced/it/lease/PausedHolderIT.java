@@ -1,0 +1,93 @@
+package dev.fenced.it.lease;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fenced.Lease;
+import dev.fenced.LeaseManager;
+import dev.fenced.it.support.ChildJvm;
+import dev.fenced.it.support.FencedTestExtension;
+import dev.fenced.it.support.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The seed's paused holder, for real. A holder in another JVM takes the nightly-totals lease (ttl 1 s)
+ * and is frozen with SIGSTOP in the middle of its job, past its lease. A newer holder takes the lease
+ * and writes the total. The old holder is thawed with SIGCONT and, still believing in its lease, writes
+ * its stale total through the fenced driver: it is refused, and the newer total stays.
+ */
+@ExtendWith(FencedTestExtension.class)
+@Tag("jvm-sensitive")
+class PausedHolderIT {
+
+    private static final String LEASE = "nightly-totals";
+
+    private static TestDatabase db;
+
+    @BeforeAll
+    static void setUp(TestDatabase database) {
+        db = database;
+        db.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
+                "INSERT INTO totals VALUES (77, 0, NULL)");
+    }
+
+    /**
+     * Whichever comes first after SIGCONT refuses the write: the child's renewer poisoning the token on the
+     * client (LeaseLostException), or the database's fence (StaleTokenException). Both are races a real
+     * holder runs; the test reports which one won.
+     */
+    @Test
+    void aThawedStaleHolderCannotOverwriteTheNewerHoldersTotal() throws Exception {
+        String outcome = pauseWriteAndResume("write");
+        assertTrue(outcome.startsWith("REFUSED StaleTokenException") || outcome.startsWith("REFUSED LeaseLostException"),
+                outcome);
+        if (outcome.startsWith("REFUSED LeaseLostException")) {
+            assertTrue(outcome.contains("'" + LEASE + "'"), "the refusal names the lease: " + outcome);
+        }
+    }
+
+    /** A write that beats every client-side check still meets the database, which keeps the newer total. */
+    @Test
+    void aStaleWriteThatBeatsThePoisonIsRefusedByTheDatabase() throws Exception {
+        String outcome = pauseWriteAndResume("write-copied-token");
+        assertTrue(outcome.startsWith("REFUSED StaleTokenException"), outcome);
+    }
+
+    private String pauseWriteAndResume(String mode) throws Exception {
+        db.execute("UPDATE totals SET amount = 0, last_token = NULL WHERE restaurant_id = 77");
+        String fencedUrl = db.fencedUrl("fenced.tables=totals");
+        try (ChildJvm stale = ChildJvm.start(LeaseHolderChild.class, mode, db.rawUrl(), LEASE, "1000", fencedUrl);
+             LeaseManager leases = LeaseManager.create(DataSources.simple(db))) {
+            long staleToken = Long.parseLong(stale.awaitLine(Duration.ofSeconds(30), "READY ").substring(6));
+
+            stale.signal("STOP");
+            stale.awaitStopped(Duration.ofSeconds(5));
+
+            // acquire() returns only once the database has let the frozen holder's lease expire.
+            Lease lease = leases.acquire(LEASE, Duration.ofSeconds(30), Duration.ofSeconds(15));
+            assertTrue(lease.token() > staleToken);
+            try (Connection c = DriverManager.getConnection(fencedUrl);
+                 PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
+                ps.setLong(1, 42_000);
+                assertEquals(1, ps.executeUpdate());
+            }
+
+            stale.send("WRITE 666"); // waits in the pipe: the child reads it the moment it runs again
+            stale.signal("CONT");
+            String outcome = stale.awaitLine(Duration.ofSeconds(30), "WROTE", "REFUSED", "ERROR");
+            System.out.println("paused holder (" + mode + ") outcome: " + outcome);
+            assertEquals(42_000, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"));
+            assertEquals(lease.token(), db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 77"));
+            assertTrue(stale.waitFor(Duration.ofSeconds(20)), "the child should finish after its refused write");
+            lease.close();
+            return outcome;
+        }
+    }
+}
