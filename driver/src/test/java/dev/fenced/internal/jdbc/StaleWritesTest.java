@@ -1,5 +1,7 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.FencedSqlState;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -17,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class StaleWritesTest {
 
     private static SQLException tombstone(String message) {
-        return new SQLException(message, TombstoneSchema.SQLSTATE);
+        return new SQLException(message, FencedSqlState.TOMBSTONE_CHECK.code());
     }
 
     @Test
