@@ -9,7 +9,7 @@ public class LeaseLostException extends FencingException {
     private static final long serialVersionUID = 1L;
 
     /** This exception's SQLState, {@link FencedSqlState#LEASE_LOST}. */
-    public static final String SQLSTATE = FencedSqlState.LEASE_LOST.code();
+    public static final String SQLSTATE = "FN004";
 
     private final long token;
 

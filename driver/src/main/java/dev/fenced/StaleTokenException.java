@@ -10,7 +10,7 @@ public class StaleTokenException extends FencingException {
     private static final long serialVersionUID = 1L;
 
     /** This exception's SQLState, {@link FencedSqlState#STALE_TOKEN}. */
-    public static final String SQLSTATE = FencedSqlState.STALE_TOKEN.code();
+    public static final String SQLSTATE = "FN001";
 
     private final String table;
     private final long token;

@@ -9,7 +9,7 @@ public class TokenDomainException extends FencingException {
     private static final long serialVersionUID = 1L;
 
     /** This exception's SQLState, {@link FencedSqlState#TOKEN_DOMAIN}. */
-    public static final String SQLSTATE = FencedSqlState.TOKEN_DOMAIN.code();
+    public static final String SQLSTATE = "FN005";
 
     private final String table;
     private final String tableDomain;

@@ -6,7 +6,7 @@ public class UnfencedWriteException extends FencingException {
     private static final long serialVersionUID = 1L;
 
     /** This exception's SQLState, {@link FencedSqlState#UNFENCED_WRITE}. */
-    public static final String SQLSTATE = FencedSqlState.UNFENCED_WRITE.code();
+    public static final String SQLSTATE = "FN002";
 
     private final String table;
 

@@ -10,7 +10,7 @@ public class UnsupportedStatementException extends FencingException {
     private static final long serialVersionUID = 1L;
 
     /** This exception's SQLState, {@link FencedSqlState#UNSUPPORTED_STATEMENT}. */
-    public static final String SQLSTATE = FencedSqlState.UNSUPPORTED_STATEMENT.code();
+    public static final String SQLSTATE = "FN003";
 
     private final String table;
     private final String construct;
