@@ -1,5 +1,7 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.Ticker;
+
 /**
  * What a held lease needs from the manager that granted it: the store, its holder name, the renewer and
  * callback thread, the clock deadlines are read from, the time budget of a release, and whether the manager

@@ -1,5 +1,6 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.Ticker;
 import dev.fenced.Lease;
 import dev.fenced.internal.metrics.FencedMetrics;
 import java.lang.System.Logger.Level;

@@ -1,5 +1,6 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.Ticker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -121,7 +122,7 @@ public final class LeaseStore {
                     ps.setLong(3, ttlMillis);
                     ps.setString(4, name);
                     // The holder's deadline counts from here: the database's now() can only be later.
-                    long sentAt = sentClock.nanos();
+                    long sentAt = sentClock.read();
                     Grant grant = null;
                     try (ResultSet rs = ps.executeQuery()) {
                         if (rs.next()) {
@@ -145,7 +146,7 @@ public final class LeaseStore {
                 ps.setArray(3, c.createArrayOf("int8", boxed(ttlMillis)));
                 ps.setString(4, holder);
                 ps.setString(5, holder);
-                long sentAt = sentClock.nanos();
+                long sentAt = sentClock.read();
                 Set<Long> renewed = new HashSet<>(names.length * 2);
                 Set<Long> locked = new HashSet<>();
                 try (ResultSet rs = ps.executeQuery()) {

@@ -1,5 +1,6 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.Ticker;
 import dev.fenced.internal.metrics.FencedMetrics;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -116,7 +117,7 @@ final class Renewer {
             long generation = ++schedule.generation;
             schedule.plannedAt = atNanos;
             try {
-                schedule.planned = timer.schedule(() -> tick(generation), Math.max(0, atNanos - ticker.nanos()),
+                schedule.planned = timer.schedule(() -> tick(generation), Math.max(0, atNanos - ticker.read()),
                         TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException stopping) {
                 schedule.planned = null; // stop() won the race; nothing left to renew
@@ -133,7 +134,7 @@ final class Renewer {
             // From here a lease added meanwhile plans a tick of its own.
             schedule.planned = null;
         }
-        long now = ticker.nanos();
+        long now = ticker.read();
         boolean sending = !inFlight.get();
         List<HeldLease> due = new ArrayList<>();
         long next = NONE;
@@ -176,11 +177,11 @@ final class Renewer {
             ttls[i] = lease.ttlMillis();
             earliestDeadline = earlier(earliestDeadline, lease.deadlineNanos());
         }
-        long started = ticker.nanos();
+        long started = ticker.read();
         try {
             LeaseStore.Renewal result = store.renew(holder, names, tokens, ttls,
                     budget(earliestDeadline - started, storeTimeoutNanos), ticker);
-            long now = ticker.nanos();
+            long now = ticker.read();
             for (HeldLease lease : due) {
                 if (result.renewed().contains(lease.token())) {
                     lease.renewed(result.sentAtNanos());
@@ -199,11 +200,11 @@ final class Renewer {
             }
             if (LOG.isLoggable(Level.DEBUG)) {
                 LOG.log(Level.DEBUG, "fenced: renewed " + result.renewed().size() + " of " + n + " leases in one statement, "
-                        + (ticker.nanos() - started) / 1000 + " µs");
+                        + (ticker.read() - started) / 1000 + " µs");
             }
         } catch (Exception e) {
             FencedMetrics.LEASE_RENEWALS_FAILED.add(n);
-            long now = ticker.nanos();
+            long now = ticker.read();
             for (HeldLease lease : due) {
                 lease.renewalFailed(retryAt(now, lease));
             }
@@ -216,7 +217,7 @@ final class Renewer {
             }
         } finally {
             inFlight.set(false);
-            wakeAt(ticker.nanos());
+            wakeAt(ticker.read());
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.Ticker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

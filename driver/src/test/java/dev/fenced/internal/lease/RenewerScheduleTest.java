@@ -1,5 +1,6 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.Ticker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.fenced.internal.context.ContextAccess;
@@ -20,8 +21,8 @@ class RenewerScheduleTest {
     @Test
     void eachEarlierLeaseReplacesThePlannedTickInsteadOfAddingOne() {
         LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false, "schedule-test");
-        Renewer renewer = new Renewer(store, "test-holder", "schedule-test", Ticker.SYSTEM, 1_000_000_000L);
-        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test"), Ticker.SYSTEM, 1_000_000_000L, true);
+        Renewer renewer = new Renewer(store, "test-holder", "schedule-test", Ticker.system(), 1_000_000_000L);
+        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test"), Ticker.system(), 1_000_000_000L, true);
         try {
             List<HeldLease> leases = new ArrayList<>();
             long now = System.nanoTime();
