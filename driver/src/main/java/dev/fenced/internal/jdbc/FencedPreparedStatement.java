@@ -1,7 +1,7 @@
 package dev.fenced.internal.jdbc;
 
 import dev.fenced.UnsupportedStatementException;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.Array;
 import java.sql.ParameterMetaData;
@@ -88,7 +88,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         if ((!again.isFenced() && !plan.isFenced()) || sameText(again, plan)) {
             plan = again;
         } else {
-            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
             String table = again.tables() != null ? again.tables().get(0)
                     : plan.tables() != null ? plan.tables().get(0) : "a protected table";
             throw new UnsupportedStatementException(table, "the catalog changed since this statement was prepared"
@@ -108,7 +108,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         owner.checkLexing(null, plan);
         long token = TokenResolver.resolve(plan, sql, runtime);
         if (token == TokenResolver.NO_TOKEN && plan.tokenRequired()) {
-            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
             throw new UnsupportedStatementException(plan.tables().get(0), "running without a token (inside"
                     + " Fencing.unfenced) a statement prepared outside it: its text needs a token; prepare it"
                     + " inside the unfenced section");
@@ -135,9 +135,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
             try {
                 result = execution.run();
             } catch (SQLException e) {
-                throw StaleWrites.translate(e, token);
+                throw StaleWrites.translate(e, token, runtime.tracker());
             }
-            FencedMetrics.WRITES_FENCED.increment();
+            runtime.tracker().increment(Counter.WRITES_FENCED);
         }
         afterSchemaChange(plan);
         return result;

@@ -8,7 +8,7 @@ import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
 import dev.fenced.internal.context.TokenDomains;
 import dev.fenced.internal.lease.DeadlineCell;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.observe.Observation;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.SQLException;
@@ -43,14 +43,14 @@ final class TokenResolver {
                 return NO_TOKEN;
             }
             if (plan.mode() == FencingMode.ENFORCE) {
-                FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
+                runtime.tracker().increment(Counter.LOST_LEASE_WRITES_REFUSED);
                 throw new LeaseLostException(runtime.leaseName(-v), -v);
             }
             runtime.observedUnfenced(plan, Observation.LEASE_LOST, "its lease was lost", sql);
             return NO_TOKEN;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
-            FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
+            runtime.tracker().increment(Counter.UNFENCED_WRITES_REFUSED);
             throw new UnfencedWriteException(plan.tables().get(0));
         }
         runtime.observedUnfenced(plan, Observation.NO_TOKEN, "no token is bound", sql);
@@ -69,7 +69,7 @@ final class TokenResolver {
             return token;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
-            FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
+            runtime.tracker().increment(Counter.UNFENCED_WRITES_REFUSED);
             throw new TokenDomainException(plan.tables().get(0), tableDomain, tokenDomain);
         }
         runtime.observedUnfenced(plan, Observation.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
@@ -98,7 +98,7 @@ final class TokenResolver {
 
     static void checkStillHeld(AtomicLong cell, RewritePlan plan, FencedRuntime runtime) throws SQLException {
         if (cell != null && valueForWrite(cell) < 0 && plan.mode() == FencingMode.ENFORCE) {
-            FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
+            runtime.tracker().increment(Counter.LOST_LEASE_WRITES_REFUSED);
             throw new LeaseLostException(runtime.leaseName(-cell.get()), -cell.get());
         }
     }

@@ -3,7 +3,7 @@ package dev.fenced.internal.lease;
 import dev.fenced.Lease;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -172,7 +172,7 @@ final class HeldLease implements Lease {
                 ttlNanos = newTtlNanos;
                 validNanos = newValid;
                 cell.moveTo(r.sentAtNanos() + newValid);
-                FencedMetrics.LEASE_RENEWALS.increment();
+                context.tracker().increment(Counter.LEASE_RENEWALS);
                 context.renewer().rescheduled(this);
                 return !closed.get();
             }
@@ -277,7 +277,7 @@ final class HeldLease implements Lease {
         }
         lostBecause = why;
         TokenCells.poison(cell);
-        FencedMetrics.LEASES_LOST.increment();
+        context.tracker().increment(Counter.LEASES_LOST);
         LeaseRegistry.ended(this, token);
         context.renewer().forget(this);
         String what = describe();

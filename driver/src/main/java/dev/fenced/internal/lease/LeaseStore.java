@@ -1,6 +1,7 @@
 package dev.fenced.internal.lease;
 
 import dev.fenced.Ticker;
+import dev.fenced.internal.context.FencedThreads;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,6 +25,7 @@ public final class LeaseStore {
 
     private final LeaseTableName table;
     private final boolean createTable;
+    private final FencedThreads threads;
     private final StoreCalls calls;
     private final String grantSql;
     private final String renewSql;
@@ -32,10 +34,18 @@ public final class LeaseStore {
     private final String describeSql;
     private volatile boolean schemaChecked;
 
+    /** A store of its own threads, which {@link #shutdown()} stops (for tools and tests). */
     public LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, String threadSuffix) {
+        this(dataSource, table, createTable, new FencedThreads(), threadSuffix);
+    }
+
+    /** A store whose worker threads are {@code threads}', stopped with them. */
+    LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, FencedThreads threads,
+               String threadSuffix) {
         this.table = table;
         this.createTable = createTable;
-        this.calls = new StoreCalls(dataSource, "fenced-lease-io-" + threadSuffix);
+        this.threads = threads;
+        this.calls = new StoreCalls(dataSource, threads, "fenced-lease-io-" + threadSuffix);
         String t = table.table();
         // The next token, refused unless it exceeds every token in the table: a sequence reset after the first use's
         // check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a stale one,
@@ -219,8 +229,18 @@ public final class LeaseStore {
         return calls.timeouts();
     }
 
+    /**
+     * Runs {@code work} (which calls this store and waits for it) on one of the store's worker threads, not the
+     * caller's; cancelling the returned future interrupts the wait, which gives the statement up.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException if the store is shut down or all its workers are stuck
+     */
+    java.util.concurrent.Future<?> inBackground(Runnable work) {
+        return calls.submit(work);
+    }
+
     void shutdown() {
-        calls.shutdown();
+        threads.close();
     }
 
     private interface Statement<T> {

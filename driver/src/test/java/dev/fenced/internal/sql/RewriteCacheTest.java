@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingMode;
+import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
@@ -17,7 +18,7 @@ class RewriteCacheTest {
     private static RewriteCache cacheFor(String table) {
         return new RewriteCache(new SqlRewriter(FencingTargets.of(List.of(
                 new ProtectedTable(TableName.parse(table), "last_token", FencingMode.ENFORCE))),
-                RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2)), 64);
+                RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2)), 64, new Tracker());
     }
 
     @Test
