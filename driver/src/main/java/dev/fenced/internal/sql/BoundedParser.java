@@ -28,7 +28,7 @@ final class BoundedParser {
      * no thread of fenced's stays alive in an idle or redeployed application, and there is nothing to stop. A
      * thread per parse would cost about a millisecond each; one kept while parses come costs nothing.
      */
-    private static final class Watchdog {
+    static final class Watchdog {
         static final ScheduledThreadPoolExecutor INSTANCE = start();
 
         private static ScheduledThreadPoolExecutor start() {
