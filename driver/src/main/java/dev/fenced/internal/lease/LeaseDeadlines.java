@@ -1,7 +1,7 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.Ticker;
 import dev.fenced.Lease;
+import dev.fenced.Ticker;
 
 /**
  * Internal, for the fault suite's checker only (not part of the public API in {@code dev.fenced}): the local

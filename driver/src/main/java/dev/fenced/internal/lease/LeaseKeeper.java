@@ -1,7 +1,7 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.Ticker;
 import dev.fenced.Lease;
+import dev.fenced.Ticker;
 import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;

@@ -160,6 +160,10 @@ final class Renewer {
         if (!due.isEmpty() && inFlight.compareAndSet(false, true)) {
             try {
                 round = store.inBackground(() -> renew(due));
+                if (stopped) {
+                    // stop() may have looked for a round before this one was there: no round outlives stop()
+                    round.cancel(true);
+                }
             } catch (RejectedExecutionException e) {
                 inFlight.set(false);
                 if (stopped) {

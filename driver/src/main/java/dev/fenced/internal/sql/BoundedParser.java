@@ -2,8 +2,8 @@ package dev.fenced.internal.sql;
 
 import dev.fenced.internal.context.FencedThreads;
 import java.time.Duration;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.parser.CCJSqlParser;

@@ -1,10 +1,10 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.Ticker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.Ticker;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.metrics.Tracker;

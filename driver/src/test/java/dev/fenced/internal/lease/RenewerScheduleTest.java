@@ -1,11 +1,11 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.Ticker;
-import dev.fenced.internal.context.FencedThreads;
-import dev.fenced.internal.metrics.Tracker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.fenced.Ticker;
 import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.metrics.Tracker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingMode;
-import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.metrics.Tracker;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
