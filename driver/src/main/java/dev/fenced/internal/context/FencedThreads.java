@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The one way fenced makes threads, and the executors of one owner (a lease manager, a lease store, the parser's
- * watchdog), which {@link #close()} shuts down with it. Every thread is:
+ * The one way fenced makes threads (the static methods), and the executors of one owner (an instance: a lease
+ * manager's, or a stand-alone lease store's), which {@link #close()} shuts down with it. Every thread is:
  * <ul>
  *   <li>named, so a thread dump says whose it is;</li>
  *   <li>a daemon: fenced's threads never keep a JVM alive;</li>
@@ -29,12 +29,6 @@ public final class FencedThreads implements AutoCloseable {
     /** Threads named exactly {@code name}. */
     public static ThreadFactory named(String name) {
         return r -> newThread(name, r);
-    }
-
-    /** Threads named {@code name-1}, {@code name-2}, ... */
-    public static ThreadFactory numbered(String name) {
-        AtomicLong n = new AtomicLong();
-        return r -> newThread(name + "-" + n.incrementAndGet(), r);
     }
 
     /** A thread for {@code work} (not started): for work that has no executor, such as a shutdown hook. */

@@ -25,7 +25,6 @@ public final class LeaseStore {
 
     private final LeaseTableName table;
     private final boolean createTable;
-    private final FencedThreads threads;
     private final StoreCalls calls;
     private final String grantSql;
     private final String renewSql;
@@ -34,17 +33,16 @@ public final class LeaseStore {
     private final String describeSql;
     private volatile boolean schemaChecked;
 
-    /** A store of its own threads, which {@link #shutdown()} stops (for tools and tests). */
+    /** A store with worker threads of its own, which end when idle (for tools and tests). */
     public LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, String threadSuffix) {
         this(dataSource, table, createTable, new FencedThreads(), threadSuffix);
     }
 
-    /** A store whose worker threads are {@code threads}', stopped with them. */
+    /** A store whose worker threads are made by {@code threads}, and stopped when they are closed. */
     LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, FencedThreads threads,
                String threadSuffix) {
         this.table = table;
         this.createTable = createTable;
-        this.threads = threads;
         this.calls = new StoreCalls(dataSource, threads, "fenced-lease-io-" + threadSuffix);
         String t = table.table();
         // The next token, refused unless it exceeds every token in the table: a sequence reset after the first use's
@@ -237,10 +235,6 @@ public final class LeaseStore {
      */
     java.util.concurrent.Future<?> inBackground(Runnable work) {
         return calls.submit(work);
-    }
-
-    void shutdown() {
-        threads.close();
     }
 
     private interface Statement<T> {

@@ -28,7 +28,7 @@ class FencedThreadsTest {
             assertTrue(t.isDaemon());
             assertNull(t.getContextClassLoader());
             assertSame(cell, ContextAccess.current(), "the creator's binding is back after the thread is made");
-            assertEquals("fenced-test-1", FencedThreads.numbered("fenced-test").newThread(() -> { }).getName());
+            assertEquals("fenced-test", FencedThreads.named("fenced-test").newThread(() -> { }).getName());
         } finally {
             creator.setContextClassLoader(before);
             ContextAccess.swap(previous);
