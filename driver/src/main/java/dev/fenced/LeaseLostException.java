@@ -8,7 +8,8 @@ public class LeaseLostException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
-    public static final String SQLSTATE = "FN004";
+    /** This exception's SQLState, {@link FencedSqlState#LEASE_LOST}. */
+    public static final String SQLSTATE = FencedSqlState.LEASE_LOST.code();
 
     private final long token;
 

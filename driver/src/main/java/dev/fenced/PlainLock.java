@@ -2,6 +2,7 @@ package dev.fenced;
 
 import dev.fenced.internal.jdbc.OpenTransactions;
 import dev.fenced.internal.lock.LockedConnection;
+import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -38,11 +39,6 @@ import javax.sql.DataSource;
  */
 public final class PlainLock {
 
-    /** PostgreSQL: lock_not_available (lock_timeout). */
-    private static final String LOCK_NOT_AVAILABLE = "55P03";
-    /** PostgreSQL 14+: idle_in_transaction_session_timeout. */
-    private static final String IDLE_TIMEOUT = "25P03";
-
     private PlainLock() {
     }
 
@@ -76,7 +72,7 @@ public final class PlainLock {
                         + " data source handed out one in an open transaction (a caller's, such as Spring's"
                         + " TransactionAwareDataSourceProxy inside @Transactional): committing the lock's transaction"
                         + " would commit that one early. Nothing was run and the transaction was left alone; give"
-                        + " PlainLock the pool itself", OpenTransactions.ACTIVE_SQL_TRANSACTION);
+                        + " PlainLock the pool itself", PgStates.ACTIVE_SQL_TRANSACTION);
             }
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
@@ -142,7 +138,7 @@ public final class PlainLock {
                 return String.valueOf(rs.getString(3));
             }
         } catch (SQLException e) {
-            if (LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+            if (PgStates.LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
                 throw new FencingException("fenced: plain lock '" + name + "' is held by another transaction; gave up"
                         + " after " + lockTimeout.toMillis() + " ms (lock_timeout)", FencingException.LOCK_TIMEOUT, e);
             }
@@ -160,7 +156,7 @@ public final class PlainLock {
     /** True when the failure is the server ending the session: the idle timeout, or the connection gone. */
     private static boolean ended(Connection c, Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && IDLE_TIMEOUT.equals(s.getSQLState())) {
+            if (t instanceof SQLException s && PgStates.IDLE_IN_TRANSACTION_SESSION_TIMEOUT.equals(s.getSQLState())) {
                 return true;
             }
         }

@@ -9,7 +9,8 @@ public class StaleTokenException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
-    public static final String SQLSTATE = "FN001";
+    /** This exception's SQLState, {@link FencedSqlState#STALE_TOKEN}. */
+    public static final String SQLSTATE = FencedSqlState.STALE_TOKEN.code();
 
     private final String table;
     private final long token;

@@ -8,7 +8,8 @@ public class TokenDomainException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
-    public static final String SQLSTATE = "FN005";
+    /** This exception's SQLState, {@link FencedSqlState#TOKEN_DOMAIN}. */
+    public static final String SQLSTATE = FencedSqlState.TOKEN_DOMAIN.code();
 
     private final String table;
     private final String tableDomain;

@@ -5,7 +5,8 @@ public class UnfencedWriteException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
-    public static final String SQLSTATE = "FN002";
+    /** This exception's SQLState, {@link FencedSqlState#UNFENCED_WRITE}. */
+    public static final String SQLSTATE = FencedSqlState.UNFENCED_WRITE.code();
 
     private final String table;
 

@@ -9,7 +9,8 @@ public class UnsupportedStatementException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
-    public static final String SQLSTATE = "FN003";
+    /** This exception's SQLState, {@link FencedSqlState#UNSUPPORTED_STATEMENT}. */
+    public static final String SQLSTATE = FencedSqlState.UNSUPPORTED_STATEMENT.code();
 
     private final String table;
     private final String construct;

@@ -30,20 +30,21 @@ public final class WriterInventory {
      * One writer that needs work before enforce mode: a statement shape sent to {@code table} from
      * {@code callSite}.
      *
-     * @param kind        {@code no token}, {@code lease lost} or {@code unfenceable}
+     * @param kind        why enforce mode would refuse it: no token, a lost lease, a token of another domain, or a
+     *                    statement fenced cannot fence (reports print its {@link WriterKind#label() label})
      * @param reason      why enforce mode would refuse it (the construct, for an unfenceable statement)
      * @param samples     writes of this shape whose call site was walked and found here
      * @param shapeWrites every write of this shape to this table for this reason, from any call site
      */
-    public record Writer(String table, String kind, String reason, String shape, String callSite, long samples,
+    public record Writer(String table, WriterKind kind, String reason, String shape, String callSite, long samples,
                          long shapeWrites, Instant firstSeen, Instant lastSeen) {
     }
 
     /**
      * A protected table's roll-out state.
      *
-     * @param mode                the table's mode ({@code enforce}, {@code observe}, {@code off}), or
-     *                            {@code unknown} for a relation only seen in a write (a view, a partition)
+     * @param mode                the table's mode, or null for a relation only seen in a write (a view, a
+     *                            partition; reports print {@code unknown})
      * @param column              its fence column, or null when not known
      * @param columnChecked       true when the first connect checked that the column is there and bigint
      *                            ({@code fenced.checkSchema}); the connect fails otherwise
@@ -51,12 +52,12 @@ public final class WriterInventory {
      * @param unfenceableWriters  call sites sending a statement fenced cannot fence
      * @param state               in words: {@code enforce}, {@code observe: 2 writers need work}, ...
      */
-    public record TableState(String table, String mode, String column, boolean columnChecked,
+    public record TableState(String table, FencingMode mode, String column, boolean columnChecked,
                              int writersWithoutToken, int unfenceableWriters, String state) {
 
         /** True in observe mode once no writer needs work: the table can be switched to enforce. */
         public boolean readyForEnforce() {
-            return "observe".equals(mode) && writersWithoutToken == 0 && unfenceableWriters == 0;
+            return mode == FencingMode.OBSERVE && writersWithoutToken == 0 && unfenceableWriters == 0;
         }
     }
 

@@ -33,7 +33,7 @@ public final class ColdPlanCost {
             for (int i = 0; i < PER_ROUND; i++) {
                 RewritePlan plan = rewriter.plan("UPDATE " + BenchEnv.PROTECTED + " SET amount = ? WHERE id = ? AND amount <> "
                         + (++counter));
-                if (!plan.isFenced()) {
+                if (!(plan instanceof RewritePlan.Fenced)) {
                     throw new IllegalStateException("not fenced: " + plan);
                 }
             }

@@ -77,7 +77,7 @@ public class RewriteBench {
             cold = newCache();
             twentyTables = newCache(TWENTY);
         }
-        if (!cached.plan(BenchEnv.UPDATE_PROTECTED).isFenced()) {
+        if (!(cached.plan(BenchEnv.UPDATE_PROTECTED) instanceof RewritePlan.Fenced)) {
             throw new IllegalStateException("the benchmark UPDATE is not fenced");
         }
     }

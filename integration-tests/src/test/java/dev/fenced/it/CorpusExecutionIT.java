@@ -1,6 +1,7 @@
 package dev.fenced.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -281,7 +282,7 @@ class CorpusExecutionIT {
         modelColumns.add("last_token");
         Map<TableName, TableShape> model = new TreeMap<>(java.util.Comparator.comparing(TableName::toString));
         written.forEach(t -> model.put(t.name(), new TableShape(modelColumns, List.of("m1"), t.name().name())));
-        rewriter = new SqlRewriter(new FencingTargets(written, Map.of(), Set.of(), model,
+        rewriter = new SqlRewriter(FencingTargets.modelled(written, Map.of(), Set.of(), model,
                 TableName.parse("fenced_tombstone")), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
     }
 
@@ -322,8 +323,7 @@ class CorpusExecutionIT {
         try (Statement st = conn.createStatement()) {
             st.execute("SET check_function_bodies = on");
             for (int n = 1; n <= records.size(); n++) {
-                RewritePlan plan = rewriter.plan(records.get(n - 1));
-                if (!plan.isFenced()) {
+                if (!(rewriter.plan(records.get(n - 1)) instanceof RewritePlan.Fenced plan)) {
                     continue;
                 }
                 fenced++;
@@ -380,8 +380,9 @@ class CorpusExecutionIT {
         }
         Map<String, Long> raw = withoutFence(s);
         SqlRewriter rewriter = rewriterFor(s);
-        RewritePlan plan = rewriter.plan(sql);
-        assertTrue(plan.isFenced(), () -> "#" + n + " is not fenced: " + plan);
+        RewritePlan planned = rewriter.plan(sql);
+        RewritePlan.Fenced plan = assertInstanceOf(RewritePlan.Fenced.class, planned,
+                () -> "#" + n + " is not fenced: " + planned);
         assertEquals(0, plan.userParameterCount(), "corpus statements in this sample have no ?");
 
         // 1. token 100 on rows nobody fenced yet
@@ -403,8 +404,7 @@ class CorpusExecutionIT {
         // 3. literals as user parameters, bound where delegateIndexes says
         Variant v = Variant.of(sql);
         if (v != null) {
-            RewritePlan vp = rewriter.plan(v.sql());
-            if (vp.isFenced()) {
+            if (rewriter.plan(v.sql()) instanceof RewritePlan.Fenced vp) {
                 fresh(s, null);
                 try {
                     execute(vp, FIRST, v.values());
@@ -479,7 +479,7 @@ class CorpusExecutionIT {
                 shapes.put(name, new TableShape(columns, List.of(), null));
             }
         }
-        return new SqlRewriter(new FencingTargets(written, Map.of(), Set.of(), shapes, null), RelativeUpdatePolicy.ALLOW,
+        return new SqlRewriter(FencingTargets.modelled(written, Map.of(), Set.of(), shapes, null), RelativeUpdatePolicy.ALLOW,
                 Duration.ofSeconds(2));
     }
 
@@ -555,7 +555,7 @@ class CorpusExecutionIT {
     }
 
     /** As the driver does it: the token at every token index, user values at their delegate indexes. */
-    private void execute(RewritePlan plan, long token, List<String> values) throws SQLException {
+    private void execute(RewritePlan.Fenced plan, long token, List<String> values) throws SQLException {
         try (PreparedStatement ps = conn.prepareStatement(plan.sql())) {
             for (int i : plan.tokenIndexes()) {
                 ps.setLong(i, token);

@@ -23,7 +23,7 @@ import dev.fenced.spring.dao.FencedLeaseLostException;
 import dev.fenced.spring.dao.FencedSQLExceptionTranslator;
 import dev.fenced.spring.dao.FencedStaleWriteException;
 import dev.fenced.spring.dao.FencedWriteRefusedException;
-import dev.fenced.spring.datasource.FencedDataSourceProxy;
+import dev.fenced.internal.spring.datasource.FencedDataSourceProxy;
 import dev.fenced.spring.it.app.AsyncProbe;
 import dev.fenced.spring.it.app.Jobs;
 import dev.fenced.spring.it.app.ListedJobs;

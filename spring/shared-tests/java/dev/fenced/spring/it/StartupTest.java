@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.spring.datasource.FencedDataSourceProxy;
+import dev.fenced.internal.spring.datasource.FencedDataSourceProxy;
 import dev.fenced.spring.it.app.TestApp;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,7 @@ package dev.fenced.internal.action;
 import dev.fenced.FencingException;
 import dev.fenced.internal.jdbc.OpenTransactions;
 import dev.fenced.internal.lease.LeaseTableName;
+import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,9 +19,6 @@ import javax.sql.DataSource;
  * one key, one inserts and the other waits for it, then finds it).
  */
 public final class ActionStore {
-
-    /** PostgreSQL: the relation does not exist. */
-    private static final String UNDEFINED_TABLE = "42P01";
 
     private final DataSource dataSource;
     private final LeaseTableName table;
@@ -73,7 +71,7 @@ public final class ActionStore {
             try {
                 return claim(c, key, token, lease);
             } catch (SQLException e) {
-                if (!UNDEFINED_TABLE.equals(e.getSQLState())) {
+                if (!PgStates.UNDEFINED_TABLE.equals(e.getSQLState())) {
                     throw e;
                 }
                 create(c);
@@ -107,7 +105,7 @@ public final class ActionStore {
                             + " commit that transaction early, or let the action run before its row is committed."
                             + " Nothing was recorded or run, and the transaction was left alone; give Actions the pool"
                             + " itself (a DataSource whose connections are not bound to the caller's transaction)",
-                            OpenTransactions.ACTIVE_SQL_TRANSACTION);
+                            PgStates.ACTIVE_SQL_TRANSACTION);
                 }
                 c.setAutoCommit(true);
             }
@@ -145,7 +143,8 @@ public final class ActionStore {
             s.execute(createSql);
         } catch (SQLException e) {
             // two processes creating it at once collide in the catalog (unique violation, duplicate table)
-            if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
+            String state = e.getSQLState();
+            if (!PgStates.UNIQUE_VIOLATION.equals(state) && !PgStates.DUPLICATE_TABLE.equals(state)) {
                 throw e;
             }
         }
@@ -174,7 +173,7 @@ public final class ActionStore {
                 }
             });
         } catch (SQLException e) {
-            if (UNDEFINED_TABLE.equals(e.getSQLState())) {
+            if (PgStates.UNDEFINED_TABLE.equals(e.getSQLState())) {
                 return false;
             }
             throw e;

@@ -141,22 +141,22 @@ final class AuditCommand implements Command {
         UnsupportedStatementException turnsOff = ConformingStrings.turnsOff(text, plan);
         if (turnsOff != null) {
             return new Row(display, s.calls(), Verdict.REFUSED, turnsOff.getMessage(),
-                    plan == null ? List.of() : plan.tables());
+                    plan instanceof RewritePlan.Protected touched ? touched.tables() : List.of());
         }
         if (!concerns) {
             return null;
         }
-        if (plan.isFenced()) {
-            return new Row(display, s.calls(), Verdict.FENCED, null, plan.tables());
+        if (plan instanceof RewritePlan.Fenced fenced) {
+            return new Row(display, s.calls(), Verdict.FENCED, null, fenced.tables());
         }
-        if (plan.isRefused()) {
-            String construct = plan.refusedConstruct();
+        if (plan instanceof RewritePlan.Refused refused) {
+            String construct = refused.construct();
             if ((construct.startsWith("the statement sets the fence column")
                     || construct.startsWith("a name that starts like fenced's own"))
                     && SqlShape.carriesFencedToken(text)) {
-                return new Row(display, s.calls(), Verdict.FENCED_ALREADY, null, plan.tables());
+                return new Row(display, s.calls(), Verdict.FENCED_ALREADY, null, refused.tables());
             }
-            return new Row(display, s.calls(), Verdict.REFUSED, plan.refusal().getMessage(), plan.tables());
+            return new Row(display, s.calls(), Verdict.REFUSED, refused.refusal().getMessage(), refused.tables());
         }
         return new Row(display, s.calls(), TextFacts.mayWrite(text) ? Verdict.NOT_PROTECTED : Verdict.NO_TOKEN, null,
                 List.of());

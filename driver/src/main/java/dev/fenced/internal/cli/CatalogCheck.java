@@ -5,6 +5,7 @@ import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.jdbc.CatalogFacts;
+import dev.fenced.internal.jdbc.Relation;
 import dev.fenced.internal.sql.Tombstones;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,11 +31,11 @@ final class CatalogCheck {
     static List<TableCheck> tables(Connection c, FencedConfig config) throws SQLException {
         List<TableCheck> out = new ArrayList<>();
         Set<Long> protectedOids = new HashSet<>();
-        List<List<CatalogFacts.Relation>> found = new ArrayList<>();
+        List<List<Relation>> found = new ArrayList<>();
         for (ProtectedTable t : config.tables()) {
-            List<CatalogFacts.Relation> rs = t.mode() == FencingMode.OFF ? List.of() : CatalogFacts.relationsNamed(c, t.name());
+            List<Relation> rs = t.mode() == FencingMode.OFF ? List.of() : CatalogFacts.relationsNamed(c, t.name());
             found.add(rs);
-            for (CatalogFacts.Relation r : rs) {
+            for (Relation r : rs) {
                 protectedOids.add(r.oid());
                 for (Kin k : kin(c, r.oid())) {
                     protectedOids.add(k.oid);
@@ -49,13 +50,13 @@ final class CatalogCheck {
                 check.add(Finding.info("mode off: fenced leaves its statements alone"));
                 continue;
             }
-            List<CatalogFacts.Relation> relations = found.get(i);
+            List<Relation> relations = found.get(i);
             if (relations.isEmpty()) {
                 check.add(Finding.missing("unknown table: " + t.displayName() + " matches no table in this database"
                         + " (check the name in fenced.tables, or the database in --url)", null));
                 continue;
             }
-            for (CatalogFacts.Relation r : relations) {
+            for (Relation r : relations) {
                 relation(c, t, r, check, protectedOids);
                 if (!r.isView()) {
                     tokenDomain(c, config, t, r, check);
@@ -70,7 +71,7 @@ final class CatalogCheck {
      * The table's token domain against the database's record of it: another recorded domain would fail every
      * connect with FN012 (two token sources writing one table), so it blocks; none recorded yet is said.
      */
-    private static void tokenDomain(Connection c, FencedConfig config, ProtectedTable t, CatalogFacts.Relation r,
+    private static void tokenDomain(Connection c, FencedConfig config, ProtectedTable t, Relation r,
                                     TableCheck check) throws SQLException {
         String recorded = CatalogFacts.recordedTokenDomain(c, config.tokenDomainTable(), r);
         if (recorded == null) {
@@ -86,7 +87,7 @@ final class CatalogCheck {
         }
     }
 
-    private static void relation(Connection c, ProtectedTable t, CatalogFacts.Relation r, TableCheck check,
+    private static void relation(Connection c, ProtectedTable t, Relation r, TableCheck check,
                                  Set<Long> protectedOids) throws SQLException {
         if (r.isView()) {
             check.add(Finding.missing(r.display() + " is a view; register the table it writes instead", null));

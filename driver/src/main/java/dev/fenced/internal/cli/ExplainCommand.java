@@ -63,24 +63,24 @@ final class ExplainCommand implements Command {
             RewritePlan plan = planner.plan(sql);
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("sql", sql);
-            if (plan.isFenced()) {
+            if (plan instanceof RewritePlan.Fenced fenced) {
                 r.put("verdict", "fenced");
-                r.put("tables", plan.tables());
-                r.put("mode", plan.mode().key());
-                r.put("sends", plan.sql());
-                r.put("parameters", Planner.parameterPlan(plan));
-                if (plan.relativeUpdate()) {
+                r.put("tables", fenced.tables());
+                r.put("mode", fenced.mode().key());
+                r.put("sends", fenced.sql());
+                r.put("parameters", Planner.parameterPlan(fenced));
+                if (fenced.relativeUpdate()) {
                     r.put("warning", "relative update (SET x = x + ...): a stale holder's relative update can land"
                             + " before the newer holder's first write; write whole new values");
                 }
-            } else if (plan.isRefused()) {
+            } else if (plan instanceof RewritePlan.Refused refused) {
                 r.put("verdict", "refused");
-                r.put("mode", plan.mode().key());
-                r.put("reason", plan.refusal().getMessage());
-                if (plan.mode() == FencingMode.ENFORCE) {
+                r.put("mode", refused.mode().key());
+                r.put("reason", refused.refusal().getMessage());
+                if (refused.mode() == FencingMode.ENFORCE) {
                     status = CliException.ACTION;
                 } else {
-                    r.put("note", "the table is in " + plan.mode().key() + " mode: the statement runs unfenced,"
+                    r.put("note", "the table is in " + refused.mode().key() + " mode: the statement runs unfenced,"
                             + " counted and logged; enforce mode refuses it");
                 }
             } else {

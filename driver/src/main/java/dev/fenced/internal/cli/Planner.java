@@ -69,7 +69,7 @@ final class Planner {
     }
 
     /** "?1 -> $1, ?2 -> $4; token -> $2, $3": where each parameter the application binds goes in the sent text. */
-    static String parameterPlan(RewritePlan plan) {
+    static String parameterPlan(RewritePlan.Fenced plan) {
         StringBuilder b = new StringBuilder();
         for (int i = 1; i <= plan.userParameterCount(); i++) {
             b.append(i == 1 ? "" : ", ").append("?").append(i).append(" -> ").append(dollars(plan.delegateIndexes(i)));

@@ -1,5 +1,6 @@
 package dev.fenced.internal.cli;
 
+import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.SqlShape;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -69,14 +70,14 @@ final class StatementSources {
             String state = e.getSQLState() == null ? "" : e.getSQLState();
             String db = "this database";
             throw switch (state) {
-                case "42P01" -> CliException.action("pg_stat_statements is not installed in " + db + ": run CREATE"
-                        + " EXTENSION pg_stat_statements (with shared_preload_libraries = 'pg_stat_statements'), or"
+                case PgStates.UNDEFINED_TABLE -> CliException.action("pg_stat_statements is not installed in " + db
+                        + ": run CREATE EXTENSION pg_stat_statements (with shared_preload_libraries = 'pg_stat_statements'), or"
                         + " give --statements FILE or --log FILE");
-                case "55000" -> CliException.action("pg_stat_statements is installed but not loaded: add it to"
-                        + " shared_preload_libraries and restart, or give --statements FILE or --log FILE ("
+                case PgStates.OBJECT_NOT_IN_PREREQUISITE_STATE -> CliException.action("pg_stat_statements is"
+                        + " installed but not loaded: add it to shared_preload_libraries and restart, or give --statements FILE or --log FILE ("
                         + Database.oneLine(e) + ")");
-                case "42501" -> CliException.action("role " + user + " may not read pg_stat_statements: GRANT"
-                        + " pg_read_all_stats TO " + user + " (" + Database.oneLine(e) + ")");
+                case PgStates.INSUFFICIENT_PRIVILEGE -> CliException.action("role " + user + " may not read"
+                        + " pg_stat_statements: GRANT pg_read_all_stats TO " + user + " (" + Database.oneLine(e) + ")");
                 default -> CliException.action("cannot read pg_stat_statements: " + Database.oneLine(e));
             };
         }

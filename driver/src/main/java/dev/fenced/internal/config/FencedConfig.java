@@ -26,7 +26,7 @@ public final class FencedConfig {
     private final int cacheSize;
     private final Duration parseTimeout;
     private final boolean checkSchema;
-    private final boolean failOnMissingTables;
+    private final MissingTablePolicy missingTables;
     private final Duration catalogRefresh;
     private final boolean metricsJmx;
     private final String leaseUrl;
@@ -50,7 +50,7 @@ public final class FencedConfig {
         this.cacheSize = Integer.parseInt(get(FencedProperty.CACHE_SIZE));
         this.parseTimeout = FencedProperty.parseDuration(get(FencedProperty.PARSE_TIMEOUT));
         this.checkSchema = Boolean.parseBoolean(get(FencedProperty.CHECK_SCHEMA));
-        this.failOnMissingTables = get(FencedProperty.MISSING_TABLES).equals("fail");
+        this.missingTables = MissingTablePolicy.valueOf(get(FencedProperty.MISSING_TABLES).toUpperCase(Locale.ROOT));
         this.catalogRefresh = FencedProperty.parseDuration(get(FencedProperty.CATALOG_REFRESH));
         this.metricsJmx = Boolean.parseBoolean(get(FencedProperty.METRICS_JMX));
         this.leaseUrl = get(FencedProperty.LEASE_URL);
@@ -250,9 +250,9 @@ public final class FencedConfig {
         return checkSchema;
     }
 
-    /** True unless {@code fenced.missingTables=warn}: an enforce-mode entry matching no table fails the connect. */
-    public boolean missingTables() {
-        return failOnMissingTables;
+    /** {@code fenced.missingTables}: whether an enforce-mode entry matching no table fails the connect. */
+    public MissingTablePolicy missingTables() {
+        return missingTables;
     }
 
     public Duration catalogRefresh() {

@@ -6,7 +6,6 @@ import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.sql.FencingTargets;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -27,21 +26,9 @@ public final class CatalogFacts {
         return TokenDomainRegistry.recorded(c, registry, r.schema(), r.name());
     }
 
-    /** A relation as the catalog names it; {@code kind} is pg_class.relkind. */
-    public record Relation(long oid, String schema, String name, String kind) {
-        /** Schema-qualified, quoted where needed: how fenced names it in messages and SQL. */
-        public String display() {
-            return new TableName(schema, name).toString();
-        }
-
-        public boolean isView() {
-            return kind.equals("v") || kind.equals("m");
-        }
-    }
-
     /** Every table or view a protected-table entry matches, as the first connect matches it. */
     public static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {
-        return convert(CatalogInspector.relationsNamed(c, name));
+        return CatalogInspector.relationsNamed(c, name);
     }
 
     /** The type of a column ({@code format_type}), or null when the relation has no such column. */
@@ -56,7 +43,7 @@ public final class CatalogFacts {
 
     /** Partitions, inheritance children and parents of a relation, all levels. */
     public static List<Relation> inheritanceKin(Connection c, long oid) throws SQLException {
-        return convert(CatalogInspector.inheritanceKin(c, oid));
+        return CatalogInspector.inheritanceKin(c, oid);
     }
 
     /**
@@ -66,14 +53,6 @@ public final class CatalogFacts {
      */
     public static FencingTargets targets(Connection c, FencedConfig config, List<ProtectedTable> tables)
             throws SQLException {
-        return CatalogInspector.inspect(c, tables, true, false, config.tombstoneTable(), false);
-    }
-
-    private static List<Relation> convert(List<CatalogInspector.Relation> in) {
-        List<Relation> out = new ArrayList<>();
-        for (CatalogInspector.Relation r : in) {
-            out.add(new Relation(r.oid(), r.schema(), r.name(), r.kind()));
-        }
-        return out;
+        return CatalogInspector.inspect(c, CatalogRead.forTools(config, tables));
     }
 }

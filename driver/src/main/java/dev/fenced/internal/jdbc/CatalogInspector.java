@@ -36,61 +36,18 @@ final class CatalogInspector {
     private CatalogInspector() {
     }
 
-    record Relation(long oid, String schema, String name, String kind) {
-        TableName tableName() {
-            return new TableName(schema, name);
-        }
-
-        String display() {
-            return tableName().toString();
-        }
-    }
-
-    static FencingTargets inspect(Connection c, List<ProtectedTable> configured) throws SQLException {
-        return inspect(c, configured, false, true, null);
-    }
-
     /**
-     * With {@code lenient}, for a re-read after DDL: a table not ready yet (a migration adds its fence
-     * column in a later step) is logged rather than fatal, and stays fenced by name, so a write to it fails
-     * at PostgreSQL on the missing column instead of passing unfenced. With {@code failOnMissing} (the
-     * default, {@code fenced.missingTables=fail}) a strict read fails when an entry in enforce mode matches
-     * no table: a typo there would leave the real table unprotected.
+     * Reads the catalog as {@code read} says (see {@link CatalogRead}'s factories for who needs what): the
+     * registered tables and their fence columns, their partitions, children and parents, the views and rules
+     * that reach them, the column lists and keys for tombstones, and the database's function names.
      */
-    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing)
-            throws SQLException {
-        return inspect(c, configured, lenient, failOnMissing, null);
-    }
-
-    /**
-     * With {@code tombstones} (the tombstone table, null for none): also reads every protected relation's columns
-     * and primary key ({@link TableShape}) and makes sure the tombstone table and the insert checks exist.
-     */
-    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
-                                  TableName tombstones) throws SQLException {
-        return inspect(c, configured, lenient, failOnMissing, tombstones, true);
-    }
-
-    /**
-     * With {@code createTombstones} false the tombstone table and checks are not created: for tools that only
-     * read the catalog (the command line's {@code explain} and {@code audit}), which plan as the driver would.
-     */
-    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
-                                  TableName tombstones, boolean createTombstones) throws SQLException {
-        return inspect(c, configured, lenient, failOnMissing, tombstones, createTombstones, null);
-    }
-
-    /**
-     * With {@code domainRegistry} (null: none): records each protected relation's token domain there, or fails when
-     * the database records another ({@link TokenDomainRegistry}).
-     */
-    static FencingTargets inspect(Connection c, List<ProtectedTable> configured, boolean lenient, boolean failOnMissing,
-                                  TableName tombstones, boolean createTombstones, TableName domainRegistry)
-            throws SQLException {
+    static FencingTargets inspect(Connection c, CatalogRead read) throws SQLException {
+        boolean lenient = read.lenient();
+        TableName tombstones = read.tombstones();
         Shapes shapes = new Shapes();
         // each protected relation's token domain, by oid, for the registry
         Map<Long, TokenDomainRegistry.Claim> claims = new LinkedHashMap<>();
-        List<ProtectedTable> registered = configured.stream().filter(t -> t.mode() != FencingMode.OFF).toList();
+        List<ProtectedTable> registered = read.tables().stream().filter(t -> t.mode() != FencingMode.OFF).toList();
         List<ProtectedTable> tables = new ArrayList<>();
         Map<TableName, String> indirect = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
@@ -104,7 +61,7 @@ final class CatalogInspector {
             tables.add(t);
             List<Relation> found = relationsNamed(c, t.name());
             if (found.isEmpty()) {
-                if (failOnMissing && t.mode() == FencingMode.ENFORCE) {
+                if (read.failOnMissing() && t.mode() == FencingMode.ENFORCE) {
                     problems.add("protected table " + t.displayName() + " matches no table (a typo would leave the"
                             + " real one unprotected; set " + dev.fenced.FencedProperty.MISSING_TABLES.key()
                             + "=warn to connect before it exists)");
@@ -115,11 +72,11 @@ final class CatalogInspector {
                 continue;
             }
             for (Relation r : found) {
-                if (r.kind.equals("v") || r.kind.equals("m")) {
+                if (r.isView()) {
                     problems.add(r.display() + " is a view; register the table it writes instead");
                     continue;
                 }
-                String type = columnType(c, r.oid, t.column());
+                String type = columnType(c, r.oid(), t.column());
                 if (type == null) {
                     problems.add("table " + r.display() + " has no column " + TableName.quote(t.column())
                             + " (add it: ALTER TABLE " + r.display() + " ADD COLUMN " + TableName.quote(t.column()) + " bigint)");
@@ -130,11 +87,12 @@ final class CatalogInspector {
                             + "; a fence column must be bigint");
                     continue;
                 }
-                seen.add(r.oid);
-                protectedOids.add(r.oid);
-                claims.putIfAbsent(r.oid, new TokenDomainRegistry.Claim(r.schema, r.name, t.tokenDomain(), t.displayName()));
-                shapes.registered(c, t, r.oid, r.name, r.display(), tombstones != null);
-                fencedAs.merge(r.oid, t, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
+                seen.add(r.oid());
+                protectedOids.add(r.oid());
+                claims.putIfAbsent(r.oid(), new TokenDomainRegistry.Claim(r.schema(), r.name(), t.tokenDomain(),
+                        t.displayName()));
+                shapes.registered(c, t, r.oid(), r.name(), r.display(), tombstones != null);
+                fencedAs.merge(r.oid(), t, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
             }
         }
         if (!problems.isEmpty()) {
@@ -149,11 +107,11 @@ final class CatalogInspector {
         List<String> domainConflicts = new ArrayList<>(); // never lenient: two token sources would meet on a row
         for (ProtectedTable t : registered) {
             for (Relation r : relationsNamed(c, t.name())) {
-                if (!seen.contains(r.oid) || r.kind.equals("v")) {
+                if (!seen.contains(r.oid()) || r.isPlainView()) {
                     continue;
                 }
-                for (Relation kin : inheritanceKin(c, r.oid)) {
-                    ProtectedTable known = fencedAs.get(kin.oid);
+                for (Relation kin : inheritanceKin(c, r.oid())) {
+                    ProtectedTable known = fencedAs.get(kin.oid());
                     if (known != null) {
                         if (!known.tokenDomain().equals(t.tokenDomain())) {
                             domainConflicts.add(kin.display() + " has token domain " + known.tokenDomain() + " but shares rows"
@@ -169,27 +127,27 @@ final class CatalogInspector {
                             ProtectedTable stricter = new ProtectedTable(kin.tableName(), t.column(), t.mode(),
                                     t.tokenDomain(), t);
                             tables.add(stricter);
-                            fencedAs.put(kin.oid, stricter);
+                            fencedAs.put(kin.oid(), stricter);
                         }
                         continue;
                     }
-                    if (!seen.add(kin.oid)) {
+                    if (!seen.add(kin.oid())) {
                         continue;
                     }
-                    if (columnType(c, kin.oid, t.column()) != null) {
+                    if (columnType(c, kin.oid(), t.column()) != null) {
                         ProtectedTable derived = new ProtectedTable(kin.tableName(), t.column(), t.mode(),
                                 t.tokenDomain(), t);
                         tables.add(derived);
-                        claims.putIfAbsent(kin.oid, new TokenDomainRegistry.Claim(kin.schema, kin.name, t.tokenDomain(),
+                        claims.putIfAbsent(kin.oid(), new TokenDomainRegistry.Claim(kin.schema(), kin.name(), t.tokenDomain(),
                                 t.displayName()));
-                        fencedAs.put(kin.oid, derived);
-                        protectedOids.add(kin.oid);
-                        shapes.kin(c, derived, t, kin.oid, kin.display());
+                        fencedAs.put(kin.oid(), derived);
+                        protectedOids.add(kin.oid());
+                        shapes.kin(c, derived, t, kin.oid(), kin.display());
                     } else {
                         indirect.put(kin.tableName(), kin.display() + " shares rows with protected table "
                                 + t.displayName() + " (inheritance or partitioning) but has no column " + t.column());
                         // a view over this parent reads the protected child's rows too
-                        reachingOids.add(kin.oid);
+                        reachingOids.add(kin.oid());
                     }
                 }
             }
@@ -207,17 +165,18 @@ final class CatalogInspector {
         }
         reachingOids.addAll(protectedOids);
         for (Relation view : viewsReading(c, reachingOids)) {
-            indirect.putIfAbsent(view.tableName(), view.kind.equals("v")
+            indirect.putIfAbsent(view.tableName(), view.isPlainView()
                     ? "view " + view.display() + " reads a protected table"
                     : view.display() + " has a rule whose actions reach a protected table");
         }
-        if (tombstones != null && createTombstones) {
+        if (tombstones != null && read.createTombstones()) {
             TombstoneSchema.ensure(c, tombstones, shapes.guarded);
         }
-        if (domainRegistry != null) {
-            TokenDomainRegistry.claim(c, domainRegistry, List.copyOf(claims.values()));
+        if (read.domainRegistry() != null) {
+            TokenDomainRegistry.claim(c, read.domainRegistry(), List.copyOf(claims.values()));
         }
-        return new FencingTargets(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));
+        return FencingTargets.fromCatalog(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones,
+                functionNames(c));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.SettingChanges;
 import java.sql.Connection;
@@ -53,7 +54,7 @@ public final class ConformingStrings {
         } else if (!c.on()) {
             throw new SQLException("fenced: " + SETTING + " is " + c.value() + " on this connection; fenced reads SQL"
                     + " as PostgreSQL does only with it on (remove options=-c " + SETTING + "=off, or the role's or"
-                    + " database's setting)", "08004");
+                    + " database's setting)", PgStates.CONNECTION_REJECTED);
         }
         return c;
     }
@@ -78,8 +79,8 @@ public final class ConformingStrings {
         if (change == null) {
             return null;
         }
-        return new UnsupportedStatementException(plan == null || plan.isPassthrough() ? "every protected table"
-                : plan.tables().get(0), change + ": fenced needs " + SETTING + " on");
+        return new UnsupportedStatementException(plan instanceof RewritePlan.Protected touched ? touched.table()
+                : "every protected table", change + ": fenced needs " + SETTING + " on");
     }
 
     /**
@@ -94,8 +95,8 @@ public final class ConformingStrings {
         if (turnsOff != null) {
             throw turnsOff;
         }
-        if (plan.mode() == FencingMode.ENFORCE && !plan.isPassthrough() && !on()) {
-            throw new UnsupportedStatementException(plan.tables().get(0), "a write on a connection where " + SETTING
+        if (plan instanceof RewritePlan.Protected touched && touched.mode() == FencingMode.ENFORCE && !on()) {
+            throw new UnsupportedStatementException(touched.table(), "a write on a connection where " + SETTING
                     + " is " + value() + ": fenced needs it on to read the statement as PostgreSQL does");
         }
     }

@@ -6,6 +6,7 @@ import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.metrics.MetricsPublisher;
 import dev.fenced.internal.observe.InventoryBean;
+import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.SQLException;
@@ -39,7 +40,7 @@ public final class ConnectionFactory {
         Connection raw = driver.connect(parsed.delegateUrl(), delegateInfo);
         if (raw == null) {
             throw new SQLException("fenced: driver " + driver.getClass().getName() + " declined "
-                    + Secrets.mask(parsed.delegateUrl()), "08001");
+                    + Secrets.mask(parsed.delegateUrl()), PgStates.UNABLE_TO_CONNECT);
         }
         Connection connection = wrap(raw, config, parsed.databaseKey(delegateInfo.getProperty("user")), runtimes);
         ContextAccess.recordConnection(url, info); // the agent's default lease store

@@ -1,5 +1,6 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.internal.pg.PgStates;
 import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -49,7 +50,7 @@ final class DelegateDrivers {
             }
         }
         throw new SQLException("fenced: no JDBC driver accepts " + Secrets.mask(url) + " (registered drivers: " + seen
-                + "); put org.postgresql:postgresql on the class path", "08001");
+                + "); put org.postgresql:postgresql on the class path", PgStates.UNABLE_TO_CONNECT);
     }
 
     static boolean isFenced(Driver d) {

@@ -49,14 +49,14 @@ public final class FencedConnection extends DelegatingConnection {
     RewritePlan plan(String sql) throws SQLException {
         readAtTransactionEnd |= runtime.refreshIfDue(connection);
         RewritePlan plan = runtime.planOrRefuse(sql);
-        if (plan.isPassthrough()) {
+        if (plan instanceof RewritePlan.Passthrough) {
             long generation = runtime.generation();
             lookUpUnknownTargets(sql);
             if (runtime.generation() != generation) {
                 plan = runtime.planOrRefuse(sql);
             }
         }
-        if (plan.isPassthrough()) {
+        if (plan instanceof RewritePlan.Passthrough) {
             checkExecuted(sql);
         }
         checkLexing(sql, plan);
@@ -229,8 +229,7 @@ public final class FencedConnection extends DelegatingConnection {
      */
     @Override
     public String nativeSQL(String sql) throws SQLException {
-        RewritePlan plan = plan(sql);
-        return plan.isFenced() ? plan.sql() : connection.nativeSQL(sql);
+        return plan(sql) instanceof RewritePlan.Fenced fenced ? fenced.sql() : connection.nativeSQL(sql);
     }
 
     @Override
@@ -256,11 +255,12 @@ public final class FencedConnection extends DelegatingConnection {
     private RewritePlan preparedPlan(String sql) throws SQLException {
         RewritePlan plan = plan(sql);
         // the thread-local read only for the texts it can change (an enforced UPDATE guard), not every prepare
-        return plan.tokenRequired() && TokenResolver.inUnfencedSection() ? runtime.forNullToken(plan, sql) : plan;
+        return plan instanceof RewritePlan.Fenced fenced && fenced.tokenRequired() && TokenResolver.inUnfencedSection()
+                ? runtime.forNullToken(fenced, sql) : plan;
     }
 
     private static String sqlFor(RewritePlan plan, String sql) {
-        return plan.isFenced() ? plan.sql() : sql;
+        return plan instanceof RewritePlan.Fenced fenced ? fenced.sql() : sql;
     }
 
     /**
@@ -270,13 +270,13 @@ public final class FencedConnection extends DelegatingConnection {
      */
     RewritePlan callable(String sql) throws SQLException {
         RewritePlan plan = plan(sql);
-        if (plan.isFenced()) {
-            if (plan.mode() == FencingMode.ENFORCE) {
+        if (plan instanceof RewritePlan.Fenced fenced) {
+            if (fenced.mode() == FencingMode.ENFORCE) {
                 runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
-                throw new UnsupportedStatementException(plan.tables().get(0), "a write through prepareCall;"
+                throw new UnsupportedStatementException(fenced.table(), "a write through prepareCall;"
                         + " use prepareStatement for writes to protected tables");
             }
-            runtime.observedUnfenceable(plan.tables().get(0), "a write through prepareCall;"
+            runtime.observedUnfenceable(fenced.table(), "a write through prepareCall;"
                     + " use prepareStatement for writes to protected tables", sql);
             return RewritePlan.PASSTHROUGH;
         }

@@ -1,5 +1,6 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.ParameterMetaData;
 import java.sql.SQLException;
@@ -7,9 +8,9 @@ import java.sql.SQLException;
 /** Parameter metadata in the user's numbering: token parameters are not shown. */
 final class FencedParameterMetaData extends DelegatingParameterMetaData {
 
-    private final RewritePlan plan;
+    private final RewritePlan.Fenced plan;
 
-    FencedParameterMetaData(ParameterMetaData meta, RewritePlan plan) {
+    FencedParameterMetaData(ParameterMetaData meta, RewritePlan.Fenced plan) {
         super(meta);
         this.plan = plan;
     }
@@ -18,7 +19,7 @@ final class FencedParameterMetaData extends DelegatingParameterMetaData {
         int[] positions = plan.delegateIndexes(param);
         if (positions == null) {
             throw new SQLException("The parameter index is out of range: " + param + ", number of parameters: "
-                    + plan.userParameterCount() + ".", "22023");
+                    + plan.userParameterCount() + ".", PgStates.INVALID_PARAMETER_VALUE);
         }
         return positions[0];
     }

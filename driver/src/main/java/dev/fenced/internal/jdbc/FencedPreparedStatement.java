@@ -2,6 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.internal.metrics.Counter;
+import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.Array;
 import java.sql.ParameterMetaData;
@@ -10,7 +11,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.Arrays;
-import java.util.Objects;
 
 /**
  * A prepared statement for a fenced plan: the SQL sent has token parameters beside the user's, so the
@@ -46,14 +46,14 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
 
     @Override
     protected int[] positions(int index) throws SQLException {
-        if (!plan.isFenced()) {
+        if (!(plan instanceof RewritePlan.Fenced fenced)) {
             return null;
         }
-        int[] at = plan.delegateIndexes(index);
+        int[] at = fenced.delegateIndexes(index);
         if (at == null) {
             // the same message and state pgjdbc gives, with the user's own numbers
             throw new SQLException("The column index is out of range: " + index + ", number of columns: "
-                    + plan.userParameterCount() + ".", "22023");
+                    + fenced.userParameterCount() + ".", PgStates.INVALID_PARAMETER_VALUE);
         }
         return at;
     }
@@ -70,27 +70,29 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         if (sql == null) {
             return plan;
         }
-        if (plan.isPassthrough()) {
+        if (plan instanceof RewritePlan.Passthrough) {
             // a relation it writes may have been created since it was prepared (a pool keeps statements long)
             owner.lookUpUnknownTargets(sql);
         }
         long now = owner.generation();
         if (now == generation) {
-            if (plan.isPassthrough()) {
+            if (plan instanceof RewritePlan.Passthrough) {
                 owner.checkExecuted(sql); // EXECUTE name: the name may hold another statement by now
             }
             return plan;
         }
         RewritePlan again = owner.plan(sql);
-        if (plan.isFenced() && !plan.tokenRequired() && again.tokenRequired()) {
-            again = runtime.forNullToken(again, sql); // prepared for a NULL token: keep that text
+        if (plan instanceof RewritePlan.Fenced was && !was.tokenRequired()
+                && again instanceof RewritePlan.Fenced fenced && fenced.tokenRequired()) {
+            again = runtime.forNullToken(fenced, sql); // prepared for a NULL token: keep that text
         }
-        if ((!again.isFenced() && !plan.isFenced()) || sameText(again, plan)) {
+        boolean neitherFenced = !(again instanceof RewritePlan.Fenced) && !(plan instanceof RewritePlan.Fenced);
+        if (neitherFenced || sameText(again, plan)) {
             plan = again;
         } else {
             runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
-            String table = again.tables() != null ? again.tables().get(0)
-                    : plan.tables() != null ? plan.tables().get(0) : "a protected table";
+            String table = again instanceof RewritePlan.Protected p ? p.table()
+                    : plan instanceof RewritePlan.Protected p ? p.table() : "a protected table";
             throw new UnsupportedStatementException(table, "the catalog changed since this statement was prepared"
                     + " (it now reaches protected rows differently); prepare it again");
         }
@@ -98,18 +100,19 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         return plan;
     }
 
-    /** Both send the same text with the token at the same places (their modes may differ: read at execute). */
+    /** Both fenced, sending one text with the token at the same places (their modes may differ: read at execute). */
     private static boolean sameText(RewritePlan a, RewritePlan b) {
-        return a.kind() == b.kind() && Objects.equals(a.sql(), b.sql()) && Arrays.equals(a.tokenIndexes(), b.tokenIndexes());
+        return a instanceof RewritePlan.Fenced fa && b instanceof RewritePlan.Fenced fb && fa.sql().equals(fb.sql())
+                && Arrays.equals(fa.tokenIndexes(), fb.tokenIndexes());
     }
 
     /** Binds the token (or NULL) at every token position; returns what was bound. */
-    private long bindToken(RewritePlan plan) throws SQLException {
+    private long bindToken(RewritePlan.Fenced plan) throws SQLException {
         owner.checkLexing(null, plan);
         long token = TokenResolver.resolve(plan, sql, runtime);
         if (token == TokenResolver.NO_TOKEN && plan.tokenRequired()) {
             runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
-            throw new UnsupportedStatementException(plan.tables().get(0), "running without a token (inside"
+            throw new UnsupportedStatementException(plan.table(), "running without a token (inside"
                     + " Fencing.unfenced) a statement prepared outside it: its text needs a token; prepare it"
                     + " inside the unfenced section");
         }
@@ -127,11 +130,11 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     private <T> T run(Execution<T> execution) throws SQLException {
         RewritePlan plan = current();
         T result;
-        if (!plan.isFenced()) {
+        if (!(plan instanceof RewritePlan.Fenced fenced)) {
             runtime.refuseUnlessUnfenced(plan);
             result = execution.run();
         } else {
-            long token = bindToken(plan);
+            long token = bindToken(fenced);
             try {
                 result = execution.run();
             } catch (SQLException e) {
@@ -172,14 +175,14 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     public void addBatch() throws SQLException {
         RewritePlan plan = current();
         batchedSchemaChange(plan);
-        if (!plan.isFenced()) {
+        if (!(plan instanceof RewritePlan.Fenced fenced)) {
             runtime.refuseUnlessUnfenced(plan);
             prepared.addBatch();
             return;
         }
-        long token = bindToken(plan);
+        long token = bindToken(fenced);
         prepared.addBatch();
-        remember(plan, token);
+        remember(fenced, token);
     }
 
     @Override
@@ -212,6 +215,6 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     @Override
     public ParameterMetaData getParameterMetaData() throws SQLException {
         ParameterMetaData meta = prepared.getParameterMetaData();
-        return plan.isFenced() ? new FencedParameterMetaData(meta, plan) : meta;
+        return plan instanceof RewritePlan.Fenced fenced ? new FencedParameterMetaData(meta, fenced) : meta;
     }
 }

@@ -8,7 +8,7 @@ import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.observe.Inventory;
-import dev.fenced.internal.observe.Observation;
+import dev.fenced.WriterKind;
 import dev.fenced.internal.sql.FencingTargets;
 import dev.fenced.internal.sql.RewriteCache;
 import dev.fenced.internal.sql.RewritePlan;
@@ -90,8 +90,8 @@ public final class FencedRuntime {
         if (!config.checkSchema()) {
             return new Catalog(FencingTargets.of(config.tables()), null);
         }
-        return new Catalog(CatalogInspector.inspect(connection, config.tables(), lenient, config.missingTables(),
-                config.tombstoneTable(), true, config.tokenDomainTable()), CatalogInspector.relationNames(connection));
+        return new Catalog(CatalogInspector.inspect(connection, CatalogRead.forDriver(config, lenient)),
+                CatalogInspector.relationNames(connection));
     }
 
     /**
@@ -277,18 +277,18 @@ public final class FencedRuntime {
      * {@code plan} (for {@code sql}) to run with a NULL token: itself, or when it {@link RewritePlan#tokenRequired()
      * requires} a token, the text that keeps the row's fence value instead; refused when there is none.
      */
-    RewritePlan forNullToken(RewritePlan plan, String sql) throws SQLException {
+    RewritePlan.Fenced forNullToken(RewritePlan.Fenced plan, String sql) throws SQLException {
         if (!plan.tokenRequired()) {
             return plan;
         }
         RewriteCache cache = snapshot.cache();
         RewritePlan variant = cache == null ? null : cache.planForNullToken(sql);
-        if (variant == null || !variant.isFenced() || variant.tokenRequired()) {
+        if (!(variant instanceof RewritePlan.Fenced fenced) || fenced.tokenRequired()) {
             tracker.increment(Counter.UNSUPPORTED_REFUSED);
-            throw new UnsupportedStatementException(plan.tables().get(0), "no text to run it without a token"
+            throw new UnsupportedStatementException(plan.table(), "no text to run it without a token"
                     + " (the catalog changed while it was planned); run it again");
         }
-        return variant;
+        return fenced;
     }
 
     /**
@@ -299,27 +299,28 @@ public final class FencedRuntime {
      */
     RewritePlan planOrRefuse(String sql) throws SQLException {
         RewritePlan plan = plan(sql);
-        if (!plan.isRefused()) {
+        if (!(plan instanceof RewritePlan.Refused refused)) {
             return plan;
         }
-        if (plan.mode() == FencingMode.ENFORCE) {
+        if (refused.mode() == FencingMode.ENFORCE) {
             if (TokenResolver.inUnfencedSection()) {
                 LOG.log(System.Logger.Level.INFO, "fenced: unfenced section runs as written a statement on {0}"
-                        + " that fenced would refuse ({1}): {2}", plan.tables().get(0), plan.refusedConstruct(), sql);
-                return plan;
+                        + " that fenced would refuse ({1}): {2}", refused.table(), refused.construct(), sql);
+                return refused;
             }
             tracker.increment(Counter.UNSUPPORTED_REFUSED);
-            throw plan.refusal();
+            throw refused.refusal();
         }
-        observedUnfenceable(plan.tables().get(0), plan.refusedConstruct(), sql);
-        return plan.schemaChange() ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
+        observedUnfenceable(refused.table(), refused.construct(), sql);
+        return refused.schemaChange() ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
     }
 
     /** For a refused plan let through inside {@code Fencing.unfenced}: refuses it now, outside one. */
     void refuseUnlessUnfenced(RewritePlan plan) throws SQLException {
-        if (plan.isRefused() && plan.mode() == FencingMode.ENFORCE && !TokenResolver.inUnfencedSection()) {
+        if (plan instanceof RewritePlan.Refused refused && refused.mode() == FencingMode.ENFORCE
+                && !TokenResolver.inUnfencedSection()) {
             tracker.increment(Counter.UNSUPPORTED_REFUSED);
-            throw plan.refusal();
+            throw refused.refusal();
         }
     }
 
@@ -415,9 +416,10 @@ public final class FencedRuntime {
                 }
             }
             RewritePlan plan = prepared == null ? RewritePlan.PASSTHROUGH : plan(prepared);
-            if (!plan.isPassthrough()) {
-                refuseOrObserve(plan.tables().get(0), plan.mode(), "EXECUTE " + name + " runs a prepared write that"
-                        + " cannot carry the token" + (plan.isRefused() ? " (" + plan.refusedConstruct() + ")" : "")
+            if (plan instanceof RewritePlan.Protected touched) {
+                refuseOrObserve(touched.table(), touched.mode(), "EXECUTE " + name + " runs a prepared write that"
+                        + " cannot carry the token"
+                        + (touched instanceof RewritePlan.Refused refused ? " (" + refused.construct() + ")" : "")
                         + "; use a JDBC PreparedStatement", sql);
             }
         }
@@ -478,9 +480,9 @@ public final class FencedRuntime {
      * lease lost); {@code sql} is the text as the application wrote it. The one place such a decision is
      * counted, logged and added to the writer inventory.
      */
-    void observedUnfenced(RewritePlan plan, Observation kind, String reason, String sql) {
+    void observedUnfenced(RewritePlan.Fenced plan, WriterKind kind, String reason, String sql) {
         tracker.increment(Counter.UNFENCED_WRITES_OBSERVED);
-        String table = plan.tables().get(0);
+        String table = plan.table();
         observe("fenced (observe): write to {0} without a token ({1}): {2}", table, reason, sql);
         Inventory.get().record(inventory, kind, table, reason, sql);
     }
@@ -492,7 +494,7 @@ public final class FencedRuntime {
     void observedUnfenceable(String table, String construct, String sql) {
         tracker.increment(Counter.UNSUPPORTED_OBSERVED);
         observe("fenced (observe): statement on {0} would be refused: {1}: {2}", table, construct, sql);
-        Inventory.get().record(inventory, Observation.UNFENCEABLE, table, construct, sql);
+        Inventory.get().record(inventory, WriterKind.UNFENCEABLE, table, construct, sql);
     }
 
     /**

@@ -38,10 +38,10 @@ public class FencedStatement extends DelegatingStatement {
      * The first entry of the current batch that only an unfenced section may run (a refused text, or a protected
      * write added with a NULL token inside {@code Fencing.unfenced}): executeBatch refuses it outside one.
      */
-    private RewritePlan unfencedEntry;
+    private RewritePlan.Protected unfencedEntry;
 
     /** A fenced entry of the current batch: the lease cell it was added under, to re-check at execute. */
-    private record Batched(AtomicLong cell, RewritePlan plan, long token) {
+    private record Batched(AtomicLong cell, RewritePlan.Fenced plan, long token) {
     }
 
     protected FencedStatement(FencedConnection owner, Statement statement) {
@@ -51,15 +51,15 @@ public class FencedStatement extends DelegatingStatement {
     }
 
     private <T> T fenced(String sql, Execution<T> execution) throws SQLException {
-        RewritePlan plan = owner.plan(sql);
+        RewritePlan planned = owner.plan(sql);
         lastSql = sql;
-        if (!plan.isFenced()) {
+        if (!(planned instanceof RewritePlan.Fenced fenced)) {
             T result = execution.run(sql);
-            afterSchemaChange(plan);
+            afterSchemaChange(planned);
             return result;
         }
-        long token = TokenResolver.resolve(plan, sql, runtime);
-        plan = withToken(plan, sql, token);
+        long token = TokenResolver.resolve(fenced, sql, runtime);
+        RewritePlan.Fenced plan = withToken(fenced, sql, token);
         T result;
         try {
             result = execution.run(plan.render(token));
@@ -72,7 +72,7 @@ public class FencedStatement extends DelegatingStatement {
     }
 
     /** The plan whose text {@code token} can be sent with: a NULL token needs the text that keeps the fence value. */
-    private RewritePlan withToken(RewritePlan plan, String sql, long token) throws SQLException {
+    private RewritePlan.Fenced withToken(RewritePlan.Fenced plan, String sql, long token) throws SQLException {
         return token == TokenResolver.NO_TOKEN ? runtime.forNullToken(plan, sql) : plan;
     }
 
@@ -151,7 +151,7 @@ public class FencedStatement extends DelegatingStatement {
     @Override
     public void addBatch(String sql) throws SQLException {
         RewritePlan plan = owner.plan(sql);
-        if (batchDdl != null && (plan.isFenced() || dev.fenced.internal.sql.TextFacts.mayWrite(sql))) {
+        if (batchDdl != null && (plan instanceof RewritePlan.Fenced || dev.fenced.internal.sql.TextFacts.mayWrite(sql))) {
             // every entry is planned before any runs: a write after DDL that makes a new view, child or
             // partition of a protected table would be planned without knowing it
             runtime.refuseMixedBatch(batchDdl, sql);
@@ -165,17 +165,17 @@ public class FencedStatement extends DelegatingStatement {
             batchGeneration = owner.generation();
         }
         batchTexts.add(sql);
-        if (!plan.isFenced()) {
-            if (plan.isRefused() && unfencedEntry == null) {
-                unfencedEntry = plan; // let through inside Fencing.unfenced: it must still be inside at executeBatch
+        if (!(plan instanceof RewritePlan.Fenced fenced)) {
+            if (plan instanceof RewritePlan.Refused refused && unfencedEntry == null) {
+                unfencedEntry = refused; // let through inside Fencing.unfenced: it must still be inside at executeBatch
             }
             statement.addBatch(sql);
             return;
         }
-        long token = TokenResolver.resolve(plan, sql, runtime);
-        plan = withToken(plan, sql, token);
-        statement.addBatch(plan.render(token));
-        remember(plan, token);
+        long token = TokenResolver.resolve(fenced, sql, runtime);
+        RewritePlan.Fenced sent = withToken(fenced, sql, token);
+        statement.addBatch(sent.render(token));
+        remember(sent, token);
     }
 
     /** A prepared statement's batch entry whose plan changes the schema: the catalog is read after the batch. */
@@ -184,7 +184,7 @@ public class FencedStatement extends DelegatingStatement {
     }
 
     /** Records a fenced batch entry (also used by prepared statements). */
-    protected final void remember(RewritePlan plan, long token) {
+    protected final void remember(RewritePlan.Fenced plan, long token) {
         if (batched == null) {
             batched = new ArrayList<>();
         }
@@ -282,12 +282,12 @@ public class FencedStatement extends DelegatingStatement {
      * only while the executing thread is still inside one: the section cannot be carried out in a batch.
      */
     private void checkUnfencedEntry() throws SQLException {
-        RewritePlan plan = unfencedEntry;
+        RewritePlan.Protected plan = unfencedEntry;
         if (plan == null || plan.mode() != dev.fenced.FencingMode.ENFORCE || TokenResolver.inUnfencedSection()) {
             return;
         }
         runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
-        throw new dev.fenced.UnsupportedStatementException(plan.tables().get(0), "a batch entry added inside"
+        throw new dev.fenced.UnsupportedStatementException(plan.table(), "a batch entry added inside"
                 + " Fencing.unfenced, executed outside it; run the batch inside the unfenced section");
     }
 

@@ -1,5 +1,6 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.internal.pg.PgStates;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
@@ -164,6 +165,6 @@ final class JdbcSurface {
 
     static SQLException refusal(Class<?> type) {
         return new SQLException("fenced: " + type.getName() + " would reach pgjdbc around fenced (its writes would"
-                + " not be fenced); the one raw door is Connection.unwrap(PGConnection.class)", "0A000");
+                + " not be fenced); the one raw door is Connection.unwrap(PGConnection.class)", PgStates.FEATURE_NOT_SUPPORTED);
     }
 }

@@ -16,9 +16,6 @@ import org.postgresql.core.TransactionState;
  */
 public final class OpenTransactions {
 
-    /** SQL standard: active_sql_transaction. */
-    public static final String ACTIVE_SQL_TRANSACTION = "25001";
-
     private OpenTransactions() {
     }
 

@@ -1,7 +1,9 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.FencedSqlState;
 import dev.fenced.StaleTokenException;
 import dev.fenced.internal.metrics.Tracker;
+import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.StaleMarker;
 import java.sql.SQLException;
 
@@ -13,8 +15,6 @@ import java.sql.SQLException;
  */
 final class StaleWrites {
 
-    private static final String INVALID_TEXT_REPRESENTATION = "22P02";
-    private static final String INVALID_PARAMETER_VALUE = "22023";
     /**
      * What the tombstone check raises ({@link TombstoneSchema}): {@code fenced-tombstone:<newer token>:<table>},
      * with its own SQLSTATE, so only that check can produce it.
@@ -32,14 +32,14 @@ final class StaleWrites {
     /** The exception to throw for {@code e}, raised by a statement that carried {@code token}; a stale one is counted. */
     static SQLException translate(SQLException e, long token, Tracker tracker) {
         for (Throwable t = e; t != null; t = next(t)) {
-            if (t instanceof SQLException s && TombstoneSchema.SQLSTATE.equals(s.getSQLState()) && s.getMessage() != null) {
+            if (t instanceof SQLException s && FencedSqlState.TOMBSTONE_CHECK.matches(s) && s.getMessage() != null) {
                 StaleTokenException stale = tombstoneStale(s.getMessage(), token, e);
                 if (stale != null) {
                     return counted(stale, tracker);
                 }
             }
-            if (t instanceof SQLException s && (INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
-                    || INVALID_PARAMETER_VALUE.equals(s.getSQLState())) && s.getMessage() != null) {
+            if (t instanceof SQLException s && (PgStates.INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
+                    || PgStates.INVALID_PARAMETER_VALUE.equals(s.getSQLState())) && s.getMessage() != null) {
                 StaleTokenException stale = guardStale(s.getMessage(), token, e);
                 if (stale != null) {
                     return counted(stale, tracker);

@@ -1,5 +1,6 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.internal.pg.PgStates;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +21,7 @@ public final class Streams {
         try {
             return in.readAllBytes();
         } catch (IOException e) {
-            throw new SQLException("fenced: cannot read a stream parameter: " + e.getMessage(), "22000", e);
+            throw new SQLException("fenced: cannot read a stream parameter: " + e.getMessage(), PgStates.DATA_EXCEPTION, e);
         }
     }
 
@@ -35,7 +36,7 @@ public final class Streams {
                 b.append(buf, 0, n);
             }
         } catch (IOException e) {
-            throw new SQLException("fenced: cannot read a stream parameter: " + e.getMessage(), "22000", e);
+            throw new SQLException("fenced: cannot read a stream parameter: " + e.getMessage(), PgStates.DATA_EXCEPTION, e);
         }
         return b.toString();
     }

@@ -4,12 +4,11 @@ import dev.fenced.FencingMode;
 import dev.fenced.LeaseLostException;
 import dev.fenced.TokenDomainException;
 import dev.fenced.UnfencedWriteException;
+import dev.fenced.WriterKind;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
-import dev.fenced.internal.context.TokenDomains;
 import dev.fenced.internal.lease.DeadlineCell;
 import dev.fenced.internal.metrics.Counter;
-import dev.fenced.internal.observe.Observation;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,7 +31,7 @@ final class TokenResolver {
      * The token to send; {@code sql} is the statement as the application wrote it, only read when observe mode
      * lets a write through without a token (for the writer inventory).
      */
-    static long resolve(RewritePlan plan, String sql, FencedRuntime runtime) throws SQLException {
+    static long resolve(RewritePlan.Fenced plan, String sql, FencedRuntime runtime) throws SQLException {
         AtomicLong cell = ContextAccess.current();
         if (cell != null) {
             long v = valueForWrite(cell);
@@ -46,14 +45,14 @@ final class TokenResolver {
                 runtime.tracker().increment(Counter.LOST_LEASE_WRITES_REFUSED);
                 throw new LeaseLostException(runtime.leaseName(-v), -v);
             }
-            runtime.observedUnfenced(plan, Observation.LEASE_LOST, "its lease was lost", sql);
+            runtime.observedUnfenced(plan, WriterKind.LEASE_LOST, "its lease was lost", sql);
             return NO_TOKEN;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
             runtime.tracker().increment(Counter.UNFENCED_WRITES_REFUSED);
-            throw new UnfencedWriteException(plan.tables().get(0));
+            throw new UnfencedWriteException(plan.table());
         }
-        runtime.observedUnfenced(plan, Observation.NO_TOKEN, "no token is bound", sql);
+        runtime.observedUnfenced(plan, WriterKind.NO_TOKEN, "no token is bound", sql);
         return NO_TOKEN;
     }
 
@@ -61,18 +60,19 @@ final class TokenResolver {
      * {@code token} when its cell's domain is the plan's (one instanceof and one string compare in memory), else
      * refused in enforce mode and sent as NULL, observed, in observe mode.
      */
-    private static long ofTablesDomain(long token, AtomicLong cell, RewritePlan plan, String sql, FencedRuntime runtime)
+    private static long ofTablesDomain(long token, AtomicLong cell, RewritePlan.Fenced plan, String sql,
+                                       FencedRuntime runtime)
             throws SQLException {
         String tokenDomain = TokenCells.domainOf(cell);
-        String tableDomain = plan.tokenDomain() == null ? TokenDomains.FENCED : plan.tokenDomain();
+        String tableDomain = plan.tokenDomain();
         if (tableDomain.equals(tokenDomain)) {
             return token;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
             runtime.tracker().increment(Counter.UNFENCED_WRITES_REFUSED);
-            throw new TokenDomainException(plan.tables().get(0), tableDomain, tokenDomain);
+            throw new TokenDomainException(plan.table(), tableDomain, tokenDomain);
         }
-        runtime.observedUnfenced(plan, Observation.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
+        runtime.observedUnfenced(plan, WriterKind.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
                 + "', the table's is '" + tableDomain + "'", sql);
         return NO_TOKEN;
     }
@@ -96,7 +96,7 @@ final class TokenResolver {
         return ContextAccess.current();
     }
 
-    static void checkStillHeld(AtomicLong cell, RewritePlan plan, FencedRuntime runtime) throws SQLException {
+    static void checkStillHeld(AtomicLong cell, RewritePlan.Fenced plan, FencedRuntime runtime) throws SQLException {
         if (cell != null && valueForWrite(cell) < 0 && plan.mode() == FencingMode.ENFORCE) {
             runtime.tracker().increment(Counter.LOST_LEASE_WRITES_REFUSED);
             throw new LeaseLostException(runtime.leaseName(-cell.get()), -cell.get());

@@ -1,5 +1,6 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.FencedSqlState;
 import dev.fenced.FencingException;
 import dev.fenced.internal.config.TableName;
 import java.sql.Connection;
@@ -27,13 +28,11 @@ import java.util.List;
  * onto a deleted key is bringing it back). The token it compares is the row's fence column,
  * which fenced always supplies and never lets the writer choose; a NULL (an unfenced section) is not checked.
  *
- * <p>The failure is raised with SQLSTATE {@value #SQLSTATE}, which data cannot produce, and the driver turns it
- * into {@code StaleTokenException}.
+ * <p>The failure is raised with its own SQLSTATE ({@link FencedSqlState#TOMBSTONE_CHECK}), which data cannot
+ * produce, and the driver turns it into {@code StaleTokenException}.
  */
 final class TombstoneSchema {
 
-    /** The SQLSTATE of the insert check's failure (class FN is fenced's own). */
-    static final String SQLSTATE = "FNT01";
     /** Name of the trigger on every protected table with a primary key. */
     static final String TRIGGER = dev.fenced.internal.sql.Tombstones.TRIGGER;
 
@@ -124,7 +123,8 @@ final class TombstoneSchema {
                 + "  SELECT t.token INTO newer FROM " + table + " t WHERE t.relation = TG_ARGV[0] AND t.key = k"
                 + " AND t.token > tok;\n"
                 + "  IF FOUND THEN\n"
-                + "    RAISE EXCEPTION 'fenced-tombstone:%:%', newer, TG_ARGV[0] USING ERRCODE = '" + SQLSTATE + "',\n"
+                + "    RAISE EXCEPTION 'fenced-tombstone:%:%', newer, TG_ARGV[0] USING ERRCODE = '"
+                + FencedSqlState.TOMBSTONE_CHECK.code() + "',\n"
                 + "      DETAIL = 'a newer holder deleted this row; a stale holder cannot bring it back';\n"
                 + "  END IF;\n"
                 + "  RETURN NULL;\n"

@@ -2,6 +2,7 @@ package dev.fenced.internal.lease;
 
 import dev.fenced.Ticker;
 import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,7 +21,7 @@ import javax.sql.DataSource;
 public final class LeaseStore {
 
     /** A serialization failure or deadlock (REPEATABLE READ or SERIALIZABLE pools): the statement is retried. */
-    private static final Set<String> RETRIED = Set.of("40001", "40P01");
+    private static final Set<String> RETRIED = Set.of(PgStates.SERIALIZATION_FAILURE, PgStates.DEADLOCK_DETECTED);
     private static final int MAX_ATTEMPTS = 8;
 
     private final LeaseTableName table;

@@ -2,6 +2,7 @@ package dev.fenced.internal.lease;
 
 import dev.fenced.FencingException;
 import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
@@ -88,7 +89,7 @@ final class StoreCalls {
             timeouts.incrementAndGet();
             throw new SQLTimeoutException("fenced: the lease store did not answer within "
                     + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + what + "); its connection was aborted",
-                    "57014");
+                    PgStates.QUERY_CANCELED);
         } catch (InterruptedException e) {
             call.abandon(aborts);
             task.cancel(true);
@@ -131,7 +132,8 @@ final class StoreCalls {
             synchronized (this) {
                 if (abandoned) {
                     c.close(); // nothing ran on it: a healthy connection, back to the pool
-                    throw new SQLTimeoutException("fenced: abandoned before it had a connection", "57014");
+                    throw new SQLTimeoutException("fenced: abandoned before it had a connection",
+                            PgStates.QUERY_CANCELED);
                 }
                 connection = c;
             }

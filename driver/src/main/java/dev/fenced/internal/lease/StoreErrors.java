@@ -1,6 +1,7 @@
 package dev.fenced.internal.lease;
 
 import dev.fenced.FencingException;
+import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -13,11 +14,6 @@ import java.sql.Statement;
  */
 final class StoreErrors {
 
-    static final String READ_ONLY_TRANSACTION = "25006";
-    static final String UNDEFINED_TABLE = "42P01";
-    static final String INSUFFICIENT_PRIVILEGE = "42501";
-    static final String NOT_NULL_VIOLATION = "23502";
-
     private StoreErrors() {
     }
 
@@ -28,7 +24,7 @@ final class StoreErrors {
      */
     static SQLException onGrant(Connection c, LeaseTableName table, String lease, SQLException e) {
         String state = e.getSQLState();
-        if (READ_ONLY_TRANSACTION.equals(state)) {
+        if (PgStates.READ_ONLY_SQL_TRANSACTION.equals(state)) {
             Boolean recovery = inRecovery(c);
             if (Boolean.TRUE.equals(recovery)) {
                 return standby(c, lease, e);
@@ -37,7 +33,7 @@ final class StoreErrors {
                     + " runs read-only transactions" + (recovery == null ? "" : " although it is a primary")
                     + " (default_transaction_read_only?); leases need a writable primary", FencingException.LEASE_STORE, e);
         }
-        if (UNDEFINED_TABLE.equals(state)) {
+        if (PgStates.UNDEFINED_TABLE.equals(state)) {
             return missing(table, lease, e);
         }
         if (e.getMessage() != null && e.getMessage().contains(Tokens.BEHIND_MARKER)) {
@@ -46,13 +42,13 @@ final class StoreErrors {
                     + "): it would be granted again, and a stale holder could outrank the new one. Was the sequence reset or recreated? Move it"
                     + " past every token in " + table + " with setval", FencingException.LEASE_STORE, e);
         }
-        if (NOT_NULL_VIOLATION.equals(state)) {
+        if (PgStates.NOT_NULL_VIOLATION.equals(state)) {
             // Tokens.nextTokenSql is NULL past its limits: refused rather than wrapped into another timeline's range.
             return new FencingException("fenced: cannot grant lease '" + lease + "': no token is left: the sequence "
                     + table.sequence() + " passed " + Tokens.SEQUENCE_LIMIT + " or the server's timeline passed "
                     + Tokens.TIMELINE_LIMIT + " (" + e.getMessage() + ")", FencingException.LEASE_STORE, e);
         }
-        if (INSUFFICIENT_PRIVILEGE.equals(state)) {
+        if (PgStates.INSUFFICIENT_PRIVILEGE.equals(state)) {
             return new FencingException("fenced: cannot grant lease '" + lease + "': the database user may not write "
                     + table + " or use its sequence " + table.sequence() + " (" + e.getMessage()
                     + "); grant SELECT, INSERT, UPDATE on the table and USAGE on the sequence",

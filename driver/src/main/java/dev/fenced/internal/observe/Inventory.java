@@ -2,6 +2,7 @@ package dev.fenced.internal.observe;
 
 import dev.fenced.FencingMode;
 import dev.fenced.WriterInventory;
+import dev.fenced.WriterKind;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.context.FencedThreads;
@@ -53,10 +54,10 @@ public final class Inventory {
         }
     }
 
-    private record TextKey(Observation kind, String sql) {
+    private record TextKey(WriterKind kind, String sql) {
     }
 
-    private record ShapeKey(String table, Observation kind, String shape) {
+    private record ShapeKey(String table, WriterKind kind, String shape) {
     }
 
     /** One call site of one shape. */
@@ -125,7 +126,7 @@ public final class Inventory {
      * Records one write enforce mode would refuse and observe mode lets through. {@code table} is the
      * protected table named in the decision, {@code sql} the text as the application wrote it.
      */
-    public void record(Settings settings, Observation kind, String table, String reason, String sql) {
+    public void record(Settings settings, WriterKind kind, String table, String reason, String sql) {
         if (!settings.enabled()) {
             return;
         }
@@ -157,7 +158,7 @@ public final class Inventory {
         site.samples.increment();
     }
 
-    private Shape shapeOf(Settings settings, Observation kind, String table, String reason, String sql) {
+    private Shape shapeOf(Settings settings, WriterKind kind, String table, String reason, String sql) {
         TextKey textKey = new TextKey(kind, sql == null ? "" : sql);
         Shape shape = texts.get(textKey);
         if (shape != null && shape.key.table().equals(table)) {
@@ -228,12 +229,12 @@ public final class Inventory {
             }
             for (Map.Entry<String, Site> e : s.sites.entrySet()) {
                 Site site = e.getValue();
-                out.add(new WriterInventory.Writer(s.key.table(), s.key.kind().label(), s.reason, s.key.shape(),
+                out.add(new WriterInventory.Writer(s.key.table(), s.key.kind(), s.reason, s.key.shape(),
                         e.getKey(), site.samples.sum(), writes, Instant.ofEpochMilli(site.firstSeen),
                         Instant.ofEpochMilli(site.lastSeen)));
             }
         }
-        out.sort(Comparator.comparing(WriterInventory.Writer::table).thenComparing(WriterInventory.Writer::kind)
+        out.sort(Comparator.comparing(WriterInventory.Writer::table).thenComparing(w -> w.kind().label())
                 .thenComparing(WriterInventory.Writer::shape).thenComparing(WriterInventory.Writer::callSite));
         return out;
     }
@@ -250,7 +251,7 @@ public final class Inventory {
         Map<String, Set<String>> withoutToken = new HashMap<>();
         Map<String, Set<String>> unfenceable = new HashMap<>();
         for (WriterInventory.Writer w : writers()) {
-            (w.kind().equals(Observation.UNFENCEABLE.label()) ? unfenceable : withoutToken)
+            (w.kind() == WriterKind.UNFENCEABLE ? unfenceable : withoutToken)
                     .computeIfAbsent(w.table(), t -> new java.util.HashSet<>()).add(w.shape() + '\u0000' + w.callSite());
         }
         Set<String> names = new java.util.TreeSet<>(registered.keySet());
@@ -261,18 +262,19 @@ public final class Inventory {
             Registered r = registered.get(name);
             int a = withoutToken.getOrDefault(name, Set.of()).size();
             int b = unfenceable.getOrDefault(name, Set.of()).size();
-            String mode = r == null ? "unknown" : r.mode().key();
+            FencingMode mode = r == null ? null : r.mode();
             out.add(new WriterInventory.TableState(name, mode, r == null ? null : r.column(), r != null && r.checked(),
                     a, b, state(mode, a, b)));
         }
         return out;
     }
 
-    private static String state(String mode, int withoutToken, int unfenceable) {
-        if (!mode.equals("observe") && !mode.equals("unknown")) {
-            return mode;
+    /** {@code mode} null: a relation only seen in a write. */
+    private static String state(FencingMode mode, int withoutToken, int unfenceable) {
+        if (mode != null && mode != FencingMode.OBSERVE) {
+            return mode.key();
         }
-        String prefix = mode.equals("observe") ? "observe: " : "";
+        String prefix = mode == FencingMode.OBSERVE ? "observe: " : "";
         if (withoutToken + unfenceable == 0) {
             return prefix + "no writer needs work (ready for enforce)";
         }

@@ -20,7 +20,7 @@ public final class InventoryBean implements InventoryMXBean {
 
     @Override
     public String[] getWriters() {
-        return Inventory.get().writers().stream().map(w -> w.table() + "\t" + w.kind() + "\t" + w.shape() + "\t"
+        return Inventory.get().writers().stream().map(w -> w.table() + "\t" + w.kind().label() + "\t" + w.shape() + "\t"
                 + w.callSite() + "\tsamples=" + w.samples() + "\twrites=" + w.shapeWrites() + "\tfirst=" + w.firstSeen()
                 + "\tlast=" + w.lastSeen()).toArray(String[]::new);
     }

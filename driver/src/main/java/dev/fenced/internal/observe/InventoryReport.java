@@ -21,19 +21,24 @@ final class InventoryReport {
         }
         b.append("\n\n## Tables\n\n| table | mode | fence column | state |\n|---|---|---|---|\n");
         for (WriterInventory.TableState t : tables) {
-            b.append("| ").append(cell(t.table())).append(" | ").append(t.mode()).append(" | ")
+            b.append("| ").append(cell(t.table())).append(" | ").append(mode(t)).append(" | ")
                     .append(t.column() == null ? "—" : cell(t.column()) + (t.columnChecked() ? " (present)" : " (not checked)"))
                     .append(" | ").append(cell(t.state())).append(" |\n");
         }
         b.append("\n## Writers\n\n| table | kind | reason | statement shape | writes of the shape | call site"
                 + " | samples | first seen | last seen |\n|---|---|---|---|---|---|---|---|---|\n");
         for (WriterInventory.Writer w : writers) {
-            b.append("| ").append(cell(w.table())).append(" | ").append(w.kind()).append(" | ").append(cell(w.reason()))
+            b.append("| ").append(cell(w.table())).append(" | ").append(w.kind().label()).append(" | ").append(cell(w.reason()))
                     .append(" | `").append(cell(w.shape()).replace("`", "'")).append("` | ").append(w.shapeWrites())
                     .append(" | `").append(cell(w.callSite())).append("` | ").append(w.samples()).append(" | ")
                     .append(w.firstSeen()).append(" | ").append(w.lastSeen()).append(" |\n");
         }
         return b.toString();
+    }
+
+    /** A relation only seen in a write has no mode: {@code unknown}. */
+    private static String mode(WriterInventory.TableState t) {
+        return t.mode() == null ? "unknown" : t.mode().key();
     }
 
     private static String cell(String s) {
@@ -45,7 +50,7 @@ final class InventoryReport {
                 .append(",\n  \"dropped\": ").append(dropped).append(",\n  \"tables\": [");
         String sep = "\n";
         for (WriterInventory.TableState t : tables) {
-            b.append(sep).append("    {\"table\": ").append(str(t.table())).append(", \"mode\": ").append(str(t.mode()))
+            b.append(sep).append("    {\"table\": ").append(str(t.table())).append(", \"mode\": ").append(str(mode(t)))
                     .append(", \"column\": ").append(str(t.column())).append(", \"columnChecked\": ").append(t.columnChecked())
                     .append(", \"writersWithoutToken\": ").append(t.writersWithoutToken())
                     .append(", \"unfenceableWriters\": ").append(t.unfenceableWriters())
@@ -56,7 +61,7 @@ final class InventoryReport {
         b.append(tables.isEmpty() ? "]" : "\n  ]").append(",\n  \"writers\": [");
         sep = "\n";
         for (WriterInventory.Writer w : writers) {
-            b.append(sep).append("    {\"table\": ").append(str(w.table())).append(", \"kind\": ").append(str(w.kind()))
+            b.append(sep).append("    {\"table\": ").append(str(w.table())).append(", \"kind\": ").append(str(w.kind().label()))
                     .append(", \"reason\": ").append(str(w.reason())).append(", \"shape\": ").append(str(w.shape()))
                     .append(", \"callSite\": ").append(str(w.callSite())).append(", \"samples\": ").append(w.samples())
                     .append(", \"shapeWrites\": ").append(w.shapeWrites())

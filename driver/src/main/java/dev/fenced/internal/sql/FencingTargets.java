@@ -32,11 +32,8 @@ public final class FencingTargets {
     private final List<ProtectedTable> tables;
     private final Map<TableName, String> indirect;
     private final Set<String> volatileFunctions;
-    /**
-     * Every function name the catalog read found (any volatility), or null without a catalog read: a name called
-     * that is not among them was created since, and its volatility is unknown (see {@link #isVolatile}).
-     */
-    private final Set<String> knownFunctions;
+    /** Every function name the catalog read found, or that none was read. */
+    private final KnownFunctions knownFunctions;
     /** Lower-cased last name parts of every table and view above: what the text pre-filter looks for. */
     private final String[] watched;
     /**
@@ -52,23 +49,60 @@ public final class FencingTargets {
     /** The table tombstones are kept in, or null when deletes leave none. */
     private final TableName tombstoneTable;
 
-    public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions) {
-        this(tables, indirect, volatileFunctions, Map.of(), null);
+    /**
+     * The function names (any volatility) a catalog read found: a name called that is not among them was created
+     * since, and its volatility is unknown. Without a read ({@link #NOT_READ}) no name counts as unknown.
+     */
+    private record KnownFunctions(boolean read, Set<String> names) {
+        static final KnownFunctions NOT_READ = new KnownFunctions(false, Set.of());
+
+        static KnownFunctions read(Set<String> names) {
+            return new KnownFunctions(true, Set.copyOf(names));
+        }
+
+        boolean isUnknown(String lowerCaseName) {
+            return read && !names.contains(lowerCaseName);
+        }
+
+        /** Known to both when both read the catalog; else nothing was read for certain. */
+        KnownFunctions union(KnownFunctions other) {
+            if (!read || !other.read) {
+                return NOT_READ;
+            }
+            Set<String> both = new LinkedHashSet<>(names);
+            both.addAll(other.names);
+            return read(both);
+        }
+    }
+
+    /** Targets for the registered tables only, as known without a catalog. */
+    public static FencingTargets of(List<ProtectedTable> tables) {
+        return modelled(tables, Map.of(), Set.of(), Map.of(), null);
     }
 
     /**
-     * With the catalog's column lists and keys ({@code shapes}, by protected relation name) and the table
-     * tombstones are kept in ({@code tombstoneTable}, null for none).
+     * Targets as a model of the catalog describes them (tests, benchmarks): the registered and derived tables, the
+     * relations that reach them indirectly ({@code indirect}, with the reason), volatile functions, column lists and
+     * keys ({@code shapes}, by protected relation name) and the tombstone table (null for none); no function list,
+     * so no function counts as unknown.
      */
-    public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions,
-                          Map<TableName, TableShape> shapes, TableName tombstoneTable) {
-        this(tables, indirect, volatileFunctions, shapes, tombstoneTable, null);
+    public static FencingTargets modelled(List<ProtectedTable> tables, Map<TableName, String> indirect,
+                                          Set<String> volatileFunctions, Map<TableName, TableShape> shapes,
+                                          TableName tombstoneTable) {
+        return new FencingTargets(tables, indirect, volatileFunctions, shapes, tombstoneTable, KnownFunctions.NOT_READ);
     }
 
-    /** With every function name the catalog read found ({@code knownFunctions}; null: not read). */
-    public FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions,
-                          Map<TableName, TableShape> shapes, TableName tombstoneTable, Set<String> knownFunctions) {
-        this.knownFunctions = knownFunctions == null ? null : Set.copyOf(knownFunctions);
+    /** What a catalog read found, as {@link #modelled} plus every function name of the database ({@code functions}). */
+    public static FencingTargets fromCatalog(List<ProtectedTable> tables, Map<TableName, String> indirect,
+                                             Set<String> volatileFunctions, Map<TableName, TableShape> shapes,
+                                             TableName tombstoneTable, Set<String> functions) {
+        return new FencingTargets(tables, indirect, volatileFunctions, shapes, tombstoneTable,
+                KnownFunctions.read(functions));
+    }
+
+    private FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions,
+                           Map<TableName, TableShape> shapes, TableName tombstoneTable, KnownFunctions knownFunctions) {
+        this.knownFunctions = knownFunctions;
         this.shapes = Collections.unmodifiableMap(new LinkedHashMap<>(shapes));
         this.tombstoneTable = tombstoneTable;
         List<ProtectedTable> active = new ArrayList<>();
@@ -140,11 +174,6 @@ public final class FencingTargets {
 
     /** {@code U&} escapes can spell any name without containing it. */
     private static final String UNICODE_ESCAPE = "u&";
-
-    /** Targets for the registered tables only, as known without a catalog. */
-    public static FencingTargets of(List<ProtectedTable> tables) {
-        return new FencingTargets(tables, Map.of(), Set.of());
-    }
 
     public List<ProtectedTable> tables() {
         return tables;
@@ -246,13 +275,9 @@ public final class FencingTargets {
         // transaction would record no tombstones, and its rows could be brought back by a stale holder
         Map<TableName, TableShape> shapesOfBoth = new LinkedHashMap<>(shapes);
         other.shapes.forEach(shapesOfBoth::put);
-        Set<String> known = null;
-        if (knownFunctions != null && other.knownFunctions != null) {
-            known = new LinkedHashSet<>(knownFunctions);
-            known.addAll(other.knownFunctions);
-        }
         return new FencingTargets(all, reach, fns, shapesOfBoth,
-                other.tombstoneTable != null ? other.tombstoneTable : tombstoneTable, known);
+                other.tombstoneTable != null ? other.tombstoneTable : tombstoneTable,
+                knownFunctions.union(other.knownFunctions));
     }
 
     /**
@@ -284,7 +309,7 @@ public final class FencingTargets {
 
     /** True when the catalog read knew no function of this name (created since, volatility unknown). */
     boolean isUnknownFunction(String functionName) {
-        return knownFunctions != null && !knownFunctions.contains(functionName.toLowerCase(Locale.ROOT));
+        return knownFunctions.isUnknown(functionName.toLowerCase(Locale.ROOT));
     }
 
     /**
@@ -294,7 +319,7 @@ public final class FencingTargets {
     @Override
     public boolean equals(Object o) {
         return o instanceof FencingTargets other && tables.equals(other.tables) && indirect.equals(other.indirect)
-                && volatileFunctions.equals(other.volatileFunctions) && Objects.equals(knownFunctions, other.knownFunctions)
+                && volatileFunctions.equals(other.volatileFunctions) && knownFunctions.equals(other.knownFunctions)
                 && shapes.equals(other.shapes)
                 && Objects.equals(tombstoneTable, other.tombstoneTable);
     }

@@ -58,7 +58,7 @@ public final class RewriteCache {
     /** The plan to run {@code sql} with a NULL token: {@link #plan}'s unless that one requires a token. */
     public RewritePlan planForNullToken(String sql) {
         RewritePlan plan = plan(sql);
-        if (!plan.tokenRequired()) {
+        if (!(plan instanceof RewritePlan.Fenced fenced) || !fenced.tokenRequired()) {
             return plan;
         }
         RewritePlan variant = nullTokenPlans.get(sql);
@@ -68,7 +68,7 @@ public final class RewriteCache {
     /** Counts a parse (only texts that {@link SqlRewriter#needsPlanning need planning} get here). */
     private RewritePlan parsed(RewritePlan plan) {
         tracker.increment(Counter.REWRITES_PARSED);
-        if (plan.relativeUpdate()) {
+        if (plan instanceof RewritePlan.Fenced fenced && fenced.relativeUpdate()) {
             tracker.increment(Counter.RELATIVE_UPDATES);
         }
         return plan;

@@ -5,210 +5,204 @@ import dev.fenced.UnsupportedStatementException;
 import java.util.List;
 
 /**
- * What to do with one SQL text, decided once and cached: pass it through untouched, send a fenced
- * version of it, or refuse it.
- *
- * <p>For a fenced plan, {@link #sql()} is the text sent to pgjdbc: the user's {@code ?} parameters plus
- * token parameters. {@link #delegateIndexes(int)} maps a user parameter index (1-based) to the indexes
- * it must be bound at (a DELETE's WHERE appears twice), and {@link #tokenIndexes()} lists where the
- * token goes. For plain {@code Statement}s, {@link #render(long)} puts the token in as a literal.
+ * What to do with one SQL text, decided once and cached: pass it through untouched ({@link Passthrough}), send
+ * a fenced version of it ({@link Fenced}), or refuse it ({@link Refused}). Callers tell them apart with
+ * {@code instanceof}; each kind carries only what it means, nothing left null.
  */
-public final class RewritePlan {
+public sealed interface RewritePlan permits RewritePlan.Passthrough, RewritePlan.Protected {
 
     /** Shared plan for everything that needs no fencing. */
-    public static final RewritePlan PASSTHROUGH = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
-            FencingMode.OFF, null, null, false, true, false, null, false);
+    Passthrough PASSTHROUGH = new Passthrough(false);
 
     /** A pass-through that changes the schema around a protected table: read the catalog again after it. */
-    public static final RewritePlan SCHEMA_CHANGE = new RewritePlan(Kind.PASSTHROUGH, null, null, null, null, 0, null,
-            FencingMode.OFF, null, null, false, true, true, null, false);
-
-    public enum Kind {
-        PASSTHROUGH, FENCED, REFUSED
-    }
-
-    private final Kind kind;
-    private final String sql;
-    private final String[] segments;
-    private final int[][] userToDelegate;
-    private final int[] tokenIndexes;
-    private final int delegateParameterCount;
-    private final List<String> tables;
-    private final FencingMode mode;
-    private final String refusedTable;
-    private final String refusedConstruct;
-    private final boolean relativeUpdate;
-    private final boolean cacheable;
-    private final boolean schemaChange;
-    private final String tokenDomain;
-    private final boolean tokenRequired;
-
-    private RewritePlan(Kind kind, String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
-                        int delegateParameterCount, List<String> tables, FencingMode mode, String refusedTable,
-                        String refusedConstruct, boolean relativeUpdate, boolean cacheable, boolean schemaChange,
-                        String tokenDomain, boolean tokenRequired) {
-        this.kind = kind;
-        this.sql = sql;
-        this.segments = segments;
-        this.userToDelegate = userToDelegate;
-        this.tokenIndexes = tokenIndexes;
-        this.delegateParameterCount = delegateParameterCount;
-        this.tables = tables;
-        this.mode = mode;
-        this.refusedTable = refusedTable;
-        this.refusedConstruct = refusedConstruct;
-        this.relativeUpdate = relativeUpdate;
-        this.cacheable = cacheable;
-        this.schemaChange = schemaChange;
-        this.tokenDomain = tokenDomain;
-        this.tokenRequired = tokenRequired;
-    }
-
-    static RewritePlan fenced(String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes,
-                              int delegateParameterCount, List<String> tables, FencingMode mode,
-                              boolean relativeUpdate, boolean schemaChange, String tokenDomain,
-                              boolean tokenRequired) {
-        return new RewritePlan(Kind.FENCED, sql, segments, userToDelegate, tokenIndexes, delegateParameterCount,
-                List.copyOf(tables), mode, null, null, relativeUpdate, true, schemaChange, tokenDomain, tokenRequired);
-    }
-
-    static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable) {
-        return refused(table, construct, mode, cacheable, false);
-    }
-
-    /**
-     * {@code schemaChange}: the refused text holds DDL (CREATE, ALTER, DROP), so when it runs after all (inside
-     * {@code Fencing.unfenced}, or in observe mode) the catalog is read again right after it, as for DDL that passes:
-     * {@code ALTER TABLE kid INHERIT t} run unfenced makes {@code kid} protected from then on.
-     */
-    static RewritePlan refused(String table, String construct, FencingMode mode, boolean cacheable, boolean schemaChange) {
-        return new RewritePlan(Kind.REFUSED, null, null, null, null, 0, List.of(table), mode, table, construct, false,
-                cacheable, schemaChange, null, false);
-    }
-
-    /**
-     * The token domain of every table a fenced plan writes (one statement carries one token, so it writes tables of
-     * one domain only; a text that reaches two is refused); null for other plans.
-     */
-    public String tokenDomain() {
-        return tokenDomain;
-    }
+    Passthrough SCHEMA_CHANGE = new Passthrough(true);
 
     /**
      * True when running the statement may create, attach or drop a view, partition or child of a protected
      * table (CREATE, ALTER or DROP naming one): the driver reads the catalog again right after it.
      */
-    public boolean schemaChange() {
-        return schemaChange;
-    }
-
-    /**
-     * True when the text holds a guard that is only right with a token bound (an enforced UPDATE's
-     * {@code ELSE ?}: a NULL there would clear the row's fence value). Run with a NULL token (inside
-     * {@code Fencing.unfenced}), such a text is replaced by {@link SqlRewriter#planForNullToken}'s, or refused
-     * when it was prepared already.
-     */
-    public boolean tokenRequired() {
-        return tokenRequired;
-    }
+    boolean schemaChange();
 
     /** False for a refusal that says more about the machine's load than the statement (a parse deadline). */
-    public boolean cacheable() {
-        return cacheable;
+    default boolean cacheable() {
+        return true;
     }
 
-    public Kind kind() {
-        return kind;
-    }
-
-    public boolean isPassthrough() {
-        return kind == Kind.PASSTHROUGH;
-    }
-
-    public boolean isFenced() {
-        return kind == Kind.FENCED;
-    }
-
-    public boolean isRefused() {
-        return kind == Kind.REFUSED;
-    }
-
-    /** The SQL to prepare (fenced plans). */
-    public String sql() {
-        return sql;
-    }
-
-    /** Number of user parameters ({@code ?} in the original text). */
-    public int userParameterCount() {
-        return userToDelegate == null ? 0 : userToDelegate.length;
-    }
-
-    /** Delegate indexes for user parameter {@code userIndex} (1-based), or null when out of range. */
-    public int[] delegateIndexes(int userIndex) {
-        if (userToDelegate == null || userIndex < 1 || userIndex > userToDelegate.length) {
-            return null;
+    /** The text is sent as written. */
+    record Passthrough(boolean schemaChange) implements RewritePlan {
+        @Override
+        public String toString() {
+            return "passthrough";
         }
-        return userToDelegate[userIndex - 1];
     }
 
-    /** Delegate indexes where the token is bound. */
-    public int[] tokenIndexes() {
-        return tokenIndexes;
-    }
+    /** A plan for a text that touches a protected table: it is fenced or refused. */
+    sealed interface Protected extends RewritePlan permits Fenced, Refused {
 
-    public int delegateParameterCount() {
-        return delegateParameterCount;
-    }
+        /** The strictest mode among the tables involved: ENFORCE if any is enforced. */
+        FencingMode mode();
 
-    /** Protected tables the statement writes (or, when refused, touches). */
-    public List<String> tables() {
-        return tables;
-    }
+        /** Protected tables the statement writes (or, when refused, touches); never empty. */
+        List<String> tables();
 
-    /** The strictest mode among the tables involved: ENFORCE if any is enforced. */
-    public FencingMode mode() {
-        return mode;
-    }
-
-    /** True when the statement sets a protected column from its own old value. */
-    public boolean relativeUpdate() {
-        return relativeUpdate;
-    }
-
-    public String refusedConstruct() {
-        return refusedConstruct;
-    }
-
-    /** A fresh exception for a refused plan. */
-    public UnsupportedStatementException refusal() {
-        return new UnsupportedStatementException(refusedTable, refusedConstruct);
+        /** The first of {@link #tables()}: the one messages name. */
+        default String table() {
+            return tables().get(0);
+        }
     }
 
     /**
-     * The fenced text with the token written in as a literal, for plain {@code Statement} execution where
-     * nothing can be bound; {@code token <= 0} writes NULL (no fencing, the row keeps its fence value).
+     * What a fenced text writes and how it must run, decided by the rewriter before the text is assembled.
+     *
+     * @param tables         the protected tables written, in the order the text writes them
+     * @param mode           the strictest of their modes
+     * @param relativeUpdate the statement sets a protected column from its own old value
+     * @param schemaChange   see {@link RewritePlan#schemaChange()}
+     * @param tokenDomain    the token domain of every table written (one statement carries one token, so it writes
+     *                       tables of one domain only; a text that reaches two is refused)
+     * @param tokenRequired  the text holds a guard that is only right with a token bound (see
+     *                       {@link Fenced#tokenRequired()})
      */
-    public String render(long token) {
-        String literal = token > 0 ? Long.toString(token) : "NULL";
-        StringBuilder b = new StringBuilder(sql.length() + tokenIndexes.length * 8);
-        b.append(segments[0]);
-        for (int i = 1; i < segments.length; i++) {
-            b.append(literal).append(segments[i]);
+    record Writes(List<String> tables, FencingMode mode, boolean relativeUpdate, boolean schemaChange,
+                  String tokenDomain, boolean tokenRequired) {
+        public Writes {
+            tables = List.copyOf(tables);
         }
-        return b.toString();
     }
 
-    /** True when the fenced text can be sent as a plain statement (it has no user parameters). */
-    public boolean renderable() {
-        return segments != null;
+    /**
+     * A fenced text. {@link #sql()} is the text sent to pgjdbc: the user's {@code ?} parameters plus token
+     * parameters. {@link #delegateIndexes(int)} maps a user parameter index (1-based) to the indexes it must be
+     * bound at (a DELETE's WHERE appears twice), and {@link #tokenIndexes()} lists where the token goes. For plain
+     * {@code Statement}s, {@link #render(long)} puts the token in as a literal.
+     */
+    final class Fenced implements Protected {
+        private final String sql;
+        /** {@link #sql} cut at each token parameter, for {@link #render}. */
+        private final String[] segments;
+        private final int[][] userToDelegate;
+        private final int[] tokenIndexes;
+        private final int delegateParameterCount;
+        private final Writes writes;
+
+        Fenced(String sql, String[] segments, int[][] userToDelegate, int[] tokenIndexes, Writes writes) {
+            this.sql = sql;
+            this.segments = segments;
+            this.userToDelegate = userToDelegate;
+            this.tokenIndexes = tokenIndexes;
+            int count = tokenIndexes.length;
+            for (int[] positions : userToDelegate) {
+                count += positions.length;
+            }
+            this.delegateParameterCount = count;
+            this.writes = writes;
+        }
+
+        /** The SQL to prepare. */
+        public String sql() {
+            return sql;
+        }
+
+        /** Number of user parameters ({@code ?} in the original text). */
+        public int userParameterCount() {
+            return userToDelegate.length;
+        }
+
+        /** Delegate indexes for user parameter {@code userIndex} (1-based), or null when out of range. */
+        public int[] delegateIndexes(int userIndex) {
+            if (userIndex < 1 || userIndex > userToDelegate.length) {
+                return null;
+            }
+            return userToDelegate[userIndex - 1];
+        }
+
+        /** Delegate indexes where the token is bound. */
+        public int[] tokenIndexes() {
+            return tokenIndexes;
+        }
+
+        /** Parameters of the sent text: the user's, each at every place it is bound, and the token's. */
+        public int delegateParameterCount() {
+            return delegateParameterCount;
+        }
+
+        @Override
+        public List<String> tables() {
+            return writes.tables();
+        }
+
+        @Override
+        public FencingMode mode() {
+            return writes.mode();
+        }
+
+        /** True when the statement sets a protected column from its own old value. */
+        public boolean relativeUpdate() {
+            return writes.relativeUpdate();
+        }
+
+        @Override
+        public boolean schemaChange() {
+            return writes.schemaChange();
+        }
+
+        /** The token domain of every table the text writes. */
+        public String tokenDomain() {
+            return writes.tokenDomain();
+        }
+
+        /**
+         * True when the text holds a guard that is only right with a token bound (an enforced UPDATE's
+         * {@code ELSE ?}: a NULL there would clear the row's fence value). Run with a NULL token (inside
+         * {@code Fencing.unfenced}), such a text is replaced by {@link SqlRewriter#planForNullToken}'s, or refused
+         * when it was prepared already.
+         */
+        public boolean tokenRequired() {
+            return writes.tokenRequired();
+        }
+
+        /**
+         * The fenced text with the token written in as a literal, for plain {@code Statement} execution where
+         * nothing can be bound; {@code token <= 0} writes NULL (no fencing, the row keeps its fence value).
+         */
+        public String render(long token) {
+            String literal = token > 0 ? Long.toString(token) : "NULL";
+            StringBuilder b = new StringBuilder(sql.length() + tokenIndexes.length * 8);
+            b.append(segments[0]);
+            for (int i = 1; i < segments.length; i++) {
+                b.append(literal).append(segments[i]);
+            }
+            return b.toString();
+        }
+
+        @Override
+        public String toString() {
+            return "fenced " + tables() + ": " + sql;
+        }
     }
 
-    @Override
-    public String toString() {
-        return switch (kind) {
-            case PASSTHROUGH -> "passthrough";
-            case FENCED -> "fenced " + tables + ": " + sql;
-            case REFUSED -> "refused " + refusedTable + ": " + refusedConstruct;
-        };
+    /**
+     * A refused text: {@code construct} says why. With {@code schemaChange} the text holds DDL (CREATE, ALTER,
+     * DROP), so when it runs after all (inside {@code Fencing.unfenced}, or in observe mode) the catalog is read
+     * again right after it, as for DDL that passes: {@code ALTER TABLE kid INHERIT t} run unfenced makes {@code kid}
+     * protected from then on.
+     */
+    record Refused(String table, String construct, FencingMode mode, boolean cacheable, boolean schemaChange)
+            implements Protected {
+
+        @Override
+        public List<String> tables() {
+            return List.of(table);
+        }
+
+        /** A fresh exception for the refusal. */
+        public UnsupportedStatementException refusal() {
+            return new UnsupportedStatementException(table, construct);
+        }
+
+        @Override
+        public String toString() {
+            return "refused " + table + ": " + construct;
+        }
     }
 }

@@ -94,13 +94,14 @@ public final class SqlRewriter {
                     mode = TextFacts.stricter(mode, t.mode());
                 }
             }
-            return RewritePlan.refused(r.table, r.construct, mode, !r.transientCause, StatementClassifier.holdsSchemaDdl(sql));
+            return new RewritePlan.Refused(r.table, r.construct, mode, !r.transientCause,
+                    StatementClassifier.holdsSchemaDdl(sql));
         } catch (StackOverflowError e) {
             // JSqlParser prints (and visits) expression trees recursively: `0 + 1 + 1 ...` 20,000 terms long parsed
             // under the deadline but overflowed the caller's stack when printed, throwing an Error out of
             // executeUpdate. How deep a thread can go depends on its stack size, so this is not cached.
             String table = guessTable(sql);
-            return RewritePlan.refused(table, "a statement nested too deeply to rewrite", modeOf(table), false);
+            return new RewritePlan.Refused(table, "a statement nested too deeply to rewrite", modeOf(table), false, false);
         }
     }
 
@@ -246,9 +247,9 @@ public final class SqlRewriter {
                     + " relative update can land before the newer holder''s first write; write whole new values: {1}",
                     fencedTables.get(0), sql);
         }
-        return assemble(printed, userParams, tokenIndex, guarded, fencedTables,
-                enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE, ctx.relativeUpdate, schemaChange,
-                domainSetter.tokenDomain(), ctx.tokenRequired);
+        return assemble(new Printed(printed, userParams, tokenIndex, guarded),
+                new RewritePlan.Writes(fencedTables, enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE,
+                        ctx.relativeUpdate, schemaChange, domainSetter.tokenDomain(), ctx.tokenRequired));
     }
 
     /**
@@ -486,11 +487,21 @@ public final class SqlRewriter {
                 || (d.getWhere() != null && d.getWhere().toString().contains(Guards.MARKER));
     }
 
+    /**
+     * The fenced statement as printed, its parameters still numbered ({@code ?N}).
+     *
+     * @param userParams the user's parameters: {@code ?1} to {@code ?userParams}
+     * @param tokenIndex the number the token parameter has
+     * @param guarded    a guard was added, so the token must appear (an observed DELETE adds none)
+     */
+    private record Printed(String text, int userParams, int tokenIndex, boolean guarded) {
+    }
+
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
-    private static RewritePlan assemble(String printed, int userParams, int tokenIndex, boolean guarded,
-                                        List<String> tables,
-                                        FencingMode mode, boolean relative, boolean schemaChange,
-                                        String tokenDomain, boolean tokenRequired) throws Refusal {
+    private static RewritePlan.Fenced assemble(Printed p, RewritePlan.Writes writes) throws Refusal {
+        String printed = p.text();
+        int userParams = p.userParams();
+        List<String> tables = writes.tables();
         List<List<Integer>> userPositions = new ArrayList<>();
         for (int i = 0; i < userParams; i++) {
             userPositions.add(new ArrayList<>());
@@ -511,7 +522,7 @@ public final class SqlRewriter {
             copied = t.end();
             position++;
             int n = Integer.parseInt(t.text().substring(1));
-            if (n == tokenIndex) {
+            if (n == p.tokenIndex()) {
                 tokenPositions.add(position);
                 segments.add(segment.toString());
                 segment.setLength(0);
@@ -526,7 +537,7 @@ public final class SqlRewriter {
         sql.append(tail);
         segment.append(tail);
         segments.add(segment.toString());
-        if (guarded && tokenPositions.isEmpty()) {
+        if (p.guarded() && tokenPositions.isEmpty()) {
             throw new Refusal(tables.get(0), "the fenced statement has no token parameter where the guard should be");
         }
         String jdbc = SentText.jdbcDisagreement(sql.toString(), position);
@@ -540,9 +551,8 @@ public final class SqlRewriter {
             }
             map[i] = userPositions.get(i).stream().mapToInt(Integer::intValue).toArray();
         }
-        return RewritePlan.fenced(sql.toString(), segments.toArray(new String[0]), map,
-                tokenPositions.stream().mapToInt(Integer::intValue).toArray(), position, tables, mode, relative,
-                schemaChange, tokenDomain, tokenRequired);
+        return new RewritePlan.Fenced(sql.toString(), segments.toArray(new String[0]), map,
+                tokenPositions.stream().mapToInt(Integer::intValue).toArray(), writes);
     }
 
     private FencingMode modeOf(String table) {

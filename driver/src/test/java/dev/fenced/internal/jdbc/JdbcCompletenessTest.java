@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every method of every JDBC interface we wrap, default methods included, is implemented by our own
  * classes: a method a newer JDK adds must not silently fall back to an interface default that bypasses
- * the wrapped pgjdbc object (regenerate the delegates with tools/generate-jdbc-delegates.py).
+ * the wrapped pgjdbc object (regenerate the delegates: see {@link JdbcDelegatesTest}).
  */
 class JdbcCompletenessTest {
 

@@ -3,6 +3,7 @@ package dev.fenced.internal.observe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.WriterKind;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +17,7 @@ class InventoryMemoTest {
         Inventory.Settings settings = new Inventory.Settings(true, List.of(), 100);
         String values = "(1, 'x'),".repeat(10_000);
         for (int i = 0; i < 50; i++) {
-            inventory.record(settings, Observation.NO_TOKEN, "totals", "no token is bound",
+            inventory.record(settings, WriterKind.NO_TOKEN, "totals", "no token is bound",
                     "INSERT INTO totals VALUES " + values + "(" + i + ", 'y')");
         }
         assertEquals(1, inventory.writers().size(), "one shape, one call site");

@@ -25,14 +25,13 @@ class CorpusLexingTest {
         List<Corpus.Record> records = Corpus.load();
         // with CorpusTest's model catalog, so the column-less INSERTs, MERGEs and tombstoning DELETEs are checked too
         List<ProtectedTable> tables = Corpus.writtenTables(records);
-        SqlRewriter rewriter = new SqlRewriter(new FencingTargets(tables, java.util.Map.of(), java.util.Set.of(),
+        SqlRewriter rewriter = new SqlRewriter(FencingTargets.modelled(tables, java.util.Map.of(), java.util.Set.of(),
                 Corpus.modelShapes(tables), TableName.parse("fenced_tombstone")), RelativeUpdatePolicy.ALLOW,
                 Duration.ofSeconds(5));
         int fenced = 0;
         List<String> problems = new ArrayList<>();
         for (Corpus.Record r : records) {
-            RewritePlan plan = rewriter.plan(r.sql());
-            if (!plan.isFenced()) {
+            if (!(rewriter.plan(r.sql()) instanceof RewritePlan.Fenced plan)) {
                 continue;
             }
             fenced++;

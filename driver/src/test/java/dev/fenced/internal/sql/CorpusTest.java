@@ -91,7 +91,7 @@ class CorpusTest {
     void planTheCorpus() {
         records = Corpus.load();
         protectedTables = Corpus.writtenTables(records);
-        rewriter = new SqlRewriter(new FencingTargets(protectedTables, Map.of(), Set.of(), Corpus.modelShapes(protectedTables),
+        rewriter = new SqlRewriter(FencingTargets.modelled(protectedTables, Map.of(), Set.of(), Corpus.modelShapes(protectedTables),
                 TableName.parse("fenced_tombstone")), RelativeUpdatePolicy.ALLOW, PARSE_TIMEOUT);
         coldNanos = new long[records.size()];
         warmNanos = new long[records.size()];
@@ -132,7 +132,7 @@ class CorpusTest {
     void noStatementPassesThrough() {
         List<String> passed = new ArrayList<>();
         for (int i = 0; i < records.size(); i++) {
-            if (plans.get(i).isPassthrough()) {
+            if (plans.get(i) instanceof RewritePlan.Passthrough) {
                 passed.add(records.get(i) + ": " + records.get(i).sql());
             }
         }
@@ -151,13 +151,13 @@ class CorpusTest {
         for (int i = 0; i < records.size(); i++) {
             RewritePlan p = plans.get(i);
             Corpus.Record r = records.get(i);
-            int column = p.isFenced() ? 0 : p.isRefused() ? 1 : 2;
-            if (p.isFenced()) {
+            int column = p instanceof RewritePlan.Fenced ? 0 : p instanceof RewritePlan.Refused ? 1 : 2;
+            if (p instanceof RewritePlan.Fenced) {
                 fenced++;
-            } else if (p.isRefused()) {
+            } else if (p instanceof RewritePlan.Refused refusal) {
                 refused++;
-                byReason.merge(reasonClass(p.refusedConstruct()), 1, Integer::sum);
-                byDetail.merge(p.refusedConstruct().replaceAll("\\d+", "N"), 1, Integer::sum);
+                byReason.merge(reasonClass(refusal.construct()), 1, Integer::sum);
+                byDetail.merge(refusal.construct().replaceAll("\\d+", "N"), 1, Integer::sum);
             }
             for (String tag : r.tags()) {
                 byTag.computeIfAbsent(tag, t -> new int[3])[column]++;
@@ -200,8 +200,7 @@ class CorpusTest {
         int checked = 0;
         int targets = 0;
         for (int i = 0; i < records.size(); i++) {
-            RewritePlan p = plans.get(i);
-            if (!p.isFenced()) {
+            if (!(plans.get(i) instanceof RewritePlan.Fenced p)) {
                 continue;
             }
             checked++;
@@ -453,23 +452,23 @@ class CorpusTest {
         int parameters = 0;
         Map<String, Integer> variantRefused = new TreeMap<>();
         for (int i = 0; i < records.size(); i++) {
-            RewritePlan original = plans.get(i);
+            RewritePlan planned = plans.get(i);
             Corpus.Record r = records.get(i);
             Variant v = Variant.of(r.sql());
             if (v == null) {
                 continue;
             }
             variants++;
-            RewritePlan plan = rewriter.plan(v.sql);
-            if (plan.isPassthrough()) {
+            RewritePlan variantPlan = rewriter.plan(v.sql);
+            if (variantPlan instanceof RewritePlan.Passthrough) {
                 problems.add(r + ": the parameterised variant passed through: " + v.sql);
                 continue;
             }
-            if (!original.isFenced()) {
+            if (!(planned instanceof RewritePlan.Fenced original)) {
                 continue;
             }
-            if (!plan.isFenced()) {
-                variantRefused.merge(reasonClass(plan.refusedConstruct()), 1, Integer::sum);
+            if (!(variantPlan instanceof RewritePlan.Fenced plan)) {
+                variantRefused.merge(reasonClass(((RewritePlan.Refused) variantPlan).construct()), 1, Integer::sum);
                 continue;
             }
             checked++;
@@ -546,7 +545,7 @@ class CorpusTest {
     }
 
     /** The plan's SQL with {@code values} at each user parameter's delegate indexes and the token at its own. */
-    static String bind(RewritePlan plan, List<String> values) {
+    static String bind(RewritePlan.Fenced plan, List<String> values) {
         String[] slots = new String[plan.delegateParameterCount()];
         Function<Integer, Integer> slot = index -> {
             if (index < 1 || index > slots.length || slots[index - 1] != null) {
@@ -583,14 +582,15 @@ class CorpusTest {
     /** The comparison above can fail: a swap of two values, or a value bound at the token's place, shows. */
     @Test
     void bindingBackSeesASwappedParameter() {
-        RewritePlan written = rewriter.plan("UPDATE update_test SET a = 1, b = 2 WHERE c = 'x'");
-        RewritePlan variant = rewriter.plan("UPDATE update_test SET a = ?, b = ? WHERE c = ?");
+        RewritePlan.Fenced written = (RewritePlan.Fenced) rewriter.plan("UPDATE update_test SET a = 1, b = 2 WHERE c = 'x'");
+        RewritePlan.Fenced variant = (RewritePlan.Fenced) rewriter.plan("UPDATE update_test SET a = ?, b = ? WHERE c = ?");
         String expected = normalise(bind(written, List.of()));
         assertEquals(expected, normalise(bind(variant, List.of("1", "2", "'x'"))));
         assertTrue(!expected.equals(normalise(bind(variant, List.of("2", "1", "'x'")))));
-        RewritePlan delete = rewriter.plan("DELETE FROM update_test WHERE a = ? AND b = ?");
+        RewritePlan.Fenced delete = (RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = ? AND b = ?");
         assertEquals(3, delete.delegateIndexes(1).length, "a DELETE's WHERE is bound twice, and once in its tombstones");
-        assertEquals(normalise(bind(rewriter.plan("DELETE FROM update_test WHERE a = 1 AND b = 2"), List.of())),
+        assertEquals(normalise(bind((RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = 1 AND b = 2"),
+                        List.of())),
                 normalise(bind(delete, List.of("1", "2"))));
     }
 
@@ -607,8 +607,7 @@ class CorpusTest {
         long warmMax = describe("warm (best of passes 2 and 3)", warmNanos, b);
         List<String> timedOut = new ArrayList<>();
         for (int i = 0; i < records.size(); i++) {
-            RewritePlan p = plans.get(i);
-            if (p.isRefused() && p.refusedConstruct().contains("longer than fenced.parseTimeout")) {
+            if (plans.get(i) instanceof RewritePlan.Refused p && p.construct().contains("longer than fenced.parseTimeout")) {
                 timedOut.add(records.get(i).toString());
             }
         }
@@ -647,7 +646,7 @@ class CorpusTest {
         b.append("  slowest:");
         for (int k = 0; k < 8; k++) {
             b.append(String.format(Locale.ROOT, " %s %.1f ms %s;", records.get(order[k]), nanos[order[k]] / 1e6,
-                    plans.get(order[k]).kind()));
+                    plans.get(order[k]).getClass().getSimpleName()));
         }
         b.append('\n');
         b.append("  over ").append(SLOW_NANOS / 1_000_000).append(" ms: ").append(slow.isEmpty() ? "none" : slow)

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 class FencingTargetsTest {
 
     private static FencingTargets targets(Map<TableName, String> indirect, Set<String> volatileFunctions, String column) {
-        return new FencingTargets(List.of(new ProtectedTable(TableName.parse("totals"), column, FencingMode.ENFORCE)),
-                indirect, volatileFunctions);
+        return FencingTargets.modelled(List.of(new ProtectedTable(TableName.parse("totals"), column, FencingMode.ENFORCE)),
+                indirect, volatileFunctions, Map.of(), null);
     }
 
     @Test
@@ -37,8 +37,8 @@ class FencingTargetsTest {
         assertNotEquals(a, targets(Map.of(TableName.parse("public.v"), "view"), Set.of(), "last_token"));
         assertNotEquals(a, targets(Map.of(), Set.of("my_volatile"), "last_token"));
         assertNotEquals(a, targets(Map.of(), Set.of(), "fence"));
-        assertNotEquals(a, new FencingTargets(List.of(
-                new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.OBSERVE)), Map.of(), Set.of()));
+        assertNotEquals(a, FencingTargets.modelled(List.of(
+                new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.OBSERVE)), Map.of(), Set.of(), Map.of(), null));
     }
 
     /** What mayMention answered before it read the text in one pass: each needle searched for in turn. */
@@ -61,9 +61,9 @@ class FencingTargetsTest {
         char[] alphabet = "abiklnorstux_& ;.\"'ABIKLNORSTUX&ıİſKßöÖ0".toCharArray();
         Random random = new Random(42);
         for (List<String> names : nameSets) {
-            FencingTargets targets = new FencingTargets(names.stream()
+            FencingTargets targets = FencingTargets.modelled(names.stream()
                     .map(n -> new ProtectedTable(new TableName(null, n), "last_token", FencingMode.ENFORCE)).toList(),
-                    Map.of(), Set.of());
+                    Map.of(), Set.of(), Map.of(), null);
             for (int run = 0; run < 50_000; run++) {
                 StringBuilder sql = new StringBuilder();
                 int length = random.nextInt(24);
@@ -86,10 +86,10 @@ class FencingTargetsTest {
 
     @Test
     void thePreFilterFindsNamesInAnyCaseAndUnicodeEscapes() {
-        FencingTargets targets = new FencingTargets(List.of(
+        FencingTargets targets = FencingTargets.modelled(List.of(
                 new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE),
                 new ProtectedTable(TableName.parse("sales.orders"), "last_token", FencingMode.ENFORCE)),
-                Map.of(TableName.parse("public.big_view"), "view"), Set.of());
+                Map.of(TableName.parse("public.big_view"), "view"), Set.of(), Map.of(), null);
         assertTrue(targets.mayMention("UPDATE TOTALS SET amount = 1"));
         assertTrue(targets.mayMention("delete from sales.Orders"));
         assertTrue(targets.mayMention("UPDATE big_VIEW SET x = 1"));

@@ -28,14 +28,14 @@ class ModeResolutionTest {
     private static final List<String> ENFORCED = List.of("enf", "enf2");
     private static final List<String> PLAIN = List.of("plain", "other");
 
-    private final SqlRewriter rewriter = new SqlRewriter(new FencingTargets(List.of(
+    private final SqlRewriter rewriter = new SqlRewriter(FencingTargets.modelled(List.of(
             new ProtectedTable(TableName.parse("obs"), "last_token", FencingMode.OBSERVE),
             new ProtectedTable(TableName.parse("obs2"), "last_token", FencingMode.OBSERVE),
             new ProtectedTable(TableName.parse("enf"), "last_token", FencingMode.ENFORCE),
             new ProtectedTable(TableName.parse("enf2"), "last_token", FencingMode.ENFORCE),
             new ProtectedTable(TableName.parse("archive.t"), "last_token", FencingMode.OBSERVE),
             new ProtectedTable(TableName.parse("t"), "last_token", FencingMode.ENFORCE)),
-            Map.of(), Set.of()), RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
+            Map.of(), Set.of(), Map.of(), null), RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
 
     /** A refused construct naming {@code names} in order, each a protected or plain table. */
     private static String refusedText(Random random, List<String> names) {
@@ -95,9 +95,9 @@ class ModeResolutionTest {
             Collections.swap(names, target, names.size() - 1);
             String sql = refusedText(random, names);
             RewritePlan plan = rewriter.plan(sql);
-            assertTrue(plan.isRefused(), () -> sql + " -> " + plan);
+            assertTrue(plan instanceof RewritePlan.Refused, () -> sql + " -> " + plan);
             FencingMode expected = enforced ? FencingMode.ENFORCE : FencingMode.OBSERVE;
-            assertEquals(expected, plan.mode(), sql);
+            assertEquals(expected, ((RewritePlan.Protected) plan).mode(), sql);
         }
     }
 
@@ -105,10 +105,10 @@ class ModeResolutionTest {
     void overlappingEntriesTakeTheStrictestMode() {
         for (String target : new String[] {"t", "public.t", "\"t\""}) {
             RewritePlan plan = rewriter.plan("UPDATE " + target + " SET amount = 1");
-            assertTrue(plan.isFenced(), plan::toString);
-            assertEquals(FencingMode.ENFORCE, plan.mode(), target);
+            assertTrue(plan instanceof RewritePlan.Fenced, plan::toString);
+            assertEquals(FencingMode.ENFORCE, ((RewritePlan.Protected) plan).mode(), target);
         }
-        assertEquals(FencingMode.ENFORCE, rewriter.plan("TRUNCATE archive.t").mode(),
+        assertEquals(FencingMode.ENFORCE, ((RewritePlan.Protected) rewriter.plan("TRUNCATE archive.t")).mode(),
                 "archive.t is matched by the observed archive.t and the enforced t");
     }
 
@@ -126,8 +126,8 @@ class ModeResolutionTest {
                 "ALTER TABLE enf RENAME last_token TO x",
                 "ALTER TABLE enf ALTER COLUMN \"last_token\" SET DEFAULT 1"}) {
             RewritePlan plan = rewriter.plan(sql);
-            assertTrue(plan.isRefused(), () -> sql + " -> " + plan);
-            assertEquals(FencingMode.ENFORCE, plan.mode(), sql);
+            assertTrue(plan instanceof RewritePlan.Refused, () -> sql + " -> " + plan);
+            assertEquals(FencingMode.ENFORCE, ((RewritePlan.Protected) plan).mode(), sql);
         }
         for (String sql : new String[] {
                 "ALTER TABLE enf ADD COLUMN note text",
@@ -135,7 +135,7 @@ class ModeResolutionTest {
                 "ALTER TABLE enf ADD last_token bigint",
                 "ALTER TABLE enf ALTER COLUMN amount SET DEFAULT 0",
                 "ALTER TABLE plain ALTER COLUMN amount TYPE text"}) {
-            assertTrue(rewriter.plan(sql).isPassthrough(), sql);
+            assertTrue(rewriter.plan(sql) instanceof RewritePlan.Passthrough, sql);
         }
     }
 
@@ -147,11 +147,11 @@ class ModeResolutionTest {
                     "CREATE TABLE v PARTITION OF enf DEFAULT"}) {
                 String sql = ddl + "; " + write;
                 RewritePlan plan = rewriter.plan(sql);
-                assertTrue(plan.isRefused(), () -> sql + " -> " + plan);
+                assertTrue(plan instanceof RewritePlan.Refused, () -> sql + " -> " + plan);
             }
         }
-        assertTrue(rewriter.plan("CREATE VIEW v AS SELECT * FROM enf; SELECT * FROM v").isPassthrough());
-        assertTrue(rewriter.plan("CREATE INDEX ON enf (amount); CREATE INDEX ON enf (id)").isPassthrough());
+        assertTrue(rewriter.plan("CREATE VIEW v AS SELECT * FROM enf; SELECT * FROM v") instanceof RewritePlan.Passthrough);
+        assertTrue(rewriter.plan("CREATE INDEX ON enf (amount); CREATE INDEX ON enf (id)") instanceof RewritePlan.Passthrough);
     }
 
     @Test
@@ -159,9 +159,9 @@ class ModeResolutionTest {
         for (String sql : new String[] {"DO $$ BEGIN EXECUTE 'UPDATE ' || 'en' || 'f SET amount = 0'; END $$",
                 "do 'begin null; end'", "SELECT 1; DO LANGUAGE plpgsql $x$ BEGIN END $x$"}) {
             RewritePlan plan = rewriter.plan(sql);
-            assertTrue(plan.isRefused(), () -> sql + " -> " + plan);
-            assertEquals(FencingMode.ENFORCE, plan.mode(), sql);
+            assertTrue(plan instanceof RewritePlan.Refused, () -> sql + " -> " + plan);
+            assertEquals(FencingMode.ENFORCE, ((RewritePlan.Protected) plan).mode(), sql);
         }
-        assertTrue(rewriter.plan("SELECT 'do' AS x, done FROM documents").isPassthrough());
+        assertTrue(rewriter.plan("SELECT 'do' AS x, done FROM documents") instanceof RewritePlan.Passthrough);
     }
 }

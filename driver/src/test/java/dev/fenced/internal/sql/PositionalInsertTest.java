@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingMode;
@@ -26,21 +27,19 @@ class PositionalInsertTest {
             + " columns of t changed since fenced read the catalog; an INSERT without a column list is refused until it"
             + " reads it again (name the columns)' END AS bigint)";
 
-    static final SqlRewriter REWRITER = new SqlRewriter(new FencingTargets(List.of(T, EARLY), Map.of(), Set.of(),
+    static final SqlRewriter REWRITER = new SqlRewriter(FencingTargets.modelled(List.of(T, EARLY), Map.of(), Set.of(),
             Map.of(T.name(), new TableShape(List.of("a", "Mixed Case", "c", "last_token"), List.of("a"), null),
                     EARLY.name(), new TableShape(List.of("a", "last_token", "b"), List.of(), null)), null),
             RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
 
     static String fenced(String sql) {
         RewritePlan p = REWRITER.plan(sql);
-        assertTrue(p.isFenced(), () -> sql + " -> " + p);
-        return p.sql();
+        return assertInstanceOf(RewritePlan.Fenced.class, p, () -> sql + " -> " + p).sql();
     }
 
     static String refused(String sql) {
         RewritePlan p = REWRITER.plan(sql);
-        assertTrue(p.isRefused(), () -> sql + " -> " + p);
-        return p.refusedConstruct();
+        return assertInstanceOf(RewritePlan.Refused.class, p, () -> sql + " -> " + p).construct();
     }
 
     @Test
@@ -116,6 +115,6 @@ class PositionalInsertTest {
     void withoutACatalogItIsRefused() {
         SqlRewriter bare = new SqlRewriter(FencingTargets.of(List.of(T)), RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
         RewritePlan p = bare.plan("INSERT INTO t VALUES (1)");
-        assertTrue(p.isRefused() && p.refusedConstruct().contains("catalog did not describe"), p::toString);
+        assertTrue(p instanceof RewritePlan.Refused r && r.construct().contains("catalog did not describe"), p::toString);
     }
 }

@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
@@ -24,8 +25,12 @@ class RewriteFixesTest {
 
     static String fenced(SqlRewriter rewriter, String sql) {
         RewritePlan plan = rewriter.plan(sql);
-        assertEquals(RewritePlan.Kind.FENCED, plan.kind(), () -> String.valueOf(plan));
-        return plan.sql();
+        return assertInstanceOf(RewritePlan.Fenced.class, plan, () -> String.valueOf(plan)).sql();
+    }
+
+    /** What a refused plan says it could not fence. */
+    static String construct(RewritePlan plan) {
+        return assertInstanceOf(RewritePlan.Refused.class, plan, () -> String.valueOf(plan)).construct();
     }
 
     /** Corpus #1027 (updatable_views.sql): {@code =-} is two operators in PostgreSQL, not one. */
@@ -51,10 +56,9 @@ class RewriteFixesTest {
                 "CREATE TEMP TABLE t AS WITH u AS (UPDATE victim SET id = 2 RETURNING id) SELECT * FROM u",
                 "CREATE UNLOGGED TABLE IF NOT EXISTS t AS (WITH i AS (INSERT INTO victim (id) VALUES (1) RETURNING id)"
                         + " SELECT * FROM i)")) {
-            RewritePlan plan = rewriter.plan(sql);
-            assertEquals(RewritePlan.Kind.REFUSED, plan.kind(), sql);
+            RewritePlan.Refused plan = assertInstanceOf(RewritePlan.Refused.class, rewriter.plan(sql), sql);
             assertEquals("CREATE TABLE ... AS with a data-modifying statement cannot be fenced; run the write on its"
-                    + " own, then create the table from its result", plan.refusedConstruct());
+                    + " own, then create the table from its result", plan.construct());
             assertEquals("victim", plan.tables().get(0));
         }
     }
@@ -66,7 +70,7 @@ class RewriteFixesTest {
                 "CREATE TABLE child (id int REFERENCES victim ON DELETE CASCADE ON UPDATE CASCADE)",
                 "CREATE TABLE copy1 AS SELECT * FROM victim",
                 "CREATE TRIGGER t BEFORE INSERT OR UPDATE ON victim FOR EACH ROW EXECUTE FUNCTION f()")) {
-            assertEquals(RewritePlan.Kind.PASSTHROUGH, rewriter.plan(sql).kind(), sql);
+            assertInstanceOf(RewritePlan.Passthrough.class, rewriter.plan(sql), sql);
         }
     }
 
@@ -80,19 +84,17 @@ class RewriteFixesTest {
         SqlRewriter rewriter = rewriter("q");
         String suffix = ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
                 + " evaluations could pick different rows";
-        assertEquals("DELETE whose WHERE has a subquery with FOR UPDATE (a row lock)" + suffix, rewriter.plan(
-                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *")
-                .refusedConstruct());
+        assertEquals("DELETE whose WHERE has a subquery with FOR UPDATE (a row lock)" + suffix, construct(rewriter.plan(
+                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *")));
         assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix,
-                rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q WHERE done LIMIT 1000)").refusedConstruct());
+                construct(rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q WHERE done LIMIT 1000)")));
         assertEquals("DELETE whose WHERE has a subquery with OFFSET but no ORDER BY" + suffix,
-                rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q OFFSET 10)").refusedConstruct());
+                construct(rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q OFFSET 10)")));
         assertEquals("DELETE whose WHERE has a subquery with TABLESAMPLE" + suffix,
-                rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q TABLESAMPLE BERNOULLI (1))")
-                        .refusedConstruct());
+                construct(rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q TABLESAMPLE BERNOULLI (1))")));
         // An ORDER BY at the subquery's own level decides which rows a LIMIT keeps; one in a window does not.
-        assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix, rewriter.plan(
-                "DELETE FROM q WHERE id IN (SELECT max(id) OVER (ORDER BY id) FROM q LIMIT 5)").refusedConstruct());
+        assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix, construct(rewriter.plan(
+                "DELETE FROM q WHERE id IN (SELECT max(id) OVER (ORDER BY id) FROM q LIMIT 5)")));
     }
 
     @Test
@@ -110,11 +112,10 @@ class RewriteFixesTest {
     @Test
     void upsertIntoATableNamedExcludedNeedsAnAlias() {
         SqlRewriter rewriter = rewriter("excluded");
-        RewritePlan plan = rewriter.plan(
-                "insert into excluded (key, data) values (1, '2') on conflict (key) do update set data = 3");
-        assertEquals(RewritePlan.Kind.REFUSED, plan.kind());
+        RewritePlan.Refused plan = assertInstanceOf(RewritePlan.Refused.class, rewriter.plan(
+                "insert into excluded (key, data) values (1, '2') on conflict (key) do update set data = 3"));
         assertEquals("INSERT ... ON CONFLICT DO UPDATE into a table named excluded without an alias; write INSERT INTO"
-                + " excluded AS t ...", plan.refusedConstruct());
+                + " excluded AS t ...", plan.construct());
         assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON"
                         + " CONFLICT (key) DO UPDATE SET data = excluded.data, last_token = "
                         + SqlRewriterTest.guard("target", "excluded") + " RETURNING *",
@@ -138,9 +139,9 @@ class RewriteFixesTest {
         for (int k = 0; k < 12; k++) {
             twelve = "ARRAY[" + twelve + "]";
         }
-        RewritePlan deep = rewriter.plan("UPDATE t SET a = ARRAY[" + twelve + "]");
-        assertEquals(RewritePlan.Kind.REFUSED, deep.kind());
-        assertEquals("nesting deeper than 12 levels", deep.refusedConstruct());
+        RewritePlan.Refused deep = assertInstanceOf(RewritePlan.Refused.class,
+                rewriter.plan("UPDATE t SET a = ARRAY[" + twelve + "]"));
+        assertEquals("nesting deeper than 12 levels", deep.construct());
         assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = " + SqlRewriterTest.guard(null, "t")
                         + " WHERE b[1][2] = 3",
                 fenced(rewriter, "UPDATE t SET a = ARRAY[ARRAY[1]] WHERE b[1][2] = 3"));

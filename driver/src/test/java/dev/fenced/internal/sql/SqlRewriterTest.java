@@ -3,6 +3,7 @@ package dev.fenced.internal.sql;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingMode;
@@ -37,23 +38,21 @@ class SqlRewriterTest {
     private final SqlRewriter rewriter = rewriter(RelativeUpdatePolicy.WARN);
 
     static SqlRewriter rewriter(RelativeUpdatePolicy policy) {
-        return new SqlRewriter(new FencingTargets(List.of(
+        return new SqlRewriter(FencingTargets.modelled(List.of(
                 new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE),
                 new ProtectedTable(TableName.parse("sales.orders"), "last_token", FencingMode.OBSERVE)),
                 Map.of(TableName.parse("public.totals_view"), "view public.totals_view reads a protected table"),
-                Set.of("my_volatile")), policy, Duration.ofSeconds(2));
+                Set.of("my_volatile"), Map.of(), null), policy, Duration.ofSeconds(2));
     }
 
-    private RewritePlan fenced(String sql) {
+    private RewritePlan.Fenced fenced(String sql) {
         RewritePlan plan = rewriter.plan(sql);
-        assertTrue(plan.isFenced(), () -> sql + " -> " + plan);
-        return plan;
+        return assertInstanceOf(RewritePlan.Fenced.class, plan, () -> sql + " -> " + plan);
     }
 
     private String refused(String sql) {
         RewritePlan plan = rewriter.plan(sql);
-        assertTrue(plan.isRefused(), () -> sql + " -> " + plan);
-        return plan.refusedConstruct();
+        return assertInstanceOf(RewritePlan.Refused.class, plan, () -> sql + " -> " + plan).construct();
     }
 
     private static String guard(String q) {
@@ -63,10 +62,10 @@ class SqlRewriterTest {
     @Test
     void anEnforcedUpdateRequiresATokenAndItsNullTokenTextKeepsTheRowsFenceValue() {
         String sql = "UPDATE totals SET amount = ? WHERE restaurant_id = ?";
-        RewritePlan fast = fenced(sql);
+        RewritePlan.Fenced fast = fenced(sql);
         assertTrue(fast.tokenRequired());
-        RewritePlan unfenced = rewriter.planForNullToken(sql);
-        assertTrue(unfenced.isFenced() && !unfenced.tokenRequired(), unfenced::toString);
+        RewritePlan.Fenced unfenced = assertInstanceOf(RewritePlan.Fenced.class, rewriter.planForNullToken(sql));
+        assertTrue(!unfenced.tokenRequired(), unfenced::toString);
         assertEquals(fast.sql().replace("ELSE ? END", "ELSE COALESCE(?, last_token) END"), unfenced.sql());
         // the same parameters at the same places: a statement can bind either text alike
         assertArrayEquals(fast.tokenIndexes(), unfenced.tokenIndexes());
@@ -82,7 +81,7 @@ class SqlRewriterTest {
 
     @Test
     void updateSetsTheTokenThroughTheGuardAndMapsParameters() {
-        RewritePlan p = fenced("UPDATE totals SET amount = ? WHERE restaurant_id = ?");
+        RewritePlan.Fenced p = fenced("UPDATE totals SET amount = ? WHERE restaurant_id = ?");
         assertEquals("UPDATE totals SET amount = ?, last_token = " + guard(null) + " WHERE restaurant_id = ?", p.sql());
         assertArrayEquals(new int[] {1}, p.delegateIndexes(1));
         assertArrayEquals(new int[] {4}, p.delegateIndexes(2));
@@ -94,7 +93,7 @@ class SqlRewriterTest {
 
     @Test
     void aliasesSchemasQuotesFromAndReturningAreKept() {
-        RewritePlan p = fenced("update public.\"totals\" t set amount = x.v from x where x.id = t.id returning t.*");
+        RewritePlan.Fenced p = fenced("update public.\"totals\" t set amount = x.v from x where x.id = t.id returning t.*");
         assertEquals("UPDATE public.\"totals\" t SET amount = x.v, last_token = " + guard("t")
                 + " FROM x WHERE x.id = t.id RETURNING t.*", p.sql());
     }
@@ -108,7 +107,7 @@ class SqlRewriterTest {
 
     @Test
     void deleteChecksOnlyTheRowsItsWhereSelects() {
-        RewritePlan p = fenced("DELETE FROM totals WHERE id = ? OR id = ?");
+        RewritePlan.Fenced p = fenced("DELETE FROM totals WHERE id = ? OR id = ?");
         assertEquals("DELETE FROM totals WHERE (id = ? OR id = ?) AND CASE WHEN (id = ? OR id = ?) THEN "
                 + check("totals", "totals") + " ELSE false END", p.sql());
         assertArrayEquals(new int[] {1, 3}, p.delegateIndexes(1));
@@ -119,7 +118,7 @@ class SqlRewriterTest {
 
     @Test
     void insertSuppliesTheTokenInEveryRow() {
-        RewritePlan p = fenced("INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)");
+        RewritePlan.Fenced p = fenced("INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)");
         assertEquals("INSERT INTO totals (restaurant_id, amount, last_token) VALUES (?, ?, " + T + ")", p.sql());
         assertArrayEquals(new int[] {3}, p.tokenIndexes());
         assertEquals("INSERT INTO totals (restaurant_id, amount, last_token) VALUES (1, 2, " + T + "), (3, 4, " + T + ")",
@@ -131,7 +130,7 @@ class SqlRewriterTest {
 
     @Test
     void insertFromAQueryCarriesTheTokenAsAColumn() {
-        RewritePlan p = fenced("INSERT INTO totals (restaurant_id, amount) SELECT id, ? FROM r WHERE x = ?");
+        RewritePlan.Fenced p = fenced("INSERT INTO totals (restaurant_id, amount) SELECT id, ? FROM r WHERE x = ?");
         assertEquals("INSERT INTO totals (restaurant_id, amount, last_token) SELECT id, ?, " + T + " FROM r WHERE x = ?", p.sql());
         assertArrayEquals(new int[] {1}, p.delegateIndexes(1));
         assertArrayEquals(new int[] {3}, p.delegateIndexes(2));
@@ -152,10 +151,10 @@ class SqlRewriterTest {
 
     @Test
     void dataModifyingCtesAndMultiStatementTextsAreFencedEach() {
-        RewritePlan p = fenced("WITH u AS (UPDATE totals SET amount = 1 WHERE id = ? RETURNING *) SELECT * FROM u");
+        RewritePlan.Fenced p = fenced("WITH u AS (UPDATE totals SET amount = 1 WHERE id = ? RETURNING *) SELECT * FROM u");
         assertEquals("WITH u AS (UPDATE totals SET amount = 1, last_token = " + guard(null)
                 + " WHERE id = ? RETURNING *) SELECT * FROM u", p.sql());
-        RewritePlan two = fenced("UPDATE totals SET a = 1; DELETE FROM totals WHERE id = 2");
+        RewritePlan.Fenced two = fenced("UPDATE totals SET a = 1; DELETE FROM totals WHERE id = 2");
         assertEquals(List.of("totals", "totals"), two.tables());
         assertEquals(3, two.tokenIndexes().length);
     }
@@ -170,7 +169,7 @@ class SqlRewriterTest {
 
     @Test
     void renderWritesTheTokenAsALiteralForPlainStatements() {
-        RewritePlan p = fenced("INSERT INTO totals (a) VALUES (1)");
+        RewritePlan.Fenced p = fenced("INSERT INTO totals (a) VALUES (1)");
         assertEquals("INSERT INTO totals (a, last_token) VALUES (1, CAST(42 AS bigint))", p.render(42));
         assertEquals("INSERT INTO totals (a, last_token) VALUES (1, CAST(NULL AS bigint))", p.render(0));
     }
@@ -192,7 +191,7 @@ class SqlRewriterTest {
     })
     void statementsThatCannotWriteAProtectedTablePassUntouched(String sql) {
         RewritePlan plan = rewriter.plan(sql);
-        assertTrue(plan.isPassthrough(), () -> sql + " -> " + plan);
+        assertTrue(plan instanceof RewritePlan.Passthrough, () -> sql + " -> " + plan);
     }
 
     @ParameterizedTest
@@ -224,7 +223,7 @@ class SqlRewriterTest {
     void unfenceableWritesAreRefusedNamingTheConstruct(String sql, String construct, String table) {
         String reason = refused(sql);
         assertTrue(reason.contains(construct), () -> sql + " -> " + reason);
-        assertEquals(table == null ? "totals" : table, rewriter.plan(sql).tables().get(0));
+        assertEquals(table == null ? "totals" : table, ((RewritePlan.Refused) rewriter.plan(sql)).table());
     }
 
     @Test
@@ -236,7 +235,7 @@ class SqlRewriterTest {
         assertTrue(fenced("INSERT INTO totals AS t (id, amount) VALUES (1, 2) ON CONFLICT (id)"
                 + " DO UPDATE SET amount = t.amount + EXCLUDED.amount").relativeUpdate());
         RewritePlan refused = rewriter(RelativeUpdatePolicy.REFUSE).plan("UPDATE totals SET amount = amount + 1");
-        assertTrue(refused.isRefused() && refused.refusedConstruct().contains("relative update of column amount"),
+        assertTrue(refused instanceof RewritePlan.Refused r && r.construct().contains("relative update of column amount"),
                 refused::toString);
     }
 
@@ -246,9 +245,9 @@ class SqlRewriterTest {
                 new ProtectedTable(TableName.parse("\"Äpfel\""), "last_token", FencingMode.ENFORCE))),
                 RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
         // a UTF-8 database folds only A-Z: ÄPFEL is the table "Äpfel"; a LATIN1 one would say "äpfel"
-        assertTrue(r.plan("UPDATE ÄPFEL SET a = 1").isFenced());
-        assertTrue(r.plan("UPDATE äpfel SET a = 1").isFenced());
-        assertTrue(r.plan("UPDATE \"Äpfel\" SET a = 1").isFenced());
+        assertTrue(r.plan("UPDATE ÄPFEL SET a = 1") instanceof RewritePlan.Fenced);
+        assertTrue(r.plan("UPDATE äpfel SET a = 1") instanceof RewritePlan.Fenced);
+        assertTrue(r.plan("UPDATE \"Äpfel\" SET a = 1") instanceof RewritePlan.Fenced);
         assertEquals("Äpfel", TableName.fold("ÄPFEL"));
     }
 
@@ -257,14 +256,15 @@ class SqlRewriterTest {
         SqlRewriter r = new SqlRewriter(FencingTargets.of(List.of(
                 new ProtectedTable(TableName.parse("\"Totals\""), "last_token", FencingMode.ENFORCE))),
                 RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2));
-        assertTrue(r.plan("UPDATE \"Totals\" SET a = 1").isFenced());
-        assertTrue(r.plan("UPDATE totals SET a = 1").isPassthrough(), "unquoted totals is another table");
+        assertTrue(r.plan("UPDATE \"Totals\" SET a = 1") instanceof RewritePlan.Fenced);
+        assertTrue(r.plan("UPDATE totals SET a = 1") instanceof RewritePlan.Passthrough, "unquoted totals is another table");
     }
 
     @Test
     void theRewrittenTextIsTheSameForEveryToken() {
         String a = fenced("UPDATE totals SET amount = ? WHERE restaurant_id = ?").sql();
-        String b = rewriter(RelativeUpdatePolicy.WARN).plan("UPDATE totals SET amount = ? WHERE restaurant_id = ?").sql();
+        String b = ((RewritePlan.Fenced) rewriter(RelativeUpdatePolicy.WARN).plan(
+                "UPDATE totals SET amount = ? WHERE restaurant_id = ?")).sql();
         assertEquals(a, b);
         assertTrue(!a.replace(StaleMarker.nonce(), "").matches(".*\\d{2,}.*"), "no token value is written into prepared SQL: " + a);
     }

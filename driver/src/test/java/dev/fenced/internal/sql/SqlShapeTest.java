@@ -2,6 +2,7 @@ package dev.fenced.internal.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingMode;
@@ -72,8 +73,7 @@ class SqlShapeTest {
                 RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
         for (String sql : List.of("UPDATE totals SET amount = ? WHERE id = ?", "INSERT INTO totals (id) VALUES (?)",
                 "DELETE FROM totals WHERE id = ?")) {
-            RewritePlan plan = rewriter.plan(sql);
-            assertTrue(plan.isFenced(), sql);
+            RewritePlan.Fenced plan = assertInstanceOf(RewritePlan.Fenced.class, rewriter.plan(sql), sql);
             assertTrue(SqlShape.carriesFencedToken(plan.sql()), plan::sql);
             assertTrue(SqlShape.carriesFencedToken(plan.render(42)), plan::sql);
             assertFalse(SqlShape.carriesFencedToken(sql), sql);
@@ -90,15 +90,15 @@ class SqlShapeTest {
     @Test
     void positionalInsertOutputIsRecognisedToo() {
         TableName totals = TableName.parse("totals");
-        SqlRewriter rewriter = new SqlRewriter(new FencingTargets(List.of(
+        SqlRewriter rewriter = new SqlRewriter(FencingTargets.modelled(List.of(
                 new ProtectedTable(totals, "last_token", FencingMode.ENFORCE)), java.util.Map.of(), java.util.Set.of(),
                 java.util.Map.of(totals, new TableShape(List.of("id", "amount", "last_token"), List.of(), null)), null),
                 RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
-        RewritePlan plan = rewriter.plan("INSERT INTO totals VALUES (?, ?)");
-        assertTrue(plan.isFenced(), plan::toString);
+        RewritePlan.Fenced plan = assertInstanceOf(RewritePlan.Fenced.class,
+                rewriter.plan("INSERT INTO totals VALUES (?, ?)"));
         assertTrue(SqlShape.carriesFencedToken(plan.sql()), plan::sql);
         RewritePlan again = rewriter.plan(plan.sql());
-        assertTrue(again.isRefused() && again.refusedConstruct().startsWith("the statement sets the fence column"),
+        assertTrue(again instanceof RewritePlan.Refused r && r.construct().startsWith("the statement sets the fence column"),
                 again::toString);
     }
 

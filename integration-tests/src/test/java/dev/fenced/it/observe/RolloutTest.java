@@ -119,7 +119,7 @@ class RolloutTest {
             new App(observe, leases, false).runAll();
         }
         List<WriterInventory.Writer> writers = WriterInventory.writers("rollout_totals");
-        Map<String, String> byKind = writers.stream().collect(Collectors.toMap(WriterInventory.Writer::kind,
+        Map<String, String> byKind = writers.stream().collect(Collectors.toMap(w -> w.kind().label(),
                 w -> w.callSite().substring(0, w.callSite().indexOf('('))));
         assertEquals(Map.of("no token", app + ".manualCorrection", "unfenceable", app + ".purgeClosed"), byKind,
                 writers.toString());

@@ -71,7 +71,7 @@ class WriterInventoryTest {
         assertEquals(2, writers.size(), writers.toString()); // the keyword's case is part of the shape
         WriterInventory.Writer w = writers.stream().filter(x -> x.shape().startsWith("UPDATE")).findFirst().orElseThrow();
         assertEquals("UPDATE inv_totals SET amount = ? WHERE id = ?", w.shape());
-        assertEquals("no token", w.kind());
+        assertEquals("no token", w.kind().label());
         assertEquals("no token is bound", w.reason());
         assertTrue(w.callSite().startsWith(SELF + ".aWriteWithoutATokenIsRecordedWithItsCallSiteAndShape("
                 + "WriterInventoryTest.java:"), w.callSite());
@@ -81,7 +81,7 @@ class WriterInventoryTest {
 
         WriterInventory.TableState state = WriterInventory.tables().stream()
                 .filter(t -> t.table().equals("inv_totals")).findFirst().orElseThrow();
-        assertEquals("observe", state.mode());
+        assertEquals("observe", state.mode().key());
         assertEquals("last_token", state.column());
         assertTrue(state.columnChecked());
         assertEquals(2, state.writersWithoutToken());
@@ -144,7 +144,7 @@ class WriterInventoryTest {
         List<WriterInventory.Writer> writers = WriterInventory.writers("inv_totals");
         assertEquals(1, writers.size(), writers.toString());
         WriterInventory.Writer w = writers.get(0);
-        assertEquals("unfenceable", w.kind());
+        assertEquals("unfenceable", w.kind().label());
         assertEquals("DELETE FROM inv_totals WHERE CURRENT OF inv_cur", w.shape());
         assertTrue(w.reason().contains("CURRENT OF"), w.reason());
         assertTrue(w.callSite().startsWith(SELF + ".anUnfenceableStatementIsRecordedWithTheConstruct("), w.callSite());

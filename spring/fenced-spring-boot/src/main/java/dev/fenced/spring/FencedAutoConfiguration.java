@@ -7,17 +7,17 @@ import dev.fenced.internal.config.LeaseMethod;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.spring.config.FencedSettings;
 import dev.fenced.spring.dao.FencedPersistenceExceptionTranslator;
-import dev.fenced.spring.dao.JdbcTranslationPostProcessor;
-import dev.fenced.spring.dao.JpaTranslationPostProcessor;
-import dev.fenced.spring.datasource.FencedDataSourcePostProcessor;
-import dev.fenced.spring.lease.LeaseAdvisor;
-import dev.fenced.spring.lease.LeaseAutoProxyRegistrar;
-import dev.fenced.spring.lease.LeaseInterceptor;
-import dev.fenced.spring.lease.LeaseMethods;
-import dev.fenced.spring.lease.LeaseMethodsCheck;
-import dev.fenced.spring.lease.NonRenewingLeases;
-import dev.fenced.spring.metrics.FencedMeterBinder;
-import dev.fenced.spring.migration.UnfencedMigrationsPostProcessor;
+import dev.fenced.internal.spring.dao.JdbcTranslationPostProcessor;
+import dev.fenced.internal.spring.dao.JpaTranslationPostProcessor;
+import dev.fenced.internal.spring.datasource.FencedDataSourcePostProcessor;
+import dev.fenced.internal.spring.lease.LeaseAdvisor;
+import dev.fenced.internal.spring.lease.LeaseAutoProxyRegistrar;
+import dev.fenced.internal.spring.lease.LeaseInterceptor;
+import dev.fenced.internal.spring.lease.LeaseMethods;
+import dev.fenced.internal.spring.lease.LeaseMethodsCheck;
+import dev.fenced.internal.spring.lease.NonRenewingLeases;
+import dev.fenced.internal.spring.metrics.FencedMeterBinder;
+import dev.fenced.internal.spring.migration.UnfencedMigrationsPostProcessor;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -216,10 +216,10 @@ public class FencedAutoConfiguration {
         static class Boot3 {
 
             @Bean
-            dev.fenced.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer fencedSchedulerCustomizer(
+            dev.fenced.internal.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer fencedSchedulerCustomizer(
                     ObjectProvider<FencedSettings> settings, ObjectProvider<LeaseManager> leases,
                     ObjectProvider<org.quartz.spi.JobFactory> jobFactories) {
-                return new dev.fenced.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer(settings, leases,
+                return new dev.fenced.internal.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer(settings, leases,
                         jobFactories);
             }
         }
@@ -229,10 +229,10 @@ public class FencedAutoConfiguration {
         static class Boot4 {
 
             @Bean
-            dev.fenced.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer fencedSchedulerCustomizer(
+            dev.fenced.internal.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer fencedSchedulerCustomizer(
                     ObjectProvider<FencedSettings> settings, ObjectProvider<LeaseManager> leases,
                     ObjectProvider<org.quartz.spi.JobFactory> jobFactories) {
-                return new dev.fenced.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer(settings, leases,
+                return new dev.fenced.internal.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer(settings, leases,
                         jobFactories);
             }
         }

@@ -1,5 +1,6 @@
 package dev.fenced.spring.dao;
 
+import dev.fenced.internal.spring.dao.FencedExceptions;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import java.sql.SQLException;

@@ -1,5 +1,6 @@
 package dev.fenced.spring.dao;
 
+import dev.fenced.internal.spring.dao.FencedExceptions;
 import org.springframework.core.Ordered;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.support.PersistenceExceptionTranslator;

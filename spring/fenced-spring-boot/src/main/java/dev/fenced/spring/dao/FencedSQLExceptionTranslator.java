@@ -1,5 +1,6 @@
 package dev.fenced.spring.dao;
 
+import dev.fenced.internal.spring.dao.FencedExceptions;
 import java.sql.SQLException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;

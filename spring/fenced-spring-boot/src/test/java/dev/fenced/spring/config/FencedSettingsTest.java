@@ -51,14 +51,4 @@ class FencedSettingsTest {
                 () -> FencedSettings.from(env(Map.of("fenced.mode", "enforcing"))));
         assertTrue(e.getMessage().contains("fenced.mode in the Spring environment"), e.getMessage());
     }
-
-    @Test
-    void theMetadataListsEveryKeyOnce() {
-        String json = MetadataGenerator.json();
-        for (FencedProperty p : FencedProperty.values()) {
-            String name = p.isFamily() ? p.key().substring(0, p.key().indexOf('<') - 1) : p.key();
-            assertTrue(json.contains("\"name\":\"" + name + "\""), "metadata names " + name);
-        }
-        assertTrue(json.contains("{\"name\":\"fenced.mode\",\"values\":[{\"value\":\"enforce\"}"), json);
-    }
 }

@@ -1,0 +1,33 @@
+package dev.fenced.internal;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/**
+ * The driver's package structure, as docs/architecture.md draws it: the internal packages form a graph without
+ * cycles, and the API package {@code dev.fenced} holds only what applications use.
+ */
+@AnalyzeClasses(packages = "dev.fenced", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+
+    /** A cycle makes two packages one unit in all but name: neither can be understood or changed alone. */
+    @ArchTest
+    static final ArchRule internalPackagesHaveNoCycles = slices().matching("dev.fenced.internal.(**)")
+            .should().beFreeOfCycles();
+
+    /** Public types outside the API package say they are internal by where they live. */
+    @ArchTest
+    static final ArchRule publicTypesLiveInTheApiOrInternalPackages = classes().that().arePublic()
+            .should().resideInAnyPackage("dev.fenced", "dev.fenced.internal..");
+
+    /** The thread-local store is loaded from the bootstrap class path by the agent: it may use java.base only. */
+    @ArchTest
+    static final ArchRule theBootstrapStoreUsesJavaBaseOnly = classes().that()
+            .resideInAPackage("dev.fenced.internal.bootstrap")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.fenced.internal.bootstrap");
+}

@@ -1,0 +1,21 @@
+package dev.fenced.internal.spring.actuate.boot4;
+
+import dev.fenced.internal.spring.actuate.FencedHealthCheck;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/** Boot 4's health API ({@code org.springframework.boot.health.contributor}) over {@link FencedHealthCheck}. */
+public final class FencedHealthIndicator extends AbstractHealthIndicator {
+
+    private final FencedHealthCheck check;
+
+    public FencedHealthIndicator(FencedHealthCheck check) {
+        super("fenced: lease store check failed");
+        this.check = check;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) throws Exception {
+        builder.up().withDetails(check.check());
+    }
+}

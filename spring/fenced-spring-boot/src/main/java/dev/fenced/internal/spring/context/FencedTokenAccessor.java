@@ -1,0 +1,48 @@
+package dev.fenced.internal.spring.context;
+
+import dev.fenced.internal.context.ContextAccess;
+import java.util.concurrent.atomic.AtomicLong;
+import io.micrometer.context.ThreadLocalAccessor;
+
+/**
+ * fenced's thread-local token, for Micrometer context propagation: Spring's ContextPropagatingTaskDecorator
+ * (executors, {@code @Async}) and Reactor's automatic context propagation carry it into the task, for the run
+ * of that task only. The captured value is the binding itself, not a copy of the number, so a scope or lease
+ * that closes (or a lease that is lost) revokes its token in tasks still running with it, as with the agent.
+ * Registered through {@code META-INF/services/io.micrometer.context.ThreadLocalAccessor}.
+ */
+public final class FencedTokenAccessor implements ThreadLocalAccessor<AtomicLong> {
+
+    /** The key the token travels under in a context snapshot. */
+    public static final String KEY = "dev.fenced.token";
+
+    @Override
+    public Object key() {
+        return KEY;
+    }
+
+    @Override
+    public AtomicLong getValue() {
+        return ContextAccess.current();
+    }
+
+    @Override
+    public void setValue(AtomicLong value) {
+        ContextAccess.swap(value);
+    }
+
+    @Override
+    public void setValue() {
+        ContextAccess.swap(null);
+    }
+
+    @Override
+    public void restore(AtomicLong previous) {
+        ContextAccess.swap(previous);
+    }
+
+    @Override
+    public void restore() {
+        ContextAccess.swap(null);
+    }
+}

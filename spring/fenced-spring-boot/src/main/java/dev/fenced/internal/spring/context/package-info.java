@@ -1,0 +1,8 @@
+/**
+ * Micrometer context-propagation for the bound token (Spring's task decorators, Reactor).
+ *
+ * <p><b>Internal to fenced.</b> Not for applications: anything here may change or go away in any release. The
+ * supported API is {@code dev.fenced}, {@code dev.fenced.spring} and the public types of {@code dev.fenced.spring.dao}
+ * and {@code dev.fenced.spring.config}.
+ */
+package dev.fenced.internal.spring.context;

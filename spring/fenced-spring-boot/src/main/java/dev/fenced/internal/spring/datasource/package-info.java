@@ -1,0 +1,8 @@
+/**
+ * Fences the application's DataSource bean in place (no URL change).
+ *
+ * <p><b>Internal to fenced.</b> Not for applications: anything here may change or go away in any release. The
+ * supported API is {@code dev.fenced}, {@code dev.fenced.spring} and the public types of {@code dev.fenced.spring.dao}
+ * and {@code dev.fenced.spring.config}.
+ */
+package dev.fenced.internal.spring.datasource;

@@ -1,0 +1,2 @@
+/** The scheduler customizer against Spring Boot 3's Quartz API. <b>Internal to fenced.</b> */
+package dev.fenced.internal.spring.quartz.boot3;

@@ -1,0 +1,19 @@
+package dev.fenced.internal.spring.quartz.boot4;
+
+import dev.fenced.LeaseManager;
+import dev.fenced.spring.config.FencedSettings;
+import dev.fenced.internal.spring.quartz.FencedSchedulerCustomizer;
+import org.quartz.spi.JobFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.quartz.autoconfigure.SchedulerFactoryBeanCustomizer;
+
+/** {@link FencedSchedulerCustomizer} as Boot 4's customizer ({@code org.springframework.boot.quartz.autoconfigure}, module spring-boot-quartz). */
+public final class FencedSchedulerFactoryBeanCustomizer extends FencedSchedulerCustomizer
+        implements SchedulerFactoryBeanCustomizer {
+
+    public FencedSchedulerFactoryBeanCustomizer(ObjectProvider<FencedSettings> settings,
+                                                ObjectProvider<LeaseManager> leases,
+                                                ObjectProvider<JobFactory> jobFactories) {
+        super(settings, leases, jobFactories);
+    }
+}
