@@ -2,6 +2,7 @@ package dev.fenced;
 
 import dev.fenced.internal.config.ConfigLoader;
 import dev.fenced.internal.jdbc.ConnectionFactory;
+import dev.fenced.internal.jdbc.Runtimes;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -46,6 +47,8 @@ public class FencedDataSource implements DataSource {
                 ConfigLoader.forApplication("the properties given to FencedDataSource.wrap", ConfigLoader.fencedEntries(p)));
     }
 
+    /** The runtimes of this DataSource's connections (one per user and settings): they go with it. */
+    private final Runtimes runtimes = Runtimes.ofDataSource();
     private volatile String url;
     private final Properties properties = new Properties();
     private volatile int loginTimeout;
@@ -142,7 +145,11 @@ public class FencedDataSource implements DataSource {
         if (loginTimeout > 0 && !p.containsKey("loginTimeout")) {
             p.setProperty("loginTimeout", Integer.toString(loginTimeout));
         }
-        return ConnectionFactory.open(url, p);
+        return ConnectionFactory.open(url, p, runtimes);
+    }
+
+    Runtimes runtimes() {
+        return runtimes;
     }
 
     @Override

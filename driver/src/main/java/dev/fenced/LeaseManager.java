@@ -4,7 +4,6 @@ import dev.fenced.internal.lease.HolderIdentity;
 import dev.fenced.internal.lease.LeaseKeeper;
 import dev.fenced.internal.lease.LeaseStore;
 import dev.fenced.internal.lease.LeaseTableName;
-import dev.fenced.internal.lease.Ticker;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -67,15 +66,17 @@ public final class LeaseManager implements AutoCloseable {
 
     private final LeaseKeeper keeper;
     private final Duration renewalInterval;
+    private final Ticker ticker;
 
     /** Renewal interval standing for "never": the lease simply runs out at its deadline. */
     private static final long NEVER_RENEW_NANOS = LeaseKeeper.NEVER_RENEW_NANOS;
 
     private LeaseManager(Builder b) {
         this.renewalInterval = b.renewalInterval;
+        this.ticker = b.ticker;
         this.keeper = new LeaseKeeper(b.dataSource, b.table, b.createTable, b.holder,
                 b.renew ? (b.renewalInterval == null ? 0 : b.renewalInterval.toNanos()) : NEVER_RENEW_NANOS,
-                b.clockDrift, b.storeTimeout.toNanos(), Ticker.SYSTEM);
+                b.clockDrift, b.storeTimeout.toNanos(), b.ticker);
     }
 
     /** A manager with the defaults: holder {@code host:pid:random}, table {@code fenced_lease}, created if missing. */
@@ -118,18 +119,18 @@ public final class LeaseManager implements AutoCloseable {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("fenced: maxWait must not be negative, got " + maxWait);
         }
-        long start = System.nanoTime();
+        long start = ticker.read();
         long waitNanos = saturatedNanos(maxWait);
         long maxPoll = Math.max(MIN_POLL_NANOS, Math.min(MAX_POLL_NANOS, ttlMillis * 1_000_000L / 10));
         long poll = MIN_POLL_NANOS;
         while (true) {
-            long left = waitNanos - (System.nanoTime() - start);
+            long left = waitNanos - (ticker.read() - start);
             Lease lease = keeper.tryAcquire(name, ttlMillis,
                     Math.min(keeper.storeTimeoutNanos(), Math.max(left, ACQUIRE_GRACE_NANOS)));
             if (lease != null) {
                 return lease;
             }
-            left = waitNanos - (System.nanoTime() - start);
+            left = waitNanos - (ticker.read() - start);
             if (left <= 0) {
                 throw timeout(name, maxWait);
             }
@@ -155,6 +156,11 @@ public final class LeaseManager implements AutoCloseable {
      */
     public Optional<String> checkStore() throws SQLException {
         return Optional.ofNullable(keeper.store().check(keeper.storeTimeoutNanos()));
+    }
+
+    /** The clock this manager measures deadlines and waits with ({@link Builder#ticker}). */
+    public Ticker ticker() {
+        return ticker;
     }
 
     /** The holder name this manager writes into the lease table. */
@@ -230,6 +236,7 @@ public final class LeaseManager implements AutoCloseable {
         private boolean createTable = Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue());
         private double clockDrift = DEFAULT_CLOCK_DRIFT;
         private Duration storeTimeout = Duration.ofMillis(DEFAULT_STORE_TIMEOUT_MILLIS);
+        private Ticker ticker = Ticker.system();
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -318,6 +325,16 @@ public final class LeaseManager implements AutoCloseable {
                 throw new IllegalArgumentException("fenced: a store timeout must be at least 1 ms, got " + timeout);
             }
             this.storeTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The clock every lease deadline, renewal time and {@link LeaseManager#acquire} wait is measured with
+         * (default {@link Ticker#system()}). For tests that move time themselves; the database clock still
+         * decides expiry in the store.
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
             return this;
         }
 

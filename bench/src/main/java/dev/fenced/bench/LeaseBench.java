@@ -88,7 +88,7 @@ public class LeaseBench {
     private static int renewOnce() throws SQLException {
         Renewal r = renewal;
         return r.store().renew(r.manager().holder(), r.names(), r.tokens(), r.ttls(), 60_000_000_000L,
-                dev.fenced.internal.lease.Ticker.SYSTEM).renewed().size();
+                dev.fenced.Ticker.system()).renewed().size();
     }
 
     /** Grant (takeover of a released row, new token) and release: two statements. */

@@ -56,7 +56,7 @@ public class RewriteBench {
     }
 
     static RewriteCache newCache(List<String> tables) {
-        return new RewriteCache(newRewriter(tables), 2048);
+        return new RewriteCache(newRewriter(tables), 2048, new dev.fenced.internal.metrics.Tracker());
     }
 
     /** The driver's rewriter with {@code tables} protected in enforce mode (2 s parse deadline, as by default). */

@@ -10,7 +10,7 @@ import dev.fenced.FencingScope;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.FencedStats;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -51,13 +51,13 @@ class ModesAndSchemaIT {
     @Test
     void observeModePassesWritesWithoutATokenAndCountsThem() throws SQLException {
         String url = db.fencedUrl("fenced.tables=totals", "fenced.mode=observe");
-        long before = FencedMetrics.UNFENCED_WRITES_OBSERVED.sum();
+        long before = FencedStats.counters().get("fenced.writes.unfenced.observed");
         assertEquals(1, update(url, "UPDATE totals SET amount = 11"));
-        assertEquals(before + 1, FencedMetrics.UNFENCED_WRITES_OBSERVED.sum());
+        assertEquals(before + 1, FencedStats.counters().get("fenced.writes.unfenced.observed"));
         assertEquals(5, db.queryLong("SELECT last_token FROM totals"));
-        long refusedBefore = FencedMetrics.UNSUPPORTED_OBSERVED.sum();
+        long refusedBefore = FencedStats.counters().get("fenced.statements.unsupported.observed");
         update(url, "TRUNCATE totals");
-        assertEquals(refusedBefore + 1, FencedMetrics.UNSUPPORTED_OBSERVED.sum());
+        assertEquals(refusedBefore + 1, FencedStats.counters().get("fenced.statements.unsupported.observed"));
     }
 
     @Test

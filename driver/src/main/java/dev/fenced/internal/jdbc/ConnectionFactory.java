@@ -18,8 +18,13 @@ public final class ConnectionFactory {
     private ConnectionFactory() {
     }
 
-    /** For a URL {@link #accepts}; throws with a clear message for bad configuration. */
+    /** For a URL {@link #accepts}, from the driver; throws with a clear message for bad configuration. */
     public static Connection open(String url, Properties info) throws SQLException {
+        return open(url, info, Runtimes.driver());
+    }
+
+    /** For a URL {@link #accepts}, the runtime kept by {@code runtimes} (a DataSource's own, or the driver's). */
+    public static Connection open(String url, Properties info, Runtimes runtimes) throws SQLException {
         FencedUrl parsed = parse(url);
         FencedConfig config = ConfigLoader.forDriver(parsed.fencedParameters(), info);
         publish(config);
@@ -37,7 +42,7 @@ public final class ConnectionFactory {
             throw new SQLException("fenced: driver " + driver.getClass().getName() + " declined "
                     + Secrets.mask(parsed.delegateUrl()), PgStates.UNABLE_TO_CONNECT);
         }
-        Connection connection = wrap(raw, config, parsed.databaseKey(delegateInfo.getProperty("user")));
+        Connection connection = wrap(raw, config, parsed.databaseKey(delegateInfo.getProperty("user")), runtimes);
         ContextAccess.recordConnection(url, info); // the agent's default lease store
         return connection;
     }
@@ -45,11 +50,13 @@ public final class ConnectionFactory {
     /**
      * Fences a connection opened elsewhere (a pool's): the one path every fenced connection takes, whether
      * the driver opened it from a URL or {@link WrappingDataSource} borrowed it. {@code databaseKey} names the
-     * database and user, for the catalog knowledge connections to it share. Closes {@code raw} on failure.
+     * database and user, for the catalog knowledge connections to it share; {@code runtimes} keeps that knowledge.
+     * Closes {@code raw} on failure.
      */
-    static Connection wrap(Connection raw, FencedConfig config, String databaseKey) throws SQLException {
+    static Connection wrap(Connection raw, FencedConfig config, String databaseKey, Runtimes runtimes)
+            throws SQLException {
         try {
-            FencedRuntime runtime = FencedRuntime.forDatabase(databaseKey, config, raw);
+            FencedRuntime runtime = runtimes.forDatabase(databaseKey, config, raw);
             return new FencedConnection(raw, runtime);
         } catch (SQLException | RuntimeException e) {
             try {
@@ -88,6 +95,12 @@ public final class ConnectionFactory {
     public static javax.sql.DataSource wrapping(javax.sql.DataSource pool, FencedConfig config) {
         publish(config);
         return new WrappingDataSource(pool, config);
+    }
+
+    /** The runtimes of a pool fenced in place ({@link #wrapping}), or of whatever unwraps to one; else null. */
+    public static Runtimes runtimesOf(javax.sql.DataSource dataSource) throws SQLException {
+        return dataSource.isWrapperFor(WrappingDataSource.class)
+                ? dataSource.unwrap(WrappingDataSource.class).runtimes() : null;
     }
 
     public static boolean accepts(String url) {

@@ -2,6 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.CallableStatement;
 import java.sql.Connection;
@@ -271,7 +272,7 @@ public final class FencedConnection extends DelegatingConnection {
         RewritePlan plan = plan(sql);
         if (plan instanceof RewritePlan.Fenced fenced) {
             if (fenced.mode() == FencingMode.ENFORCE) {
-                dev.fenced.internal.metrics.FencedMetrics.UNSUPPORTED_REFUSED.increment();
+                runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
                 throw new UnsupportedStatementException(fenced.table(), "a write through prepareCall;"
                         + " use prepareStatement for writes to protected tables");
             }

@@ -1,7 +1,7 @@
 package dev.fenced.internal.jdbc;
 
 import dev.fenced.UnsupportedStatementException;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.Array;
@@ -90,7 +90,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         if (neitherFenced || sameText(again, plan)) {
             plan = again;
         } else {
-            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
             String table = again instanceof RewritePlan.Protected p ? p.table()
                     : plan instanceof RewritePlan.Protected p ? p.table() : "a protected table";
             throw new UnsupportedStatementException(table, "the catalog changed since this statement was prepared"
@@ -111,7 +111,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         owner.checkLexing(null, plan);
         long token = TokenResolver.resolve(plan, sql, runtime);
         if (token == TokenResolver.NO_TOKEN && plan.tokenRequired()) {
-            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
             throw new UnsupportedStatementException(plan.table(), "running without a token (inside"
                     + " Fencing.unfenced) a statement prepared outside it: its text needs a token; prepare it"
                     + " inside the unfenced section");
@@ -138,9 +138,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
             try {
                 result = execution.run();
             } catch (SQLException e) {
-                throw StaleWrites.translate(e, token);
+                throw StaleWrites.translate(e, token, runtime.tracker());
             }
-            FencedMetrics.WRITES_FENCED.increment();
+            runtime.tracker().increment(Counter.WRITES_FENCED);
         }
         afterSchemaChange(plan);
         return result;

@@ -1,19 +1,21 @@
 package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencingMode;
+import dev.fenced.Ticker;
+import dev.fenced.UnsupportedStatementException;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.lease.LeaseRegistry;
-import dev.fenced.UnsupportedStatementException;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
+import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.observe.Inventory;
 import dev.fenced.WriterKind;
 import dev.fenced.internal.sql.FencingTargets;
 import dev.fenced.internal.sql.RewriteCache;
 import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.SqlRewriter;
+import dev.fenced.internal.sql.TextFacts;
 import java.sql.Connection;
 import java.sql.SQLException;
-import dev.fenced.internal.sql.TextFacts;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,22 +24,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Everything the connections of one configuration on one database share: the configuration, what the
- * catalog said, the rewriter and its plan cache. Built at the first connect, then reused.
+ * catalog said, the rewriter and its plan cache, the tracker its decisions count in. Built at the first connect,
+ * then reused; owned by {@link Runtimes}.
  */
 public final class FencedRuntime {
 
     private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
-    private static final ConcurrentHashMap<String, FencedRuntime> RUNTIMES = new ConcurrentHashMap<>();
     /** Observe-mode findings are logged at WARNING this many times per runtime, then at DEBUG. */
     private static final int LOUD_OBSERVATIONS = 20;
-
-    /** How a lost lease's token is named in messages; the lease manager installs the real lookup. */
 
     private final FencedConfig config;
     private final Inventory.Settings inventory;
     private final AtomicInteger observations = new AtomicInteger();
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private final long refreshNanos;
+    private final Tracker tracker;
+    /** Measures the catalog refresh interval. */
+    private final Ticker ticker;
     /** What the catalog said last, with the cache of plans made from it; replaced whole on refresh. */
     private volatile Snapshot snapshot;
 
@@ -51,10 +54,12 @@ public final class FencedRuntime {
                             Set<String> relations, Set<String> vetted, Set<String> absent) {
     }
 
-    private FencedRuntime(FencedConfig config, Catalog catalog) {
+    private FencedRuntime(FencedConfig config, Catalog catalog, Tracker tracker, Ticker ticker) {
         this.config = config;
         this.inventory = Inventory.Settings.of(config);
         this.refreshNanos = config.catalogRefresh().toNanos();
+        this.tracker = tracker;
+        this.ticker = ticker;
         this.snapshot = snapshot(catalog, 1, null);
     }
 
@@ -65,7 +70,7 @@ public final class FencedRuntime {
     private Snapshot snapshot(Catalog catalog, long generation, Snapshot keep) {
         RewriteCache cache = keep != null ? keep.cache() : catalog.targets().isEmpty() ? null
                 : new RewriteCache(new SqlRewriter(catalog.targets(), config.relativeUpdates(), config.parseTimeout()),
-                config.cacheSize());
+                config.cacheSize(), tracker);
         Set<String> absent = ConcurrentHashMap.newKeySet();
         if (keep != null) {
             for (String name : keep.absent()) {
@@ -74,7 +79,7 @@ public final class FencedRuntime {
                 }
             }
         }
-        return new Snapshot(catalog.targets(), cache, System.nanoTime(), generation, catalog.relations(),
+        return new Snapshot(catalog.targets(), cache, ticker.read(), generation, catalog.relations(),
                 ConcurrentHashMap.newKeySet(), absent);
     }
 
@@ -121,7 +126,7 @@ public final class FencedRuntime {
      * true when it read inside an open transaction (the caller reads again once it ends).
      */
     boolean refreshIfDue(Connection connection) {
-        if (System.nanoTime() - snapshot.readAtNanos() < refreshNanos || !refreshing.compareAndSet(false, true)) {
+        if (ticker.read() - snapshot.readAtNanos() < refreshNanos || !refreshing.compareAndSet(false, true)) {
             return false;
         }
         try {
@@ -133,7 +138,7 @@ public final class FencedRuntime {
                     + " before: " + e.getMessage());
             synchronized (this) {
                 Snapshot s = snapshot;
-                snapshot = new Snapshot(s.targets(), s.cache(), System.nanoTime(), s.generation(), s.relations(),
+                snapshot = new Snapshot(s.targets(), s.cache(), ticker.read(), s.generation(), s.relations(),
                         s.vetted(), s.absent());
             }
             return false;
@@ -241,27 +246,17 @@ public final class FencedRuntime {
     }
 
     /**
-     * The runtime for {@code config} on the database {@code key} names, built on first use with
-     * {@code connection} (a raw connection to that database) for the catalog check. A failed check is not
-     * remembered: the next connect checks again.
+     * A runtime for {@code config}, checked against the catalog on {@code connection} (a raw connection to its
+     * database); its owner ({@link Runtimes}) keeps it.
      */
-    static FencedRuntime forDatabase(String key, FencedConfig config, Connection connection) throws SQLException {
-        String id = key + '\u0000' + config.fingerprint();
-        FencedRuntime runtime = RUNTIMES.get(id);
-        if (runtime != null) {
-            return runtime;
-        }
-        runtime = new FencedRuntime(config, read(config, connection, false));
-        FencedRuntime raced = RUNTIMES.putIfAbsent(id, runtime);
-        if (raced == null) {
-            Inventory.get().register(config);
-        }
-        return raced != null ? raced : runtime;
+    static FencedRuntime build(FencedConfig config, Connection connection, Tracker tracker, Ticker ticker)
+            throws SQLException {
+        return new FencedRuntime(config, read(config, connection, false), tracker, ticker);
     }
 
-    /** Forgets every runtime, so the next connect reads the catalog again (after DDL, in tests). */
-    public static void reset() {
-        RUNTIMES.clear();
+    /** Where this runtime's decisions are counted (its owner's tracker). */
+    Tracker tracker() {
+        return tracker;
     }
 
     String leaseName(long token) {
@@ -289,7 +284,7 @@ public final class FencedRuntime {
         RewriteCache cache = snapshot.cache();
         RewritePlan variant = cache == null ? null : cache.planForNullToken(sql);
         if (!(variant instanceof RewritePlan.Fenced fenced) || fenced.tokenRequired()) {
-            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            tracker.increment(Counter.UNSUPPORTED_REFUSED);
             throw new UnsupportedStatementException(plan.table(), "no text to run it without a token"
                     + " (the catalog changed while it was planned); run it again");
         }
@@ -313,7 +308,7 @@ public final class FencedRuntime {
                         + " that fenced would refuse ({1}): {2}", refused.table(), refused.construct(), sql);
                 return refused;
             }
-            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            tracker.increment(Counter.UNSUPPORTED_REFUSED);
             throw refused.refusal();
         }
         observedUnfenceable(refused.table(), refused.construct(), sql);
@@ -324,7 +319,7 @@ public final class FencedRuntime {
     void refuseUnlessUnfenced(RewritePlan plan) throws SQLException {
         if (plan instanceof RewritePlan.Refused refused && refused.mode() == FencingMode.ENFORCE
                 && !TokenResolver.inUnfencedSection()) {
-            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            tracker.increment(Counter.UNSUPPORTED_REFUSED);
             throw refused.refusal();
         }
     }
@@ -467,7 +462,7 @@ public final class FencedRuntime {
                         + " that fenced would refuse ({1}): {2}", table, construct, sql);
                 return;
             }
-            FencedMetrics.UNSUPPORTED_REFUSED.increment();
+            tracker.increment(Counter.UNSUPPORTED_REFUSED);
             throw new dev.fenced.UnsupportedStatementException(table, construct);
         }
         if (mode == FencingMode.OBSERVE) {
@@ -486,7 +481,7 @@ public final class FencedRuntime {
      * counted, logged and added to the writer inventory.
      */
     void observedUnfenced(RewritePlan.Fenced plan, WriterKind kind, String reason, String sql) {
-        FencedMetrics.UNFENCED_WRITES_OBSERVED.increment();
+        tracker.increment(Counter.UNFENCED_WRITES_OBSERVED);
         String table = plan.table();
         observe("fenced (observe): write to {0} without a token ({1}): {2}", table, reason, sql);
         Inventory.get().record(inventory, kind, table, reason, sql);
@@ -497,7 +492,7 @@ public final class FencedRuntime {
      * place such a decision is counted, logged and added to the writer inventory.
      */
     void observedUnfenceable(String table, String construct, String sql) {
-        FencedMetrics.UNSUPPORTED_OBSERVED.increment();
+        tracker.increment(Counter.UNSUPPORTED_OBSERVED);
         observe("fenced (observe): statement on {0} would be refused: {1}: {2}", table, construct, sql);
         Inventory.get().record(inventory, WriterKind.UNFENCEABLE, table, construct, sql);
     }

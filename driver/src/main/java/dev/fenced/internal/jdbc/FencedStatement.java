@@ -1,6 +1,6 @@
 package dev.fenced.internal.jdbc;
 
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -63,9 +63,9 @@ public class FencedStatement extends DelegatingStatement {
         T result;
         try {
             result = execution.run(plan.render(token));
-            FencedMetrics.WRITES_FENCED.increment();
+            runtime.tracker().increment(Counter.WRITES_FENCED);
         } catch (SQLException e) {
-            throw StaleWrites.translate(e, token);
+            throw StaleWrites.translate(e, token, runtime.tracker());
         }
         afterSchemaChange(plan);
         return result;
@@ -202,7 +202,7 @@ public class FencedStatement extends DelegatingStatement {
             counts = statement.executeBatch();
             countBatch();
         } catch (SQLException e) {
-            throw StaleWrites.translate(e, token);
+            throw StaleWrites.translate(e, token, runtime.tracker());
         } finally {
             batched = null;
             unfencedEntry = null;
@@ -219,7 +219,7 @@ public class FencedStatement extends DelegatingStatement {
             counts = statement.executeLargeBatch();
             countBatch();
         } catch (SQLException e) {
-            throw StaleWrites.translate(e, token);
+            throw StaleWrites.translate(e, token, runtime.tracker());
         } finally {
             batched = null;
             unfencedEntry = null;
@@ -286,7 +286,7 @@ public class FencedStatement extends DelegatingStatement {
         if (plan == null || plan.mode() != dev.fenced.FencingMode.ENFORCE || TokenResolver.inUnfencedSection()) {
             return;
         }
-        FencedMetrics.UNSUPPORTED_REFUSED.increment();
+        runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
         throw new dev.fenced.UnsupportedStatementException(plan.table(), "a batch entry added inside"
                 + " Fencing.unfenced, executed outside it; run the batch inside the unfenced section");
     }
@@ -302,7 +302,7 @@ public class FencedStatement extends DelegatingStatement {
 
     private void countBatch() {
         if (batched != null) {
-            FencedMetrics.WRITES_FENCED.add(batched.size());
+            runtime.tracker().add(Counter.WRITES_FENCED, batched.size());
         }
     }
 

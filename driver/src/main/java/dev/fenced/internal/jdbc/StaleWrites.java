@@ -2,7 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencedSqlState;
 import dev.fenced.StaleTokenException;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.StaleMarker;
 import java.sql.SQLException;
@@ -29,24 +29,29 @@ final class StaleWrites {
     private StaleWrites() {
     }
 
-    /** The exception to throw for {@code e}, raised by a statement that carried {@code token}. */
-    static SQLException translate(SQLException e, long token) {
+    /** The exception to throw for {@code e}, raised by a statement that carried {@code token}; a stale one is counted. */
+    static SQLException translate(SQLException e, long token, Tracker tracker) {
         for (Throwable t = e; t != null; t = next(t)) {
             if (t instanceof SQLException s && FencedSqlState.TOMBSTONE_CHECK.matches(s) && s.getMessage() != null) {
                 StaleTokenException stale = tombstoneStale(s.getMessage(), token, e);
                 if (stale != null) {
-                    return stale;
+                    return counted(stale, tracker);
                 }
             }
             if (t instanceof SQLException s && (PgStates.INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
                     || PgStates.INVALID_PARAMETER_VALUE.equals(s.getSQLState())) && s.getMessage() != null) {
                 StaleTokenException stale = guardStale(s.getMessage(), token, e);
                 if (stale != null) {
-                    return stale;
+                    return counted(stale, tracker);
                 }
             }
         }
         return e;
+    }
+
+    private static StaleTokenException counted(StaleTokenException stale, Tracker tracker) {
+        tracker.staleWriteRefused(stale.table());
+        return stale;
     }
 
     /** The guard's own marker in a message ({@link StaleMarker}: this runtime's nonce, exactly). */
@@ -55,7 +60,6 @@ final class StaleWrites {
         if (found == null) {
             return null;
         }
-        FencedMetrics.staleWriteRefused(found.table());
         return new StaleTokenException(found.table(), token, found.rowToken(), cause);
     }
 
@@ -75,7 +79,6 @@ final class StaleWrites {
             }
             long rowToken = Long.parseLong(message.substring(from, colon));
             String table = message.substring(colon + 1, endOfLine(message, colon + 1));
-            FencedMetrics.staleWriteRefused(table);
             return new StaleTokenException(table, token, rowToken, cause);
         }
         return null;

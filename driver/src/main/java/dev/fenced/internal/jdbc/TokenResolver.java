@@ -8,7 +8,7 @@ import dev.fenced.WriterKind;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
 import dev.fenced.internal.lease.DeadlineCell;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -42,14 +42,14 @@ final class TokenResolver {
                 return NO_TOKEN;
             }
             if (plan.mode() == FencingMode.ENFORCE) {
-                FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
+                runtime.tracker().increment(Counter.LOST_LEASE_WRITES_REFUSED);
                 throw new LeaseLostException(runtime.leaseName(-v), -v);
             }
             runtime.observedUnfenced(plan, WriterKind.LEASE_LOST, "its lease was lost", sql);
             return NO_TOKEN;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
-            FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
+            runtime.tracker().increment(Counter.UNFENCED_WRITES_REFUSED);
             throw new UnfencedWriteException(plan.table());
         }
         runtime.observedUnfenced(plan, WriterKind.NO_TOKEN, "no token is bound", sql);
@@ -69,7 +69,7 @@ final class TokenResolver {
             return token;
         }
         if (plan.mode() == FencingMode.ENFORCE) {
-            FencedMetrics.UNFENCED_WRITES_REFUSED.increment();
+            runtime.tracker().increment(Counter.UNFENCED_WRITES_REFUSED);
             throw new TokenDomainException(plan.table(), tableDomain, tokenDomain);
         }
         runtime.observedUnfenced(plan, WriterKind.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
@@ -98,7 +98,7 @@ final class TokenResolver {
 
     static void checkStillHeld(AtomicLong cell, RewritePlan.Fenced plan, FencedRuntime runtime) throws SQLException {
         if (cell != null && valueForWrite(cell) < 0 && plan.mode() == FencingMode.ENFORCE) {
-            FencedMetrics.LOST_LEASE_WRITES_REFUSED.increment();
+            runtime.tracker().increment(Counter.LOST_LEASE_WRITES_REFUSED);
             throw new LeaseLostException(runtime.leaseName(-cell.get()), -cell.get());
         }
     }

@@ -19,6 +19,8 @@ final class WrappingDataSource implements DataSource {
     private final FencedConfig config;
     /** Names this pool's database for the catalog knowledge its connections share. */
     private final String key;
+    /** This pool's runtimes: they go with it. */
+    private final Runtimes runtimes = Runtimes.ofDataSource();
 
     WrappingDataSource(DataSource pool, FencedConfig config) {
         if (pool instanceof WrappingDataSource) {
@@ -31,12 +33,17 @@ final class WrappingDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        return ConnectionFactory.wrap(pool.getConnection(), config, key);
+        return ConnectionFactory.wrap(pool.getConnection(), config, key, runtimes);
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
-        return ConnectionFactory.wrap(pool.getConnection(username, password), config, key + "|" + username);
+        return ConnectionFactory.wrap(pool.getConnection(username, password), config, key + "|" + username, runtimes);
+    }
+
+    /** What this pool's connections counted. */
+    Runtimes runtimes() {
+        return runtimes;
     }
 
     @Override

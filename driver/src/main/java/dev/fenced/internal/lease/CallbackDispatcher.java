@@ -1,11 +1,10 @@
 package dev.fenced.internal.lease;
 
 import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.FencedThreads;
 import java.lang.System.Logger.Level;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -21,10 +20,10 @@ final class CallbackDispatcher {
 
     private final ThreadPoolExecutor executor;
 
-    CallbackDispatcher(String threadName) {
+    CallbackDispatcher(String threadName, FencedThreads threads) {
         // A thread per running callback (idle ones die): one callback that blocks must not hold back the others.
-        executor = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                new DaemonThreads(threadName));
+        // A pool of its own, not the store's workers: user code that blocks must not use up the store's threads.
+        executor = threads.pool(threadName, Integer.MAX_VALUE, 10);
     }
 
     /** One registered callback; runs at most once whichever path (loss or late registration) gets it. */
@@ -62,12 +61,8 @@ final class CallbackDispatcher {
             executor.execute(task);
         } catch (RejectedExecutionException closing) {
             // The manager is closing: still tell the application, on a thread of its own.
-            new DaemonThreads("fenced-lease-callback").newThread(task).start();
+            FencedThreads.start("fenced-lease-callback", task);
         }
     }
 
-    /** Lets queued callbacks finish; accepts no new ones on the pool. */
-    void shutdown() {
-        executor.shutdown();
-    }
 }

@@ -1,5 +1,6 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.Ticker;
 import dev.fenced.internal.context.TokenCell;
 import dev.fenced.internal.context.TokenDomains;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,7 +53,7 @@ public final class DeadlineCell extends TokenCell {
      */
     public static long valueForWrite(AtomicLong cell) {
         long v = cell.get();
-        if (v > 0 && cell instanceof DeadlineCell d && d.ticker.nanos() - d.deadlineNanos >= 0) {
+        if (v > 0 && cell instanceof DeadlineCell d && d.ticker.read() - d.deadlineNanos >= 0) {
             d.lease.lose("its deadline passed (noticed by a write)");
             return cell.get();
         }

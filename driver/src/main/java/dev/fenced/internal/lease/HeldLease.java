@@ -3,7 +3,7 @@ package dev.fenced.internal.lease;
 import dev.fenced.Lease;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -96,7 +96,7 @@ final class HeldLease implements Lease {
         if (state.get() != HELD) {
             return false;
         }
-        return !loseIfExpired(context.ticker().nanos());
+        return !loseIfExpired(context.ticker().read());
     }
 
     @Override
@@ -161,7 +161,7 @@ final class HeldLease implements Lease {
             return false;
         }
         long budget = Math.min(context.releaseBudgetNanos(),
-                Math.max(Renewer.MIN_BUDGET_NANOS, (cell.deadlineNanos() - context.ticker().nanos()) / 2));
+                Math.max(Renewer.MIN_BUDGET_NANOS, (cell.deadlineNanos() - context.ticker().read()) / 2));
         for (int attempt = 0; attempt < EXTEND_ATTEMPTS; attempt++) {
             LeaseStore.Renewal r = context.store().renew(context.holder(), new String[] {name}, new long[] {token},
                     new long[] {ms}, budget, context.ticker());
@@ -172,7 +172,7 @@ final class HeldLease implements Lease {
                 ttlNanos = newTtlNanos;
                 validNanos = newValid;
                 cell.moveTo(r.sentAtNanos() + newValid);
-                FencedMetrics.LEASE_RENEWALS.increment();
+                context.tracker().increment(Counter.LEASE_RENEWALS);
                 context.renewer().rescheduled(this);
                 return !closed.get();
             }
@@ -277,7 +277,7 @@ final class HeldLease implements Lease {
         }
         lostBecause = why;
         TokenCells.poison(cell);
-        FencedMetrics.LEASES_LOST.increment();
+        context.tracker().increment(Counter.LEASES_LOST);
         LeaseRegistry.ended(this, token);
         context.renewer().forget(this);
         String what = describe();
@@ -299,7 +299,7 @@ final class HeldLease implements Lease {
         int s = state.get();
         String what = s == LOST ? "lost: " + lostBecause
                 : s == RELEASED ? "released"
-                : context.ticker().nanos() - cell.deadlineNanos() < 0 ? "held" : "deadline passed";
+                : context.ticker().read() - cell.deadlineNanos() < 0 ? "held" : "deadline passed";
         return "Lease[" + name + ", token " + token + ", " + what + "]";
     }
 }

@@ -1,7 +1,10 @@
 package dev.fenced.internal.lease;
 
 import dev.fenced.Lease;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.Ticker;
+import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.metrics.Counter;
+import dev.fenced.internal.metrics.Tracker;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -33,6 +36,9 @@ public final class LeaseKeeper implements AutoCloseable {
     private final Renewer renewer;
     private final CallbackDispatcher dispatcher;
     private final LeaseContext context;
+    private final Tracker tracker = new Tracker();
+    /** The manager's threads: the renewer's timer, the store's workers, the callback threads; closed with it. */
+    private final FencedThreads threads = new FencedThreads();
     private volatile boolean closed;
 
     /**
@@ -42,16 +48,16 @@ public final class LeaseKeeper implements AutoCloseable {
     public LeaseKeeper(DataSource dataSource, LeaseTableName table, boolean createTable, String holder,
                        long fixedRenewEveryNanos, double clockDrift, long storeTimeoutNanos, Ticker ticker) {
         String id = Integer.toString(MANAGERS.incrementAndGet());
-        this.store = new LeaseStore(dataSource, table, createTable, id);
+        this.store = new LeaseStore(dataSource, table, createTable, threads, id);
         this.holder = holder;
         this.fixedRenewEveryNanos = fixedRenewEveryNanos;
         this.clockDrift = clockDrift;
         this.storeTimeoutNanos = storeTimeoutNanos;
         this.ticker = ticker;
-        this.renewer = new Renewer(store, holder, id, ticker, storeTimeoutNanos);
-        this.dispatcher = new CallbackDispatcher("fenced-lease-callbacks-" + id);
+        this.renewer = new Renewer(store, holder, id, ticker, storeTimeoutNanos, tracker, threads);
+        this.dispatcher = new CallbackDispatcher("fenced-lease-callbacks-" + id, threads);
         this.context = new LeaseContext(store, holder, renewer, dispatcher, ticker, storeTimeoutNanos,
-                fixedRenewEveryNanos != NEVER_RENEW_NANOS);
+                fixedRenewEveryNanos != NEVER_RENEW_NANOS, tracker);
     }
 
     /** Longer leases make no sense (a crash blocks work for one ttl) and would overflow nanosecond deadlines. */
@@ -95,6 +101,11 @@ public final class LeaseKeeper implements AutoCloseable {
         return store;
     }
 
+    /** This manager's counters (each also counts in the JVM-wide totals). */
+    public Tracker tracker() {
+        return tracker;
+    }
+
     /** How many leases are held right now. */
     public int heldCount() {
         return renewer.size();
@@ -112,7 +123,7 @@ public final class LeaseKeeper implements AutoCloseable {
         if (grant == null) {
             return null;
         }
-        FencedMetrics.LEASE_GRANTS.increment();
+        tracker.increment(Counter.LEASE_GRANTS);
         long renewEvery = fixedRenewEveryNanos > 0 ? fixedRenewEveryNanos : ttlMillis * 1_000_000L / 3;
         HeldLease lease = new HeldLease(name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(),
                 marginNanos(ttlMillis), context);
@@ -165,8 +176,7 @@ public final class LeaseKeeper implements AutoCloseable {
                         + " at close; they stay held in the store until they expire: " + e.getMessage());
             }
         }
-        dispatcher.shutdown();
-        store.shutdown();
+        threads.close(); // queued callbacks still run; nothing new is accepted
     }
 
     private void checkOpen() {

@@ -1,5 +1,7 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.Ticker;
+import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,10 +34,17 @@ public final class LeaseStore {
     private final String describeSql;
     private volatile boolean schemaChecked;
 
+    /** A store with worker threads of its own, which end when idle (for tools and tests). */
     public LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, String threadSuffix) {
+        this(dataSource, table, createTable, new FencedThreads(), threadSuffix);
+    }
+
+    /** A store whose worker threads are made by {@code threads}, and stopped when they are closed. */
+    LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, FencedThreads threads,
+               String threadSuffix) {
         this.table = table;
         this.createTable = createTable;
-        this.calls = new StoreCalls(dataSource, "fenced-lease-io-" + threadSuffix);
+        this.calls = new StoreCalls(dataSource, threads, "fenced-lease-io-" + threadSuffix);
         String t = table.table();
         // The next token, refused unless it exceeds every token in the table: a sequence reset after the first use's
         // check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a stale one,
@@ -122,7 +131,7 @@ public final class LeaseStore {
                     ps.setLong(3, ttlMillis);
                     ps.setString(4, name);
                     // The holder's deadline counts from here: the database's now() can only be later.
-                    long sentAt = sentClock.nanos();
+                    long sentAt = sentClock.read();
                     Grant grant = null;
                     try (ResultSet rs = ps.executeQuery()) {
                         if (rs.next()) {
@@ -146,7 +155,7 @@ public final class LeaseStore {
                 ps.setArray(3, c.createArrayOf("int8", boxed(ttlMillis)));
                 ps.setString(4, holder);
                 ps.setString(5, holder);
-                long sentAt = sentClock.nanos();
+                long sentAt = sentClock.read();
                 Set<Long> renewed = new HashSet<>(names.length * 2);
                 Set<Long> locked = new HashSet<>();
                 try (ResultSet rs = ps.executeQuery()) {
@@ -219,8 +228,14 @@ public final class LeaseStore {
         return calls.timeouts();
     }
 
-    void shutdown() {
-        calls.shutdown();
+    /**
+     * Runs {@code work} (which calls this store and waits for it) on one of the store's worker threads, not the
+     * caller's; cancelling the returned future interrupts the wait, which gives the statement up.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException if the store is shut down or all its workers are stuck
+     */
+    java.util.concurrent.Future<?> inBackground(Runnable work) {
+        return calls.submit(work);
     }
 
     private interface Statement<T> {

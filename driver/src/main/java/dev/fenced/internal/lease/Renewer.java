@@ -1,13 +1,15 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.Ticker;
+import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.metrics.Counter;
+import dev.fenced.internal.metrics.Tracker;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -19,9 +21,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * its deadline passes.
  *
  * <p>Two threads, on purpose. The timer thread wakes exactly when the earliest lease is due for renewal
- * or reaches its deadline (one tick planned at a time), and never does I/O. The statement runs on a
- * store thread: if the database hangs (a dead TCP peer, a pool that never hands out a connection), the
- * timer still poisons every lease at its deadline. At most one renewal statement is in flight.
+ * or reaches its deadline (one tick planned at a time), and never does I/O. The round (send the statement,
+ * wait for it, apply the answer) runs on one of the store's worker threads: if the database hangs (a dead TCP
+ * peer, a pool that never hands out a connection), the timer still poisons every lease at its deadline. At
+ * most one renewal round is in flight.
  *
  * <p>A lease renews every {@code ttl/3} unless the manager fixes an interval. Leases due within a fifth of
  * their interval of each other share a statement, so a manager holding leases with many ttls still sends
@@ -51,22 +54,24 @@ final class Renewer {
     private final String holder;
     private final Ticker ticker;
     private final long storeTimeoutNanos;
+    private final Tracker tracker;
     private final ScheduledThreadPoolExecutor timer;
-    private final ExecutorService storeThread;
+    /** The round in flight, interrupted by {@link #stop()} (its statement is then given up). */
+    private volatile Future<?> round;
     private final Map<Long, HeldLease> leases = new ConcurrentHashMap<>();
     private final AtomicBoolean inFlight = new AtomicBoolean();
     private final Schedule schedule = new Schedule();
     private volatile boolean stopped;
     private volatile boolean failing;
 
-    Renewer(LeaseStore store, String holder, String threadSuffix, Ticker ticker, long storeTimeoutNanos) {
+    Renewer(LeaseStore store, String holder, String threadSuffix, Ticker ticker, long storeTimeoutNanos,
+            Tracker tracker, FencedThreads threads) {
         this.store = store;
         this.holder = holder;
         this.ticker = ticker;
         this.storeTimeoutNanos = storeTimeoutNanos;
-        this.timer = new ScheduledThreadPoolExecutor(1, new DaemonThreads("fenced-lease-renewer-" + threadSuffix));
-        this.timer.setRemoveOnCancelPolicy(true);
-        this.storeThread = Executors.newSingleThreadExecutor(new DaemonThreads("fenced-lease-store-" + threadSuffix));
+        this.tracker = tracker;
+        this.timer = threads.timer("fenced-lease-renewer-" + threadSuffix);
     }
 
     void add(HeldLease lease) {
@@ -96,7 +101,10 @@ final class Renewer {
     List<HeldLease> stop() {
         stopped = true;
         timer.shutdownNow();
-        storeThread.shutdownNow();
+        Future<?> inFlightRound = round;
+        if (inFlightRound != null) {
+            inFlightRound.cancel(true);
+        }
         return new ArrayList<>(leases.values());
     }
 
@@ -116,7 +124,7 @@ final class Renewer {
             long generation = ++schedule.generation;
             schedule.plannedAt = atNanos;
             try {
-                schedule.planned = timer.schedule(() -> tick(generation), Math.max(0, atNanos - ticker.nanos()),
+                schedule.planned = timer.schedule(() -> tick(generation), Math.max(0, atNanos - ticker.read()),
                         TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException stopping) {
                 schedule.planned = null; // stop() won the race; nothing left to renew
@@ -133,7 +141,7 @@ final class Renewer {
             // From here a lease added meanwhile plans a tick of its own.
             schedule.planned = null;
         }
-        long now = ticker.nanos();
+        long now = ticker.read();
         boolean sending = !inFlight.get();
         List<HeldLease> due = new ArrayList<>();
         long next = NONE;
@@ -151,10 +159,21 @@ final class Renewer {
         }
         if (!due.isEmpty() && inFlight.compareAndSet(false, true)) {
             try {
-                storeThread.execute(() -> renew(due));
-            } catch (RejectedExecutionException stopping) {
+                round = store.inBackground(() -> renew(due));
+                if (stopped) {
+                    // stop() may have looked for a round before this one was there: no round outlives stop()
+                    round.cancel(true);
+                }
+            } catch (RejectedExecutionException e) {
                 inFlight.set(false);
-                return;
+                if (stopped) {
+                    return;
+                }
+                // every store worker is stuck on a connection that never answered: a failed round, retried
+                failed(due, e);
+                for (HeldLease lease : due) {
+                    next = earlier(next, lease.renewAtNanos());
+                }
             }
         }
         if (next != NONE) {
@@ -162,7 +181,7 @@ final class Renewer {
         }
     }
 
-    /** On the store thread: one statement for every due lease. */
+    /** On a store worker: one statement for every due lease. */
     private void renew(List<HeldLease> due) {
         int n = due.size();
         String[] names = new String[n];
@@ -176,15 +195,15 @@ final class Renewer {
             ttls[i] = lease.ttlMillis();
             earliestDeadline = earlier(earliestDeadline, lease.deadlineNanos());
         }
-        long started = ticker.nanos();
+        long started = ticker.read();
         try {
             LeaseStore.Renewal result = store.renew(holder, names, tokens, ttls,
                     budget(earliestDeadline - started, storeTimeoutNanos), ticker);
-            long now = ticker.nanos();
+            long now = ticker.read();
             for (HeldLease lease : due) {
                 if (result.renewed().contains(lease.token())) {
                     lease.renewed(result.sentAtNanos());
-                    FencedMetrics.LEASE_RENEWALS.increment();
+                    tracker.increment(Counter.LEASE_RENEWALS);
                 } else if (result.locked().contains(lease.token())) {
                     // Someone else holds the row's lock; it is still ours by the database: try again soon.
                     lease.renewalFailed(retryAt(now, lease));
@@ -199,24 +218,30 @@ final class Renewer {
             }
             if (LOG.isLoggable(Level.DEBUG)) {
                 LOG.log(Level.DEBUG, "fenced: renewed " + result.renewed().size() + " of " + n + " leases in one statement, "
-                        + (ticker.nanos() - started) / 1000 + " µs");
+                        + (ticker.read() - started) / 1000 + " µs");
             }
         } catch (Exception e) {
-            FencedMetrics.LEASE_RENEWALS_FAILED.add(n);
-            long now = ticker.nanos();
-            for (HeldLease lease : due) {
-                lease.renewalFailed(retryAt(now, lease));
-            }
-            if (!failing) {
-                failing = true;
-                LOG.log(Level.WARNING, "fenced: renewing " + n + " leases failed; retrying until each one's deadline: "
-                        + e.getMessage());
-            } else {
-                LOG.log(Level.DEBUG, "fenced: renewing " + n + " leases failed again: " + e.getMessage());
-            }
+            failed(due, e);
         } finally {
             inFlight.set(false);
-            wakeAt(ticker.nanos());
+            wakeAt(ticker.read());
+        }
+    }
+
+    /** A renewal round that failed as a whole: counted, logged, and each lease retried a little later. */
+    private void failed(List<HeldLease> due, Exception e) {
+        int n = due.size();
+        tracker.add(Counter.LEASE_RENEWALS_FAILED, n);
+        long now = ticker.read();
+        for (HeldLease lease : due) {
+            lease.renewalFailed(retryAt(now, lease));
+        }
+        if (!failing) {
+            failing = true;
+            LOG.log(Level.WARNING, "fenced: renewing " + n + " leases failed; retrying until each one's deadline: "
+                    + e.getMessage());
+        } else {
+            LOG.log(Level.DEBUG, "fenced: renewing " + n + " leases failed again: " + e.getMessage());
         }
     }
 

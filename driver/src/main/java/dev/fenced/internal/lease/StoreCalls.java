@@ -1,6 +1,7 @@
 package dev.fenced.internal.lease;
 
 import dev.fenced.FencingException;
+import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -9,7 +10,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -45,11 +45,18 @@ final class StoreCalls {
     private final Executor aborts;
     private final AtomicInteger timeouts = new AtomicInteger();
 
-    StoreCalls(DataSource dataSource, String threadName) {
+    StoreCalls(DataSource dataSource, FencedThreads threads, String threadName) {
         this.dataSource = dataSource;
-        this.workers = new ThreadPoolExecutor(0, MAX_WORKERS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                new DaemonThreads(threadName));
-        this.aborts = r -> new DaemonThreads(threadName + "-abort").newThread(r).start();
+        this.workers = threads.pool(threadName, MAX_WORKERS, 30);
+        this.aborts = r -> FencedThreads.start(threadName + "-abort", r);
+    }
+
+    /**
+     * Runs {@code work} on a worker: the renewer's round, which waits there for its statement (run on another
+     * worker by {@link #run}) so that neither the renewer's timer nor a thread of its own is ever stuck on it.
+     */
+    Future<?> submit(Runnable work) {
+        return workers.submit(work);
     }
 
     /** How many operations ran out of their budget so far (for tests and messages). */
@@ -107,10 +114,6 @@ final class StoreCalls {
     private static <T> T await(Future<T> task, long budgetNanos) throws InterruptedException, ExecutionException,
             TimeoutException {
         return task.get(Math.max(1, budgetNanos), TimeUnit.NANOSECONDS);
-    }
-
-    void shutdown() {
-        workers.shutdown();
     }
 
     /** One operation: borrows, works, gives back; abortable from the waiting thread. */

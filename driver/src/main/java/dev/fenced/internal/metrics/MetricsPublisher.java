@@ -1,11 +1,10 @@
 package dev.fenced.internal.metrics;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Publishes the counters once per class loader: the {@code dev.fenced:type=Metrics} MBean, and Micrometer
+ * Publishes the JVM-wide counters ({@link Tracker#totals()}) once per class loader: the {@code dev.fenced:type=Metrics} MBean, and Micrometer
  * meters in its global registry when Micrometer is on the class path (Micrometer's classes are only
  * touched after that check, so it stays optional).
  */
@@ -41,49 +40,45 @@ public final class MetricsPublisher {
         }
     }
 
-    /** Every counter by meter name. */
-    public static Map<String, Long> counters() {
-        Map<String, Long> out = new LinkedHashMap<>();
-        for (Counter c : Counter.values()) {
-            out.put(c.meterName(), c.value());
-        }
-        return out;
-    }
-
+    /** Reads the JVM-wide {@link Tracker#totals()}. */
     static final class Bean implements MetricsMXBean {
+        private static long value(Counter c) {
+            return Tracker.totals().value(c);
+        }
+
         @Override
         public Map<String, Long> getCounters() {
-            return counters();
+            return Tracker.totals().counters();
         }
 
         @Override
         public Map<String, Long> getStaleWritesByTable() {
-            return FencedMetrics.staleByTable();
+            return Tracker.totals().staleByTable();
         }
 
         @Override
         public long getWritesFenced() {
-            return Counter.WRITES_FENCED.value();
+            return value(Counter.WRITES_FENCED);
         }
 
         @Override
         public long getStaleWritesRefused() {
-            return Counter.STALE_WRITES_REFUSED.value();
+            return value(Counter.STALE_WRITES_REFUSED);
         }
 
         @Override
         public long getUnfencedWritesObserved() {
-            return Counter.UNFENCED_WRITES_OBSERVED.value();
+            return value(Counter.UNFENCED_WRITES_OBSERVED);
         }
 
         @Override
         public long getStatementsRefused() {
-            return Counter.UNSUPPORTED_REFUSED.value();
+            return value(Counter.UNSUPPORTED_REFUSED);
         }
 
         @Override
         public long getLeasesLost() {
-            return Counter.LEASES_LOST.value();
+            return value(Counter.LEASES_LOST);
         }
     }
 }

@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 
 /**
- * Loaded only when Micrometer is present: one function counter per fenced counter, in the global registry, or
+ * Loaded only when Micrometer is present: one function counter per fenced counter (the JVM-wide totals), in the global registry, or
  * in an application's own registry ({@link #bindTo}, for Spring Boot's MeterBinder).
  */
 public final class MicrometerMeters {
@@ -28,7 +28,8 @@ public final class MicrometerMeters {
             if (registry.find(c.meterName()).meter() != null) {
                 continue;
             }
-            FunctionCounter.builder(c.meterName(), c, Counter::value)
+            Counts totals = Tracker.totals();
+            FunctionCounter.builder(c.meterName(), totals, t -> t.value(c))
                     .description(c.description())
                     .register(registry);
         }

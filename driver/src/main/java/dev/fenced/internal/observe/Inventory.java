@@ -5,6 +5,7 @@ import dev.fenced.WriterInventory;
 import dev.fenced.WriterKind;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.sql.SqlShape;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -116,7 +117,7 @@ public final class Inventory {
         if (config.observeReport() != null) {
             reportPaths.add(Path.of(config.observeReport()));
             if (hook.compareAndSet(false, true)) {
-                Runtime.getRuntime().addShutdownHook(new Thread(this::writeAtShutdown, "fenced-inventory-report"));
+                Runtime.getRuntime().addShutdownHook(FencedThreads.newThread("fenced-inventory-report", this::writeAtShutdown));
             }
         }
     }

@@ -1,9 +1,9 @@
 package dev.fenced.internal.sql;
 
+import dev.fenced.internal.context.FencedThreads;
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.parser.CCJSqlParser;
@@ -16,16 +16,33 @@ import net.sf.jsqlparser.statement.Statements;
  *
  * <p>Why not {@code CCJSqlParserUtil}: its convenience methods hand every parse to a new thread (about a
  * millisecond each) and leak that thread when parsing fails, and they fall back to "complex" parsing,
- * which can backtrack for minutes on malformed input. Here one shared daemon watchdog flips the parser's
+ * which can backtrack for minutes on malformed input. Here one shared daemon watchdog ({@link Watchdog}) flips the parser's
  * {@code interrupted} flag when the deadline passes; the parser then stops and the statement is refused.
  */
 final class BoundedParser {
 
-    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "fenced-parse-watchdog");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * The watchdog, made on the first parse with a deadline (not when this class loads). Its one thread is made
+     * by {@link FencedThreads} (a daemon with no context class loader) and dies after {@link #WATCHDOG_IDLE_SECONDS}
+     * without a parse in flight (cancelled alarms leave the queue at once), to be made again by the next parse: so
+     * no thread of fenced's stays alive in an idle or redeployed application, and there is nothing to stop. A
+     * thread per parse would cost about a millisecond each; one kept while parses come costs nothing.
+     */
+    static final class Watchdog {
+        static final ScheduledThreadPoolExecutor INSTANCE = start();
+
+        private static ScheduledThreadPoolExecutor start() {
+            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+                    FencedThreads.named("fenced-parse-watchdog"));
+            timer.setRemoveOnCancelPolicy(true);
+            timer.setKeepAliveTime(WATCHDOG_IDLE_SECONDS, TimeUnit.SECONDS);
+            timer.allowCoreThreadTimeOut(true);
+            return timer;
+        }
+    }
+
+    /** How long the watchdog's thread waits for the next parse before it ends. */
+    static final long WATCHDOG_IDLE_SECONDS = 10;
 
     /**
      * Nesting of parentheses and brackets beyond this is refused outright: JSqlParser's cost grows
@@ -54,7 +71,7 @@ final class BoundedParser {
 
     static Statements parseStatements(String sql, Duration timeout) throws ParseFailure {
         CCJSqlParser parser = new CCJSqlParser(new StringProvider(sql)).withAllowComplexParsing(false);
-        ScheduledFuture<?> alarm = WATCHDOG.schedule(() -> {
+        ScheduledFuture<?> alarm = Watchdog.INSTANCE.schedule(() -> {
             parser.interrupted = true;
         }, timeout.toNanos(), TimeUnit.NANOSECONDS);
         try {

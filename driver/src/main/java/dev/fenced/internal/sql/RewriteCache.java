@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.internal.metrics.Counter;
+import dev.fenced.internal.metrics.Tracker;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,15 +21,18 @@ public final class RewriteCache {
 
     private final SqlRewriter rewriter;
     private final int capacity;
+    private final Tracker tracker;
     private final ConcurrentHashMap<String, RewritePlan> plans;
     /** The texts for a NULL token of plans that {@link RewritePlan#tokenRequired() require} one (rarely used). */
     private final ConcurrentHashMap<String, RewritePlan> nullTokenPlans = new ConcurrentHashMap<>();
     /** Texts the pre-filter found clear of every protected name (and of DO blocks), per rewrite cache. */
     private final CleanTexts clear = new CleanTexts();
 
-    public RewriteCache(SqlRewriter rewriter, int capacity) {
+    /** {@code tracker} counts the parses (misses), the hits and the relative updates planned. */
+    public RewriteCache(SqlRewriter rewriter, int capacity, Tracker tracker) {
         this.rewriter = rewriter;
         this.capacity = capacity;
+        this.tracker = tracker;
         this.plans = new ConcurrentHashMap<>(Math.min(capacity, 1024));
     }
 
@@ -41,14 +45,14 @@ public final class RewriteCache {
         // costs a map lookup, not a scan of its text for every protected name as well
         RewritePlan plan = plans.get(sql);
         if (plan != null) {
-            FencedMetrics.REWRITES_CACHED.increment();
+            tracker.increment(Counter.REWRITES_CACHED);
             return plan;
         }
         if (!rewriter.needsPlanning(sql)) {
             clear.add(sql);
             return RewritePlan.PASSTHROUGH;
         }
-        return remember(plans, sql, rewriter.plan(sql));
+        return remember(plans, sql, parsed(rewriter.plan(sql)));
     }
 
     /** The plan to run {@code sql} with a NULL token: {@link #plan}'s unless that one requires a token. */
@@ -58,7 +62,16 @@ public final class RewriteCache {
             return plan;
         }
         RewritePlan variant = nullTokenPlans.get(sql);
-        return variant != null ? variant : remember(nullTokenPlans, sql, rewriter.planForNullToken(sql));
+        return variant != null ? variant : remember(nullTokenPlans, sql, parsed(rewriter.planForNullToken(sql)));
+    }
+
+    /** Counts a parse (only texts that {@link SqlRewriter#needsPlanning need planning} get here). */
+    private RewritePlan parsed(RewritePlan plan) {
+        tracker.increment(Counter.REWRITES_PARSED);
+        if (plan instanceof RewritePlan.Fenced fenced && fenced.relativeUpdate()) {
+            tracker.increment(Counter.RELATIVE_UPDATES);
+        }
+        return plan;
     }
 
     private RewritePlan remember(ConcurrentHashMap<String, RewritePlan> map, String sql, RewritePlan plan) {

@@ -4,7 +4,6 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
-import dev.fenced.internal.metrics.FencedMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -83,7 +82,6 @@ public final class SqlRewriter {
         if (!needsPlanning(sql)) {
             return RewritePlan.PASSTHROUGH;
         }
-        FencedMetrics.REWRITES_PARSED.increment();
         try {
             return planMentioning(sql, tokenMayBeNull);
         } catch (Refusal r) {
@@ -244,9 +242,6 @@ public final class SqlRewriter {
             return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
         }
         String printed = verify(printBack(list, prepared, mentioned), literals, roundTripTokens, fencedTables);
-        if (ctx.relativeUpdate) {
-            FencedMetrics.RELATIVE_UPDATES.increment();
-        }
         if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
             LOG.log(System.Logger.Level.WARNING, "fenced: relative update on protected table {0}: a stale holder''s"
                     + " relative update can land before the newer holder''s first write; write whole new values: {1}",

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.Ticker;
 import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.metrics.Tracker;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,13 +27,17 @@ class LeaseClockTest {
     private final AtomicLong now = new AtomicLong(1_000 * MS);
     private final Ticker clock = now::get;
     private final LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false, "clock-test");
-    private final Renewer renewer = new Renewer(store, "clock-holder", "clock-test", clock, 1_000 * MS);
-    private final CallbackDispatcher dispatcher = new CallbackDispatcher("clock-test-callbacks");
-    private final LeaseContext context = new LeaseContext(store, "clock-holder", renewer, dispatcher, clock, 10 * MS, true);
+    private final FencedThreads threads = new FencedThreads();
+    private final Tracker tracker = new Tracker();
+    private final Renewer renewer = new Renewer(store, "clock-holder", "clock-test", clock, 1_000 * MS, tracker, threads);
+    private final CallbackDispatcher dispatcher = new CallbackDispatcher("clock-test-callbacks", threads);
+    private final LeaseContext context = new LeaseContext(store, "clock-holder", renewer, dispatcher, clock, 10 * MS, true,
+            tracker);
 
     @AfterEach
     void stop() {
         renewer.stop();
+        threads.close();
         ContextAccess.swap(null);
     }
 

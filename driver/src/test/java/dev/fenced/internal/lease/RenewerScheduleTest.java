@@ -2,7 +2,10 @@ package dev.fenced.internal.lease;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.fenced.Ticker;
 import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.metrics.Tracker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,8 +23,11 @@ class RenewerScheduleTest {
     @Test
     void eachEarlierLeaseReplacesThePlannedTickInsteadOfAddingOne() {
         LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false, "schedule-test");
-        Renewer renewer = new Renewer(store, "test-holder", "schedule-test", Ticker.SYSTEM, 1_000_000_000L);
-        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test"), Ticker.SYSTEM, 1_000_000_000L, true);
+        FencedThreads threads = new FencedThreads();
+        Tracker tracker = new Tracker();
+        Renewer renewer = new Renewer(store, "test-holder", "schedule-test", Ticker.system(), 1_000_000_000L, tracker, threads);
+        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test", threads),
+                Ticker.system(), 1_000_000_000L, true, tracker);
         try {
             List<HeldLease> leases = new ArrayList<>();
             long now = System.nanoTime();
@@ -38,6 +44,7 @@ class RenewerScheduleTest {
             }
         } finally {
             renewer.stop();
+            threads.close();
         }
     }
 }

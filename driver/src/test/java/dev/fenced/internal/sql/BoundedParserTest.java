@@ -7,6 +7,7 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.metrics.Tracker;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,7 @@ class BoundedParserTest {
         SqlRewriter hurried = new SqlRewriter(FencingTargets.of(List.of(
                 new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE))),
                 RelativeUpdatePolicy.ALLOW, Duration.ofMillis(5));
-        RewriteCache cache = new RewriteCache(hurried, 16);
+        RewriteCache cache = new RewriteCache(hurried, 16, new Tracker());
         // 11 nested subqueries took JSqlParser 5.3 0.4-0.6 s; 5.4 parses them in milliseconds. 2,000
         // alternatives of subqueries take it ~300 ms, well over 50x the deadline. (A 1 ns deadline on a quick
         // statement was a race with the watchdog thread, and lost now and then.)
@@ -55,7 +56,7 @@ class BoundedParserTest {
         RewritePlan plan = cache.plan(sql.toString());
         assertTrue(plan instanceof RewritePlan.Refused r && r.construct().contains("fenced.parseTimeout"), plan::toString);
         assertTrue(cache.size() == 0, "a deadline refusal is tried again next time");
-        RewriteCache normal = new RewriteCache(rewriter, 16);
+        RewriteCache normal = new RewriteCache(rewriter, 16, new Tracker());
         normal.plan("UPDATE totals SET a = 1");
         assertTrue(normal.size() == 1);
     }

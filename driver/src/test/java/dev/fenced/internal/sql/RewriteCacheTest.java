@@ -8,6 +8,7 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.metrics.Tracker;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,7 @@ class RewriteCacheTest {
     private static RewriteCache cacheFor(String table) {
         return new RewriteCache(new SqlRewriter(FencingTargets.of(List.of(
                 new ProtectedTable(TableName.parse(table), "last_token", FencingMode.ENFORCE))),
-                RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2)), 64);
+                RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2)), 64, new Tracker());
     }
 
     @Test

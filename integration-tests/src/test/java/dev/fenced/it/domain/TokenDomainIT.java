@@ -14,10 +14,9 @@ import dev.fenced.TokenDomainException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.internal.jdbc.FencedRuntime;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.FencedDataSource;
+import dev.fenced.FencedStats;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -60,11 +59,18 @@ class TokenDomainIT {
     void rows() {
         db.execute("TRUNCATE totals, orders", "INSERT INTO totals VALUES (1, 10, NULL)",
                 "INSERT INTO orders VALUES (1, 10, NULL)", FORGET_DOMAINS);
-        FencedRuntime.reset();
+    }
+
+    /**
+     * A connection as another application's first connect makes it: each through a DataSource of its own, whose
+     * runtime reads and checks the catalog (the driver would reuse what an earlier test's connect learned).
+     */
+    private static Connection connect(String url) throws SQLException {
+        return new FencedDataSource(url).getConnection();
     }
 
     private static int update(String url, String sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = connect(url); Statement s = c.createStatement()) {
             return s.executeUpdate(sql);
         }
     }
@@ -145,28 +151,26 @@ class TokenDomainIT {
 
     @Test
     void theDatabaseRecordsTheDomainSoASecondConfigurationCannotConnect() throws SQLException {
-        DriverManager.getConnection(etcdTotals()).close(); // the first connect records totals as etcd
+        connect(etcdTotals()).close(); // the first connect records totals as etcd
         assertEquals(1, db.queryLong("SELECT count(*) FROM fenced_token_domain WHERE relation_schema = 'public'"
                 + " AND relation_name = 'totals' AND token_domain = 'etcd'"));
-        FencedRuntime.reset(); // as another application would: its own first connect
         FencingException e = assertThrows(FencingException.class,
-                () -> DriverManager.getConnection(db.fencedUrl("fenced.tables=totals")).close());
+                () -> connect(db.fencedUrl("fenced.tables=totals")).close());
         assertEquals(FencingException.TOKEN_DOMAIN_RECORDED, e.getSQLState());
         assertTrue(e.getMessage().contains("public.totals") && e.getMessage().contains("'etcd'")
                 && e.getMessage().contains("'fenced'"), e.getMessage());
         // the same holds for a default set for every table, and for the first configuration again
-        FencingException other = assertThrows(FencingException.class, () -> DriverManager.getConnection(
+        FencingException other = assertThrows(FencingException.class, () -> connect(
                 db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=zookeeper")).close());
         assertTrue(other.getMessage().contains("'zookeeper'"), other.getMessage());
-        DriverManager.getConnection(etcdTotals()).close();
-        DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=etcd")).close();
+        connect(etcdTotals()).close();
+        connect(db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=etcd")).close();
     }
 
     @Test
     void twoConfigurationsConnectingAtOnceCannotBothWin() throws Exception {
         for (int round = 0; round < 5; round++) {
             db.execute(FORGET_DOMAINS);
-            FencedRuntime.reset();
             CompletableFuture<Boolean> etcd = CompletableFuture.supplyAsync(() -> connects(etcdTotals()), pool);
             boolean fenced = connects(db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=redisson"));
             assertTrue(etcd.get() ^ fenced, "exactly one of two configurations that disagree connects (round " + round + ")");
@@ -174,7 +178,7 @@ class TokenDomainIT {
     }
 
     private static boolean connects(String url) {
-        try (Connection ignored = DriverManager.getConnection(url)) {
+        try (Connection ignored = connect(url)) {
             return true;
         } catch (SQLException e) {
             if (!FencingException.TOKEN_DOMAIN_RECORDED.equals(e.getSQLState())) {
@@ -187,23 +191,22 @@ class TokenDomainIT {
     @Test
     void aPartitionTakesItsTablesDomainAndIsRecordedWithIt() throws SQLException {
         String url = db.fencedUrl("fenced.tables=events", "fenced.table.events.tokenDomain=etcd");
-        DriverManager.getConnection(url).close();
+        connect(url).close();
         assertEquals(1, db.queryLong("SELECT count(*) FROM fenced_token_domain WHERE relation_name = 'events_2026'"
                 + " AND token_domain = 'etcd'"));
         try (FencingScope ignored = Fencing.bind(9)) {
             assertThrows(TokenDomainException.class,
                     () -> update(url, "INSERT INTO events_2026 (id, at) VALUES (1, '2026-05-01')"));
         }
-        FencedRuntime.reset();
         // protecting the partition alone under another domain: its rows are the etcd table's
         FencingException e = assertThrows(FencingException.class,
-                () -> DriverManager.getConnection(db.fencedUrl("fenced.tables=events_2026")).close());
+                () -> connect(db.fencedUrl("fenced.tables=events_2026")).close());
         assertTrue(e.getMessage().contains("events_2026"), e.getMessage());
     }
 
     @Test
     void entriesThatCanNameOneTableMustAgreeOnItsDomain() {
-        FencingException e = assertThrows(FencingException.class, () -> DriverManager.getConnection(
+        FencingException e = assertThrows(FencingException.class, () -> connect(
                 db.fencedUrl("fenced.tables=totals,public.totals", "fenced.table.totals.tokenDomain=etcd")).close());
         assertEquals(FencingException.CONFIGURATION, e.getSQLState());
         assertTrue(e.getMessage().contains("can name the same table"), e.getMessage());
@@ -215,7 +218,7 @@ class TokenDomainIT {
         assertTrue(e.getMessage().contains("lower-case"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Fencing.bind("", 1));
         assertThrows(IllegalArgumentException.class, () -> Fencing.bind(null, 1));
-        FencingException config = assertThrows(FencingException.class, () -> DriverManager.getConnection(
+        FencingException config = assertThrows(FencingException.class, () -> connect(
                 db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=ETCD")).close());
         assertTrue(config.getMessage().contains("fenced.tokenDomain"), config.getMessage());
     }
@@ -224,11 +227,11 @@ class TokenDomainIT {
     void observeModeSendsNoTokenForAnotherDomainAndCountsIt() throws SQLException {
         db.execute("UPDATE totals SET last_token = 4");
         String url = db.fencedUrl("fenced.tables=totals", "fenced.mode=observe", "fenced.table.totals.tokenDomain=etcd");
-        long before = FencedMetrics.UNFENCED_WRITES_OBSERVED.sum();
+        long before = FencedStats.counters().get("fenced.writes.unfenced.observed");
         try (FencingScope ignored = Fencing.bind(1_000_000)) {
             assertEquals(1, update(url, "UPDATE totals SET amount = 12 WHERE id = 1"));
         }
-        assertEquals(before + 1, FencedMetrics.UNFENCED_WRITES_OBSERVED.sum());
+        assertEquals(before + 1, FencedStats.counters().get("fenced.writes.unfenced.observed"));
         assertEquals(4, db.queryLong("SELECT last_token FROM totals"), "the other domain's number never reaches the row");
     }
 

@@ -16,7 +16,7 @@ import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.internal.lease.LeaseSchema;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.FencedStats;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -66,8 +66,8 @@ class LeaseLossIT {
      */
     @Test
     void holderThatCannotRenewLosesTheLeaseAtItsDeadline() throws Exception {
-        long failedBefore = FencedMetrics.LEASE_RENEWALS_FAILED.sum();
-        long lostBefore = FencedMetrics.LEASES_LOST.sum();
+        long failedBefore = FencedStats.counters().get("fenced.leases.renewals_failed");
+        long lostBefore = FencedStats.counters().get("fenced.leases.lost");
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(withUser(db.rawUrl(), role));
         config.setMaximumPoolSize(2);
@@ -110,8 +110,8 @@ class LeaseLossIT {
             assertFalse(lease.isValid());
             assertEquals(OptionalLong.empty(), Fencing.currentToken(), "the acquiring thread's token must be poisoned");
             assertNotEquals(acquiringThread, callbackThread.get(), "onLost must not run on the holder's thread");
-            assertTrue(FencedMetrics.LEASE_RENEWALS_FAILED.sum() > failedBefore, "failed renewals must be counted");
-            assertTrue(FencedMetrics.LEASES_LOST.sum() > lostBefore);
+            assertTrue(FencedStats.counters().get("fenced.leases.renewals_failed") > failedBefore, "failed renewals must be counted");
+            assertTrue(FencedStats.counters().get("fenced.leases.lost") > lostBefore);
             // Tokens are per store, and this JVM's test databases all count from 1: other leases may share it.
             assertTrue(List.of(LeaseRegistry.nameOf(lease.token()).split(" or ")).contains("outage"),
                     "the driver names lost leases by token: " + LeaseRegistry.nameOf(lease.token()));

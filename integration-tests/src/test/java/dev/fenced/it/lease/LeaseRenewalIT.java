@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.internal.metrics.FencedMetrics;
+import dev.fenced.FencedStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +31,7 @@ class LeaseRenewalIT extends LeaseDatabase {
                 others.add(holder.tryAcquire("batch-" + i, Duration.ofMillis(600)).orElseThrow());
             }
             Lease slow = holder.tryAcquire("slow", Duration.ofSeconds(3)).orElseThrow();
-            long renewalsBefore = FencedMetrics.LEASE_RENEWALS.sum();
+            long renewalsBefore = FencedStats.counters().get("fenced.leases.renewed");
             int borrowsBefore = counted.borrows();
 
             long start = System.nanoTime();
@@ -46,7 +46,7 @@ class LeaseRenewalIT extends LeaseDatabase {
             others.forEach(l -> assertTrue(l.isValid(), l.toString()));
             assertEquals(contested.token(), db.queryLong("SELECT token FROM fenced_lease WHERE name = 'contested'"));
 
-            long renewals = FencedMetrics.LEASE_RENEWALS.sum() - renewalsBefore;
+            long renewals = FencedStats.counters().get("fenced.leases.renewed") - renewalsBefore;
             int statements = counted.borrows() - borrowsBefore;
             System.out.printf("renewal: %d lease renewals in %d statements over %d ms%n", renewals, statements, waitedMs);
             // 21 leases renewed about every 200 ms for 3 s: some 300 renewals. One statement per lease would

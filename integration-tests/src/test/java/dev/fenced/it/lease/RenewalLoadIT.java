@@ -77,7 +77,7 @@ class RenewalLoadIT {
                 double[] ms = new double[RUNS];
                 for (int run = 0; run < RUNS; run++) {
                     long t0 = System.nanoTime();
-                    LeaseStore.Renewal r = store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.internal.lease.Ticker.SYSTEM);
+                    LeaseStore.Renewal r = store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.Ticker.system());
                     ms[run] = (System.nanoTime() - t0) / 1e6;
                     assertEquals(n, r.renewed().size(), "every lease must be renewed");
                 }

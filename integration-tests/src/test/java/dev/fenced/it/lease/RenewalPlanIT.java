@@ -62,7 +62,7 @@ class RenewalPlanIT {
             long[] ttls = new long[HELD];
             java.util.Arrays.fill(ttls, ttl.toMillis());
             for (int run = 0; run < RUNS; run++) {
-                assertEquals(HELD, store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.internal.lease.Ticker.SYSTEM).renewed().size());
+                assertEquals(HELD, store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.Ticker.system()).renewed().size());
                 // another holder's release matches no row, but is planned and run like the real one
                 assertEquals(0, store.release("not-the-holder", names, tokens, 30_000_000_000L));
             }

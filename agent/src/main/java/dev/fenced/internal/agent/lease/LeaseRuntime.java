@@ -8,6 +8,7 @@ import dev.fenced.internal.config.ConfigLoader;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.LeaseMethod;
 import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.lease.LeaseBoundCalls;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -78,7 +79,7 @@ public final class LeaseRuntime implements LeaseHooks {
                         .table(config.leaseTable())
                         .createTable(config.leaseCreateTable())
                         .build();
-                Runtime.getRuntime().addShutdownHook(new Thread(created::close, "fenced-agent-leases-close"));
+                Runtime.getRuntime().addShutdownHook(FencedThreads.newThread("fenced-agent-leases-close", created::close));
                 manager = created;
             }
             return manager;

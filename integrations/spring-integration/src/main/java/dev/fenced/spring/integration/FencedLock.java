@@ -27,12 +27,13 @@ final class FencedLock implements Lock {
     private Thread owner;
     private int holds;
     private Lease lease;
-    private long lastUsedNanos = System.nanoTime();
+    private long lastUsedNanos;
 
     FencedLock(String name, LeaseManager leases, Duration ttl) {
         this.name = name;
         this.leases = leases;
         this.ttl = ttl;
+        this.lastUsedNanos = leases.ticker().read();
     }
 
     @Override
@@ -107,7 +108,7 @@ final class FencedLock implements Lock {
                 throw new IllegalMonitorStateException("fenced: lock '" + name + "' is not held by this thread"
                         + " (a lock whose lease was lost is no longer held)");
             }
-            lastUsedNanos = System.nanoTime();
+            lastUsedNanos = leases.ticker().read();
             if (--holds > 0) {
                 return;
             }
@@ -147,6 +148,7 @@ final class FencedLock implements Lock {
         unlock(); // the hold renewedOrDropped counted
     }
 
+    /** How long nobody has held or asked for this lock, on its lease manager's {@link dev.fenced.Ticker}. */
     synchronized long unusedFor(long nowNanos) {
         return owner != null ? -1 : nowNanos - lastUsedNanos;
     }
@@ -176,7 +178,7 @@ final class FencedLock implements Lock {
             throw storeFailure("renew", e);
         }
         synchronized (this) {
-            lastUsedNanos = System.nanoTime();
+            lastUsedNanos = leases.ticker().read();
             if (valid) {
                 holds++;
                 return true;
@@ -190,7 +192,7 @@ final class FencedLock implements Lock {
     }
 
     private synchronized boolean held(Lease granted) {
-        lastUsedNanos = System.nanoTime();
+        lastUsedNanos = leases.ticker().read();
         if (granted == null) {
             return false;
         }

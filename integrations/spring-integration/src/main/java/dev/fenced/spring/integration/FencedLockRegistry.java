@@ -120,7 +120,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
     /** Forgets locks that nobody holds and nobody has used for {@code age} milliseconds. */
     @Override
     public void expireUnusedOlderThan(long age) {
-        long now = System.nanoTime();
+        long now = leases.ticker().read();
         locks.values().removeIf(lock -> lock.unusedFor(now) > age * 1_000_000L);
     }
 
