@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * Lease time on a {@link Ticker} the test moves, through the public builder: deadlines and waits follow it, not
  * the wall, so none of these tests sleeps or waits for time to pass.
  */
-class LeaseTickerIT extends LeaseDatabaseTest {
+class LeaseTickerIT extends LeaseDatabase {
 
     /** A clock that stands still until the test moves it. */
     private static final class FakeTicker implements Ticker {
