@@ -159,7 +159,7 @@ public final class SqlRewriter {
         } catch (BoundedParser.ParseFailure e) {
             throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut);
         }
-        List<Statement> list = statements.getStatements();
+        List<Statement> list = statements;
         if (list.size() != pieces.size()) {
             throw new Refusal(mentioned, "the parser read " + list.size() + " statements where there are "
                     + pieces.size());
@@ -461,7 +461,7 @@ public final class SqlRewriter {
             throw new Refusal(fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")",
                     e.timedOut);
         }
-        for (Statement s : again.getStatements()) {
+        for (Statement s : again) {
             for (Statement node : DmlCollector.collect(s)) {
                 ProtectedTable table = targets.tableFor(FenceContext.nameOf(DmlCollector.target(node)));
                 if (table != null && !carriesFence(node, table)) {

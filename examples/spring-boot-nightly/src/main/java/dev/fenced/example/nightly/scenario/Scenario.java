@@ -125,6 +125,7 @@ public final class Scenario {
     }
 
     /** Runs the scenario; {@code out} gets its progress. */
+    @SuppressWarnings("try") // Instance.close() may be interrupted while it waits; run throws that on
     public static ScenarioResult run(Options o, PrintStream out) throws Exception {
         if (!Files.isRegularFile(o.jar())) {
             throw new IllegalArgumentException("no application jar at " + o.jar());
