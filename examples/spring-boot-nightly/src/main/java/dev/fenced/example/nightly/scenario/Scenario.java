@@ -110,6 +110,7 @@ public final class Scenario {
     }
 
     /** Runs the scenario with the command line's options; prints the story; returns the exit status. */
+    @SuppressWarnings("IncorrectMainMethod") // not an entry point: NightlyTotalsApplication.main exits with it
     public static int main(String[] args) throws Exception {
         Options options;
         try {
