@@ -1,6 +1,7 @@
 package dev.fenced;
 
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Base of every error fenced raises. SQLStates are in the implementation-defined class {@code FN}:
@@ -44,7 +45,7 @@ public class FencingException extends SQLException {
         super(message, sqlState);
     }
 
-    public FencingException(String message, String sqlState, Throwable cause) {
+    public FencingException(String message, String sqlState, @Nullable Throwable cause) {
         super(message, sqlState, cause);
     }
 }
