@@ -200,7 +200,7 @@ public final class Actions {
         AtomicLong cell = ContextAccess.current();
         long v = cell == null ? 0 : DeadlineCell.valueForWrite(cell);
         if (v > 0) {
-            String domain = TokenCells.domainOf(cell);
+            String domain = TokenCells.domainOf(Objects.requireNonNull(cell)); // v > 0: a cell is bound
             if (!Fencing.FENCED_DOMAIN.equals(domain)) {
                 // the check is against the lease table's current tokens: a number of another source means nothing there
                 throw new FencingException("fenced: action " + key + " not run: it is checked against the current tokens"

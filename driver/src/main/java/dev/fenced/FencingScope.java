@@ -16,11 +16,11 @@ import org.jspecify.annotations.Nullable;
 public final class FencingScope implements AutoCloseable {
 
     private final AtomicLong cell;
-    private final AtomicLong previous;
+    private final @Nullable AtomicLong previous;
     private final Thread owner;
     private boolean closed;
 
-    private FencingScope(AtomicLong cell, AtomicLong previous, Thread owner) {
+    private FencingScope(AtomicLong cell, @Nullable AtomicLong previous, Thread owner) {
         this.cell = cell;
         this.previous = previous;
         this.owner = owner;
