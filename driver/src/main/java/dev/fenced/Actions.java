@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Actions on targets that cannot check a token (an SMS provider, a payment API, an e-mail): the seed's "insert
@@ -93,7 +94,7 @@ public final class Actions {
     public static final class Builder {
         private final DataSource dataSource;
         private String table = DEFAULT_TABLE;
-        private String leaseTable = FencedProperty.LEASE_TABLE.defaultValue();
+        private String leaseTable = Objects.requireNonNull(FencedProperty.LEASE_TABLE.defaultValue());
         private boolean releaseOnFailure;
 
         private Builder(DataSource dataSource) {
@@ -199,7 +200,7 @@ public final class Actions {
         AtomicLong cell = ContextAccess.current();
         long v = cell == null ? 0 : DeadlineCell.valueForWrite(cell);
         if (v > 0) {
-            String domain = TokenCells.domainOf(cell);
+            String domain = TokenCells.domainOf(Objects.requireNonNull(cell)); // v > 0: a cell is bound
             if (!Fencing.FENCED_DOMAIN.equals(domain)) {
                 // the check is against the lease table's current tokens: a number of another source means nothing there
                 throw new FencingException("fenced: action " + key + " not run: it is checked against the current tokens"
@@ -220,12 +221,12 @@ public final class Actions {
         return cell != null && DeadlineCell.valueForWrite(cell) == token;
     }
 
-    private static String leaseName(long token) {
+    private static @Nullable String leaseName(long token) {
         String name = LeaseRegistry.nameOf(token);
         return name == null || name.contains(" or ") ? null : name;
     }
 
-    private static LeaseLostException stale(String key, long token, String lease, String why) {
+    private static LeaseLostException stale(String key, long token, @Nullable String lease, String why) {
         return new LeaseLostException(lease, token, "action " + key + " not run: " + why);
     }
 }

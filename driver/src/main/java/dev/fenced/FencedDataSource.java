@@ -10,6 +10,7 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link DataSource} of fenced connections, for pools configured by class name:
@@ -34,7 +35,7 @@ public class FencedDataSource implements DataSource {
      *
      * @throws FencingException for bad configuration, naming the key, before any connection is opened
      */
-    public static DataSource wrap(DataSource pool, Properties fencedKeys) throws FencingException {
+    public static DataSource wrap(DataSource pool, @Nullable Properties fencedKeys) throws FencingException {
         java.util.Objects.requireNonNull(pool, "pool");
         Properties p = fencedKeys == null ? new Properties() : fencedKeys;
         for (String name : p.stringPropertyNames()) {
@@ -49,10 +50,10 @@ public class FencedDataSource implements DataSource {
 
     /** The runtimes of this DataSource's connections (one per user and settings): they go with it. */
     private final Runtimes runtimes = Runtimes.ofDataSource();
-    private volatile String url;
+    private volatile @Nullable String url;
     private final Properties properties = new Properties();
     private volatile int loginTimeout;
-    private volatile PrintWriter logWriter;
+    private volatile @Nullable PrintWriter logWriter;
 
     public FencedDataSource() {
         // bean: configured through setters
@@ -62,12 +63,12 @@ public class FencedDataSource implements DataSource {
         setUrl(url);
     }
 
-    public String getUrl() {
+    public @Nullable String getUrl() {
         return url;
     }
 
     /** {@code jdbc:fenced:postgresql:...}; a {@code jdbc:postgresql:} URL is taken as its fenced form. */
-    public void setUrl(String url) {
+    public void setUrl(@Nullable String url) {
         if (url != null && url.startsWith("jdbc:postgresql:")) {
             url = "jdbc:fenced:" + url.substring("jdbc:".length());
         }
@@ -77,43 +78,43 @@ public class FencedDataSource implements DataSource {
         this.url = url;
     }
 
-    public void setUser(String user) {
+    public void setUser(@Nullable String user) {
         set("user", user);
     }
 
-    public String getUser() {
+    public @Nullable String getUser() {
         return properties.getProperty("user");
     }
 
-    public void setPassword(String password) {
+    public void setPassword(@Nullable String password) {
         set("password", password);
     }
 
     /** {@code fenced.tables}: the protected tables, comma separated. */
-    public void setTables(String tables) {
+    public void setTables(@Nullable String tables) {
         set(FencedProperty.TABLES.key(), tables);
     }
 
-    public String getTables() {
+    public @Nullable String getTables() {
         return properties.getProperty(FencedProperty.TABLES.key());
     }
 
     /** {@code fenced.mode}: enforce, observe or off. */
-    public void setMode(String mode) {
+    public void setMode(@Nullable String mode) {
         set(FencedProperty.MODE.key(), mode);
     }
 
     /** {@code fenced.column}: the fence column. */
-    public void setColumn(String column) {
+    public void setColumn(@Nullable String column) {
         set(FencedProperty.COLUMN.key(), column);
     }
 
     /** Any connection property, pgjdbc's or a {@code fenced.*} key. */
-    public void setProperty(String key, String value) {
+    public void setProperty(String key, @Nullable String value) {
         set(key, value);
     }
 
-    private void set(String key, String value) {
+    private void set(String key, @Nullable String value) {
         if (value == null) {
             properties.remove(key);
         } else {
@@ -153,12 +154,12 @@ public class FencedDataSource implements DataSource {
     }
 
     @Override
-    public PrintWriter getLogWriter() {
+    public @Nullable PrintWriter getLogWriter() {
         return logWriter;
     }
 
     @Override
-    public void setLogWriter(PrintWriter out) {
+    public void setLogWriter(@Nullable PrintWriter out) {
         this.logWriter = out;
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The JDBC driver for {@code jdbc:fenced:postgresql:} URLs. Everything after {@code jdbc:fenced:} goes
@@ -37,7 +38,7 @@ public final class FencedDriver implements Driver {
 
     /** Returns null for URLs that are not {@code jdbc:fenced:postgresql:}, as JDBC requires. */
     @Override
-    public Connection connect(String url, Properties info) throws SQLException {
+    public @Nullable Connection connect(String url, Properties info) throws SQLException {
         if (!acceptsURL(url)) {
             return null;
         }
@@ -51,7 +52,7 @@ public final class FencedDriver implements Driver {
     }
 
     @Override
-    public DriverPropertyInfo[] getPropertyInfo(String url, Properties info) throws SQLException {
+    public DriverPropertyInfo[] getPropertyInfo(String url, @Nullable Properties info) throws SQLException {
         List<DriverPropertyInfo> out = new ArrayList<>();
         for (FencedProperty p : FencedProperty.values()) {
             DriverPropertyInfo d = new DriverPropertyInfo(p.key(), info == null ? null : info.getProperty(p.key()));

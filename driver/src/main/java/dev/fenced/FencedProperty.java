@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every configuration key fenced knows: its name, default and meaning. The single source of truth for
@@ -121,13 +122,13 @@ public enum FencedProperty {
     public static final String PREFIX = "fenced.";
 
     private final String key;
-    private final String defaultValue;
+    private final @Nullable String defaultValue;
     private final Kind kind;
     private final String description;
-    private final Pattern pattern;
-    private final Pattern patternIgnoringCase;
+    private final @Nullable Pattern pattern;
+    private final @Nullable Pattern patternIgnoringCase;
 
-    FencedProperty(String key, String defaultValue, Kind kind, String description) {
+    FencedProperty(String key, @Nullable String defaultValue, Kind kind, String description) {
         this.key = key;
         this.defaultValue = defaultValue;
         this.kind = kind;
@@ -144,7 +145,7 @@ public enum FencedProperty {
     }
 
     /** The default, or null when the key has none. */
-    public String defaultValue() {
+    public @Nullable String defaultValue() {
         return defaultValue;
     }
 
@@ -175,24 +176,25 @@ public enum FencedProperty {
      *
      * @return null if the key is not a known fenced key
      */
-    public static Match match(String concreteKey) {
+    public static @Nullable Match match(String concreteKey) {
         return match(concreteKey, false);
     }
 
     /** Like {@link #match(String)} but ignoring case, for environment variables. */
-    public static Match matchIgnoringCase(String concreteKey) {
+    public static @Nullable Match matchIgnoringCase(String concreteKey) {
         return match(concreteKey, true);
     }
 
-    private static Match match(String concreteKey, boolean ignoreCase) {
+    private static @Nullable Match match(String concreteKey, boolean ignoreCase) {
         for (FencedProperty p : values()) {
             if (p.pattern == null && (ignoreCase ? p.key.equalsIgnoreCase(concreteKey) : p.key.equals(concreteKey))) {
                 return new Match(p, null);
             }
         }
         for (FencedProperty p : values()) {
-            if (p.pattern != null) {
-                Matcher m = (ignoreCase ? p.patternIgnoringCase : p.pattern).matcher(concreteKey);
+            Pattern family = ignoreCase ? p.patternIgnoringCase : p.pattern; // both set for a family key, or neither
+            if (family != null) {
+                Matcher m = family.matcher(concreteKey);
                 if (m.matches()) {
                     return new Match(p, m.group(1));
                 }
@@ -223,7 +225,7 @@ public enum FencedProperty {
     }
 
     /** A concrete key matched to its property; {@code member} is the family member, or null. */
-    public record Match(FencedProperty property, String member) {
+    public record Match(FencedProperty property, @Nullable String member) {
     }
 
     /** Parses {@code 30s}, {@code 500ms}, {@code 2m}, {@code 1h} or ISO-8601 {@code PT30S}. */

@@ -100,6 +100,7 @@ public final class Fencing {
      * use is logged. It is for the calling thread and this section only: tasks handed over to other threads
      * inside it (with the agent) carry no token, not the unfenced state.
      */
+    @SuppressWarnings("try") // the scope is held for the block, never named in it
     public static <T> T unfenced(Callable<T> work) throws Exception {
         StackWalker.StackFrame caller = StackWalker.getInstance()
                 .walk(frames -> frames.skip(1).findFirst().orElse(null));

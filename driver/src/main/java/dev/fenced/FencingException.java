@@ -1,6 +1,7 @@
 package dev.fenced;
 
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Base of every error fenced raises. Its SQLStates, in the implementation-defined class {@code FN}, are listed with
@@ -35,7 +36,7 @@ public class FencingException extends SQLException {
         super(message, sqlState);
     }
 
-    public FencingException(String message, String sqlState, Throwable cause) {
+    public FencingException(String message, String sqlState, @Nullable Throwable cause) {
         super(message, sqlState, cause);
     }
 }

@@ -3,6 +3,7 @@ package dev.fenced;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A binding of a token to one thread, opened by {@link Fencing#bind(long)} or
@@ -15,11 +16,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class FencingScope implements AutoCloseable {
 
     private final AtomicLong cell;
-    private final AtomicLong previous;
+    private final @Nullable AtomicLong previous;
     private final Thread owner;
     private boolean closed;
 
-    private FencingScope(AtomicLong cell, AtomicLong previous, Thread owner) {
+    private FencingScope(AtomicLong cell, @Nullable AtomicLong previous, Thread owner) {
         this.cell = cell;
         this.previous = previous;
         this.owner = owner;
@@ -36,7 +37,7 @@ public final class FencingScope implements AutoCloseable {
     }
 
     /** The domain of the token this scope binds ({@link Fencing#bind(String, long)}); null for an unfenced section. */
-    public String tokenDomain() {
+    public @Nullable String tokenDomain() {
         return cell.get() == 0 ? null : TokenCells.domainOf(cell);
     }
 

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Grants {@link Lease}s with fencing tokens from a table in your PostgreSQL database.
@@ -65,7 +66,7 @@ public final class LeaseManager implements AutoCloseable {
     private static final long ACQUIRE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(ACQUIRE_GRACE_MILLIS);
 
     private final LeaseKeeper keeper;
-    private final Duration renewalInterval;
+    private final @Nullable Duration renewalInterval;
     private final Ticker ticker;
 
     /** Renewal interval standing for "never": the lease simply runs out at its deadline. */
@@ -229,8 +230,8 @@ public final class LeaseManager implements AutoCloseable {
     public static final class Builder {
 
         private final DataSource dataSource;
-        private String holder;
-        private Duration renewalInterval;
+        private @Nullable String holder;
+        private @Nullable Duration renewalInterval;
         private boolean renew = true;
         private LeaseTableName table = LeaseTableName.parse(FencedProperty.LEASE_TABLE.defaultValue());
         private boolean createTable = Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue());

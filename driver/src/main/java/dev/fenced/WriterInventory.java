@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The writer inventory observe mode keeps: every write to a protected table that enforce mode would refuse
@@ -52,7 +53,7 @@ public final class WriterInventory {
      * @param unfenceableWriters  call sites sending a statement fenced cannot fence
      * @param state               in words: {@code enforce}, {@code observe: 2 writers need work}, ...
      */
-    public record TableState(String table, FencingMode mode, String column, boolean columnChecked,
+    public record TableState(String table, @Nullable FencingMode mode, @Nullable String column, boolean columnChecked,
                              int writersWithoutToken, int unfenceableWriters, String state) {
 
         /** True in observe mode once no writer needs work: the table can be switched to enforce. */

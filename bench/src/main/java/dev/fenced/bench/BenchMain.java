@@ -73,7 +73,7 @@ public final class BenchMain {
 
     /** What one JMH run (one path, one round) measured. */
     record Outcome(double score, double cpuMicros, double clientAlloc, double gcAllocNorm, long ops, long parses,
-                   double load, Map<String, Result> secondary) {
+                   double load, Map<String, ?> secondary) {
         /** A secondary result by the end of its name (JMH prefixes the benchmark's), NaN when absent. */
         double aux(String name) {
             return BenchMain.score(secondary, name);
@@ -306,7 +306,7 @@ public final class BenchMain {
                 ops += ir.getMetadata().getAllOps();
             }
         }
-        Map<String, Result> secondary = r.getSecondaryResults();
+        Map<String, ?> secondary = r.getSecondaryResults();
         double cpu = score(secondary, ClientCpuProfiler.CPU);
         if (!(cpu > 0)) {
             throw new IllegalStateException("no client CPU time measured for " + v.method() + ": " + secondary.keySet());
@@ -315,10 +315,10 @@ public final class BenchMain {
                 score(secondary, "gc.alloc.rate.norm"), ops, parses, load, secondary);
     }
 
-    private static double score(Map<String, Result> results, String name) {
-        for (Map.Entry<String, Result> e : results.entrySet()) {
+    private static double score(Map<String, ?> results, String name) {
+        for (Map.Entry<String, ?> e : results.entrySet()) {
             if (e.getKey().endsWith(name)) {
-                return e.getValue().getScore();
+                return ((Result<?>) e.getValue()).getScore();
             }
         }
         return Double.NaN;

@@ -10,7 +10,6 @@ import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.InternalProfiler;
 import org.openjdk.jmh.results.AggregationPolicy;
 import org.openjdk.jmh.results.IterationResult;
-import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.ScalarResult;
 
 /**
@@ -50,7 +49,7 @@ public final class ClientCpuProfiler implements InternalProfiler {
     }
 
     @Override
-    public List<Result> afterIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams,
+    public List<ScalarResult> afterIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams,
                                        IterationResult result) {
         Map<Long, long[]> after = workers(benchmarkParams);
         long cpu = 0;

@@ -220,17 +220,17 @@ public class InventoryCostBench {
                 .shouldFailOnError(true)
                 .verbosity(VerboseMode.SILENT)
                 .build()).run();
-        Map<String, Result> s = results.iterator().next().getSecondaryResults();
+        Map<String, ?> s = results.iterator().next().getSecondaryResults();
         double xOps = aux(s, "xOps");
         double yOps = aux(s, "yOps");
         return new Round(aux(s, "xWallNs") / xOps / 1000, aux(s, "yWallNs") / yOps / 1000,
                 aux(s, "xCpuNs") / xOps / 1000, aux(s, "yCpuNs") / yOps / 1000);
     }
 
-    private static double aux(Map<String, Result> s, String name) {
-        for (Map.Entry<String, Result> e : s.entrySet()) {
+    private static double aux(Map<String, ?> s, String name) {
+        for (Map.Entry<String, ?> e : s.entrySet()) {
             if (e.getKey().endsWith(name)) {
-                return e.getValue().getScore();
+                return ((Result<?>) e.getValue()).getScore();
             }
         }
         throw new IllegalStateException("no " + name + " in " + s.keySet());

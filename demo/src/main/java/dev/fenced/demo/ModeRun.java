@@ -56,6 +56,8 @@ final class ModeRun {
         return b.build();
     }
 
+    // the feed is stopped by hand before the audit, and again (a no-op) when the block ends on an error
+    @SuppressWarnings("try")
     ModeResult run() throws Exception {
         String url = server.newDatabase(mode.key);
         try (Connection c = DriverManager.getConnection(url)) {

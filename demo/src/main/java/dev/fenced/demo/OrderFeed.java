@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 /** Orders keep arriving while the night's job runs; written on a plain connection (orders are not protected). */
+@SuppressWarnings("try") // close() waits for the feed's thread, so it may be interrupted: its callers all throw
 final class OrderFeed implements AutoCloseable {
 
     private static final long TICK_MILLIS = 50;

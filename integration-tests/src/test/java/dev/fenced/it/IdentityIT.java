@@ -68,6 +68,7 @@ class IdentityIT {
     }
 
     @Test
+    @SuppressWarnings("IsInstanceIncompatibleType") // the point: the unwrapped pgjdbc connection is not ours
     void unwrapReachesPgjdbcAndOurOwnTypes() throws Exception {
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"))) {
             assertTrue(c.isWrapperFor(PGConnection.class));

@@ -31,7 +31,7 @@ class SpringIntegrationLockTest {
     @Test
     void aLockHeldIsALeaseItsTokenBoundToTheHolder() {
         runner.run(context -> {
-            LockRegistry registry = context.getBean(LockRegistry.class);
+            var registry = context.getBean(LockRegistry.class); // var: generic in Spring Integration 7, not in 6.5
             assertTrue(registry instanceof FencedLockRegistry, registry.getClass().getName());
             Lock lock = registry.obtain("orders");
             assertTrue(lock.tryLock());
@@ -53,7 +53,7 @@ class SpringIntegrationLockTest {
         Method renewWithTtl = renewLockWithTtl();
         assumeTrue(renewWithTtl != null, "Spring Integration 6.5: RenewableLockRegistry has no renewLock(key, ttl)");
         runner.run(context -> {
-            LockRegistry registry = context.getBean(LockRegistry.class);
+            var registry = context.getBean(LockRegistry.class); // var: generic in Spring Integration 7, not in 6.5
             Lock lock = registry.obtain("orders");
             assertTrue(lock.tryLock());
             try {
@@ -79,7 +79,7 @@ class SpringIntegrationLockTest {
 
     @Test
     void anApplicationsOwnLockRegistryIsKept() {
-        LockRegistry own = new DefaultLockRegistry();
+        var own = new DefaultLockRegistry(); // var: LockRegistry is generic in 7, not in 6.5
         runner.withBean("ownLockRegistry", LockRegistry.class, () -> own).run(context -> {
             assertSame(own, context.getBean(LockRegistry.class));
             assertFalse(context.containsBean("fencedLockRegistry"));

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the thread-local the whole JVM shares. When the agent put {@link FencedContextStore} on the
@@ -20,18 +21,18 @@ public final class ContextAccess {
 
     private static final ThreadLocal<AtomicLong> CURRENT = locate();
     /** Where the first fenced connection is recorded for the agent; null when no agent placed the store. */
-    private static final AtomicReference<Object[]> FIRST_CONNECTION = locateFirstConnection();
+    private static final @Nullable AtomicReference<Object[]> FIRST_CONNECTION = locateFirstConnection();
 
     private ContextAccess() {
     }
 
     /** The cell bound to this thread, or null. */
-    public static AtomicLong current() {
+    public static @Nullable AtomicLong current() {
         return CURRENT.get();
     }
 
     /** Binds {@code cell} (may be null) and returns what was bound before. */
-    public static AtomicLong swap(AtomicLong cell) {
+    public static @Nullable AtomicLong swap(@Nullable AtomicLong cell) {
         AtomicLong previous = CURRENT.get();
         if (cell == null) {
             CURRENT.remove();
@@ -48,7 +49,7 @@ public final class ContextAccess {
     private static final ThreadLocal<Map<AtomicLong, AtomicLong>> CLOSED_OUT_OF_ORDER = new ThreadLocal<>();
 
     /** {@code cell}'s scope was closed while something opened inside it is still bound. */
-    public static void closedOutOfOrder(AtomicLong cell, AtomicLong previous) {
+    public static void closedOutOfOrder(AtomicLong cell, @Nullable AtomicLong previous) {
         Map<AtomicLong, AtomicLong> skipped = CLOSED_OUT_OF_ORDER.get();
         if (skipped == null) {
             skipped = new IdentityHashMap<>();
@@ -61,7 +62,7 @@ public final class ContextAccess {
      * Closing a scope or lease: binds {@code previous}, what was bound when it was opened, or, if that belongs
      * to a scope already closed out of order, what was bound before that one.
      */
-    public static void restore(AtomicLong previous) {
+    public static void restore(@Nullable AtomicLong previous) {
         AtomicLong b = previous;
         Map<AtomicLong, AtomicLong> skipped = CLOSED_OUT_OF_ORDER.get();
         if (skipped != null) {
@@ -94,7 +95,7 @@ public final class ContextAccess {
     }
 
     /** Records the first fenced connection for the agent's leases (only when the agent is attached). */
-    public static void recordConnection(String url, Properties info) {
+    public static void recordConnection(String url, @Nullable Properties info) {
         if (FIRST_CONNECTION != null && FIRST_CONNECTION.get() == null) {
             Properties copy = new Properties();
             if (info != null) {
@@ -105,12 +106,12 @@ public final class ContextAccess {
     }
 
     /** {@code {String url, Properties info}} of the first fenced connection, or null. */
-    public static Object[] firstConnection() {
+    public static Object @Nullable [] firstConnection() {
         return FIRST_CONNECTION == null ? null : FIRST_CONNECTION.get();
     }
 
     @SuppressWarnings("unchecked")
-    private static AtomicReference<Object[]> locateFirstConnection() {
+    private static @Nullable AtomicReference<Object[]> locateFirstConnection() {
         Class<?> shared = bootstrapStore();
         if (shared == null) {
             return null;
@@ -136,7 +137,7 @@ public final class ContextAccess {
         return FencedContextStore.CURRENT;
     }
 
-    private static Class<?> bootstrapStore() {
+    private static @Nullable Class<?> bootstrapStore() {
         try {
             return Class.forName(STORE_CLASS, true, null);
         } catch (ClassNotFoundException e) {

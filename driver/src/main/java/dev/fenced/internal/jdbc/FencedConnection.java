@@ -278,7 +278,7 @@ public final class FencedConnection extends DelegatingConnection {
             }
             runtime.observedUnfenceable(fenced.table(), "a write through prepareCall;"
                     + " use prepareStatement for writes to protected tables", sql);
-            return RewritePlan.PASSTHROUGH;
+            return RewritePlan.Passthrough.PASSTHROUGH;
         }
         return plan;
     }

@@ -270,7 +270,7 @@ public final class FencedRuntime {
     /** The plan for {@code sql}. Cheap for statements that cannot touch a protected table. */
     RewritePlan plan(String sql) {
         RewriteCache cache = snapshot.cache();
-        return cache == null ? RewritePlan.PASSTHROUGH : cache.plan(sql);
+        return cache == null ? RewritePlan.Passthrough.PASSTHROUGH : cache.plan(sql);
     }
 
     /**
@@ -312,7 +312,7 @@ public final class FencedRuntime {
             throw refused.refusal();
         }
         observedUnfenceable(refused.table(), refused.construct(), sql);
-        return refused.schemaChange() ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
+        return refused.schemaChange() ? RewritePlan.Passthrough.SCHEMA_CHANGE : RewritePlan.Passthrough.PASSTHROUGH;
     }
 
     /** For a refused plan let through inside {@code Fencing.unfenced}: refuses it now, outside one. */
@@ -415,7 +415,7 @@ public final class FencedRuntime {
                     }
                 }
             }
-            RewritePlan plan = prepared == null ? RewritePlan.PASSTHROUGH : plan(prepared);
+            RewritePlan plan = prepared == null ? RewritePlan.Passthrough.PASSTHROUGH : plan(prepared);
             if (plan instanceof RewritePlan.Protected touched) {
                 refuseOrObserve(touched.table(), touched.mode(), "EXECUTE " + name + " runs a prepared write that"
                         + " cannot carry the token"

@@ -16,6 +16,7 @@ import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.Values;
+import java.util.List;
 
 /**
  * INSERT: the fence column joins the column list and every row supplies the token; ON CONFLICT DO
@@ -29,8 +30,15 @@ final class InsertFencer {
     private InsertFencer() {
     }
 
+    private static boolean hasAny(List<?> items) {
+        return items != null && !items.isEmpty();
+    }
+
     static void fence(Insert insert, ProtectedTable table, FenceContext ctx) throws Refusal {
-        if (insert.isUseSet() || insert.isUseDuplicate() || insert.getOutputClause() != null) {
+        // what the deprecated isUseSet() and isUseDuplicate() read
+        if (hasAny(insert.getSetUpdateSets())
+                || insert.getDuplicateAction() != null && hasAny(insert.getDuplicateAction().getUpdateSets())
+                || insert.getOutputClause() != null) {
             throw new Refusal(table.displayName(), "INSERT ... SET, ON DUPLICATE KEY or OUTPUT (not PostgreSQL syntax)");
         }
         Column fenceColumn = new Column(TableName.quote(table.column()));

@@ -39,7 +39,7 @@ public final class RewriteCache {
     /** The plan for {@code sql}: pass-through without parsing when nothing protected can be in it. */
     public RewritePlan plan(String sql) {
         if (clear.contains(sql)) {
-            return RewritePlan.PASSTHROUGH;
+            return RewritePlan.Passthrough.PASSTHROUGH;
         }
         // a planned text is looked up before the pre-filter scans it: a protected statement run again
         // costs a map lookup, not a scan of its text for every protected name as well
@@ -50,7 +50,7 @@ public final class RewriteCache {
         }
         if (!rewriter.needsPlanning(sql)) {
             clear.add(sql);
-            return RewritePlan.PASSTHROUGH;
+            return RewritePlan.Passthrough.PASSTHROUGH;
         }
         return remember(plans, sql, parsed(rewriter.plan(sql)));
     }

@@ -11,12 +11,6 @@ import java.util.List;
  */
 public sealed interface RewritePlan permits RewritePlan.Passthrough, RewritePlan.Protected {
 
-    /** Shared plan for everything that needs no fencing. */
-    Passthrough PASSTHROUGH = new Passthrough(false);
-
-    /** A pass-through that changes the schema around a protected table: read the catalog again after it. */
-    Passthrough SCHEMA_CHANGE = new Passthrough(true);
-
     /**
      * True when running the statement may create, attach or drop a view, partition or child of a protected
      * table (CREATE, ALTER or DROP naming one): the driver reads the catalog again right after it.
@@ -30,6 +24,14 @@ public sealed interface RewritePlan permits RewritePlan.Passthrough, RewritePlan
 
     /** The text is sent as written. */
     record Passthrough(boolean schemaChange) implements RewritePlan {
+
+        // Held here, not on the interface: an interface constant of a subtype can deadlock class initialisation.
+        /** Shared plan for everything that needs no fencing. */
+        public static final Passthrough PASSTHROUGH = new Passthrough(false);
+
+        /** A pass-through that changes the schema around a protected table: read the catalog again after it. */
+        public static final Passthrough SCHEMA_CHANGE = new Passthrough(true);
+
         @Override
         public String toString() {
             return "passthrough";

@@ -80,7 +80,7 @@ public final class SqlRewriter {
 
     private RewritePlan plan(String sql, boolean tokenMayBeNull) {
         if (!needsPlanning(sql)) {
-            return RewritePlan.PASSTHROUGH;
+            return RewritePlan.Passthrough.PASSTHROUGH;
         }
         try {
             return planMentioning(sql, tokenMayBeNull);
@@ -138,7 +138,7 @@ public final class SqlRewriter {
             }
         }
         if (!parse) {
-            return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
+            return schemaChange ? RewritePlan.Passthrough.SCHEMA_CHANGE : RewritePlan.Passthrough.PASSTHROUGH;
         }
         rejectLexicalHazards(tokens, mentioned);
 
@@ -158,7 +158,7 @@ public final class SqlRewriter {
         } catch (BoundedParser.ParseFailure e) {
             throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut);
         }
-        List<Statement> list = statements.getStatements();
+        List<Statement> list = statements;
         if (list.size() != pieces.size()) {
             throw new Refusal(mentioned, "the parser read " + list.size() + " statements where there are "
                     + pieces.size());
@@ -239,7 +239,7 @@ public final class SqlRewriter {
             enforce |= table.mode() == FencingMode.ENFORCE;
         }
         if (fencedTables.isEmpty()) {
-            return schemaChange ? RewritePlan.SCHEMA_CHANGE : RewritePlan.PASSTHROUGH;
+            return schemaChange ? RewritePlan.Passthrough.SCHEMA_CHANGE : RewritePlan.Passthrough.PASSTHROUGH;
         }
         String printed = verify(printBack(list, prepared, mentioned), literals, roundTripTokens, fencedTables);
         if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
@@ -457,7 +457,7 @@ public final class SqlRewriter {
             throw new Refusal(fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")",
                     e.timedOut);
         }
-        for (Statement s : again.getStatements()) {
+        for (Statement s : again) {
             for (Statement node : DmlCollector.collect(s)) {
                 ProtectedTable table = targets.tableFor(FenceContext.nameOf(DmlCollector.target(node)));
                 if (table != null && !carriesFence(node, table)) {

@@ -238,8 +238,8 @@ class CorpusTest {
         String text = sql.replaceAll("\\b(UPDATE|DELETE FROM) ONLY ", "$1 ")
                 .replaceAll("WHERE CURRENT OF (\\w+|\"[^\"]+\")", "WHERE current_of_cursor"); // JSqlParser cannot read it
         var statements = CCJSqlParserUtil.newParser(text).withAllowComplexParsing(false).Statements();
-        assertEquals(1, statements.getStatements().size(), "one statement");
-        return statements.getStatements().get(0);
+        assertEquals(1, statements.size(), "one statement");
+        return statements.get(0);
     }
 
     private static int count(String sql, Token.Kind kind) {

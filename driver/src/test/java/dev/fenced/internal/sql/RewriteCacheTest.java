@@ -33,15 +33,15 @@ class RewriteCacheTest {
                 sameSlot = candidate;
             }
         }
-        assertSame(RewritePlan.PASSTHROUGH, cache.plan(sameSlot));
-        assertSame(RewritePlan.PASSTHROUGH, cache.plan(sameSlot), "remembered");
+        assertSame(RewritePlan.Passthrough.PASSTHROUGH, cache.plan(sameSlot));
+        assertSame(RewritePlan.Passthrough.PASSTHROUGH, cache.plan(sameSlot), "remembered");
         assertTrue(cache.plan(fenced) instanceof RewritePlan.Fenced, "the slot holds another text: the protected one is still fenced");
         // "Aa" and "BB" have equal hash codes, so these two texts do too: an equal hash is not an equal text
         RewriteCache bb = cacheFor("bb");
         String clear = "UPDATE Aa SET x = 1";
         String protectedText = "UPDATE BB SET x = 1";
         assertEquals(clear.hashCode(), protectedText.hashCode());
-        assertSame(RewritePlan.PASSTHROUGH, bb.plan(clear));
+        assertSame(RewritePlan.Passthrough.PASSTHROUGH, bb.plan(clear));
         assertTrue(bb.plan(protectedText) instanceof RewritePlan.Fenced);
     }
 
@@ -49,15 +49,15 @@ class RewriteCacheTest {
     void aCopyOfARememberedTextIsStillPassedThroughAndNothingIsParsed() {
         RewriteCache cache = cacheFor("totals");
         String sql = "UPDATE other SET amount = ? WHERE id = ?";
-        assertSame(RewritePlan.PASSTHROUGH, cache.plan(sql));
-        assertSame(RewritePlan.PASSTHROUGH, cache.plan(new String(sql.toCharArray())));
+        assertSame(RewritePlan.Passthrough.PASSTHROUGH, cache.plan(sql));
+        assertSame(RewritePlan.Passthrough.PASSTHROUGH, cache.plan(new String(sql.toCharArray())));
         assertEquals(0, cache.size(), "unprotected texts never enter the plan cache");
     }
 
     @Test
     void theMemoryBelongsToOneSetOfProtectedTables() {
         String sql = "UPDATE other SET amount = 1";
-        assertSame(RewritePlan.PASSTHROUGH, cacheFor("totals").plan(sql));
+        assertSame(RewritePlan.Passthrough.PASSTHROUGH, cacheFor("totals").plan(sql));
         assertTrue(cacheFor("other").plan(sql) instanceof RewritePlan.Fenced, "a cache for other targets decides afresh");
     }
 }

@@ -46,7 +46,7 @@ class LeaseCrashIT {
         assertEquals("off", server.query("SHOW synchronous_commit"));
         TreeSet<Long> before = new TreeSet<>();
         LeaseManager first = LeaseManager.builder(server.dataSource()).withoutRenewal().build();
-        first.tryAcquire("warm-up", Duration.ofMinutes(5)).orElseThrow(); // creates the store
+        var unused = first.tryAcquire("warm-up", Duration.ofMinutes(5)).orElseThrow(); // creates the store
         server.execute("CHECKPOINT");
         for (int i = 0; i < 40; i++) {
             try (Lease l = first.tryAcquire("job-" + i, Duration.ofMinutes(5)).orElseThrow()) {

@@ -122,7 +122,7 @@ class LeaseStallIT {
         PGSimpleDataSource ds = proxied();
         LeaseManager leases = LeaseManager.create(ds);
         Lease one = leases.tryAcquire("stall-close-1", TTL).orElseThrow();
-        leases.tryAcquire("stall-close-2", TTL).orElseThrow();
+        var unused = leases.tryAcquire("stall-close-2", TTL).orElseThrow();
         proxy.stall();
         long start = System.nanoTime();
         assertTimeoutPreemptively(Duration.ofSeconds(15), one::close);

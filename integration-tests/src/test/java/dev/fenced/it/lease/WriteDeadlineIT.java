@@ -73,7 +73,7 @@ class WriteDeadlineIT extends LeaseDatabase {
             // The first lease runs out first; announcing its loss blocks.
             Thread other = new Thread(() -> {
                 try {
-                    leases.tryAcquire("first", Duration.ofMillis(300)).orElseThrow();
+                    var unused = leases.tryAcquire("first", Duration.ofMillis(300)).orElseThrow();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }

@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
  * One instance of the service: a child JVM running the application jar, its output in a log file, its Actuator on
  * a loopback port. Frozen and resumed with real signals ({@code kill -STOP}/{@code -CONT}), read over HTTP.
  */
+@SuppressWarnings("try") // close() waits for the child JVM to exit, so it may be interrupted: its callers all throw
 final class Instance implements AutoCloseable {
 
     private static final Pattern VALUE = Pattern.compile("\"value\"\\s*:\\s*([-0-9.eE+]+)");

@@ -110,6 +110,7 @@ public final class Scenario {
     }
 
     /** Runs the scenario with the command line's options; prints the story; returns the exit status. */
+    @SuppressWarnings("IncorrectMainMethod") // not an entry point: NightlyTotalsApplication.main exits with it
     public static int main(String[] args) throws Exception {
         Options options;
         try {
@@ -125,6 +126,7 @@ public final class Scenario {
     }
 
     /** Runs the scenario; {@code out} gets its progress. */
+    @SuppressWarnings("try") // Instance.close() may be interrupted while it waits; run throws that on
     public static ScenarioResult run(Options o, PrintStream out) throws Exception {
         if (!Files.isRegularFile(o.jar())) {
             throw new IllegalArgumentException("no application jar at " + o.jar());
