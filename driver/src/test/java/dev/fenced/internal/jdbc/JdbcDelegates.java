@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
  * DelegatingPreparedStatement <- FencedPreparedStatement <- DelegatingCallableStatement <- FencedCallableStatement}.
  *
  * <p>{@link JdbcDelegatesTest} regenerates them from the running JDK's {@code java.sql} and compares with the committed
- * sources; run it with {@code -Dfenced.regenerate=true} (on the oldest supported JDK, 17) to write them after a JDK
+ * sources; run it with {@code -Dfencedtest.regenerate=true} (on the oldest supported JDK, 17) to write them after a JDK
  * adds JDBC methods.
  */
 final class JdbcDelegates {

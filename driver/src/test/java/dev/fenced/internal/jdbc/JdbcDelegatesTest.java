@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The committed {@code Delegating*} sources are exactly what {@link JdbcDelegates} generates from this JDK's
  * {@code java.sql}: nobody edits them by hand, and a JDK that adds a JDBC method fails here (and in
- * {@link JdbcCompletenessTest}) until they are regenerated with {@code -Dfenced.regenerate=true}.
+ * {@link JdbcCompletenessTest}) until they are regenerated with {@code -Dfencedtest.regenerate=true}.
  */
 class JdbcDelegatesTest {
 
@@ -29,11 +29,11 @@ class JdbcDelegatesTest {
     void committedSourceIsWhatTheGeneratorWrites(String className, JdbcDelegates.Spec spec) throws IOException {
         Path file = SOURCES.resolve(className + ".java");
         String generated = JdbcDelegates.generate(spec);
-        if (Boolean.getBoolean("fenced.regenerate")) {
+        if (Boolean.getBoolean("fencedtest.regenerate")) {
             Files.writeString(file, generated, StandardCharsets.UTF_8);
         }
         assertEquals(generated, Files.readString(file, StandardCharsets.UTF_8), file
                 + " differs from what the generator writes: run `mvn -pl driver test -Dtest=JdbcDelegatesTest"
-                + " -Dfenced.regenerate=true` on JDK 17 and commit the result");
+                + " -Dfencedtest.regenerate=true` on JDK 17 and commit the result");
     }
 }

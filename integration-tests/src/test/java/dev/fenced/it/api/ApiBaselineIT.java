@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Each published jar's public API equals its committed baseline ({@code <module>/api/<artifactId>.txt}). A new public
  * type or member, or one gone, fails here until the baseline is updated in the same change
- * ({@code -Dfenced.api.update=true}), so the API only grows by decision. The Spring Boot module checks its own.
+ * ({@code -Dfencedtest.api.update=true}), so the API only grows by decision. The Spring Boot module checks its own.
  */
 class ApiBaselineIT {
 

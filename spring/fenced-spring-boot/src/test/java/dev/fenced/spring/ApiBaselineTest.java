@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Boot module's public API equals its committed baseline ({@code api/fenced-spring-boot.txt}); update it with
- * {@code -Dfenced.api.update=true} in the change that means to alter the API.
+ * {@code -Dfencedtest.api.update=true} in the change that means to alter the API.
  */
 class ApiBaselineTest {
 

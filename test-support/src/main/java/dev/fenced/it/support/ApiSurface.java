@@ -88,12 +88,12 @@ public final class ApiSurface {
     }
 
     /**
-     * Compares {@code jar}'s API with {@code baseline}; with {@code -Dfenced.api.update=true} writes the baseline
+     * Compares {@code jar}'s API with {@code baseline}; with {@code -Dfencedtest.api.update=true} writes the baseline
      * instead. Returns null when they agree, else a message for the assertion.
      */
     public static String compare(Path jar, Path baseline) throws IOException {
         String actual = of(jar);
-        if (Boolean.getBoolean("fenced.api.update")) {
+        if (Boolean.getBoolean("fencedtest.api.update")) {
             Files.createDirectories(baseline.getParent());
             Files.writeString(baseline, actual, StandardCharsets.UTF_8);
             return null;
@@ -116,7 +116,7 @@ public final class ApiSurface {
             }
         }
         return "The public API of " + jar.getFileName() + " differs from " + baseline + " (a new or removed public type"
-                + " or member is a decision: update the baseline with -Dfenced.api.update=true and commit it):\n"
+                + " or member is a decision: update the baseline with -Dfencedtest.api.update=true and commit it):\n"
                 + String.join("\n", diff);
     }
 
