@@ -1,11 +1,9 @@
 package benchstub;
 
 import dev.fenced.bench.BenchEnv;
-
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import org.postgresql.PGConnection;
 import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.DriverPropertyInfo;
@@ -13,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Properties;
 import java.util.logging.Logger;
+import org.postgresql.PGConnection;
 
 /**
  * (Outside {@code dev.fenced}: fenced never delegates to a driver of its own packages.)
@@ -26,12 +25,11 @@ public final class StubJdbc {
 
     /** pgjdbc refuses this URL (the port is not a number), so fenced's delegate lookup finds {@link StubDriver}. */
     public static final String URL = "jdbc:postgresql://fenced-bench-stub:stub/bench";
+
     public static final String FENCED_URL = "jdbc:fenced:postgresql://fenced-bench-stub:stub/bench?fenced.tables="
             + BenchEnv.PROTECTED + "&fenced.checkSchema=false";
 
-
-    private StubJdbc() {
-    }
+    private StubJdbc() {}
 
     private static final InvocationHandler STATEMENT = (proxy, method, args) -> switch (method.getName()) {
         case "executeUpdate" -> 1;
@@ -45,8 +43,9 @@ public final class StubJdbc {
     };
 
     private static final InvocationHandler CONNECTION = (proxy, method, args) -> switch (method.getName()) {
-        case "prepareStatement" -> Proxy.newProxyInstance(StubJdbc.class.getClassLoader(),
-                new Class<?>[] {PreparedStatement.class}, STATEMENT);
+        case "prepareStatement" ->
+            Proxy.newProxyInstance(
+                    StubJdbc.class.getClassLoader(), new Class<?>[] {PreparedStatement.class}, STATEMENT);
         case "nativeSQL" -> args[0];
         // fenced reads standard_conforming_strings from pgjdbc's ParameterStatus: the stub answers as a server would
         case "isWrapperFor" -> args[0] == PGConnection.class;
@@ -89,8 +88,8 @@ public final class StubJdbc {
     }
 
     public static Connection connection() {
-        return (Connection) Proxy.newProxyInstance(StubJdbc.class.getClassLoader(), new Class<?>[] {Connection.class,
-                PGConnection.class}, CONNECTION);
+        return (Connection) Proxy.newProxyInstance(
+                StubJdbc.class.getClassLoader(), new Class<?>[] {Connection.class, PGConnection.class}, CONNECTION);
     }
 
     /** A fenced connection over a stub one. */
@@ -117,8 +116,11 @@ public final class StubJdbc {
             }
             for (var drivers = DriverManager.getDrivers(); drivers.hasMoreElements(); ) {
                 Driver d = drivers.nextElement();
-                if (!(d instanceof StubDriver) && !d.getClass().getName().startsWith("dev.fenced.") && d.acceptsURL(URL)) {
-                    throw new IllegalStateException(d.getClass().getName() + " accepts " + URL + "; the stub cannot be reached");
+                if (!(d instanceof StubDriver)
+                        && !d.getClass().getName().startsWith("dev.fenced.")
+                        && d.acceptsURL(URL)) {
+                    throw new IllegalStateException(
+                            d.getClass().getName() + " accepts " + URL + "; the stub cannot be reached");
                 }
             }
         }

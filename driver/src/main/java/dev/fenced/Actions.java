@@ -121,7 +121,8 @@ public final class Actions {
 
         /** @throws IllegalArgumentException for a table name that is not {@code [schema.]table} */
         public Actions build() {
-            return new Actions(new ActionStore(dataSource, LeaseTableName.parse(table), LeaseTableName.parse(leaseTable)),
+            return new Actions(
+                    new ActionStore(dataSource, LeaseTableName.parse(table), LeaseTableName.parse(leaseTable)),
                     releaseOnFailure);
         }
     }
@@ -130,9 +131,10 @@ public final class Actions {
         Objects.requireNonNull(action, "action");
         try {
             return once(actionKey, () -> {
-                action.run();
-                return Boolean.TRUE;
-            }).isPresent();
+                        action.run();
+                        return Boolean.TRUE;
+                    })
+                    .isPresent();
         } catch (SQLException | RuntimeException | Error e) {
             throw e;
         } catch (Exception e) {
@@ -149,8 +151,11 @@ public final class Actions {
         String lease = leaseName(token);
         ActionStore.Claim claim = store.claim(actionKey, token, lease);
         if (claim == ActionStore.Claim.STALE) {
-            throw stale(actionKey, token, lease, "it is not the current token of a live lease in the lease table"
-                    + " (expired or taken over)");
+            throw stale(
+                    actionKey,
+                    token,
+                    lease,
+                    "it is not the current token of a live lease in the lease table" + " (expired or taken over)");
         }
         if (claim == ActionStore.Claim.ALREADY_CLAIMED) {
             LOG.log(System.Logger.Level.DEBUG, "fenced: action {0} was claimed before; skipped", actionKey);
@@ -159,8 +164,11 @@ public final class Actions {
         // claimed while the lease held; a lease lost since (a pause after the claim) gives the row back
         if (!stillLive(token)) {
             store.release(actionKey, token);
-            throw stale(actionKey, token, lease, "its lease was lost after the action was recorded; the row was given"
-                    + " back for a newer holder");
+            throw stale(
+                    actionKey,
+                    token,
+                    lease,
+                    "its lease was lost after the action was recorded; the row was given" + " back for a newer holder");
         }
         T result;
         try {
@@ -173,7 +181,9 @@ public final class Actions {
             store.done(actionKey, token);
         } catch (SQLException e) {
             // the action ran and its row stays claimed: nobody runs it again; only done_at is missing
-            LOG.log(System.Logger.Level.WARNING, "fenced: action " + actionKey + " ran but could not be marked done: " + e);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: action " + actionKey + " ran but could not be marked done: " + e);
         }
         return Optional.ofNullable(result);
     }
@@ -190,8 +200,10 @@ public final class Actions {
                 store.failed(key, token, String.valueOf(failure));
             }
         } catch (SQLException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "fenced: action " + key + " failed (" + failure + ") and its row could"
-                    + " not be " + (releaseOnFailure ? "given back" : "marked failed") + ": " + e);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: action " + key + " failed (" + failure + ") and its row could" + " not be "
+                            + (releaseOnFailure ? "given back" : "marked failed") + ": " + e);
         }
     }
 
@@ -203,17 +215,22 @@ public final class Actions {
             String domain = TokenCells.domainOf(Objects.requireNonNull(cell)); // v > 0: a cell is bound
             if (!Fencing.FENCED_DOMAIN.equals(domain)) {
                 // the check is against the lease table's current tokens: a number of another source means nothing there
-                throw new FencingException("fenced: action " + key + " not run: it is checked against the current tokens"
-                        + " of fenced's lease table, but the bound token is of domain '" + domain + "'; run it under a"
-                        + " Lease (LeaseManager.acquire)", TokenDomainException.SQLSTATE);
+                throw new FencingException(
+                        "fenced: action " + key + " not run: it is checked against the current tokens"
+                                + " of fenced's lease table, but the bound token is of domain '" + domain
+                                + "'; run it under a"
+                                + " Lease (LeaseManager.acquire)",
+                        TokenDomainException.SQLSTATE);
             }
             return v;
         }
         if (v < 0) {
             throw stale(key, -v, leaseName(-v), "its lease was lost");
         }
-        throw new FencingException("fenced: action " + key + " needs a token: run it under a Lease"
-                + " (LeaseManager.acquire) or Fencing.bind(token)", UnfencedWriteException.SQLSTATE);
+        throw new FencingException(
+                "fenced: action " + key + " needs a token: run it under a Lease"
+                        + " (LeaseManager.acquire) or Fencing.bind(token)",
+                UnfencedWriteException.SQLSTATE);
     }
 
     private static boolean stillLive(long token) {

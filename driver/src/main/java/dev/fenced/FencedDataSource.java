@@ -40,16 +40,20 @@ public class FencedDataSource implements DataSource {
         Properties p = fencedKeys == null ? new Properties() : fencedKeys;
         for (String name : p.stringPropertyNames()) {
             if (!name.startsWith(FencedProperty.PREFIX)) {
-                throw new FencingException("fenced: FencedDataSource.wrap takes fenced.* keys only, got '" + name + "'",
+                throw new FencingException(
+                        "fenced: FencedDataSource.wrap takes fenced.* keys only, got '" + name + "'",
                         FencingException.CONFIGURATION);
             }
         }
-        return ConnectionFactory.wrapping(pool,
-                ConfigLoader.forApplication("the properties given to FencedDataSource.wrap", ConfigLoader.fencedEntries(p)));
+        return ConnectionFactory.wrapping(
+                pool,
+                ConfigLoader.forApplication(
+                        "the properties given to FencedDataSource.wrap", ConfigLoader.fencedEntries(p)));
     }
 
     /** The runtimes of this DataSource's connections (one per user and settings): they go with it. */
     private final Runtimes runtimes = Runtimes.ofDataSource();
+
     private volatile @Nullable String url;
     private final Properties properties = new Properties();
     private volatile int loginTimeout;
@@ -73,7 +77,8 @@ public class FencedDataSource implements DataSource {
             url = "jdbc:fenced:" + url.substring("jdbc:".length());
         }
         if (url != null && !ConnectionFactory.accepts(url)) {
-            throw new IllegalArgumentException("fenced: FencedDataSource needs a jdbc:fenced:postgresql: URL, got " + url);
+            throw new IllegalArgumentException(
+                    "fenced: FencedDataSource needs a jdbc:fenced:postgresql: URL, got " + url);
         }
         this.url = url;
     }

@@ -19,79 +19,146 @@ import org.jspecify.annotations.Nullable;
  * sets the mode of the protected table {@code sales.totals}.
  */
 public enum FencedProperty {
-
-    TABLES("fenced.tables", "", Kind.LIST,
+    TABLES(
+            "fenced.tables",
+            "",
+            Kind.LIST,
             "Protected tables, comma separated. Unquoted names fold to lower case; `totals` matches that table"
                     + " in any schema, `sales.totals` also matches an unqualified `totals`."),
-    COLUMN("fenced.column", "last_token", Kind.IDENTIFIER,
+    COLUMN(
+            "fenced.column",
+            "last_token",
+            Kind.IDENTIFIER,
             "The fence column every protected table has (a bigint; NULL counts as 0)."),
-    MODE("fenced.mode", "enforce", Kind.MODE,
+    MODE(
+            "fenced.mode",
+            "enforce",
+            Kind.MODE,
             "`enforce` refuses stale, unfenced and unfenceable writes; `observe` only counts and logs them;"
                     + " `off` leaves every statement alone."),
-    TABLE_COLUMN("fenced.table.<table>.column", null, Kind.IDENTIFIER,
+    TABLE_COLUMN(
+            "fenced.table.<table>.column",
+            null,
+            Kind.IDENTIFIER,
             "Fence column of one protected table, overriding `fenced.column`."),
-    TABLE_MODE("fenced.table.<table>.mode", null, Kind.MODE,
-            "Mode of one protected table, overriding `fenced.mode`."),
-    TOKEN_DOMAIN("fenced.tokenDomain", "fenced", Kind.TOKEN_DOMAIN,
+    TABLE_MODE("fenced.table.<table>.mode", null, Kind.MODE, "Mode of one protected table, overriding `fenced.mode`."),
+    TOKEN_DOMAIN(
+            "fenced.tokenDomain",
+            "fenced",
+            Kind.TOKEN_DOMAIN,
             "Token domain of the protected tables: where their tokens come from. `fenced` is fenced's own leases and"
                     + " `Fencing.bind(token)`; another lock service's tokens are bound with `Fencing.bind(domain, token)`."
                     + " A write whose token is of another domain than its table's is refused."),
-    TABLE_TOKEN_DOMAIN("fenced.table.<table>.tokenDomain", null, Kind.TOKEN_DOMAIN,
+    TABLE_TOKEN_DOMAIN(
+            "fenced.table.<table>.tokenDomain",
+            null,
+            Kind.TOKEN_DOMAIN,
             "Token domain of one protected table, overriding `fenced.tokenDomain`."),
     // not fenced.tokenDomain.table: a key that is also another's prefix cannot be written in YAML (Spring)
-    TOKEN_DOMAIN_TABLE("fenced.tokenDomains.table", "fenced_token_domain", Kind.IDENTIFIER,
+    TOKEN_DOMAIN_TABLE(
+            "fenced.tokenDomains.table",
+            "fenced_token_domain",
+            Kind.IDENTIFIER,
             "Table that records each protected table's token domain (schema-qualified if you like), written at first"
                     + " connect and compared by every later one, so two applications that give a table different"
                     + " domains cannot both connect. Created at first connect when missing."),
-    RELATIVE_UPDATES("fenced.relativeUpdates", "warn", Kind.choice("warn", "refuse", "allow"),
+    RELATIVE_UPDATES(
+            "fenced.relativeUpdates",
+            "warn",
+            Kind.choice("warn", "refuse", "allow"),
             "What to do with `SET amount = amount + 1` on a protected table: a stale holder's relative update"
                     + " can land before the newer holder's first write, so whole new values are safer."),
-    CACHE_SIZE("fenced.cacheSize", "2048", Kind.POSITIVE_INT,
-            "Rewrite plans kept per configuration, keyed by SQL text."),
-    PARSE_TIMEOUT("fenced.parseTimeout", "2s", Kind.DURATION,
+    CACHE_SIZE(
+            "fenced.cacheSize", "2048", Kind.POSITIVE_INT, "Rewrite plans kept per configuration, keyed by SQL text."),
+    PARSE_TIMEOUT(
+            "fenced.parseTimeout",
+            "2s",
+            Kind.DURATION,
             "Longest time one statement may take to parse; past it the statement is refused."),
-    CHECK_SCHEMA("fenced.checkSchema", "true", Kind.BOOLEAN,
+    CHECK_SCHEMA(
+            "fenced.checkSchema",
+            "true",
+            Kind.BOOLEAN,
             "At first connect, check that every protected table has its fence column, and learn the views,"
                     + " partitions and child tables that reach it."),
-    CATALOG_REFRESH("fenced.catalogRefresh", "60s", Kind.DURATION,
+    CATALOG_REFRESH(
+            "fenced.catalogRefresh",
+            "60s",
+            Kind.DURATION,
             "How often the driver reads the catalog again (views, partitions, child tables created by others);"
                     + " DDL that names a protected table and runs through fenced is followed at once."),
-    MISSING_TABLES("fenced.missingTables", "fail", Kind.choice("fail", "warn"),
+    MISSING_TABLES(
+            "fenced.missingTables",
+            "fail",
+            Kind.choice("fail", "warn"),
             "What the first connect does when a protected-table entry in enforce mode matches no table: `fail`"
                     + " (a typo would leave the real table unprotected), or `warn` and fence the name once it exists"
                     + " (for migrations that create the table after the application connects)."),
-    TOMBSTONES("fenced.tombstones", "true", Kind.BOOLEAN,
+    TOMBSTONES(
+            "fenced.tombstones",
+            "true",
+            Kind.BOOLEAN,
             "A fenced DELETE on an enforced table with a primary key records tombstones, and inserts of a key a"
                     + " newer holder deleted are refused (a trigger the driver creates); false: a stale holder can"
                     + " insert a row a newer holder deleted."),
-    TOMBSTONE_TABLE("fenced.tombstone.table", "fenced_tombstone", Kind.IDENTIFIER,
+    TOMBSTONE_TABLE(
+            "fenced.tombstone.table",
+            "fenced_tombstone",
+            Kind.IDENTIFIER,
             "Table that holds the tombstones (schema-qualified if you like); its insert check is the function"
                     + " `<table>_check` and its key function `<table>_key`. Created at first connect when missing."),
-    CONFIG("fenced.config", null, Kind.STRING,
+    CONFIG(
+            "fenced.config",
+            null,
+            Kind.STRING,
             "Path of a fenced.properties file (as a system property or environment variable)."),
 
-    LEASE_URL("fenced.lease.url", null, Kind.STRING,
+    LEASE_URL(
+            "fenced.lease.url",
+            null,
+            Kind.STRING,
             "JDBC URL of the lease store used by the agent; default: the first `jdbc:fenced:` URL the"
                     + " application opens."),
-    LEASE_TABLE("fenced.lease.table", "fenced_lease", Kind.IDENTIFIER,
+    LEASE_TABLE(
+            "fenced.lease.table",
+            "fenced_lease",
+            Kind.IDENTIFIER,
             "Table that holds the leases (schema-qualified if you like). Its token sequence is `<table>_token_seq`."),
-    LEASE_CREATE_TABLE("fenced.lease.createTable", "true", Kind.BOOLEAN,
+    LEASE_CREATE_TABLE(
+            "fenced.lease.createTable",
+            "true",
+            Kind.BOOLEAN,
             "Create the lease table and sequence on first use. Off: ship `fenced-lease.sql` with your migrations."),
-    LEASE_METHOD("fenced.lease.<name>.method", null, Kind.METHOD,
+    LEASE_METHOD(
+            "fenced.lease.<name>.method",
+            null,
+            Kind.METHOD,
             "Agent: every call of this method (`com.acme.Jobs#runNightly`) runs under lease <name>."),
-    LEASE_TTL("fenced.lease.<name>.ttl", "30s", Kind.DURATION,
+    LEASE_TTL(
+            "fenced.lease.<name>.ttl",
+            "30s",
+            Kind.DURATION,
             "Agent: length of lease <name>; it is renewed every ttl/3 while the method runs."),
-    LEASE_ON_BUSY("fenced.lease.<name>.onBusy", "skip", Kind.choice("skip", "wait", "fail"),
+    LEASE_ON_BUSY(
+            "fenced.lease.<name>.onBusy",
+            "skip",
+            Kind.choice("skip", "wait", "fail"),
             "Agent: when lease <name> is held elsewhere, `skip` the call (it returns null, 0 or false), `wait`"
                     + " for the lease (up to one ttl), or `fail` with an IllegalStateException naming the lease."),
-    AGENT_ENABLED("fenced.agent.enabled", "true", Kind.BOOLEAN,
-            "Agent: false turns the agent off entirely."),
-    METRICS_JMX("fenced.metrics.jmx", "true", Kind.BOOLEAN,
+    AGENT_ENABLED("fenced.agent.enabled", "true", Kind.BOOLEAN, "Agent: false turns the agent off entirely."),
+    METRICS_JMX(
+            "fenced.metrics.jmx",
+            "true",
+            Kind.BOOLEAN,
             "Register the `dev.fenced:type=Metrics` and `dev.fenced:type=WriterInventory` MBeans."),
-    OBSERVE_INVENTORY("fenced.observe.inventory", "true", Kind.BOOLEAN,
+    OBSERVE_INVENTORY(
+            "fenced.observe.inventory",
+            "true",
+            Kind.BOOLEAN,
             "Observe mode keeps the writer inventory: each write without a token and each statement fenced could"
                     + " not fence, by table, statement shape and call site (`WriterInventory`)."),
-    OBSERVE_SKIP_FRAMES("fenced.observe.skipFrames",
+    OBSERVE_SKIP_FRAMES(
+            "fenced.observe.skipFrames",
             "java.,javax.,jdk.,sun.,com.sun.,kotlin.,scala.,groovy.,org.codehaus.groovy.,"
                     + "com.zaxxer.hikari.,com.mchange.,org.apache.commons.dbcp,org.apache.tomcat.,oracle.ucp.,"
                     + "org.vibur.,io.agroal.,org.springframework.,org.hibernate.,org.jooq.,org.apache.ibatis.,"
@@ -100,20 +167,35 @@ public enum FencedProperty {
             Kind.LIST,
             "Class-name prefixes the inventory steps over to find a writer's call site (the JDK, pools,"
                     + " frameworks); fenced's own classes are always skipped. Setting it replaces the whole list."),
-    OBSERVE_MAX_WRITERS("fenced.observe.maxWriters", "1000", Kind.POSITIVE_INT,
+    OBSERVE_MAX_WRITERS(
+            "fenced.observe.maxWriters",
+            "1000",
+            Kind.POSITIVE_INT,
             "Most entries (table, statement shape, call site) the inventory keeps; past it new ones are only"
                     + " counted."),
-    OBSERVE_REPORT("fenced.observe.report", null, Kind.STRING,
+    OBSERVE_REPORT(
+            "fenced.observe.report",
+            null,
+            Kind.STRING,
             "Path the inventory report is written to at shutdown and on demand (`WriterInventory.writeReport()`,"
                     + " JMX): JSON when the name ends in `.json`, else Markdown."),
 
-    SPRING_WRAP_DATA_SOURCE("fenced.spring.wrapDataSource", "true", Kind.BOOLEAN,
+    SPRING_WRAP_DATA_SOURCE(
+            "fenced.spring.wrapDataSource",
+            "true",
+            Kind.BOOLEAN,
             "Spring Boot: fence the application's DataSource beans in place (no URL change); a DataSource whose URL"
                     + " is already `jdbc:fenced:` is left alone."),
-    SPRING_UNFENCED_MIGRATIONS("fenced.spring.unfencedMigrations", "true", Kind.BOOLEAN,
+    SPRING_UNFENCED_MIGRATIONS(
+            "fenced.spring.unfencedMigrations",
+            "true",
+            Kind.BOOLEAN,
             "Spring Boot: Flyway and Liquibase migrations run inside `Fencing.unfenced` (logged); false: they run"
                     + " fenced like any other writer."),
-    SPRING_QUARTZ_ENABLED("fenced.spring.quartz.enabled", "true", Kind.BOOLEAN,
+    SPRING_QUARTZ_ENABLED(
+            "fenced.spring.quartz.enabled",
+            "true",
+            Kind.BOOLEAN,
             "Spring Boot with Quartz and fenced-quartz: every job of Boot's SchedulerFactoryBean runs under its lease"
                     + " (`FencedJobFactory` around the application's `JobFactory` bean, or around a"
                     + " `SpringBeanJobFactory`); false: Boot's job factory is left alone.");
@@ -133,8 +215,10 @@ public enum FencedProperty {
         this.defaultValue = defaultValue;
         this.kind = kind;
         this.description = description;
-        String familyRegex = key.contains("<") ? Pattern.quote(key.substring(0, key.indexOf('<'))) + "(.+)"
-                + Pattern.quote(key.substring(key.indexOf('>') + 1)) : null;
+        String familyRegex = key.contains("<")
+                ? Pattern.quote(key.substring(0, key.indexOf('<'))) + "(.+)"
+                        + Pattern.quote(key.substring(key.indexOf('>') + 1))
+                : null;
         this.pattern = familyRegex == null ? null : Pattern.compile(familyRegex);
         this.patternIgnoringCase = familyRegex == null ? null : Pattern.compile(familyRegex, Pattern.CASE_INSENSITIVE);
     }
@@ -225,8 +309,7 @@ public enum FencedProperty {
     }
 
     /** A concrete key matched to its property; {@code member} is the family member, or null. */
-    public record Match(FencedProperty property, @Nullable String member) {
-    }
+    public record Match(FencedProperty property, @Nullable String member) {}
 
     /** Parses {@code 30s}, {@code 500ms}, {@code 2m}, {@code 1h} or ISO-8601 {@code PT30S}. */
     public static Duration parseDuration(String text) {
@@ -256,8 +339,8 @@ public enum FencedProperty {
             }
             return d;
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("expected a positive duration such as 30s, 500ms, 2m or PT30S but got '"
-                    + text + "'");
+            throw new IllegalArgumentException(
+                    "expected a positive duration such as 30s, 500ms, 2m or PT30S but got '" + text + "'");
         }
     }
 
@@ -273,8 +356,10 @@ public enum FencedProperty {
             }
             return v.trim();
         });
-        static final Kind MODE = new Kind("enforce | observe | off", v -> FencingMode.parse(v).key());
-        static final Kind TOKEN_DOMAIN = new Kind("token domain (fenced, etcd, zookeeper, redisson)",
+        static final Kind MODE =
+                new Kind("enforce | observe | off", v -> FencingMode.parse(v).key());
+        static final Kind TOKEN_DOMAIN = new Kind(
+                "token domain (fenced, etcd, zookeeper, redisson)",
                 v -> dev.fenced.internal.context.TokenDomains.check(v.trim()));
         static final Kind BOOLEAN = new Kind("true | false", v -> {
             String t = v.trim().toLowerCase(Locale.ROOT);

@@ -43,18 +43,33 @@ public enum FencedSqlState {
     // The codes are the exceptions' compile-time constants (usable as case labels), named here once each.
     FENCING_ERROR(FencingException.SQLSTATE, FencingException.class, "generic fenced error"),
     STALE_TOKEN(StaleTokenException.SQLSTATE, StaleTokenException.class, "a newer token already wrote the row"),
-    UNFENCED_WRITE(UnfencedWriteException.SQLSTATE, UnfencedWriteException.class, "protected write without a token (enforce)"),
-    UNSUPPORTED_STATEMENT(UnsupportedStatementException.SQLSTATE, UnsupportedStatementException.class, "statement cannot be fenced safely"),
+    UNFENCED_WRITE(
+            UnfencedWriteException.SQLSTATE, UnfencedWriteException.class, "protected write without a token (enforce)"),
+    UNSUPPORTED_STATEMENT(
+            UnsupportedStatementException.SQLSTATE,
+            UnsupportedStatementException.class,
+            "statement cannot be fenced safely"),
     LEASE_LOST(LeaseLostException.SQLSTATE, LeaseLostException.class, "the lease behind the token was lost"),
     TOKEN_DOMAIN(TokenDomainException.SQLSTATE, TokenDomainException.class, "the token's domain is not the table's"),
     CONFIGURATION(FencingException.CONFIGURATION, FencingException.class, "bad configuration"),
     SCHEMA(FencingException.SCHEMA, FencingException.class, "a protected table lacks its fence column"),
-    TOKEN_DOMAIN_RECORDED(FencingException.TOKEN_DOMAIN_RECORDED, FencingException.class, "the database records another token domain for a table"),
-    LEASE_STORE(FencingException.LEASE_STORE, FencingException.class, "the lease store cannot grant (standby, missing table)"),
+    TOKEN_DOMAIN_RECORDED(
+            FencingException.TOKEN_DOMAIN_RECORDED,
+            FencingException.class,
+            "the database records another token domain for a table"),
+    LEASE_STORE(
+            FencingException.LEASE_STORE,
+            FencingException.class,
+            "the lease store cannot grant (standby, missing table)"),
     LEASE_TIMEOUT(FencingException.LEASE_TIMEOUT, FencingException.class, "a lease could not be had within the wait"),
-    LOCK_TIMEOUT(FencingException.LOCK_TIMEOUT, FencingException.class, "a plain lock could not be had within its lock timeout"),
-    LOCK_LOST(FencingException.LOCK_LOST, FencingException.class, "a plain lock's transaction was ended by the server, or the work"
-            + " tried to end it"),
+    LOCK_TIMEOUT(
+            FencingException.LOCK_TIMEOUT,
+            FencingException.class,
+            "a plain lock could not be had within its lock timeout"),
+    LOCK_LOST(
+            FencingException.LOCK_LOST,
+            FencingException.class,
+            "a plain lock's transaction was ended by the server, or the work" + " tried to end it"),
     /** Raised by the tombstone insert check inside PostgreSQL, with a code data cannot produce. */
     TOMBSTONE_CHECK("FNT01", SQLException.class, "the tombstone insert check refused to bring back a deleted row");
 

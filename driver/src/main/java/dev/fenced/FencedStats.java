@@ -14,8 +14,7 @@ import javax.sql.DataSource;
  */
 public final class FencedStats {
 
-    private FencedStats() {
-    }
+    private FencedStats() {}
 
     /** Every counter by name: {@code fenced.writes.fenced}, {@code fenced.writes.stale}, ... */
     public static Map<String, Long> counters() {
@@ -30,9 +29,11 @@ public final class FencedStats {
      * @throws IllegalArgumentException if {@code dataSource} is not fenced by one of those
      */
     public static Map<String, Long> counters(DataSource dataSource) throws SQLException {
-        Runtimes runtimes = dataSource instanceof FencedDataSource f ? f.runtimes()
-                : dataSource.isWrapperFor(FencedDataSource.class) ? dataSource.unwrap(FencedDataSource.class).runtimes()
-                : ConnectionFactory.runtimesOf(dataSource);
+        Runtimes runtimes = dataSource instanceof FencedDataSource f
+                ? f.runtimes()
+                : dataSource.isWrapperFor(FencedDataSource.class)
+                        ? dataSource.unwrap(FencedDataSource.class).runtimes()
+                        : ConnectionFactory.runtimesOf(dataSource);
         if (runtimes == null) {
             throw new IllegalArgumentException("fenced: " + dataSource + " is not a fenced DataSource");
         }

@@ -34,8 +34,7 @@ public final class Fencing {
     /** The domain of fenced's own leases, and of {@link #bind(long)}; the default of every table. */
     public static final String FENCED_DOMAIN = TokenDomains.FENCED;
 
-    private Fencing() {
-    }
+    private Fencing() {}
 
     /**
      * Binds {@code token} to the calling thread until the returned scope is closed. Scopes nest; closing
@@ -104,7 +103,9 @@ public final class Fencing {
     public static <T> T unfenced(Callable<T> work) throws Exception {
         StackWalker.StackFrame caller = StackWalker.getInstance()
                 .walk(frames -> frames.skip(1).findFirst().orElse(null));
-        LOG.log(Level.INFO, "fenced: unfenced section entered by {0}",
+        LOG.log(
+                Level.INFO,
+                "fenced: unfenced section entered by {0}",
                 caller == null ? "unknown" : caller.getClassName() + "." + caller.getMethodName());
         try (FencingScope ignored = FencingScope.open(new AtomicLong(TokenCells.UNFENCED))) {
             return work.call();

@@ -67,5 +67,4 @@ public final class FencingScope implements AutoCloseable {
         }
         ContextAccess.restore(previous);
     }
-
 }

@@ -16,15 +16,19 @@ public class LeaseLostException extends FencingException {
     private final long token;
 
     public LeaseLostException(@Nullable String leaseName, long token) {
-        super("fenced: the lease " + (leaseName == null ? "" : "'" + leaseName + "' ") + "holding token " + token
-                + " was lost; its holder must stop writing and re-acquire it", SQLSTATE);
+        super(
+                "fenced: the lease " + (leaseName == null ? "" : "'" + leaseName + "' ") + "holding token " + token
+                        + " was lost; its holder must stop writing and re-acquire it",
+                SQLSTATE);
         this.token = token;
     }
 
     /** With {@code detail} saying what was refused and why, e.g. an action {@link Actions#once} did not run. */
     public LeaseLostException(@Nullable String leaseName, long token, String detail) {
-        super("fenced: the lease " + (leaseName == null ? "" : "'" + leaseName + "' ") + "holding token " + token
-                + " was lost; its holder must stop writing and re-acquire it: " + detail, SQLSTATE);
+        super(
+                "fenced: the lease " + (leaseName == null ? "" : "'" + leaseName + "' ") + "holding token " + token
+                        + " was lost; its holder must stop writing and re-acquire it: " + detail,
+                SQLSTATE);
         this.token = token;
     }
 

@@ -53,6 +53,7 @@ public final class LeaseManager implements AutoCloseable {
 
     /** Polls for a busy lease start this fast and slow down to at most {@link #MAX_POLL_NANOS}. */
     private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     private static final long MAX_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** Default of {@link Builder#storeTimeout}. */
@@ -63,6 +64,7 @@ public final class LeaseManager implements AutoCloseable {
 
     /** What acquire's last attempt is given at least, however little of maxWait is left. */
     public static final long ACQUIRE_GRACE_MILLIS = 500;
+
     private static final long ACQUIRE_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(ACQUIRE_GRACE_MILLIS);
 
     private final LeaseKeeper keeper;
@@ -75,9 +77,15 @@ public final class LeaseManager implements AutoCloseable {
     private LeaseManager(Builder b) {
         this.renewalInterval = b.renewalInterval;
         this.ticker = b.ticker;
-        this.keeper = new LeaseKeeper(b.dataSource, b.table, b.createTable, b.holder,
+        this.keeper = new LeaseKeeper(
+                b.dataSource,
+                b.table,
+                b.createTable,
+                b.holder,
                 b.renew ? (b.renewalInterval == null ? 0 : b.renewalInterval.toNanos()) : NEVER_RENEW_NANOS,
-                b.clockDrift, b.storeTimeout.toNanos(), b.ticker);
+                b.clockDrift,
+                b.storeTimeout.toNanos(),
+                b.ticker);
     }
 
     /** A manager with the defaults: holder {@code host:pid:random}, table {@code fenced_lease}, created if missing. */
@@ -126,8 +134,8 @@ public final class LeaseManager implements AutoCloseable {
         long poll = MIN_POLL_NANOS;
         while (true) {
             long left = waitNanos - (ticker.read() - start);
-            Lease lease = keeper.tryAcquire(name, ttlMillis,
-                    Math.min(keeper.storeTimeoutNanos(), Math.max(left, ACQUIRE_GRACE_NANOS)));
+            Lease lease = keeper.tryAcquire(
+                    name, ttlMillis, Math.min(keeper.storeTimeoutNanos(), Math.max(left, ACQUIRE_GRACE_NANOS)));
             if (lease != null) {
                 return lease;
             }
@@ -140,8 +148,8 @@ public final class LeaseManager implements AutoCloseable {
                 TimeUnit.NANOSECONDS.sleep(pause);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new FencingException("fenced: interrupted while waiting for lease '" + name + "'",
-                        FencingException.SQLSTATE, e);
+                throw new FencingException(
+                        "fenced: interrupted while waiting for lease '" + name + "'", FencingException.SQLSTATE, e);
             }
             poll = Math.min(maxPoll, poll * 2);
         }
@@ -219,11 +227,15 @@ public final class LeaseManager implements AutoCloseable {
 
     private FencingException timeout(String name, Duration maxWait) {
         LeaseStore.Holder h = keeper.describe(name, Math.min(keeper.storeTimeoutNanos(), ACQUIRE_GRACE_NANOS));
-        String by = h == null ? "" : h.live()
-                ? ": it is held by " + h.holder() + " (token " + h.token() + ") until " + h.expiresAt() + " (database time)"
-                : ": it was just freed (last holder " + h.holder() + ", token " + h.token() + "), try again";
-        return new FencingException("fenced: could not acquire lease '" + name + "' within " + maxWait.toMillis() + " ms"
-                + by, FencingException.LEASE_TIMEOUT);
+        String by = h == null
+                ? ""
+                : h.live()
+                        ? ": it is held by " + h.holder() + " (token " + h.token() + ") until " + h.expiresAt()
+                                + " (database time)"
+                        : ": it was just freed (last holder " + h.holder() + ", token " + h.token() + "), try again";
+        return new FencingException(
+                "fenced: could not acquire lease '" + name + "' within " + maxWait.toMillis() + " ms" + by,
+                FencingException.LEASE_TIMEOUT);
     }
 
     /** Options of a {@link LeaseManager}. */
@@ -307,8 +319,8 @@ public final class LeaseManager implements AutoCloseable {
          */
         public Builder clockDrift(double fractionOfTtl) {
             if (!(fractionOfTtl >= 0 && fractionOfTtl <= 0.5)) {
-                throw new IllegalArgumentException("fenced: a clock-drift margin must be between 0 and 0.5 of the ttl,"
-                        + " got " + fractionOfTtl);
+                throw new IllegalArgumentException(
+                        "fenced: a clock-drift margin must be between 0 and 0.5 of the ttl," + " got " + fractionOfTtl);
             }
             this.clockDrift = fractionOfTtl;
             return this;

@@ -39,8 +39,7 @@ import javax.sql.DataSource;
  */
 public final class PlainLock {
 
-    private PlainLock() {
-    }
+    private PlainLock() {}
 
     /** The unit of work, run on the locked transaction's connection. */
     @FunctionalInterface
@@ -56,8 +55,9 @@ public final class PlainLock {
      *                          transaction (idle longer than {@code idleTimeout}): nothing was committed
      * @throws IllegalArgumentException for an empty name or a duration that is not positive
      */
-    public static <T> T run(DataSource dataSource, String name, Duration lockTimeout, Duration idleTimeout,
-                            Work<T> work) throws Exception {
+    public static <T> T run(
+            DataSource dataSource, String name, Duration lockTimeout, Duration idleTimeout, Work<T> work)
+            throws Exception {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(work, "work");
         if (name == null || name.isBlank()) {
@@ -68,11 +68,13 @@ public final class PlainLock {
         try (Connection c = dataSource.getConnection()) {
             if (OpenTransactions.isOpen(c)) {
                 // its commit (or rollback) would end the caller's transaction along with the lock's
-                throw new FencingException("fenced: plain lock '" + name + "' needs a connection of its own, but the"
-                        + " data source handed out one in an open transaction (a caller's, such as Spring's"
-                        + " TransactionAwareDataSourceProxy inside @Transactional): committing the lock's transaction"
-                        + " would commit that one early. Nothing was run and the transaction was left alone; give"
-                        + " PlainLock the pool itself", PgStates.ACTIVE_SQL_TRANSACTION);
+                throw new FencingException(
+                        "fenced: plain lock '" + name + "' needs a connection of its own, but the"
+                                + " data source handed out one in an open transaction (a caller's, such as Spring's"
+                                + " TransactionAwareDataSourceProxy inside @Transactional): committing the lock's transaction"
+                                + " would commit that one early. Nothing was run and the transaction was left alone; give"
+                                + " PlainLock the pool itself",
+                        PgStates.ACTIVE_SQL_TRANSACTION);
             }
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
@@ -84,17 +86,22 @@ public final class PlainLock {
                 if (!transaction.equals(transaction(c))) {
                     // the work reached around the guard (unwrap) and ended the transaction: what it did since ran
                     // without the lock and is rolled back
-                    throw LockedConnection.refused(name, "it was ended through a path around the connection given"
-                            + " to the work; what ran after that is rolled back");
+                    throw LockedConnection.refused(
+                            name,
+                            "it was ended through a path around the connection given"
+                                    + " to the work; what ran after that is rolled back");
                 }
                 c.commit();
                 return result;
             } catch (Exception | Error e) {
                 rollbackQuietly(c);
                 if (locked && ended(c, e)) {
-                    throw new FencingException("fenced: plain lock '" + name + "' lost: the transaction was idle longer"
-                            + " than " + idleTimeout.toMillis() + " ms (idle_in_transaction_session_timeout) and the"
-                            + " server ended it; nothing it did was committed", FencingException.LOCK_LOST,
+                    throw new FencingException(
+                            "fenced: plain lock '" + name + "' lost: the transaction was idle longer"
+                                    + " than " + idleTimeout.toMillis()
+                                    + " ms (idle_in_transaction_session_timeout) and the"
+                                    + " server ended it; nothing it did was committed",
+                            FencingException.LOCK_LOST,
                             e instanceof SQLException ? e : null);
                 }
                 throw e;
@@ -130,7 +137,8 @@ public final class PlainLock {
         }
         // the waiter's timeout is for the lock only: the work's own statements keep the session's lock_timeout
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_advisory_xact_lock("
-                + "pg_catalog.hashtextextended(?, 0)), pg_catalog.set_config('lock_timeout', ?, true), " + TRANSACTION)) {
+                + "pg_catalog.hashtextextended(?, 0)), pg_catalog.set_config('lock_timeout', ?, true), "
+                + TRANSACTION)) {
             ps.setString(1, name);
             ps.setString(2, previous);
             try (ResultSet rs = ps.executeQuery()) {
@@ -139,15 +147,19 @@ public final class PlainLock {
             }
         } catch (SQLException e) {
             if (PgStates.LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
-                throw new FencingException("fenced: plain lock '" + name + "' is held by another transaction; gave up"
-                        + " after " + lockTimeout.toMillis() + " ms (lock_timeout)", FencingException.LOCK_TIMEOUT, e);
+                throw new FencingException(
+                        "fenced: plain lock '" + name + "' is held by another transaction; gave up" + " after "
+                                + lockTimeout.toMillis() + " ms (lock_timeout)",
+                        FencingException.LOCK_TIMEOUT,
+                        e);
             }
             throw e;
         }
     }
 
     private static String transaction(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT " + TRANSACTION); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + TRANSACTION);
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return String.valueOf(rs.getString(1));
         }

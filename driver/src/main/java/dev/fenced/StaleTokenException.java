@@ -17,9 +17,12 @@ public class StaleTokenException extends FencingException {
     private final long rowToken;
 
     public StaleTokenException(String table, long token, long rowToken, Throwable cause) {
-        super("fenced: stale write refused on table " + table + ": this writer holds token " + token
-                + " but a row was already written with token " + rowToken
-                + "; the lease was lost, stop and re-acquire it", SQLSTATE, cause);
+        super(
+                "fenced: stale write refused on table " + table + ": this writer holds token " + token
+                        + " but a row was already written with token " + rowToken
+                        + "; the lease was lost, stop and re-acquire it",
+                SQLSTATE,
+                cause);
         this.table = table;
         this.token = token;
         this.rowToken = rowToken;

@@ -16,11 +16,16 @@ public class TokenDomainException extends FencingException {
     private final String tokenDomain;
 
     public TokenDomainException(String table, String tableDomain, String tokenDomain) {
-        super("fenced: write to protected table " + table + " refused: its token domain is '" + tableDomain
-                + "' but the bound token is of domain '" + tokenDomain + "'. Tokens of two sources are unrelated numbers"
-                + " and must never meet on a row: bind a token of '" + tableDomain + "' (Fencing.bind(\"" + tableDomain
-                + "\", token)" + (Fencing.FENCED_DOMAIN.equals(tableDomain) ? ", a Lease or Fencing.bind(token)" : "")
-                + "), or write this table from the lock service it belongs to", SQLSTATE);
+        super(
+                "fenced: write to protected table " + table + " refused: its token domain is '" + tableDomain
+                        + "' but the bound token is of domain '" + tokenDomain
+                        + "'. Tokens of two sources are unrelated numbers"
+                        + " and must never meet on a row: bind a token of '" + tableDomain + "' (Fencing.bind(\""
+                        + tableDomain
+                        + "\", token)"
+                        + (Fencing.FENCED_DOMAIN.equals(tableDomain) ? ", a Lease or Fencing.bind(token)" : "")
+                        + "), or write this table from the lock service it belongs to",
+                SQLSTATE);
         this.table = table;
         this.tableDomain = tableDomain;
         this.tokenDomain = tokenDomain;

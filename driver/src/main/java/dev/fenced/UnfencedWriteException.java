@@ -11,8 +11,10 @@ public class UnfencedWriteException extends FencingException {
     private final String table;
 
     public UnfencedWriteException(String table) {
-        super("fenced: write to protected table " + table + " refused: no fencing token is bound to this thread"
-                + " (take a Lease, use Fencing.bind(token), or run it inside Fencing.unfenced(...))", SQLSTATE);
+        super(
+                "fenced: write to protected table " + table + " refused: no fencing token is bound to this thread"
+                        + " (take a Lease, use Fencing.bind(token), or run it inside Fencing.unfenced(...))",
+                SQLSTATE);
         this.table = table;
     }
 

@@ -24,8 +24,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class WriterInventory {
 
-    private WriterInventory() {
-    }
+    private WriterInventory() {}
 
     /**
      * One writer that needs work before enforce mode: a statement shape sent to {@code table} from
@@ -37,9 +36,16 @@ public final class WriterInventory {
      * @param samples     writes of this shape whose call site was walked and found here
      * @param shapeWrites every write of this shape to this table for this reason, from any call site
      */
-    public record Writer(String table, WriterKind kind, String reason, String shape, String callSite, long samples,
-                         long shapeWrites, Instant firstSeen, Instant lastSeen) {
-    }
+    public record Writer(
+            String table,
+            WriterKind kind,
+            String reason,
+            String shape,
+            String callSite,
+            long samples,
+            long shapeWrites,
+            Instant firstSeen,
+            Instant lastSeen) {}
 
     /**
      * A protected table's roll-out state.
@@ -53,8 +59,14 @@ public final class WriterInventory {
      * @param unfenceableWriters  call sites sending a statement fenced cannot fence
      * @param state               in words: {@code enforce}, {@code observe: 2 writers need work}, ...
      */
-    public record TableState(String table, @Nullable FencingMode mode, @Nullable String column, boolean columnChecked,
-                             int writersWithoutToken, int unfenceableWriters, String state) {
+    public record TableState(
+            String table,
+            @Nullable FencingMode mode,
+            @Nullable String column,
+            boolean columnChecked,
+            int writersWithoutToken,
+            int unfenceableWriters,
+            String state) {
 
         /** True in observe mode once no writer needs work: the table can be switched to enforce. */
         public boolean readyForEnforce() {

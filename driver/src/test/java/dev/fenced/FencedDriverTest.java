@@ -47,15 +47,19 @@ class FencedDriverTest {
 
     @Test
     void stripsThePrefixExactlyOnceAndKeepsForeignParameters() {
-        assertEquals("jdbc:postgresql://h:5432/db?user=u&ApplicationName=jdbc:fenced:x",
+        assertEquals(
+                "jdbc:postgresql://h:5432/db?user=u&ApplicationName=jdbc:fenced:x",
                 ConnectionFactory.delegateUrl("jdbc:fenced:postgresql://h:5432/db?user=u&fenced.tables=a,b"
                         + "&ApplicationName=jdbc:fenced:x&fenced.mode=observe"));
-        assertEquals("jdbc:postgresql://h/db", ConnectionFactory.delegateUrl("jdbc:fenced:postgresql://h/db?fenced.tables=t"));
+        assertEquals(
+                "jdbc:postgresql://h/db",
+                ConnectionFactory.delegateUrl("jdbc:fenced:postgresql://h/db?fenced.tables=t"));
     }
 
     @Test
     void anUnknownFencedKeyIsAnErrorThatListsTheKnownOnes() {
-        SQLException e = assertThrows(SQLException.class,
+        SQLException e = assertThrows(
+                SQLException.class,
                 () -> driver.connect("jdbc:fenced:postgresql://127.0.0.1:1/db?fenced.tabels=totals", new Properties()));
         assertEquals(FencingException.CONFIGURATION, e.getSQLState());
         assertTrue(e.getMessage().contains("fenced.tabels"), e.getMessage());
@@ -67,10 +71,13 @@ class FencedDriverTest {
     void aBadValueNamesTheKeyAndWhatWasExpected() {
         Properties p = new Properties();
         p.setProperty("fenced.mode", "strict");
-        SQLException e = assertThrows(SQLException.class,
-                () -> driver.connect("jdbc:fenced:postgresql://127.0.0.1:1/db?fenced.tables=t", p));
-        assertTrue(e.getMessage().contains("fenced.mode in the connection properties: expected one of enforce,"
-                + " observe, off but got 'strict'"), e.getMessage());
+        SQLException e = assertThrows(
+                SQLException.class, () -> driver.connect("jdbc:fenced:postgresql://127.0.0.1:1/db?fenced.tables=t", p));
+        assertTrue(
+                e.getMessage()
+                        .contains("fenced.mode in the connection properties: expected one of enforce,"
+                                + " observe, off but got 'strict'"),
+                e.getMessage());
     }
 
     @Test

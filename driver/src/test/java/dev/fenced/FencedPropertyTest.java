@@ -25,10 +25,17 @@ class FencedPropertyTest {
 
     @Test
     void familyKeysMatchTheirMembers() {
-        assertEquals(FencedProperty.TABLE_MODE, FencedProperty.match("fenced.table.sales.totals.mode").property());
-        assertEquals("sales.totals", FencedProperty.match("fenced.table.sales.totals.mode").member());
-        assertEquals(FencedProperty.LEASE_URL, FencedProperty.match("fenced.lease.url").property());
-        assertEquals("nightly", FencedProperty.match("fenced.lease.nightly.onBusy").member());
+        assertEquals(
+                FencedProperty.TABLE_MODE,
+                FencedProperty.match("fenced.table.sales.totals.mode").property());
+        assertEquals(
+                "sales.totals",
+                FencedProperty.match("fenced.table.sales.totals.mode").member());
+        assertEquals(
+                FencedProperty.LEASE_URL,
+                FencedProperty.match("fenced.lease.url").property());
+        assertEquals(
+                "nightly", FencedProperty.match("fenced.lease.nightly.onBusy").member());
         assertEquals(null, FencedProperty.match("fenced.lease.nightly.onbusy"));
     }
 
@@ -40,7 +47,8 @@ class FencedPropertyTest {
         for (FencedProperty p : FencedProperty.values()) {
             assertTrue(text.contains("`" + p.key() + "`"), "README.md documents " + p.key());
             if (p.defaultValue() != null && !p.defaultValue().isEmpty()) {
-                assertTrue(text.contains("| `" + p.key() + "` | `" + p.defaultValue() + "` |"),
+                assertTrue(
+                        text.contains("| `" + p.key() + "` | `" + p.defaultValue() + "` |"),
                         "README.md gives the default of " + p.key() + " as `" + p.defaultValue() + "`");
             }
         }

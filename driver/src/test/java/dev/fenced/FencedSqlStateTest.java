@@ -17,25 +17,38 @@ class FencedSqlStateTest {
         for (FencedSqlState s : FencedSqlState.values()) {
             codes.put(s.name(), s.code());
         }
-        assertEquals(Map.ofEntries(Map.entry("FENCING_ERROR", "FN000"), Map.entry("STALE_TOKEN", "FN001"),
-                Map.entry("UNFENCED_WRITE", "FN002"), Map.entry("UNSUPPORTED_STATEMENT", "FN003"),
-                Map.entry("LEASE_LOST", "FN004"), Map.entry("TOKEN_DOMAIN", "FN005"),
-                Map.entry("CONFIGURATION", "FN010"), Map.entry("SCHEMA", "FN011"),
-                Map.entry("TOKEN_DOMAIN_RECORDED", "FN012"), Map.entry("LEASE_STORE", "FN020"),
-                Map.entry("LEASE_TIMEOUT", "FN021"), Map.entry("LOCK_TIMEOUT", "FN030"),
-                Map.entry("LOCK_LOST", "FN031"), Map.entry("TOMBSTONE_CHECK", "FNT01")), codes);
+        assertEquals(
+                Map.ofEntries(
+                        Map.entry("FENCING_ERROR", "FN000"),
+                        Map.entry("STALE_TOKEN", "FN001"),
+                        Map.entry("UNFENCED_WRITE", "FN002"),
+                        Map.entry("UNSUPPORTED_STATEMENT", "FN003"),
+                        Map.entry("LEASE_LOST", "FN004"),
+                        Map.entry("TOKEN_DOMAIN", "FN005"),
+                        Map.entry("CONFIGURATION", "FN010"),
+                        Map.entry("SCHEMA", "FN011"),
+                        Map.entry("TOKEN_DOMAIN_RECORDED", "FN012"),
+                        Map.entry("LEASE_STORE", "FN020"),
+                        Map.entry("LEASE_TIMEOUT", "FN021"),
+                        Map.entry("LOCK_TIMEOUT", "FN030"),
+                        Map.entry("LOCK_LOST", "FN031"),
+                        Map.entry("TOMBSTONE_CHECK", "FNT01")),
+                codes);
     }
 
     @Test
     void eachExceptionCarriesItsState() {
         assertEquals(FencedSqlState.STALE_TOKEN.code(), new StaleTokenException("t", 1, 2, null).getSQLState());
         assertEquals(FencedSqlState.UNFENCED_WRITE.code(), new UnfencedWriteException("t").getSQLState());
-        assertEquals(FencedSqlState.UNSUPPORTED_STATEMENT.code(), new UnsupportedStatementException("t", "x").getSQLState());
+        assertEquals(
+                FencedSqlState.UNSUPPORTED_STATEMENT.code(), new UnsupportedStatementException("t", "x").getSQLState());
         assertEquals(FencedSqlState.LEASE_LOST.code(), new LeaseLostException("l", 1).getSQLState());
         assertEquals(FencedSqlState.TOKEN_DOMAIN.code(), new TokenDomainException("t", "a", "b").getSQLState());
         assertEquals(FencedSqlState.FENCING_ERROR.code(), new FencingException("x").getSQLState());
         for (FencedSqlState s : FencedSqlState.values()) {
-            assertTrue(s == FencedSqlState.TOMBSTONE_CHECK || FencingException.class.isAssignableFrom(s.raisedAs()), s::name);
+            assertTrue(
+                    s == FencedSqlState.TOMBSTONE_CHECK || FencingException.class.isAssignableFrom(s.raisedAs()),
+                    s::name);
         }
     }
 

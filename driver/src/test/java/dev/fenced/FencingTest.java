@@ -36,8 +36,8 @@ class FencingTest {
     @Test
     void aBindingBelongsToItsThreadOnly() throws Exception {
         try (FencingScope ignored = Fencing.bind(7)) {
-            OptionalLong elsewhere = CompletableFuture.supplyAsync(Fencing::currentToken,
-                    r -> new Thread(r).start()).get();
+            OptionalLong elsewhere = CompletableFuture.supplyAsync(Fencing::currentToken, r -> new Thread(r).start())
+                    .get();
             assertEquals(OptionalLong.empty(), elsewhere);
         }
     }
@@ -66,7 +66,8 @@ class FencingTest {
         FencingScope scope = Fencing.bind(3);
         try {
             Throwable t = CompletableFuture.runAsync(scope::close, r -> new Thread(r).start())
-                    .handle((v, e) -> e).get();
+                    .handle((v, e) -> e)
+                    .get();
             assertTrue(t.getCause() instanceof IllegalStateException, String.valueOf(t));
         } finally {
             scope.close();

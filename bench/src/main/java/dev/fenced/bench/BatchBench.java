@@ -38,7 +38,8 @@ public class BatchBench {
 
     static int batch(DataSource ds, String sql, Client client) throws SQLException {
         int first = client.firstOf(SIZE);
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < SIZE; i++) {
                 ps.setLong(1, client.amount());
                 ps.setInt(2, first + i);
@@ -58,7 +59,8 @@ public class BatchBench {
     @Benchmark
     public int b_rawHandFenced(Client client) throws SQLException {
         int first = client.firstOf(SIZE);
-        try (Connection c = raw.getConnection(); PreparedStatement ps = c.prepareStatement(handFenced)) {
+        try (Connection c = raw.getConnection();
+                PreparedStatement ps = c.prepareStatement(handFenced)) {
             for (int i = 0; i < SIZE; i++) {
                 ps.setLong(1, client.amount());
                 ps.setLong(2, BenchEnv.TOKEN);

@@ -55,8 +55,9 @@ public final class BenchEnv {
      * It skips a stale row (0 rows) where fenced fails the statement; on the bench's rows, which never go stale,
      * both do the same work.
      */
-    public static final String UPDATE_ARTICLE = "UPDATE " + PROTECTED
-            + " SET amount = ?, last_token = ? WHERE id = ? AND last_token <= ?";
+    public static final String UPDATE_ARTICLE =
+            "UPDATE " + PROTECTED + " SET amount = ?, last_token = ? WHERE id = ? AND last_token <= ?";
+
     public static final String UPDATE_PLAIN = "UPDATE " + PLAIN + " SET amount = ? WHERE id = ?";
     public static final String SELECT_PROTECTED = "SELECT amount FROM " + PROTECTED + " WHERE id = ?";
 
@@ -115,8 +116,10 @@ public final class BenchEnv {
             embedded = null;
             adminUrl = url.trim();
         }
-        database = "fenced_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
-        try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+        database = "fenced_bench_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + database);
         }
         rawUrl = withDatabase(adminUrl, database);
@@ -133,7 +136,8 @@ public final class BenchEnv {
         System.setProperty("p6spy.config.jmx", "false");
         p6spy = pool("p6spy", "jdbc:p6spy:" + rawUrl.substring("jdbc:".length()), "com.p6spy.engine.spy.P6SpyDriver");
         // datasource-proxy around its own pool, no listeners: the proxying alone.
-        datasourceProxy = ProxyDataSourceBuilder.create(rawForProxy).name("bench").build();
+        datasourceProxy =
+                ProxyDataSourceBuilder.create(rawForProxy).name("bench").build();
 
         try (Connection c = fenced.getConnection()) {
             handFencedUpdate = c.nativeSQL(UPDATE_PROTECTED);
@@ -142,10 +146,11 @@ public final class BenchEnv {
     }
 
     private void createSchema() throws SQLException {
-        try (Connection c = DriverManager.getConnection(rawUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(rawUrl);
+                Statement s = c.createStatement()) {
             // Same shape for both tables except the fence column; fillfactor leaves room for HOT updates.
-            s.execute("CREATE TABLE " + PROTECTED + " (id int PRIMARY KEY, amount bigint NOT NULL, "
-                    + FENCE_COLUMN + " bigint) WITH (fillfactor = 70)");
+            s.execute("CREATE TABLE " + PROTECTED + " (id int PRIMARY KEY, amount bigint NOT NULL, " + FENCE_COLUMN
+                    + " bigint) WITH (fillfactor = 70)");
             s.execute("CREATE TABLE " + PLAIN + " (id int PRIMARY KEY, amount bigint NOT NULL) WITH (fillfactor = 70)");
             s.execute("INSERT INTO " + PROTECTED + " SELECT g, 0, 0 FROM generate_series(1, " + ROWS + ") g");
             s.execute("INSERT INTO " + PLAIN + " SELECT g, 0 FROM generate_series(1, " + ROWS + ") g");
@@ -155,12 +160,14 @@ public final class BenchEnv {
     }
 
     private String describeServer() throws SQLException {
-        try (Connection c = DriverManager.getConnection(rawUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(rawUrl);
+                Statement s = c.createStatement()) {
             StringBuilder b = new StringBuilder(embedded != null ? "embedded PostgreSQL " : "PostgreSQL ");
             for (String setting : List.of("server_version", "fsync", "synchronous_commit", "shared_buffers")) {
                 try (ResultSet rs = s.executeQuery("SHOW " + setting)) {
                     rs.next();
-                    b.append(setting.equals("server_version") ? "" : ", " + setting + "=").append(rs.getString(1));
+                    b.append(setting.equals("server_version") ? "" : ", " + setting + "=")
+                            .append(rs.getString(1));
                 }
             }
             return b.toString();
@@ -172,17 +179,22 @@ public final class BenchEnv {
      * 4. This checks once that those are exactly the places fenced itself binds, so (b) and (c) send the same.
      */
     private void checkHandFencedLayout() {
-        FencingTargets targets = FencingTargets.of(List.of(
-                new ProtectedTable(TableName.parse(PROTECTED), FENCE_COLUMN, FencingMode.ENFORCE)));
-        RewritePlan plan = new SqlRewriter(targets, RelativeUpdatePolicy.WARN, Duration.ofSeconds(2)).plan(UPDATE_PROTECTED);
-        boolean same = plan instanceof RewritePlan.Fenced fenced && fenced.sql().equals(handFencedUpdate)
+        FencingTargets targets = FencingTargets.of(
+                List.of(new ProtectedTable(TableName.parse(PROTECTED), FENCE_COLUMN, FencingMode.ENFORCE)));
+        RewritePlan plan =
+                new SqlRewriter(targets, RelativeUpdatePolicy.WARN, Duration.ofSeconds(2)).plan(UPDATE_PROTECTED);
+        boolean same = plan instanceof RewritePlan.Fenced fenced
+                && fenced.sql().equals(handFencedUpdate)
                 && Arrays.equals(fenced.tokenIndexes(), new int[] {2, 3})
                 && Arrays.equals(fenced.delegateIndexes(1), new int[] {1})
                 && Arrays.equals(fenced.delegateIndexes(2), new int[] {4});
         if (!same) {
-            throw new IllegalStateException("the rewritten UPDATE no longer has the layout path (b) binds by hand; update"
-                    + " UpdateBench.b_rawHandFenced: " + plan + (plan instanceof RewritePlan.Fenced f
-                    ? " tokens at " + Arrays.toString(f.tokenIndexes()) : ""));
+            throw new IllegalStateException(
+                    "the rewritten UPDATE no longer has the layout path (b) binds by hand; update"
+                            + " UpdateBench.b_rawHandFenced: " + plan
+                            + (plan instanceof RewritePlan.Fenced f
+                                    ? " tokens at " + Arrays.toString(f.tokenIndexes())
+                                    : ""));
         }
     }
 
@@ -204,7 +216,8 @@ public final class BenchEnv {
         String prefix = "jdbc:postgresql://";
         int slash = url.indexOf('/', prefix.length());
         if (!url.startsWith(prefix) || slash < 0) {
-            throw new IllegalArgumentException("the server URL must look like jdbc:postgresql://host:port/db?user=...: " + url);
+            throw new IllegalArgumentException(
+                    "the server URL must look like jdbc:postgresql://host:port/db?user=...: " + url);
         }
         int q = url.indexOf('?', slash);
         return url.substring(0, slash + 1) + db + (q < 0 ? "" : url.substring(q));
@@ -226,7 +239,8 @@ public final class BenchEnv {
         for (HikariDataSource ds : new HikariDataSource[] {raw, rawForProxy, fenced, p6spy}) {
             ds.close();
         }
-        try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
         } catch (SQLException e) {
             System.err.println("bench: could not drop database " + database + ": " + e.getMessage());

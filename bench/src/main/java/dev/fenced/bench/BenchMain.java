@@ -49,31 +49,47 @@ public final class BenchMain {
             new PrintStream(OutputStream.nullOutputStream()), VerboseMode.SILENT);
 
     /** One path of a group: a benchmark method. */
-    record Variant(String key, String method, String label) {
-    }
+    record Variant(String key, String method, String label) {}
 
     /** A ratio checked per round: throughput num/den (at least minRatio) and client CPU num-den (at most maxCpuDelta). */
-    record Comparison(String num, String den, double minRatio, double maxCpuDelta) {
-    }
+    record Comparison(String num, String den, double minRatio, double maxCpuDelta) {}
 
-    record Plan(int warmRounds, int rounds, int roundMs) {
-    }
+    record Plan(int warmRounds, int rounds, int roundMs) {}
 
-    record Group(String id, String title, Class<?> bench, int threads, boolean throughput, String unit,
-                 List<Variant> variants, List<Comparison> comparisons, Plan full, Plan quick) {
+    record Group(
+            String id,
+            String title,
+            Class<?> bench,
+            int threads,
+            boolean throughput,
+            String unit,
+            List<Variant> variants,
+            List<Comparison> comparisons,
+            Plan full,
+            Plan quick) {
         /** Whether each path is itself a pair X vs Y timed block by block ({@link PairedUpdateBench}). */
         boolean paired() {
             return bench == PairedUpdateBench.class;
         }
 
         Variant variant(String key) {
-            return variants.stream().filter(v -> v.key().equals(key)).findFirst().orElseThrow();
+            return variants.stream()
+                    .filter(v -> v.key().equals(key))
+                    .findFirst()
+                    .orElseThrow();
         }
     }
 
     /** What one JMH run (one path, one round) measured. */
-    record Outcome(double score, double cpuMicros, double clientAlloc, double gcAllocNorm, long ops, long parses,
-                   double load, Map<String, ?> secondary) {
+    record Outcome(
+            double score,
+            double cpuMicros,
+            double clientAlloc,
+            double gcAllocNorm,
+            long ops,
+            long parses,
+            double load,
+            Map<String, ?> secondary) {
         /** A secondary result by the end of its name (JMH prefixes the benchmark's), NaN when absent. */
         double aux(String name) {
             return BenchMain.score(secondary, name);
@@ -81,70 +97,132 @@ public final class BenchMain {
     }
 
     static final List<Group> GROUPS = List.of(
-            new Group("update", "UPDATE by primary key: HikariCP pool of 4, 2 client threads", UpdateBench.class, 2, true,
+            new Group(
+                    "update",
+                    "UPDATE by primary key: HikariCP pool of 4, 2 client threads",
+                    UpdateBench.class,
+                    2,
+                    true,
                     "ops/s",
-                    List.of(new Variant("a", "a_raw", "(a) raw pgjdbc"),
+                    List.of(
+                            new Variant("a", "a_raw", "(a) raw pgjdbc"),
                             new Variant("b", "b_rawHandFenced", "(b) raw pgjdbc, hand-written fenced SQL"),
                             new Variant("c", "c_fencedProtected", "(c) fenced, protected table"),
                             new Variant("d", "d_fencedUnprotected", "(d) fenced, unprotected table"),
                             new Variant("p6spy", "e_p6spy", "p6spy (no logging), unprotected table"),
                             new Variant("dsproxy", "f_datasourceProxy", "datasource-proxy (no listener), unprotected")),
-                    List.of(new Comparison("c", "b", 0.97, 1.0), new Comparison("d", "a", 0.99, 0.5),
-                            new Comparison("b", "a", Double.NaN, Double.NaN), new Comparison("c", "a", Double.NaN, Double.NaN),
+                    List.of(
+                            new Comparison("c", "b", 0.97, 1.0),
+                            new Comparison("d", "a", 0.99, 0.5),
+                            new Comparison("b", "a", Double.NaN, Double.NaN),
+                            new Comparison("c", "a", Double.NaN, Double.NaN),
                             new Comparison("p6spy", "a", Double.NaN, Double.NaN),
                             new Comparison("dsproxy", "a", Double.NaN, Double.NaN)),
-                    new Plan(3, 24, 1500), new Plan(1, 4, 500)),
-            new Group("paired", "The two UPDATE targets paired block by block (16 UPDATEs on X, then 16 on Y, order"
-                    + " flipped each time, timed apart): pool of 4, 2 client threads", PairedUpdateBench.class, 2, true,
+                    new Plan(3, 24, 1500),
+                    new Plan(1, 4, 500)),
+            new Group(
+                    "paired",
+                    "The two UPDATE targets paired block by block (16 UPDATEs on X, then 16 on Y, order"
+                            + " flipped each time, timed apart): pool of 4, 2 client threads",
+                    PairedUpdateBench.class,
+                    2,
+                    true,
                     "ops/s",
-                    List.of(new Variant("cb", "cb", "(c) fenced, protected vs (b) raw, hand-written fenced SQL"),
+                    List.of(
+                            new Variant("cb", "cb", "(c) fenced, protected vs (b) raw, hand-written fenced SQL"),
                             new Variant("ce", "ce", "(c) fenced, protected vs (e) raw, the article's SQL by hand"),
                             new Variant("be", "be", "(b) fenced's SQL by hand vs (e) the article's SQL by hand"),
                             new Variant("da", "da", "(d) fenced, unprotected vs (a) raw pgjdbc"),
                             new Variant("aa", "aa", "control: (a) raw pgjdbc vs (a) itself")),
                     // a paired path compares X with Y itself: num and den both name that path
-                    List.of(new Comparison("cb", "cb", 0.97, 1.0), new Comparison("ce", "ce", 0.97, 1.0),
-                            new Comparison("be", "be", Double.NaN, Double.NaN), new Comparison("da", "da", 0.99, 0.5),
+                    List.of(
+                            new Comparison("cb", "cb", 0.97, 1.0),
+                            new Comparison("ce", "ce", 0.97, 1.0),
+                            new Comparison("be", "be", Double.NaN, Double.NaN),
+                            new Comparison("da", "da", 0.99, 0.5),
                             new Comparison("aa", "aa", Double.NaN, Double.NaN)),
-                    new Plan(2, 16, 1500), new Plan(1, 3, 500)),
-            new Group("overhead", "The same UPDATE paths on a stub connection (no database, no pgjdbc): fenced's own work per"
-                    + " statement, 1 thread", OverheadBench.class, 1, false, "ns/op",
-                    List.of(new Variant("a", "a_stub", "(a) stub connection"),
+                    new Plan(2, 16, 1500),
+                    new Plan(1, 3, 500)),
+            new Group(
+                    "overhead",
+                    "The same UPDATE paths on a stub connection (no database, no pgjdbc): fenced's own work per"
+                            + " statement, 1 thread",
+                    OverheadBench.class,
+                    1,
+                    false,
+                    "ns/op",
+                    List.of(
+                            new Variant("a", "a_stub", "(a) stub connection"),
                             new Variant("b", "b_stubHandFenced", "(b) stub, hand-written fenced SQL"),
                             new Variant("c", "c_fencedProtected", "(c) fenced over the stub, protected table"),
                             new Variant("d", "d_fencedUnprotected", "(d) fenced over the stub, unprotected table")),
                     List.of(new Comparison("c", "b", Double.NaN, 1.0), new Comparison("d", "a", Double.NaN, 0.5)),
-                    new Plan(2, 12, 1000), new Plan(1, 3, 300)),
-            new Group("select", "SELECT by key from the protected table: pool of 4, 2 client threads", SelectBench.class, 2, true,
+                    new Plan(2, 12, 1000),
+                    new Plan(1, 3, 300)),
+            new Group(
+                    "select",
+                    "SELECT by key from the protected table: pool of 4, 2 client threads",
+                    SelectBench.class,
+                    2,
+                    true,
                     "ops/s",
                     List.of(new Variant("raw", "a_raw", "raw pgjdbc"), new Variant("fenced", "b_fenced", "fenced")),
                     List.of(new Comparison("fenced", "raw", Double.NaN, Double.NaN)),
-                    new Plan(2, 16, 1000), new Plan(1, 3, 500)),
-            new Group("batch", "Batch of 100 UPDATEs by key (one op = one executeBatch): pool of 4, 2 client threads",
-                    BatchBench.class, 2, true, "batches/s",
-                    List.of(new Variant("raw", "a_raw", "raw pgjdbc, unprotected table"),
+                    new Plan(2, 16, 1000),
+                    new Plan(1, 3, 500)),
+            new Group(
+                    "batch",
+                    "Batch of 100 UPDATEs by key (one op = one executeBatch): pool of 4, 2 client threads",
+                    BatchBench.class,
+                    2,
+                    true,
+                    "batches/s",
+                    List.of(
+                            new Variant("raw", "a_raw", "raw pgjdbc, unprotected table"),
                             new Variant("hand", "b_rawHandFenced", "raw pgjdbc, hand-written fenced SQL"),
                             new Variant("fenced", "c_fenced", "fenced, protected table")),
-                    List.of(new Comparison("fenced", "hand", Double.NaN, Double.NaN),
+                    List.of(
+                            new Comparison("fenced", "hand", Double.NaN, Double.NaN),
                             new Comparison("fenced", "raw", Double.NaN, Double.NaN)),
-                    new Plan(2, 14, 2000), new Plan(1, 3, 600)),
-            new Group("rewrite", "Deciding a statement (RewriteCache.plan, no database): 1 thread", RewriteBench.class, 1,
-                    false, "ns/op",
-                    List.of(new Variant("cached", "a_cachedProtected", "protected UPDATE, plan cached"),
+                    new Plan(2, 14, 2000),
+                    new Plan(1, 3, 600)),
+            new Group(
+                    "rewrite",
+                    "Deciding a statement (RewriteCache.plan, no database): 1 thread",
+                    RewriteBench.class,
+                    1,
+                    false,
+                    "ns/op",
+                    List.of(
+                            new Variant("cached", "a_cachedProtected", "protected UPDATE, plan cached"),
                             new Variant("unprotected", "b_unprotected", "unprotected UPDATE, seen before (memory)"),
-                            new Variant("scanned", "e_unprotectedScanned",
+                            new Variant(
+                                    "scanned",
+                                    "e_unprotectedScanned",
                                     "unprotected UPDATE, not in memory (pre-filter scan, ~60 chars)"),
-                            new Variant("unprotected20", "d_unprotected20Tables",
+                            new Variant(
+                                    "unprotected20",
+                                    "d_unprotected20Tables",
                                     "the same, 20 tables protected (pre-filter scan)"),
                             new Variant("cold", "c_coldProtected", "protected UPDATE, new text each time (cold)")),
-                    List.of(), new Plan(2, 10, 1000), new Plan(1, 3, 400)),
-            new Group("lease", "Leases on plain pgjdbc (pool of 4): 1 thread", LeaseBench.class, 1, false, "time/op",
-                    List.of(new Variant("grant", "a_grant", "tryAcquire + close (takeover of a released row), µs"),
+                    List.of(),
+                    new Plan(2, 10, 1000),
+                    new Plan(1, 3, 400)),
+            new Group(
+                    "lease",
+                    "Leases on plain pgjdbc (pool of 4): 1 thread",
+                    LeaseBench.class,
+                    1,
+                    false,
+                    "time/op",
+                    List.of(
+                            new Variant("grant", "a_grant", "tryAcquire + close (takeover of a released row), µs"),
                             new Variant("renew", "b_renew1000", "renewal statement for 1,000 held leases, ms")),
-                    List.of(), new Plan(2, 10, 1000), new Plan(1, 3, 500)));
+                    List.of(),
+                    new Plan(2, 10, 1000),
+                    new Plan(1, 3, 500)));
 
-    private BenchMain() {
-    }
+    private BenchMain() {}
 
     public static void main(String[] args) throws Exception {
         boolean quick = false;
@@ -177,7 +255,8 @@ public final class BenchMain {
             }
         }
         if (waitLoadSeconds < 0) {
-            waitLoadSeconds = quick ? 0 : 600; // CI smoke never waits; a full run waits up to 10 min for a quiet machine
+            waitLoadSeconds =
+                    quick ? 0 : 600; // CI smoke never waits; a full run waits up to 10 min for a quiet machine
         }
         List<Group> groups = new ArrayList<>();
         for (Group g : GROUPS) {
@@ -186,7 +265,8 @@ public final class BenchMain {
             }
         }
         if (groups.isEmpty()) {
-            System.err.println("bench: --only names none of " + GROUPS.stream().map(Group::id).toList());
+            System.err.println("bench: --only names none of "
+                    + GROUPS.stream().map(Group::id).toList());
             System.exit(2);
         }
 
@@ -199,10 +279,17 @@ public final class BenchMain {
             BenchEnv.useServer(jdbcUrl);
         }
         BenchEnv env = BenchEnv.get();
-        report.append(String.format(Locale.ROOT, "# fenced benchmarks (%s run, %s)%n%n", quick ? "quick" : "full",
+        report.append(String.format(
+                Locale.ROOT,
+                "# fenced benchmarks (%s run, %s)%n%n",
+                quick ? "quick" : "full",
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"))));
-        report.append(String.format(Locale.ROOT, "%s; %d cores; Java %s; %s%n", env.serverDescription(),
-                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
+        report.append(String.format(
+                Locale.ROOT,
+                "%s; %d cores; Java %s; %s%n",
+                env.serverDescription(),
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"),
                 "JMH 1.37 in-process (forks 0), interleaved rounds"));
         report.append(String.format(Locale.ROOT, "load average (1 min) before the run: %.2f%n", loadAtStart));
         System.out.print(report);
@@ -211,9 +298,16 @@ public final class BenchMain {
         List<Double> loads = new ArrayList<>();
         for (Group g : groups) {
             Plan plan = quick ? g.quick() : g.full();
-            plan = new Plan(plan.warmRounds(), rounds > 0 ? rounds : plan.rounds(), roundMs > 0 ? roundMs : plan.roundMs());
-            System.out.printf(Locale.ROOT, "%n[%s] %d paths x (%d warm-up + %d measured rounds) x %d ms ...%n", g.id(),
-                    g.variants().size(), plan.warmRounds(), plan.rounds(), plan.roundMs());
+            plan = new Plan(
+                    plan.warmRounds(), rounds > 0 ? rounds : plan.rounds(), roundMs > 0 ? roundMs : plan.roundMs());
+            System.out.printf(
+                    Locale.ROOT,
+                    "%n[%s] %d paths x (%d warm-up + %d measured rounds) x %d ms ...%n",
+                    g.id(),
+                    g.variants().size(),
+                    plan.warmRounds(),
+                    plan.rounds(),
+                    plan.roundMs());
             Map<String, List<Outcome>> measured = runGroup(g, plan, loads, csv);
             String section = section(g, plan, measured);
             System.out.print(section);
@@ -221,9 +315,14 @@ public final class BenchMain {
             report.append(section);
         }
         Stats load = Stats.of(loads.stream().mapToDouble(Double::doubleValue).toArray());
-        String footer = String.format(Locale.ROOT, "%nload average (1 min) during the rounds: median %.2f, min %.2f, max %.2f"
+        String footer = String.format(
+                Locale.ROOT,
+                "%nload average (1 min) during the rounds: median %.2f, min %.2f, max %.2f"
                         + " (this benchmark itself keeps ~2 client threads and their PostgreSQL backends busy)%n"
-                        + "wall time: %s%n", load.median(), load.min(), load.max(),
+                        + "wall time: %s%n",
+                load.median(),
+                load.min(),
+                load.max(),
                 formatDuration(Duration.ofNanos(System.nanoTime() - started)));
         System.out.print(footer);
         report.append(footer);
@@ -239,8 +338,10 @@ public final class BenchMain {
     }
 
     private static void usage(PrintStream s) {
-        s.println("usage: java -jar bench/target/fenced-bench.jar [--quick] [--jdbc-url jdbc:postgresql://host:port/db?user=u]");
-        s.println("         [--only " + String.join(",", GROUPS.stream().map(Group::id).toList()) + "] [--out DIR]");
+        s.println(
+                "usage: java -jar bench/target/fenced-bench.jar [--quick] [--jdbc-url jdbc:postgresql://host:port/db?user=u]");
+        s.println("         [--only "
+                + String.join(",", GROUPS.stream().map(Group::id).toList()) + "] [--out DIR]");
         s.println("         [--max-load 1.5] [--wait-load SECONDS (full: 600, quick: 0)] [--rounds N] [--round-ms MS]");
     }
 
@@ -267,9 +368,20 @@ public final class BenchMain {
                 if (round >= 0) {
                     measured.get(v.key()).add(o);
                     loads.add(o.load());
-                    csv.append(String.format(Locale.ROOT, "%s,%d,%s,%.3f,%s,%.4f,%.1f,%.1f,%d,%d,%.2f%n", g.id(), round,
-                            v.key(), o.score(), g.unit(), o.cpuMicros(), o.clientAlloc(), o.gcAllocNorm(), o.ops(),
-                            o.parses(), o.load()));
+                    csv.append(String.format(
+                            Locale.ROOT,
+                            "%s,%d,%s,%.3f,%s,%.4f,%.1f,%.1f,%d,%d,%.2f%n",
+                            g.id(),
+                            round,
+                            v.key(),
+                            o.score(),
+                            g.unit(),
+                            o.cpuMicros(),
+                            o.clientAlloc(),
+                            o.gcAllocNorm(),
+                            o.ops(),
+                            o.parses(),
+                            o.load()));
                 }
             }
             System.out.print(round < 0 ? "w" : ".");
@@ -309,10 +421,18 @@ public final class BenchMain {
         Map<String, ?> secondary = r.getSecondaryResults();
         double cpu = score(secondary, ClientCpuProfiler.CPU);
         if (!(cpu > 0)) {
-            throw new IllegalStateException("no client CPU time measured for " + v.method() + ": " + secondary.keySet());
+            throw new IllegalStateException(
+                    "no client CPU time measured for " + v.method() + ": " + secondary.keySet());
         }
-        return new Outcome(r.getPrimaryResult().getScore(), cpu, score(secondary, ClientCpuProfiler.ALLOC),
-                score(secondary, "gc.alloc.rate.norm"), ops, parses, load, secondary);
+        return new Outcome(
+                r.getPrimaryResult().getScore(),
+                cpu,
+                score(secondary, ClientCpuProfiler.ALLOC),
+                score(secondary, "gc.alloc.rate.norm"),
+                ops,
+                parses,
+                load,
+                secondary);
     }
 
     private static double score(Map<String, ?> results, String name) {
@@ -337,15 +457,25 @@ public final class BenchMain {
             return pairedSection(g, plan, measured);
         }
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%n## %s%n%d measured rounds of %d ms per path (after %d warm-up rounds);"
+        b.append(String.format(
+                Locale.ROOT,
+                "%n## %s%n%d measured rounds of %d ms per path (after %d warm-up rounds);"
                         + " figures are medians over rounds, [IQR] and (min-max) of the per-round values%n%n",
-                g.title(), plan.rounds(), plan.roundMs(), plan.warmRounds()));
+                g.title(),
+                plan.rounds(),
+                plan.roundMs(),
+                plan.warmRounds()));
         Variant base = g.variants().get(0);
         if (g.throughput()) {
-            b.append("| path | ").append(g.unit()).append(" | ratio to ").append(base.label().split(" ")[0])
+            b.append("| path | ")
+                    .append(g.unit())
+                    .append(" | ratio to ")
+                    .append(base.label().split(" ")[0])
                     .append(" (per round) | client CPU µs/op | alloc B/op | parses |\n|---|---|---|---|---|---|\n");
         } else {
-            b.append("| path | ").append(g.unit()).append(" | ops | client CPU µs/op | alloc B/op | parses |\n")
+            b.append("| path | ")
+                    .append(g.unit())
+                    .append(" | ops | client CPU µs/op | alloc B/op | parses |\n")
                     .append("|---|---|---|---|---|---|\n");
         }
         for (Variant v : g.variants()) {
@@ -361,9 +491,19 @@ public final class BenchMain {
             } else {
                 second = String.format(Locale.ROOT, "%,d", ops);
             }
-            b.append(String.format(Locale.ROOT, "| %s | %s (%s-%s) | %s | %.2f [%.2f-%.2f] | %,.0f | %,d |%n", v.label(),
-                    num(score.median()), num(score.min()), num(score.max()), second, cpu.median(), cpu.q1(), cpu.q3(),
-                    alloc.median(), parses));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s (%s-%s) | %s | %.2f [%.2f-%.2f] | %,.0f | %,d |%n",
+                    v.label(),
+                    num(score.median()),
+                    num(score.min()),
+                    num(score.max()),
+                    second,
+                    cpu.median(),
+                    cpu.q1(),
+                    cpu.q3(),
+                    alloc.median(),
+                    parses));
         }
         if (!g.comparisons().isEmpty() && !g.throughput()) {
             b.append("\n| per-round comparison | median | IQR | min-max | target | |\n|---|---|---|---|---|---|\n");
@@ -372,9 +512,19 @@ public final class BenchMain {
                 double target = c.maxCpuDelta() * (g.unit().startsWith("ns") ? 1000 : 1);
                 String dt = Double.isNaN(target) ? "" : String.format(Locale.ROOT, "<= %.0f %s", target, g.unit());
                 String dv = Double.isNaN(target) ? "" : (delta.median() <= target ? "met" : "MISSED");
-                b.append(String.format(Locale.ROOT, "| %s - %s %s | %+.1f | %+.1f-%+.1f | %+.1f-%+.1f | %s | %s |%n",
-                        shortLabel(g, c.num()), shortLabel(g, c.den()), g.unit(), delta.median(), delta.q1(), delta.q3(),
-                        delta.min(), delta.max(), dt, dv));
+                b.append(String.format(
+                        Locale.ROOT,
+                        "| %s - %s %s | %+.1f | %+.1f-%+.1f | %+.1f-%+.1f | %s | %s |%n",
+                        shortLabel(g, c.num()),
+                        shortLabel(g, c.den()),
+                        g.unit(),
+                        delta.median(),
+                        delta.q1(),
+                        delta.q3(),
+                        delta.min(),
+                        delta.max(),
+                        dt,
+                        dv));
             }
         }
         if (!g.comparisons().isEmpty() && g.throughput()) {
@@ -383,15 +533,35 @@ public final class BenchMain {
                 Stats ratio = Stats.of(ratios(measured, c.num(), c.den()));
                 String rt = Double.isNaN(c.minRatio()) ? "" : String.format(Locale.ROOT, ">= %.2f", c.minRatio());
                 String rv = Double.isNaN(c.minRatio()) ? "" : (ratio.median() >= c.minRatio() ? "met" : "MISSED");
-                b.append(String.format(Locale.ROOT, "| %s / %s %s | %.3f | %.3f-%.3f | %.3f-%.3f | %s | %s |%n",
-                        shortLabel(g, c.num()), shortLabel(g, c.den()), g.unit(), ratio.median(), ratio.q1(), ratio.q3(),
-                        ratio.min(), ratio.max(), rt, rv));
+                b.append(String.format(
+                        Locale.ROOT,
+                        "| %s / %s %s | %.3f | %.3f-%.3f | %.3f-%.3f | %s | %s |%n",
+                        shortLabel(g, c.num()),
+                        shortLabel(g, c.den()),
+                        g.unit(),
+                        ratio.median(),
+                        ratio.q1(),
+                        ratio.q3(),
+                        ratio.min(),
+                        ratio.max(),
+                        rt,
+                        rv));
                 Stats delta = Stats.of(deltas(measured, c.num(), c.den()));
-                String dt = Double.isNaN(c.maxCpuDelta()) ? "" : String.format(Locale.ROOT, "<= %.1f µs", c.maxCpuDelta());
+                String dt =
+                        Double.isNaN(c.maxCpuDelta()) ? "" : String.format(Locale.ROOT, "<= %.1f µs", c.maxCpuDelta());
                 String dv = Double.isNaN(c.maxCpuDelta()) ? "" : (delta.median() <= c.maxCpuDelta() ? "met" : "MISSED");
-                b.append(String.format(Locale.ROOT, "| %s - %s client CPU µs/op | %+.2f | %+.2f-%+.2f | %+.2f-%+.2f | %s | %s |%n",
-                        shortLabel(g, c.num()), shortLabel(g, c.den()), delta.median(), delta.q1(), delta.q3(),
-                        delta.min(), delta.max(), dt, dv));
+                b.append(String.format(
+                        Locale.ROOT,
+                        "| %s - %s client CPU µs/op | %+.2f | %+.2f-%+.2f | %+.2f-%+.2f | %s | %s |%n",
+                        shortLabel(g, c.num()),
+                        shortLabel(g, c.den()),
+                        delta.median(),
+                        delta.q1(),
+                        delta.q3(),
+                        delta.min(),
+                        delta.max(),
+                        dt,
+                        dv));
             }
         }
         return b.toString();
@@ -403,17 +573,25 @@ public final class BenchMain {
      */
     private static String pairedSection(Group g, Plan plan, Map<String, List<Outcome>> measured) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "%n## %s%n%d measured rounds of %d ms per pair (after %d warm-up rounds);"
+        b.append(String.format(
+                Locale.ROOT,
+                "%n## %s%n%d measured rounds of %d ms per pair (after %d warm-up rounds);"
                         + " figures are medians over rounds, [IQR] and (min-max) of the per-round values%n%n",
-                g.title(), plan.rounds(), plan.roundMs(), plan.warmRounds()));
-        b.append("| pair X vs Y | ops/s X / Y | target | | CPU µs/op X - Y | target | | alloc B/op X, Y | ops | parses |\n")
+                g.title(),
+                plan.rounds(),
+                plan.roundMs(),
+                plan.warmRounds()));
+        b.append(
+                        "| pair X vs Y | ops/s X / Y | target | | CPU µs/op X - Y | target | | alloc B/op X, Y | ops | parses |\n")
                 .append("|---|---|---|---|---|---|---|---|---|---|\n");
         for (Comparison c : g.comparisons()) {
             List<Outcome> os = measured.get(c.num());
-            double[] ratio = os.stream().mapToDouble(o -> (o.aux("xOps") / o.aux("xWallNs"))
-                    / (o.aux("yOps") / o.aux("yWallNs"))).toArray();
-            double[] cpu = os.stream().mapToDouble(o -> (o.aux("xCpuNs") / o.aux("xOps")
-                    - o.aux("yCpuNs") / o.aux("yOps")) / 1e3).toArray();
+            double[] ratio = os.stream()
+                    .mapToDouble(o -> (o.aux("xOps") / o.aux("xWallNs")) / (o.aux("yOps") / o.aux("yWallNs")))
+                    .toArray();
+            double[] cpu = os.stream()
+                    .mapToDouble(o -> (o.aux("xCpuNs") / o.aux("xOps") - o.aux("yCpuNs") / o.aux("yOps")) / 1e3)
+                    .toArray();
             Stats r = Stats.of(ratio);
             Stats d = Stats.of(cpu);
             Stats ax = stat(os, o -> o.aux("xAllocB") / o.aux("xOps"));
@@ -421,13 +599,25 @@ public final class BenchMain {
             long ops = os.stream().mapToLong(Outcome::ops).sum();
             long parses = os.stream().mapToLong(Outcome::parses).sum();
             boolean targets = !Double.isNaN(c.minRatio());
-            b.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %+.2f [%+.2f-%+.2f] (%+.2f-%+.2f) | %s | %s"
-                            + " | %,.0f, %,.0f | %,d | %,d |%n", g.variant(c.num()).label(), ratioCell(ratio),
+            b.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %+.2f [%+.2f-%+.2f] (%+.2f-%+.2f) | %s | %s"
+                            + " | %,.0f, %,.0f | %,d | %,d |%n",
+                    g.variant(c.num()).label(),
+                    ratioCell(ratio),
                     targets ? String.format(Locale.ROOT, ">= %.2f", c.minRatio()) : "",
-                    targets ? (r.median() >= c.minRatio() ? "met" : "MISSED") : "", d.median(), d.q1(), d.q3(), d.min(),
-                    d.max(), targets ? String.format(Locale.ROOT, "<= %.1f", c.maxCpuDelta()) : "",
-                    targets ? (d.median() <= c.maxCpuDelta() ? "met" : "MISSED") : "", ax.median(), ay.median(),
-                    ops, parses));
+                    targets ? (r.median() >= c.minRatio() ? "met" : "MISSED") : "",
+                    d.median(),
+                    d.q1(),
+                    d.q3(),
+                    d.min(),
+                    d.max(),
+                    targets ? String.format(Locale.ROOT, "<= %.1f", c.maxCpuDelta()) : "",
+                    targets ? (d.median() <= c.maxCpuDelta() ? "met" : "MISSED") : "",
+                    ax.median(),
+                    ay.median(),
+                    ops,
+                    parses));
         }
         return b.toString();
     }
@@ -498,16 +688,24 @@ public final class BenchMain {
         boolean said = false;
         while (load >= maxLoad && System.nanoTime() < deadline) {
             if (!said) {
-                System.out.printf(Locale.ROOT, "load average %.2f >= %.2f: waiting up to %d s for a quieter machine%n",
-                        load, maxLoad, maxWaitSeconds);
+                System.out.printf(
+                        Locale.ROOT,
+                        "load average %.2f >= %.2f: waiting up to %d s for a quieter machine%n",
+                        load,
+                        maxLoad,
+                        maxWaitSeconds);
                 said = true;
             }
             Thread.sleep(10_000);
             load = loadAverage();
         }
         if (load >= maxLoad) {
-            System.out.printf(Locale.ROOT, "load average %.2f is above %.2f: measuring anyway; absolute figures will"
-                    + " suffer more than the ratios%n", load, maxLoad);
+            System.out.printf(
+                    Locale.ROOT,
+                    "load average %.2f is above %.2f: measuring anyway; absolute figures will"
+                            + " suffer more than the ratios%n",
+                    load,
+                    maxLoad);
         }
         return load;
     }
@@ -523,7 +721,11 @@ public final class BenchMain {
 
     private static Path defaultOutDir() {
         try {
-            Path jar = Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path jar = Path.of(BenchMain.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
             return Files.isRegularFile(jar) ? jar.getParent() : Path.of(".");
         } catch (Exception e) {
             return Path.of(".");

@@ -49,8 +49,8 @@ public final class ClientCpuProfiler implements InternalProfiler {
     }
 
     @Override
-    public List<ScalarResult> afterIteration(BenchmarkParams benchmarkParams, IterationParams iterationParams,
-                                       IterationResult result) {
+    public List<ScalarResult> afterIteration(
+            BenchmarkParams benchmarkParams, IterationParams iterationParams, IterationResult result) {
         Map<Long, long[]> after = workers(benchmarkParams);
         long cpu = 0;
         long alloc = 0;

@@ -18,8 +18,7 @@ public final class ColdPlanCost {
 
     private static final int PER_ROUND = 2_000;
 
-    private ColdPlanCost() {
-    }
+    private ColdPlanCost() {}
 
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
@@ -31,14 +30,17 @@ public final class ColdPlanCost {
             long allocated = threads.getCurrentThreadAllocatedBytes();
             long start = System.nanoTime();
             for (int i = 0; i < PER_ROUND; i++) {
-                RewritePlan plan = rewriter.plan("UPDATE " + BenchEnv.PROTECTED + " SET amount = ? WHERE id = ? AND amount <> "
-                        + (++counter));
+                RewritePlan plan = rewriter.plan(
+                        "UPDATE " + BenchEnv.PROTECTED + " SET amount = ? WHERE id = ? AND amount <> " + (++counter));
                 if (!(plan instanceof RewritePlan.Fenced)) {
                     throw new IllegalStateException("not fenced: " + plan);
                 }
             }
-            System.out.printf(Locale.ROOT, "round %2d: %6.0f µs wall, %6.0f µs CPU, %5.0f KB allocated per new text%n",
-                    round, (System.nanoTime() - start) / 1e3 / PER_ROUND,
+            System.out.printf(
+                    Locale.ROOT,
+                    "round %2d: %6.0f µs wall, %6.0f µs CPU, %5.0f KB allocated per new text%n",
+                    round,
+                    (System.nanoTime() - start) / 1e3 / PER_ROUND,
                     (threads.getCurrentThreadCpuTime() - cpu) / 1e3 / PER_ROUND,
                     (threads.getCurrentThreadAllocatedBytes() - allocated) / 1024.0 / PER_ROUND);
         }

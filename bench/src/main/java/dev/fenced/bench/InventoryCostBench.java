@@ -153,8 +153,7 @@ public class InventoryCostBench {
     // ---- the one command
 
     /** One round of one pair: µs per UPDATE on X and Y, wall and client CPU. */
-    record Round(double xWall, double yWall, double xCpu, double yCpu) {
-    }
+    record Round(double xWall, double yWall, double xCpu, double yCpu) {}
 
     public static void main(String[] args) throws Exception {
         boolean quick = false;
@@ -167,8 +166,8 @@ public class InventoryCostBench {
                 case "--round-ms" -> roundMs = Integer.parseInt(value(args, ++i));
                 case "--jdbc-url" -> BenchEnv.useServer(value(args, ++i));
                 case "-h", "--help" -> {
-                    System.out.println("usage: bench/inventory-cost [--quick] [--rounds N] [--round-ms MS]"
-                            + " [--jdbc-url URL]");
+                    System.out.println(
+                            "usage: bench/inventory-cost [--quick] [--rounds N] [--round-ms MS]" + " [--jdbc-url URL]");
                     return;
                 }
                 default -> {
@@ -195,8 +194,9 @@ public class InventoryCostBench {
                 }
                 report(pair[0], pair[1], measured);
             }
-            System.out.println("inventory entries after the run: " + WriterInventory.writers().size()
-                    + " (one shape, its call site), dropped " + WriterInventory.dropped());
+            System.out.println("inventory entries after the run: "
+                    + WriterInventory.writers().size() + " (one shape, its call site), dropped "
+                    + WriterInventory.dropped());
         } finally {
             BenchEnv.shutdown();
         }
@@ -212,19 +212,23 @@ public class InventoryCostBench {
 
     private static Round run(String method, int iterations, int ms) throws RunnerException {
         Collection<RunResult> results = new Runner(new OptionsBuilder()
-                .include("^" + Pattern.quote(InventoryCostBench.class.getName() + "." + method) + "$")
-                .forks(0)
-                .warmupIterations(0)
-                .measurementIterations(iterations)
-                .measurementTime(TimeValue.milliseconds(ms))
-                .shouldFailOnError(true)
-                .verbosity(VerboseMode.SILENT)
-                .build()).run();
+                        .include("^" + Pattern.quote(InventoryCostBench.class.getName() + "." + method) + "$")
+                        .forks(0)
+                        .warmupIterations(0)
+                        .measurementIterations(iterations)
+                        .measurementTime(TimeValue.milliseconds(ms))
+                        .shouldFailOnError(true)
+                        .verbosity(VerboseMode.SILENT)
+                        .build())
+                .run();
         Map<String, ?> s = results.iterator().next().getSecondaryResults();
         double xOps = aux(s, "xOps");
         double yOps = aux(s, "yOps");
-        return new Round(aux(s, "xWallNs") / xOps / 1000, aux(s, "yWallNs") / yOps / 1000,
-                aux(s, "xCpuNs") / xOps / 1000, aux(s, "yCpuNs") / yOps / 1000);
+        return new Round(
+                aux(s, "xWallNs") / xOps / 1000,
+                aux(s, "yWallNs") / yOps / 1000,
+                aux(s, "xCpuNs") / xOps / 1000,
+                aux(s, "yCpuNs") / yOps / 1000);
     }
 
     private static double aux(Map<String, ?> s, String name) {
@@ -242,12 +246,17 @@ public class InventoryCostBench {
         System.out.println("  round   X wall µs   Y wall µs   X-Y wall µs   X cpu µs   Y cpu µs   X-Y cpu µs");
         for (int i = 0; i < rounds.size(); i++) {
             Round r = rounds.get(i);
-            System.out.printf("  %5d   %9.2f   %9.2f   %+11.2f   %8.2f   %8.2f   %+10.2f%n", i + 1, r.xWall(), r.yWall(),
-                    r.xWall() - r.yWall(), r.xCpu(), r.yCpu(), r.xCpu() - r.yCpu());
+            System.out.printf(
+                    "  %5d   %9.2f   %9.2f   %+11.2f   %8.2f   %8.2f   %+10.2f%n",
+                    i + 1, r.xWall(), r.yWall(), r.xWall() - r.yWall(), r.xCpu(), r.yCpu(), r.xCpu() - r.yCpu());
         }
-        System.out.printf("  median  %9.2f   %9.2f   %+11.2f   %8.2f   %8.2f   %+10.2f%n",
-                median(rounds, Round::xWall), median(rounds, Round::yWall),
-                median(rounds, r -> r.xWall() - r.yWall()), median(rounds, Round::xCpu), median(rounds, Round::yCpu),
+        System.out.printf(
+                "  median  %9.2f   %9.2f   %+11.2f   %8.2f   %8.2f   %+10.2f%n",
+                median(rounds, Round::xWall),
+                median(rounds, Round::yWall),
+                median(rounds, r -> r.xWall() - r.yWall()),
+                median(rounds, Round::xCpu),
+                median(rounds, Round::yCpu),
                 median(rounds, r -> r.xCpu() - r.yCpu()));
     }
 

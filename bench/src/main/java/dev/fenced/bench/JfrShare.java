@@ -44,8 +44,7 @@ public final class JfrShare {
         LIBRARIES.put("com.sun.proxy.", "stub");
     }
 
-    private JfrShare() {
-    }
+    private JfrShare() {}
 
     public static void main(String[] args) throws IOException {
         if (args.length < 1) {
@@ -60,7 +59,9 @@ public final class JfrShare {
             if (!e.getEventType().getName().equals("jdk.ExecutionSample")) {
                 continue;
             }
-            String thread = e.getThread("sampledThread") == null ? "" : e.getThread("sampledThread").getJavaName();
+            String thread = e.getThread("sampledThread") == null
+                    ? ""
+                    : e.getThread("sampledThread").getJavaName();
             int worker = thread == null ? -1 : thread.indexOf("-jmh-worker-");
             RecordedStackTrace stack = e.getStackTrace();
             if (worker < 0 || stack == null) {
@@ -75,7 +76,8 @@ public final class JfrShare {
                 String lib = libraryOf(type);
                 if (lib != null) {
                     library = lib;
-                    method = type.substring(type.lastIndexOf('.') + 1) + "." + f.getMethod().getName();
+                    method = type.substring(type.lastIndexOf('.') + 1) + "."
+                            + f.getMethod().getName();
                     break;
                 }
             }
@@ -88,13 +90,18 @@ public final class JfrShare {
         for (Map.Entry<String, Map<String, Integer>> b : byBenchmark.entrySet()) {
             int n = totals.get(b.getKey());
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-40s %6d samples:", b.getKey(), n));
-            b.getValue().entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
-                    .forEach(l -> line.append(String.format(Locale.ROOT, "  %s %.1f%%", l.getKey(), 100.0 * l.getValue() / n)));
+            b.getValue().entrySet().stream()
+                    .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                    .forEach(l -> line.append(
+                            String.format(Locale.ROOT, "  %s %.1f%%", l.getKey(), 100.0 * l.getValue() / n)));
             System.out.println(line);
             Map<String, Integer> methods = fencedMethods.get(b.getKey());
             if (methods != null) {
-                methods.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(top)
-                        .forEach(m -> System.out.printf(Locale.ROOT, "      %5.2f%%  %s%n", 100.0 * m.getValue() / n, m.getKey()));
+                methods.entrySet().stream()
+                        .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                        .limit(top)
+                        .forEach(m -> System.out.printf(
+                                Locale.ROOT, "      %5.2f%%  %s%n", 100.0 * m.getValue() / n, m.getKey()));
             }
         }
     }

@@ -41,8 +41,7 @@ public class LeaseBench {
     private static Renewal renewal;
 
     /** A manager holding {@link #HELD} leases, and what its renewal tick would send. */
-    private record Renewal(LeaseManager manager, LeaseStore store, String[] names, long[] tokens, long[] ttls) {
-    }
+    private record Renewal(LeaseManager manager, LeaseStore store, String[] names, long[] tokens, long[] ttls) {}
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
@@ -55,7 +54,8 @@ public class LeaseBench {
         }
         BenchEnv env = BenchEnv.get();
         grants = LeaseManager.builder(env.raw()).table(BenchEnv.LEASE_TABLE).build();
-        LeaseManager holder = LeaseManager.builder(env.raw()).table(BenchEnv.LEASE_TABLE).build();
+        LeaseManager holder =
+                LeaseManager.builder(env.raw()).table(BenchEnv.LEASE_TABLE).build();
         String[] names = new String[HELD];
         long[] tokens = new long[HELD];
         long[] ttls = new long[HELD];
@@ -63,14 +63,16 @@ public class LeaseBench {
         ExecutorService taker = Executors.newSingleThreadExecutor(r -> new Thread(r, "bench-lease-taker"));
         try {
             taker.submit(() -> {
-                for (int i = 0; i < HELD; i++) {
-                    Lease lease = holder.tryAcquire("bench-renew-" + i, TTL).orElseThrow();
-                    names[i] = lease.name();
-                    tokens[i] = lease.token();
-                    ttls[i] = TTL.toMillis();
-                }
-                return null;
-            }).get();
+                        for (int i = 0; i < HELD; i++) {
+                            Lease lease =
+                                    holder.tryAcquire("bench-renew-" + i, TTL).orElseThrow();
+                            names[i] = lease.name();
+                            tokens[i] = lease.token();
+                            ttls[i] = TTL.toMillis();
+                        }
+                        return null;
+                    })
+                    .get();
         } finally {
             taker.shutdown();
         }
@@ -87,8 +89,16 @@ public class LeaseBench {
 
     private static int renewOnce() throws SQLException {
         Renewal r = renewal;
-        return r.store().renew(r.manager().holder(), r.names(), r.tokens(), r.ttls(), 60_000_000_000L,
-                dev.fenced.Ticker.system()).renewed().size();
+        return r.store()
+                .renew(
+                        r.manager().holder(),
+                        r.names(),
+                        r.tokens(),
+                        r.ttls(),
+                        60_000_000_000L,
+                        dev.fenced.Ticker.system())
+                .renewed()
+                .size();
     }
 
     /** Grant (takeover of a released row, new token) and release: two statements. */

@@ -38,6 +38,7 @@ public class RewriteBench {
     private static long counter;
     /** More distinct unprotected texts than the pass-through memory has slots: each call finds another's. */
     private static final String[] ROTATING = new String[8192];
+
     private static int next;
 
     static {
@@ -47,9 +48,27 @@ public class RewriteBench {
     }
 
     /** Twenty protected tables, as a larger application might list them. */
-    static final List<String> TWENTY = List.of("orders", "order_lines", "invoices", "payments", "refunds", "customers",
-            "accounts", "balances", "ledger", "shipments", "stock", "reservations", "carts", "coupons", "prices",
-            "subscriptions", "totals", "settlements", "payouts", "transfers");
+    static final List<String> TWENTY = List.of(
+            "orders",
+            "order_lines",
+            "invoices",
+            "payments",
+            "refunds",
+            "customers",
+            "accounts",
+            "balances",
+            "ledger",
+            "shipments",
+            "stock",
+            "reservations",
+            "carts",
+            "coupons",
+            "prices",
+            "subscriptions",
+            "totals",
+            "settlements",
+            "payouts",
+            "transfers");
 
     static RewriteCache newCache() {
         return newCache(List.of(BenchEnv.PROTECTED));
@@ -62,7 +81,8 @@ public class RewriteBench {
     /** The driver's rewriter with {@code tables} protected in enforce mode (2 s parse deadline, as by default). */
     static SqlRewriter newRewriter(List<String> tables) {
         FencingTargets targets = FencingTargets.of(tables.stream()
-                .map(t -> new ProtectedTable(TableName.parse(t), BenchEnv.FENCE_COLUMN, FencingMode.ENFORCE)).toList());
+                .map(t -> new ProtectedTable(TableName.parse(t), BenchEnv.FENCE_COLUMN, FencingMode.ENFORCE))
+                .toList());
         return new SqlRewriter(targets, RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
     }
 

@@ -34,7 +34,8 @@ public class SelectBench {
     }
 
     static long select(DataSource ds, Client client) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(BenchEnv.SELECT_PROTECTED)) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(BenchEnv.SELECT_PROTECTED)) {
             ps.setInt(1, client.id());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

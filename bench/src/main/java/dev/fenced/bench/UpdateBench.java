@@ -3,6 +3,7 @@ package dev.fenced.bench;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -13,7 +14,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
-import java.util.concurrent.TimeUnit;
 
 /**
  * UPDATE by primary key, the way an application does it: borrow a pooled connection, prepare, bind, execute,
@@ -42,7 +42,8 @@ public class UpdateBench {
     }
 
     static int update(DataSource ds, String sql, Client client) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, client.amount());
             ps.setInt(2, client.id());
             return ps.executeUpdate();
@@ -63,7 +64,8 @@ public class UpdateBench {
 
     /** What fenced sends for (c), sent by hand: amount, the token three times (set, check, check), key. */
     static int handFencedUpdate(DataSource ds, String sql, Client client) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, client.amount());
             ps.setLong(2, BenchEnv.TOKEN);
             ps.setLong(3, BenchEnv.TOKEN);
@@ -74,7 +76,8 @@ public class UpdateBench {
 
     /** (e) raw pgjdbc, the article's own fencing SQL written by hand ({@link BenchEnv#UPDATE_ARTICLE}). */
     static int articleUpdate(DataSource ds, Client client) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(BenchEnv.UPDATE_ARTICLE)) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(BenchEnv.UPDATE_ARTICLE)) {
             ps.setLong(1, client.amount());
             ps.setLong(2, BenchEnv.TOKEN);
             ps.setInt(3, client.id());

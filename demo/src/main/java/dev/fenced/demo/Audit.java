@@ -13,8 +13,7 @@ import java.sql.Statement;
  */
 final class Audit {
 
-    private Audit() {
-    }
+    private Audit() {}
 
     /** A stale attempt: a write by a holder whose restaurant had already been granted to a newer token. */
     private static final String STALE = "a.write_at IS NOT NULL AND EXISTS (SELECT 1 FROM runs b"
@@ -26,31 +25,44 @@ final class Audit {
         r.slowRuns = one(c, "SELECT count(*) FROM runs WHERE slow");
         r.pauses = one(c, "SELECT count(*) FROM runs WHERE paused");
         r.inFlight = one(c, "SELECT count(*) FROM runs WHERE freeze_kind = 'in-flight'");
-        r.secondHolder = one(c, "SELECT count(*) FROM (SELECT restaurant_id FROM runs GROUP BY restaurant_id"
-                + " HAVING count(*) > 1) x");
+        r.secondHolder = one(
+                c,
+                "SELECT count(*) FROM (SELECT restaurant_id FROM runs GROUP BY restaurant_id"
+                        + " HAVING count(*) > 1) x");
         r.staleAttempted = one(c, "SELECT count(*) FROM runs a WHERE " + STALE);
-        r.staleRefusedByDatabase = one(c, "SELECT count(*) FROM runs a WHERE " + STALE + " AND outcome = 'refused-stale'");
-        r.staleRefusedBeforeSending = one(c, "SELECT count(*) FROM runs a WHERE " + STALE + " AND outcome = 'refused-lost'");
+        r.staleRefusedByDatabase =
+                one(c, "SELECT count(*) FROM runs a WHERE " + STALE + " AND outcome = 'refused-stale'");
+        r.staleRefusedBeforeSending =
+                one(c, "SELECT count(*) FROM runs a WHERE " + STALE + " AND outcome = 'refused-lost'");
         // landed before the newer holder wrote: harmless, as that holder then wrote its whole new value
-        r.staleLandedHarmlessly = one(c, "SELECT count(*) FROM runs a WHERE " + STALE + " AND outcome = 'written'"
-                + " AND EXISTS (SELECT 1 FROM runs b WHERE b.restaurant_id = a.restaurant_id AND b.token > a.token"
-                + " AND b.outcome = 'written' AND b.write_at >= a.write_at)");
+        r.staleLandedHarmlessly = one(
+                c,
+                "SELECT count(*) FROM runs a WHERE " + STALE + " AND outcome = 'written'"
+                        + " AND EXISTS (SELECT 1 FROM runs b WHERE b.restaurant_id = a.restaurant_id AND b.token > a.token"
+                        + " AND b.outcome = 'written' AND b.write_at >= a.write_at)");
         r.gaveUp = one(c, "SELECT count(*) FROM runs WHERE outcome = 'gave-up'");
-        r.wrongTotals = one(c, "SELECT count(*) FROM totals t JOIN LATERAL (SELECT as_of_order FROM runs a"
-                + " WHERE a.restaurant_id = t.restaurant_id AND a.outcome = 'written' ORDER BY a.token DESC LIMIT 1) newest"
-                + " ON true WHERE t.amount <> (SELECT coalesce(sum(o.amount), 0) FROM orders o"
-                + " WHERE o.restaurant_id = t.restaurant_id AND o.id <= newest.as_of_order)");
-        r.lostOrders = one(c, "SELECT coalesce(sum(lost), 0) FROM (SELECT (SELECT count(*) FROM orders o"
-                + " WHERE o.restaurant_id = t.restaurant_id AND o.id > t.as_of_order AND o.id <= newest.as_of_order) lost"
-                + " FROM totals t JOIN LATERAL (SELECT as_of_order FROM runs a WHERE a.restaurant_id = t.restaurant_id"
-                + " AND a.outcome = 'written' ORDER BY a.token DESC LIMIT 1) newest ON true) x");
-        r.unrun = one(c, "SELECT count(*) FROM totals t WHERE NOT EXISTS (SELECT 1 FROM done d"
-                + " WHERE d.restaurant_id = t.restaurant_id)");
+        r.wrongTotals = one(
+                c,
+                "SELECT count(*) FROM totals t JOIN LATERAL (SELECT as_of_order FROM runs a"
+                        + " WHERE a.restaurant_id = t.restaurant_id AND a.outcome = 'written' ORDER BY a.token DESC LIMIT 1) newest"
+                        + " ON true WHERE t.amount <> (SELECT coalesce(sum(o.amount), 0) FROM orders o"
+                        + " WHERE o.restaurant_id = t.restaurant_id AND o.id <= newest.as_of_order)");
+        r.lostOrders = one(
+                c,
+                "SELECT coalesce(sum(lost), 0) FROM (SELECT (SELECT count(*) FROM orders o"
+                        + " WHERE o.restaurant_id = t.restaurant_id AND o.id > t.as_of_order AND o.id <= newest.as_of_order) lost"
+                        + " FROM totals t JOIN LATERAL (SELECT as_of_order FROM runs a WHERE a.restaurant_id = t.restaurant_id"
+                        + " AND a.outcome = 'written' ORDER BY a.token DESC LIMIT 1) newest ON true) x");
+        r.unrun = one(
+                c,
+                "SELECT count(*) FROM totals t WHERE NOT EXISTS (SELECT 1 FROM done d"
+                        + " WHERE d.restaurant_id = t.restaurant_id)");
         return r;
     }
 
     private static long one(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

@@ -18,8 +18,7 @@ public final class DemoMain {
      */
     private static final java.util.logging.Logger FENCED_LOG = java.util.logging.Logger.getLogger("dev.fenced");
 
-    private DemoMain() {
-    }
+    private DemoMain() {}
 
     public static void main(String[] args) throws Exception {
         Options options;
@@ -53,15 +52,21 @@ public final class DemoMain {
         List<ModeResult> results = new ArrayList<>();
         try (DemoServer server = DemoServer.start(options.jdbcUrl)) {
             if (print) {
-                System.out.printf("fenced demo: %d restaurants, %d workers%s, lease %s s renewed every %s s,"
+                System.out.printf(
+                        "fenced demo: %d restaurants, %d workers%s, lease %s s renewed every %s s,"
                                 + " %.0f%% of runs freeze for %s s, 1 seed second = %d ms, on %s%n",
-                        options.restaurants, options.workers,
+                        options.restaurants,
+                        options.workers,
                         options.processes > 0 ? " in " + options.processes + " JVMs" : "",
-                        trim(options.lease), trim(options.renew), options.pauseRate * 100, trim(options.pause),
-                        options.seedSecond.toMillis(), server.description());
+                        trim(options.lease),
+                        trim(options.renew),
+                        options.pauseRate * 100,
+                        trim(options.pause),
+                        options.seedSecond.toMillis(),
+                        server.description());
             }
-            Progress progress = new Progress(print ? System.err : new java.io.PrintStream(
-                    java.io.OutputStream.nullOutputStream()));
+            Progress progress =
+                    new Progress(print ? System.err : new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
             for (Options.Mode mode : options.modes) {
                 results.add(new ModeRun(server, options, mode, progress).run());
             }
@@ -69,9 +74,15 @@ public final class DemoMain {
         if (print) {
             Report.print(results, System.out);
             if (options.timeline != null) {
-                String svg = results.stream().filter(r -> r.mode.fenced && r.timelineSvg != null)
-                        .map(r -> r.timelineSvg).findFirst()
-                        .orElse(results.stream().map(r -> r.timelineSvg).filter(s -> s != null).findFirst().orElse(null));
+                String svg = results.stream()
+                        .filter(r -> r.mode.fenced && r.timelineSvg != null)
+                        .map(r -> r.timelineSvg)
+                        .findFirst()
+                        .orElse(results.stream()
+                                .map(r -> r.timelineSvg)
+                                .filter(s -> s != null)
+                                .findFirst()
+                                .orElse(null));
                 if (svg == null) {
                     System.out.println("timeline: no freeze met a newer holder's write this time; nothing to draw");
                 } else {

@@ -23,18 +23,24 @@ final class DemoServer implements AutoCloseable {
         if (jdbcUrl != null) {
             return new DemoServer(null, jdbcUrl);
         }
-        EmbeddedPostgres pg = EmbeddedPostgres.builder().setServerConfig("max_connections", "300").start();
+        EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                .setServerConfig("max_connections", "300")
+                .start();
         return new DemoServer(pg, "jdbc:postgresql://localhost:" + pg.getPort() + "/postgres?user=postgres");
     }
 
     String description() {
-        return embedded != null ? "embedded PostgreSQL on port " + embedded.getPort() : adminUrl.replaceAll("password=[^&]*", "password=***");
+        return embedded != null
+                ? "embedded PostgreSQL on port " + embedded.getPort()
+                : adminUrl.replaceAll("password=[^&]*", "password=***");
     }
 
     /** A new database for one mode's run; returns its plain jdbc:postgresql: URL. */
     String newDatabase(String label) throws SQLException {
-        String name = "fenced_demo_" + label.replace('-', '_') + "_" + ProcessHandle.current().pid() + "_" + (++databases);
-        try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+        String name = "fenced_demo_" + label.replace('-', '_') + "_"
+                + ProcessHandle.current().pid() + "_" + (++databases);
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name);
             s.execute("CREATE DATABASE " + name);
         }

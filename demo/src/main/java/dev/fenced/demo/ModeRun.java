@@ -69,7 +69,7 @@ final class ModeRun {
         long started = System.nanoTime();
         ModeResult result;
         try (HikariDataSource pool = pool(fencedUrl, options.workers * 2 + 4, "demo-" + mode.key);
-             OrderFeed feed = new OrderFeed(url, options.restaurants, options.ordersPerSecond)) {
+                OrderFeed feed = new OrderFeed(url, options.restaurants, options.ordersPerSecond)) {
             try (LeaseManager setup = LeaseManager.create(pool)) {
                 setup.tryAcquire("setup", options.scaled(options.lease)).ifPresent(l -> l.close());
             }
@@ -125,7 +125,8 @@ final class ModeRun {
 
     /** Redraws the progress bar until {@code busy} turns false. */
     private void watch(String url, java.util.function.BooleanSupplier busy) throws SQLException, InterruptedException {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             do {
                 try (ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM done), (SELECT count(*) FROM runs)")) {
                     rs.next();

@@ -17,14 +17,12 @@ import javax.net.SocketFactory;
  */
 public final class NetworkStall extends SocketFactory {
 
-    private record Armed(long millis, Freezer freezer) {
-    }
+    private record Armed(long millis, Freezer freezer) {}
 
     private static final ThreadLocal<Armed> ARMED = new ThreadLocal<>();
 
     /** pgjdbc instantiates the factory by class name. */
-    public NetworkStall() {
-    }
+    public NetworkStall() {}
 
     static void arm(long millis, Freezer freezer) {
         ARMED.set(new Armed(millis, freezer));
@@ -70,7 +68,8 @@ public final class NetworkStall extends SocketFactory {
     }
 
     @Override
-    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
+    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
+            throws IOException {
         return connected(new StallingSocket(), address.getHostAddress(), port);
     }
 

@@ -58,8 +58,11 @@ final class Options {
         help("--pause", "45", "length of a freeze, seed seconds (the seed: 45 s against a 30 s lease)");
         help("--orders-per-second", "2000", "orders arriving while the job runs (real seconds)");
         help("--random-seed", "42", "random seed, so modes see the same runs, slow runs and pauses");
-        help("--jdbc-url", "(embedded)", "a plain jdbc:postgresql: URL of a server to use instead of the embedded one;"
-                + " the demo creates a database per mode there");
+        help(
+                "--jdbc-url",
+                "(embedded)",
+                "a plain jdbc:postgresql: URL of a server to use instead of the embedded one;"
+                        + " the demo creates a database per mode there");
         help("--timeline", "(none)", "write one restaurant's history as an SVG picture to this file");
         help("--quick", "", "a short run for CI: 120 restaurants, 8 workers, more pauses");
         help("--help", "", "this text");
@@ -136,7 +139,9 @@ final class Options {
                 }
                 modes = List.copyOf(m);
             }
-            case "--seed-second" -> seedSecond = Duration.ofMillis(Long.parseLong(v.replace("ms", "").trim()));
+            case "--seed-second" ->
+                seedSecond =
+                        Duration.ofMillis(Long.parseLong(v.replace("ms", "").trim()));
             case "--lease" -> lease = Double.parseDouble(v);
             case "--renew" -> renew = Double.parseDouble(v);
             case "--run" -> run = Double.parseDouble(v);
@@ -154,7 +159,8 @@ final class Options {
 
     private void check() {
         if (restaurants < 1 || workers < 2 || processes < 0 || (processes > 0 && processes > workers)) {
-            throw new IllegalArgumentException("need --restaurants >= 1, --workers >= 2, 0 <= --processes <= --workers");
+            throw new IllegalArgumentException(
+                    "need --restaurants >= 1, --workers >= 2, 0 <= --processes <= --workers");
         }
         if (renew >= lease || lease <= 0 || renew <= 0) {
             throw new IllegalArgumentException("--renew must be shorter than --lease");
@@ -172,16 +178,25 @@ final class Options {
     static String helpText() {
         StringBuilder b = new StringBuilder("fenced demo: the seed's nightly totals job, with a lease alone and with a"
                 + " lease plus fenced.\n\nusage: java -jar demo/target/fenced-demo.jar [options]\n\n");
-        HELP.forEach((name, d) -> b.append(String.format("  %-22s %s%s%n", name + (d[0].isEmpty() ? "" : " X"), d[1],
-                d[0].isEmpty() ? "" : " (default " + d[0] + ")")));
-        b.append("\nExit status: 0 when every fenced mode ends with no damaged total, 1 otherwise, 2 for bad options.\n");
+        HELP.forEach((name, d) -> b.append(String.format(
+                "  %-22s %s%s%n",
+                name + (d[0].isEmpty() ? "" : " X"), d[1], d[0].isEmpty() ? "" : " (default " + d[0] + ")")));
+        b.append(
+                "\nExit status: 0 when every fenced mode ends with no damaged total, 1 otherwise, 2 for bad options.\n");
         return b.toString();
     }
 
     /** The options a worker process needs, as arguments. */
     List<String> workerArgs() {
-        return List.of("--seed-second=" + seedSecond.toMillis() + "ms", "--lease=" + lease, "--renew=" + renew,
-                "--run=" + run, "--slow-rate=" + slowRate, "--slow-run=" + slowRun, "--pause-rate=" + pauseRate,
-                "--pause=" + pause, "--random-seed=" + randomSeed);
+        return List.of(
+                "--seed-second=" + seedSecond.toMillis() + "ms",
+                "--lease=" + lease,
+                "--renew=" + renew,
+                "--run=" + run,
+                "--slow-rate=" + slowRate,
+                "--slow-run=" + slowRun,
+                "--pause-rate=" + pauseRate,
+                "--pause=" + pause,
+                "--random-seed=" + randomSeed);
     }
 }

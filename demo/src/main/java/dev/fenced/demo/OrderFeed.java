@@ -17,22 +17,25 @@ final class OrderFeed implements AutoCloseable {
 
     OrderFeed(String jdbcUrl, int restaurants, int perSecond) {
         long perTick = Math.max(1, perSecond * TICK_MILLIS / 1000);
-        thread = new Thread(() -> {
-            try (Connection c = DriverManager.getConnection(jdbcUrl); PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO orders (restaurant_id, amount) SELECT 1 + floor(random() * ?)::int,"
-                            + " 100 + floor(random() * 4900)::int FROM generate_series(1, ?)")) {
-                while (running) {
-                    ps.setInt(1, restaurants);
-                    ps.setLong(2, perTick);
-                    ps.executeUpdate();
-                    Thread.sleep(TICK_MILLIS);
-                }
-            } catch (SQLException e) {
-                failure = e;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "order-feed");
+        thread = new Thread(
+                () -> {
+                    try (Connection c = DriverManager.getConnection(jdbcUrl);
+                            PreparedStatement ps = c.prepareStatement(
+                                    "INSERT INTO orders (restaurant_id, amount) SELECT 1 + floor(random() * ?)::int,"
+                                            + " 100 + floor(random() * 4900)::int FROM generate_series(1, ?)")) {
+                        while (running) {
+                            ps.setInt(1, restaurants);
+                            ps.setLong(2, perTick);
+                            ps.executeUpdate();
+                            Thread.sleep(TICK_MILLIS);
+                        }
+                    } catch (SQLException e) {
+                        failure = e;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "order-feed");
         thread.setDaemon(true);
         thread.start();
     }

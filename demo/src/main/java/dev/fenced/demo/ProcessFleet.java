@@ -16,25 +16,31 @@ import java.util.List;
  */
 final class ProcessFleet implements AutoCloseable {
 
-    private record Child(Process process, File errors, Thread reader, long[] counters) {
-    }
+    private record Child(Process process, File errors, Thread reader, long[] counters) {}
 
     private final List<Child> children = new ArrayList<>();
 
-    private ProcessFleet() {
-    }
+    private ProcessFleet() {}
 
     static ProcessFleet start(Options options, Options.Mode mode, String fencedUrl) throws IOException {
         ProcessFleet fleet = new ProcessFleet();
-        String java = ProcessHandle.current().info().command().orElse(
-                System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+        String java = ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
         for (int p = 0; p < options.processes; p++) {
             List<String> names = new ArrayList<>();
             for (int w = p; w < options.workers; w += options.processes) {
                 names.add("worker-" + (w + 1));
             }
-            List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-                    WorkerProcess.class.getName(), fencedUrl, mode.key, String.join(",", names)));
+            List<String> command = new ArrayList<>(List.of(
+                    java,
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    WorkerProcess.class.getName(),
+                    fencedUrl,
+                    mode.key,
+                    String.join(",", names)));
             command.addAll(options.workerArgs());
             File errors = File.createTempFile("fenced-demo-worker", ".log");
             errors.deleteOnExit();
@@ -50,8 +56,9 @@ final class ProcessFleet implements AutoCloseable {
 
     /** Answers one child's freeze requests and collects its counters. */
     private static void serve(Process process, long[] counters) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-             OutputStream out = process.getOutputStream()) {
+        try (BufferedReader in =
+                        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+                OutputStream out = process.getOutputStream()) {
             String line;
             while ((line = in.readLine()) != null) {
                 String[] parts = line.split(" ");
@@ -74,7 +81,9 @@ final class ProcessFleet implements AutoCloseable {
     }
 
     private static void signal(String signal, long pid) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) {
             throw new IOException("kill -" + signal + " " + pid + " failed");
         }

@@ -14,8 +14,15 @@ final class Progress {
 
     void show(String mode, long done, long total, long runs) {
         int filled = total == 0 ? WIDTH : (int) Math.min(WIDTH, done * WIDTH / total);
-        out.printf("\r  %-15s [%s%s] %3d%%  %d/%d restaurants done, %d runs", mode, "#".repeat(filled),
-                ".".repeat(WIDTH - filled), total == 0 ? 100 : done * 100 / total, done, total, runs);
+        out.printf(
+                "\r  %-15s [%s%s] %3d%%  %d/%d restaurants done, %d runs",
+                mode,
+                "#".repeat(filled),
+                ".".repeat(WIDTH - filled),
+                total == 0 ? 100 : done * 100 / total,
+                done,
+                total,
+                runs);
         out.flush();
     }
 

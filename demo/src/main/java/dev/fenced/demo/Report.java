@@ -7,11 +7,9 @@ import java.util.function.ToLongFunction;
 /** The table per mode, side by side, and the one sentence a person can quote. */
 final class Report {
 
-    private Report() {
-    }
+    private Report() {}
 
-    private record Line(String label, ToLongFunction<ModeResult> value) {
-    }
+    private record Line(String label, ToLongFunction<ModeResult> value) {}
 
     private static final List<Line> LINES = List.of(
             new Line("runs", r -> r.runs),
@@ -65,7 +63,10 @@ final class Report {
                 case FENCED -> "lease + fenced";
                 case LEASE_NO_RENEW -> "lease without renewal";
             };
-            b.append(who).append(": ").append(r.wrongTotals).append(r.wrongTotals == 1 ? " total" : " totals")
+            b.append(who)
+                    .append(": ")
+                    .append(r.wrongTotals)
+                    .append(r.wrongTotals == 1 ? " total" : " totals")
                     .append(" corrupted");
             if (r.mode.fenced) {
                 b.append(", ").append(r.staleRefused()).append(" stale writes refused");
@@ -76,7 +77,8 @@ final class Report {
 
     /** True when every fenced mode ended with no damage: the demo's exit status. */
     static boolean fencedClean(List<ModeResult> results) {
-        return results.stream().filter(r -> r.mode.fenced)
+        return results.stream()
+                .filter(r -> r.mode.fenced)
                 .allMatch(r -> r.wrongTotals == 0 && r.staleLandedHarmfully() == 0 && r.unrun == 0);
     }
 }

@@ -28,7 +28,8 @@ record RunPlan(boolean slow, Duration work, Freeze freeze, Duration pauseLength)
         boolean slow = random.nextDouble() < o.slowRate;
         double seconds = slow ? o.slowRun : 2 + random.nextDouble() * (o.run - 2);
         Freeze freeze = attempt == 1 && random.nextDouble() < o.pauseRate
-                ? (random.nextBoolean() ? Freeze.BEFORE_WRITE : Freeze.IN_FLIGHT) : Freeze.NONE;
+                ? (random.nextBoolean() ? Freeze.BEFORE_WRITE : Freeze.IN_FLIGHT)
+                : Freeze.NONE;
         return new RunPlan(slow, o.scaled(seconds), freeze, o.scaled(o.pause));
     }
 }

@@ -14,12 +14,12 @@ import java.sql.Statement;
  */
 final class Schema {
 
-    private Schema() {
-    }
+    private Schema() {}
 
     static void create(Connection c, int restaurants, long seed) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE orders (id bigserial PRIMARY KEY, restaurant_id int NOT NULL, amount bigint NOT NULL)");
+            s.execute(
+                    "CREATE TABLE orders (id bigserial PRIMARY KEY, restaurant_id int NOT NULL, amount bigint NOT NULL)");
             s.execute("CREATE INDEX orders_by_restaurant ON orders (restaurant_id, id)");
             s.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL DEFAULT 0,"
                     + " as_of_order bigint NOT NULL DEFAULT 0, last_token bigint)");

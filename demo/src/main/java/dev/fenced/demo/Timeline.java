@@ -19,21 +19,27 @@ final class Timeline {
     private static final int LEFT = 190;
     private static final int ROW = 100;
 
-    private Timeline() {
-    }
+    private Timeline() {}
 
-    private record Run(long token, String worker, long acquired, Long pauseFrom, Long pauseTo, Long writeAt, long ended,
-                       String outcome, String freeze) {
-    }
+    private record Run(
+            long token,
+            String worker,
+            long acquired,
+            Long pauseFrom,
+            Long pauseTo,
+            Long writeAt,
+            long ended,
+            String outcome,
+            String freeze) {}
 
     /** The SVG, or null when no run of this mode shows the case. */
     static String render(Connection c, Options o, Options.Mode mode) throws SQLException {
         Integer restaurant = null;
         try (PreparedStatement ps = c.prepareStatement("SELECT a.restaurant_id FROM runs a WHERE a.paused AND EXISTS"
-                + " (SELECT 1 FROM runs b WHERE b.restaurant_id = a.restaurant_id AND b.token > a.token"
-                + " AND b.outcome = 'written' AND b.write_at < a.write_at)"
-                + " ORDER BY (a.outcome = 'refused-stale') DESC, a.token LIMIT 1");
-             ResultSet rs = ps.executeQuery()) {
+                        + " (SELECT 1 FROM runs b WHERE b.restaurant_id = a.restaurant_id AND b.token > a.token"
+                        + " AND b.outcome = 'written' AND b.write_at < a.write_at)"
+                        + " ORDER BY (a.outcome = 'refused-stale') DESC, a.token LIMIT 1");
+                ResultSet rs = ps.executeQuery()) {
             if (rs.next()) {
                 restaurant = rs.getInt(1);
             }
@@ -42,13 +48,22 @@ final class Timeline {
             return null;
         }
         List<Run> runs = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT token, worker, acquired_at, pause_from, pause_to, write_at,"
-                + " ended_at, outcome, freeze_kind FROM runs WHERE restaurant_id = ? ORDER BY token")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT token, worker, acquired_at, pause_from, pause_to, write_at,"
+                        + " ended_at, outcome, freeze_kind FROM runs WHERE restaurant_id = ? ORDER BY token")) {
             ps.setInt(1, restaurant);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    runs.add(new Run(rs.getLong(1), rs.getString(2), rs.getLong(3), (Long) rs.getObject(4),
-                            (Long) rs.getObject(5), (Long) rs.getObject(6), rs.getLong(7), rs.getString(8), rs.getString(9)));
+                    runs.add(new Run(
+                            rs.getLong(1),
+                            rs.getString(2),
+                            rs.getLong(3),
+                            (Long) rs.getObject(4),
+                            (Long) rs.getObject(5),
+                            (Long) rs.getObject(6),
+                            rs.getLong(7),
+                            rs.getString(8),
+                            rs.getString(9)));
                 }
             }
         }
@@ -64,15 +79,26 @@ final class Timeline {
         double scale = (WIDTH - LEFT - 30) / (double) (span + span / 10);
         int height = 90 + ROW * runs.size() + 40;
         StringBuilder b = new StringBuilder();
-        b.append("<svg xmlns='http://www.w3.org/2000/svg' width='").append(WIDTH).append("' height='").append(height)
+        b.append("<svg xmlns='http://www.w3.org/2000/svg' width='")
+                .append(WIDTH)
+                .append("' height='")
+                .append(height)
                 .append("' font-family='sans-serif' font-size='13'>\n")
                 .append("<defs><pattern id='frozen' width='8' height='8' patternUnits='userSpaceOnUse'"
                         + " patternTransform='rotate(45)'><rect width='4' height='8' fill='#bbb'/></pattern></defs>\n")
                 .append("<rect width='100%' height='100%' fill='white'/>\n")
-                .append(text(20, 28, "Restaurant " + restaurant + ", mode " + mode.key + ": a holder freezes past its "
-                        + fmt(o.lease) + " s lease", "font-size='16' font-weight='bold'"))
-                .append(text(20, 50, "times in the seed's seconds; lease " + fmt(o.lease) + " s renewed every "
-                        + fmt(o.renew) + " s, freeze " + fmt(o.pause) + " s", "fill='#555'"));
+                .append(text(
+                        20,
+                        28,
+                        "Restaurant " + restaurant + ", mode " + mode.key + ": a holder freezes past its "
+                                + fmt(o.lease) + " s lease",
+                        "font-size='16' font-weight='bold'"))
+                .append(text(
+                        20,
+                        50,
+                        "times in the seed's seconds; lease " + fmt(o.lease) + " s renewed every " + fmt(o.renew)
+                                + " s, freeze " + fmt(o.pause) + " s",
+                        "fill='#555'"));
         int y = 80;
         for (int i = 0; i < runs.size(); i++) {
             Run r = runs.get(i);
@@ -92,13 +118,29 @@ final class Timeline {
                 double pt = x(r.pauseTo, t0, scale);
                 b.append(rect(pf, y + 10, expiry - pf, 22, "#a9c1ea"))
                         .append(rect(pf, y + 36, pt - pf, 14, "url(#frozen)"))
-                        .append(text(pf + 2, y + 62, "in-flight".equals(r.freeze)
-                                ? "its write held on the way (stalled network)" : "frozen (GC pause, stalled VM)",
+                        .append(text(
+                                pf + 2,
+                                y + 62,
+                                "in-flight".equals(r.freeze)
+                                        ? "its write held on the way (stalled network)"
+                                        : "frozen (GC pause, stalled VM)",
                                 "font-size='11' fill='#444'"))
-                        .append("<line x1='").append(f(expiry)).append("' y1='").append(y + 4).append("' x2='")
-                        .append(f(expiry)).append("' y2='").append(y + 68).append("' stroke='#c00' stroke-dasharray='4,3'/>\n")
-                        .append(fitted(expiry + 3, y + 78, takeover != null ? "lease expired: granted to token "
-                                + runs.get(i + 1).token : "lease expired", "font-size='11' fill='#c00'"))
+                        .append("<line x1='")
+                        .append(f(expiry))
+                        .append("' y1='")
+                        .append(y + 4)
+                        .append("' x2='")
+                        .append(f(expiry))
+                        .append("' y2='")
+                        .append(y + 68)
+                        .append("' stroke='#c00' stroke-dasharray='4,3'/>\n")
+                        .append(fitted(
+                                expiry + 3,
+                                y + 78,
+                                takeover != null
+                                        ? "lease expired: granted to token " + runs.get(i + 1).token
+                                        : "lease expired",
+                                "font-size='11' fill='#c00'"))
                         .append(rect(expiry, y + 17, x(r.ended, t0, scale) - expiry, 8, "#f1b9b9"));
             }
             if (r.writeAt != null) {
@@ -112,21 +154,40 @@ final class Timeline {
                     case "refused-lost" -> "stale write refused before sending";
                     default -> r.outcome;
                 };
-                b.append("<circle cx='").append(f(wx)).append("' cy='").append(y + 21).append("' r='7' fill='")
-                        .append(colour).append("'/>\n")
+                b.append("<circle cx='")
+                        .append(f(wx))
+                        .append("' cy='")
+                        .append(y + 21)
+                        .append("' r='7' fill='")
+                        .append(colour)
+                        .append("'/>\n")
                         .append(fitted(wx + 10, y + 4, label, "font-size='12' fill='" + colour + "'"));
             }
             y += ROW;
         }
         int axis = y + 10;
-        b.append("<line x1='").append(LEFT - 10).append("' y1='").append(axis).append("' x2='").append(WIDTH - 20)
-                .append("' y2='").append(axis).append("' stroke='#333'/>\n");
+        b.append("<line x1='")
+                .append(LEFT - 10)
+                .append("' y1='")
+                .append(axis)
+                .append("' x2='")
+                .append(WIDTH - 20)
+                .append("' y2='")
+                .append(axis)
+                .append("' stroke='#333'/>\n");
         long seedMs = Math.max(1, o.seedSecond.toMillis());
         long step = niceStep(span / seedMs / 8) * seedMs;
         for (long t = 0; t <= span + span / 20; t += step) {
             double tx = x(start + t, t0, scale);
-            b.append("<line x1='").append(f(tx)).append("' y1='").append(axis).append("' x2='").append(f(tx))
-                    .append("' y2='").append(axis + 5).append("' stroke='#333'/>\n")
+            b.append("<line x1='")
+                    .append(f(tx))
+                    .append("' y1='")
+                    .append(axis)
+                    .append("' x2='")
+                    .append(f(tx))
+                    .append("' y2='")
+                    .append(axis + 5)
+                    .append("' stroke='#333'/>\n")
                     .append(text(tx - 8, axis + 20, (t / seedMs) + " s", "font-size='11'"));
         }
         return b.append("</svg>\n").toString();
@@ -157,8 +218,8 @@ final class Timeline {
     }
 
     private static String text(double x, double y, String s, String attrs) {
-        return "<text x='" + f(x) + "' y='" + f(y) + "' " + attrs + ">" + s.replace("&", "&amp;").replace("<", "&lt;")
-                + "</text>\n";
+        return "<text x='" + f(x) + "' y='" + f(y) + "' " + attrs + ">"
+                + s.replace("&", "&amp;").replace("<", "&lt;") + "</text>\n";
     }
 
     private static String f(double v) {

@@ -55,10 +55,11 @@ final class Worker implements Runnable {
 
     /** The next trigger, or null when the night's work is handed out. */
     private Integer claim() throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM work WHERE seq = (SELECT seq FROM work ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
-                        + " RETURNING restaurant_id");
-             ResultSet rs = ps.executeQuery()) {
+        try (Connection c = db.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "DELETE FROM work WHERE seq = (SELECT seq FROM work ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                                + " RETURNING restaurant_id");
+                ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getInt(1) : null;
         }
     }
@@ -132,7 +133,7 @@ final class Worker implements Runnable {
     /** A holder that stopped without writing leaves the run to someone else: the trigger goes back, as a scheduler would retry. */
     private void retryLater(int restaurant) throws SQLException {
         try (Connection c = db.getConnection();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO work (restaurant_id) VALUES (?)")) {
+                PreparedStatement ps = c.prepareStatement("INSERT INTO work (restaurant_id) VALUES (?)")) {
             ps.setInt(1, restaurant);
             ps.executeUpdate();
         }
@@ -140,7 +141,7 @@ final class Worker implements Runnable {
 
     private boolean isDone(int restaurant) throws SQLException {
         try (Connection c = db.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT 1 FROM done WHERE restaurant_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT 1 FROM done WHERE restaurant_id = ?")) {
             ps.setInt(1, restaurant);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next();
@@ -150,9 +151,10 @@ final class Worker implements Runnable {
 
     /** Records the start; returns which attempt at this restaurant it is (1 for the first holder). */
     private int start(Run run) throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO runs (token, restaurant_id, worker, slow, paused, acquired_at, ended_at, outcome)"
-                        + " VALUES (?, ?, ?, false, false, ?, ?, 'running')")) {
+        try (Connection c = db.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO runs (token, restaurant_id, worker, slow, paused, acquired_at, ended_at, outcome)"
+                                + " VALUES (?, ?, ?, false, false, ?, ?, 'running')")) {
             ps.setLong(1, run.token);
             ps.setInt(2, run.restaurant);
             ps.setString(3, run.worker);
@@ -161,7 +163,8 @@ final class Worker implements Runnable {
             ps.executeUpdate();
         }
         try (Connection c = db.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM runs WHERE restaurant_id = ? AND token <= ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT count(*) FROM runs WHERE restaurant_id = ? AND token <= ?")) {
             ps.setInt(1, run.restaurant);
             ps.setLong(2, run.token);
             try (ResultSet rs = ps.executeQuery()) {
@@ -172,8 +175,9 @@ final class Worker implements Runnable {
     }
 
     private void read(Run run) throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT coalesce(sum(amount), 0), coalesce(max(id), 0) FROM orders WHERE restaurant_id = ?")) {
+        try (Connection c = db.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT coalesce(sum(amount), 0), coalesce(max(id), 0) FROM orders WHERE restaurant_id = ?")) {
             ps.setInt(1, run.restaurant);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -189,8 +193,9 @@ final class Worker implements Runnable {
      */
     private void write(Run run, RunPlan plan) throws SQLException {
         run.writeAt = System.currentTimeMillis();
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE totals SET amount = ?, as_of_order = ? WHERE restaurant_id = ?")) {
+        try (Connection c = db.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("UPDATE totals SET amount = ?, as_of_order = ? WHERE restaurant_id = ?")) {
             ps.setLong(1, run.amount);
             ps.setLong(2, run.asOfOrder);
             ps.setInt(3, run.restaurant);
@@ -217,8 +222,9 @@ final class Worker implements Runnable {
     }
 
     private void markDone(Run run) throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO done (restaurant_id, token, worker) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")) {
+        try (Connection c = db.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO done (restaurant_id, token, worker) VALUES (?, ?, ?) ON CONFLICT DO NOTHING")) {
             ps.setInt(1, run.restaurant);
             ps.setLong(2, run.token);
             ps.setString(3, run.worker);
@@ -227,9 +233,10 @@ final class Worker implements Runnable {
     }
 
     private void finish(Run run) throws SQLException {
-        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE runs SET slow = ?, paused = ?, pause_from = ?, pause_to = ?, write_at = ?, ended_at = ?,"
-                        + " as_of_order = ?, amount = ?, outcome = ?, freeze_kind = ? WHERE token = ?")) {
+        try (Connection c = db.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "UPDATE runs SET slow = ?, paused = ?, pause_from = ?, pause_to = ?, write_at = ?, ended_at = ?,"
+                                + " as_of_order = ?, amount = ?, outcome = ?, freeze_kind = ? WHERE token = ?")) {
             ps.setBoolean(1, run.slow);
             ps.setBoolean(2, run.freeze != RunPlan.Freeze.NONE);
             ps.setObject(3, run.pauseFrom, java.sql.Types.BIGINT);
@@ -239,7 +246,8 @@ final class Worker implements Runnable {
             ps.setLong(7, run.asOfOrder);
             ps.setLong(8, run.amount);
             ps.setString(9, run.outcome);
-            ps.setString(10, run.freeze.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+            ps.setString(
+                    10, run.freeze.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
             ps.setLong(11, run.token);
             ps.executeUpdate();
         }

@@ -25,8 +25,7 @@ public final class WorkerProcess {
     static final String THAW = "THAW";
     static final String COUNTERS = "COUNTERS";
 
-    private WorkerProcess() {
-    }
+    private WorkerProcess() {}
 
     public static void main(String[] args) throws Exception {
         String fencedUrl = args[0];
@@ -49,7 +48,8 @@ public final class WorkerProcess {
             managers.forEach(LeaseManager::close);
         }
         Map<String, Long> c = FencedStats.counters();
-        System.out.println(COUNTERS + " " + c.get("fenced.leases.renewed") + " " + c.get("fenced.leases.renewals_failed"));
+        System.out.println(
+                COUNTERS + " " + c.get("fenced.leases.renewed") + " " + c.get("fenced.leases.renewals_failed"));
         System.out.flush();
     }
 
@@ -59,22 +59,25 @@ public final class WorkerProcess {
         private final Map<Integer, CountDownLatch> waiting = new ConcurrentHashMap<>();
 
         ParentFreezer() {
-            Thread reader = new Thread(() -> {
-                try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = in.readLine()) != null) {
-                        String[] parts = line.split(" ");
-                        if (parts[0].equals(THAW)) {
-                            CountDownLatch latch = waiting.remove(Integer.parseInt(parts[1]));
-                            if (latch != null) {
-                                latch.countDown();
+            Thread reader = new Thread(
+                    () -> {
+                        try (BufferedReader in =
+                                new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                            String line;
+                            while ((line = in.readLine()) != null) {
+                                String[] parts = line.split(" ");
+                                if (parts[0].equals(THAW)) {
+                                    CountDownLatch latch = waiting.remove(Integer.parseInt(parts[1]));
+                                    if (latch != null) {
+                                        latch.countDown();
+                                    }
+                                }
                             }
+                        } catch (java.io.IOException ignored) {
+                            // the parent closed our stdin: nothing more to thaw
                         }
-                    }
-                } catch (java.io.IOException ignored) {
-                    // the parent closed our stdin: nothing more to thaw
-                }
-            }, "thaw-reader");
+                    },
+                    "thaw-reader");
             reader.setDaemon(true);
             reader.start();
         }

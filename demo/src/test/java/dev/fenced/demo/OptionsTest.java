@@ -31,20 +31,39 @@ class OptionsTest {
     @Test
     void badOptionsSayWhatIsWrong() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--restarants", "5"))
-                .getMessage().contains("unknown option --restarants"));
+                .getMessage()
+                .contains("unknown option --restarants"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--renew", "40"))
-                .getMessage().contains("--renew must be shorter than --lease"));
+                .getMessage()
+                .contains("--renew must be shorter than --lease"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--modes", "both"))
-                .getMessage().contains("unknown mode 'both'"));
+                .getMessage()
+                .contains("unknown mode 'both'"));
         assertThrows(IllegalArgumentException.class, () -> Options.parse("--jdbc-url", "jdbc:mysql://x"));
     }
 
     @Test
     void helpListsEveryOptionWithItsDefault() {
         String help = Options.helpText();
-        for (String option : List.of("--restaurants", "--workers", "--processes", "--modes", "--seed-second", "--lease",
-                "--renew", "--run", "--slow-rate", "--slow-run", "--pause-rate", "--pause", "--orders-per-second",
-                "--random-seed", "--jdbc-url", "--timeline", "--quick", "--help")) {
+        for (String option : List.of(
+                "--restaurants",
+                "--workers",
+                "--processes",
+                "--modes",
+                "--seed-second",
+                "--lease",
+                "--renew",
+                "--run",
+                "--slow-rate",
+                "--slow-run",
+                "--pause-rate",
+                "--pause",
+                "--orders-per-second",
+                "--random-seed",
+                "--jdbc-url",
+                "--timeline",
+                "--quick",
+                "--help")) {
             assertTrue(help.contains(option), option);
         }
         assertTrue(help.contains("(default 1000)"));

@@ -17,17 +17,20 @@ class ArchitectureTest {
 
     /** A cycle makes two packages one unit in all but name: neither can be understood or changed alone. */
     @ArchTest
-    static final ArchRule internalPackagesHaveNoCycles = slices().matching("dev.fenced.internal.(**)")
-            .should().beFreeOfCycles();
+    static final ArchRule internalPackagesHaveNoCycles =
+            slices().matching("dev.fenced.internal.(**)").should().beFreeOfCycles();
 
     /** Public types outside the API package say they are internal by where they live. */
     @ArchTest
-    static final ArchRule publicTypesLiveInTheApiOrInternalPackages = classes().that().arePublic()
-            .should().resideInAnyPackage("dev.fenced", "dev.fenced.internal..");
+    static final ArchRule publicTypesLiveInTheApiOrInternalPackages =
+            classes().that().arePublic().should().resideInAnyPackage("dev.fenced", "dev.fenced.internal..");
 
     /** The thread-local store is loaded from the bootstrap class path by the agent: it may use java.base only. */
     @ArchTest
-    static final ArchRule theBootstrapStoreUsesJavaBaseOnly = classes().that()
+    static final ArchRule theBootstrapStoreUsesJavaBaseOnly = classes()
+            .that()
             .resideInAPackage("dev.fenced.internal.bootstrap")
-            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.fenced.internal.bootstrap");
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage("java..", "dev.fenced.internal.bootstrap");
 }

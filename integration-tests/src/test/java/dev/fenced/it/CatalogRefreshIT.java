@@ -28,20 +28,23 @@ class CatalogRefreshIT {
     @Test
     void aViewCreatedThroughFencedIsRefusedFromTheNextStatementOn() throws Exception {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO totals VALUES (1, 10, 20)");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.execute("CREATE VIEW big_totals AS SELECT * FROM totals WHERE amount > 5");
             try (FencingScope ignored = Fencing.bind(9)) {
-                UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
-                        () -> s.executeUpdate("UPDATE big_totals SET amount = 0"));
+                UnsupportedStatementException e = assertThrows(
+                        UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE big_totals SET amount = 0"));
                 assertTrue(e.getMessage().contains("view public.big_totals reads a protected table"), e.getMessage());
             }
         }
         try (Connection other = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = other.createStatement(); FencingScope ignored = Fencing.bind(9)) {
-            assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE big_totals SET amount = 0"));
+                Statement s = other.createStatement();
+                FencingScope ignored = Fencing.bind(9)) {
+            assertThrows(
+                    UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE big_totals SET amount = 0"));
         }
         assertEquals(10, db.queryLong("SELECT amount FROM totals"));
     }
@@ -49,10 +52,11 @@ class CatalogRefreshIT {
     @Test
     void aPartitionAttachedLaterIsProtectedAtOnce() throws Exception {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE m (id int, at date, v int, last_token bigint) PARTITION BY RANGE (at)",
+        db.execute(
+                "CREATE TABLE m (id int, at date, v int, last_token bigint) PARTITION BY RANGE (at)",
                 "CREATE TABLE m_2026 PARTITION OF m FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=m"));
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE m_2027 PARTITION OF m FOR VALUES FROM ('2027-01-01') TO ('2028-01-01')");
             try (FencingScope ignored = Fencing.bind(30)) {
                 s.executeUpdate("INSERT INTO m (id, at, v) VALUES (1, '2027-03-01', 1)");
@@ -67,14 +71,17 @@ class CatalogRefreshIT {
     @Test
     void aViewCreatedBehindFencedsBackIsLearnedAtTheNextRefresh() throws Exception {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO totals VALUES (1, 10, 20)");
-        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.catalogRefresh=1ms"));
-             Statement s = c.createStatement()) {
+        try (Connection c =
+                        DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.catalogRefresh=1ms"));
+                Statement s = c.createStatement()) {
             s.executeQuery("SELECT 1").close();
             db.execute("CREATE VIEW quiet_totals AS SELECT * FROM totals");
             try (FencingScope ignored = Fencing.bind(9)) {
-                assertThrows(UnsupportedStatementException.class,
+                assertThrows(
+                        UnsupportedStatementException.class,
                         () -> s.executeUpdate("UPDATE quiet_totals SET amount = 0"));
             }
         }
@@ -84,11 +91,13 @@ class CatalogRefreshIT {
     @Test
     void aRefreshThatFindsNothingNewKeepsThePlans() throws Exception {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO totals VALUES (1, 10, 20)");
         String sql = "UPDATE totals SET amount = ? WHERE id = ? /* refresh keeps plans */";
-        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.catalogRefresh=1ms"));
-             FencingScope ignored = Fencing.bind(30)) {
+        try (Connection c =
+                        DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.catalogRefresh=1ms"));
+                FencingScope ignored = Fencing.bind(30)) {
             long parsed = -1;
             for (int i = 0; i < 5; i++) {
                 try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -101,7 +110,9 @@ class CatalogRefreshIT {
                 }
                 Thread.sleep(5); // the catalog is read again before each of the next statements
             }
-            assertEquals(parsed, FencedStats.counters().get("fenced.rewrites.parsed"),
+            assertEquals(
+                    parsed,
+                    FencedStats.counters().get("fenced.rewrites.parsed"),
                     "a catalog re-read that finds the same tables must not send the statement to the parser again");
         }
         assertEquals(104, db.queryLong("SELECT amount FROM totals"));

@@ -71,10 +71,11 @@ class ConcurrentWritersIT {
                 long refused = 0;
                 go.await();
                 try (Connection c = pool.getConnection();
-                     PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
+                        PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
                     for (int i = 0; i < WRITES_PER_THREAD; i++) {
                         // tokens interleave across threads; some writers hold a token a little behind
-                        long token = tokens.incrementAndGet() - ThreadLocalRandom.current().nextInt(0, 4 * THREADS);
+                        long token = tokens.incrementAndGet()
+                                - ThreadLocalRandom.current().nextInt(0, 4 * THREADS);
                         int row = ThreadLocalRandom.current().nextInt(ROWS);
                         if (token <= 0) {
                             continue;

@@ -29,7 +29,8 @@ class ConformingStringsIT {
     @BeforeAll
     static void start() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE cs (id int PRIMARY KEY, v text, last_token bigint)",
+        db.execute(
+                "CREATE TABLE cs (id int PRIMARY KEY, v text, last_token bigint)",
                 "CREATE FUNCTION cs_off() RETURNS text LANGUAGE sql AS"
                         + " $$ SELECT set_config('standard_conforming_strings', 'off', false) $$");
     }
@@ -40,8 +41,9 @@ class ConformingStringsIT {
     }
 
     static String valueOfRowOne() throws SQLException {
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             var rs = s.executeQuery("SELECT v FROM cs WHERE id = 1")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery("SELECT v FROM cs WHERE id = 1")) {
             assertTrue(rs.next());
             return rs.getString(1);
         }
@@ -60,7 +62,8 @@ class ConformingStringsIT {
 
     @Test
     void statementsTurningItOffAreRefused() throws SQLException {
-        try (Connection c = connect(db.fencedUrl("fenced.tables=cs")); Statement s = c.createStatement()) {
+        try (Connection c = connect(db.fencedUrl("fenced.tables=cs"));
+                Statement s = c.createStatement()) {
             for (String sql : new String[] {
                 "SET standard_conforming_strings = off",
                 "SET SESSION standard_conforming_strings TO 'off'",
@@ -82,13 +85,15 @@ class ConformingStringsIT {
 
     @Test
     void aProtectedWriteOnAConnectionWhereItWentOffIsRefused() throws SQLException {
-        try (Connection c = connect(db.fencedUrl("fenced.tables=cs")); Statement s = c.createStatement();
-             FencingScope ignored = Fencing.bind(40)) {
+        try (Connection c = connect(db.fencedUrl("fenced.tables=cs"));
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(40)) {
             var ps = c.prepareStatement("UPDATE cs SET v = 'x' WHERE id = 1"); // planned while the setting is on
             s.execute("SELECT cs_off()"); // invisible to fenced; pgjdbc hears the server's ParameterStatus
             assertThrows(UnsupportedStatementException.class, ps::executeUpdate);
             assertThrows(UnsupportedStatementException.class, () -> c.prepareStatement("UPDATE cs SET v = 'y'"));
-            assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE cs SET v = 'x' WHERE id = 1"));
+            assertThrows(
+                    UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE cs SET v = 'x' WHERE id = 1"));
         }
         assertEquals("one", valueOfRowOne());
     }
@@ -97,10 +102,12 @@ class ConformingStringsIT {
     void aTextThatLexesDifferentlyWithTheSettingOffIsRefused() throws SQLException {
         // Pipelined behind cs_off() in one batch, the server would lex it with the setting off: the first quote
         // pair is then '\' WHERE id = 1 OR v = ' and the guard would sit in a string.
-        try (Connection c = connect(db.fencedUrl("fenced.tables=cs")); Statement s = c.createStatement();
-             FencingScope ignored = Fencing.bind(40)) {
+        try (Connection c = connect(db.fencedUrl("fenced.tables=cs"));
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(40)) {
             s.addBatch("SELECT cs_off()");
-            assertThrows(UnsupportedStatementException.class,
+            assertThrows(
+                    UnsupportedStatementException.class,
                     () -> s.addBatch("UPDATE cs SET v = '\\' WHERE id = 1 OR v = ' -- '"));
         }
         assertEquals("one", valueOfRowOne());

@@ -31,7 +31,8 @@ class DataSourceCountersIT {
         TestDatabase first = TestDatabase.create();
         TestDatabase second = TestDatabase.create();
         for (TestDatabase db : new TestDatabase[] {first, second}) {
-            db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+            db.execute(
+                    "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                     "INSERT INTO totals VALUES (1, 0, 50)");
         }
         FencedDataSource named = new FencedDataSource(first.fencedUrl("fenced.tables=totals"));
@@ -43,7 +44,7 @@ class DataSourceCountersIT {
         Map<String, Long> totalsBefore = FencedStats.counters();
 
         assertEquals(0, FencedStats.counters(named).get(STALE), "nothing counted before its first connect");
-        write(named, 49);  // stale
+        write(named, 49); // stale
         write(named, 51);
         write(inPlace, 52);
         write(inPlace, 53);
@@ -58,8 +59,9 @@ class DataSourceCountersIT {
     }
 
     private static void write(DataSource ds, long token) throws Exception {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-             FencingScope ignored = Fencing.bind(token)) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(token)) {
             if (token == 49) {
                 assertThrows(StaleTokenException.class, () -> s.executeUpdate("UPDATE totals SET amount = 1"));
             } else {

@@ -32,8 +32,9 @@ class FencedWritesIT {
     @BeforeAll
     static void start() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL DEFAULT 0,"
-                + " last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL DEFAULT 0,"
+                        + " last_token bigint)",
                 "CREATE TABLE orders (id serial PRIMARY KEY, restaurant_id int, amount bigint, last_token bigint)");
         pool = Pools.fenced(db, 4, "fenced.tables=totals,orders");
     }
@@ -46,8 +47,7 @@ class FencedWritesIT {
     @BeforeEach
     void rows() {
         db.clearTombstones(); // rows deleted by a test come back with their old tokens
-        db.execute("TRUNCATE totals, orders",
-                "INSERT INTO totals VALUES (1, 10, 5), (2, 20, 5), (3, 30, 9)");
+        db.execute("TRUNCATE totals, orders", "INSERT INTO totals VALUES (1, 10, 5), (2, 20, 5), (3, 30, 9)");
     }
 
     private static long amount(int id) {
@@ -56,8 +56,9 @@ class FencedWritesIT {
 
     @Test
     void aStatementTouchingOneNewerRowChangesNoRow() throws SQLException {
-        try (FencingScope ignored = Fencing.bind(7); Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = amount + ?")) {
+        try (FencingScope ignored = Fencing.bind(7);
+                Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = amount + ?")) {
             ps.setLong(1, 1);
             StaleTokenException e = assertThrows(StaleTokenException.class, ps::executeUpdate);
             assertEquals(9, e.rowToken());
@@ -70,7 +71,7 @@ class FencedWritesIT {
     @Test
     void theTokenIsReadAtExecuteTimeFromOnePreparedStatement() throws SQLException {
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
             ps.setLong(1, 100);
             ps.setInt(2, 1);
             try (FencingScope ignored = Fencing.bind(10)) {
@@ -92,7 +93,8 @@ class FencedWritesIT {
     void upsertInsertsWithTheTokenAndGuardsItsUpdate() throws SQLException {
         String upsert = "INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)"
                 + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount";
-        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(upsert)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(upsert)) {
             try (FencingScope ignored = Fencing.bind(20)) {
                 ps.setInt(1, 4);
                 ps.setLong(2, 40);
@@ -115,7 +117,7 @@ class FencedWritesIT {
     @Test
     void deleteIsFencedAndLeavesNewerRowsAlone() throws SQLException {
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("DELETE FROM totals WHERE restaurant_id IN (?, ?)")) {
+                PreparedStatement ps = c.prepareStatement("DELETE FROM totals WHERE restaurant_id IN (?, ?)")) {
             ps.setInt(1, 1);
             ps.setInt(2, 3);
             try (FencingScope ignored = Fencing.bind(8)) {
@@ -133,8 +135,9 @@ class FencedWritesIT {
     @Test
     void aDeleteDoesNotTripOnNewerRowsItsWhereExcludes() throws SQLException {
         // Row 3 holds token 9; deleting row 1 with token 6 must not look at it, whatever the plan.
-        try (FencingScope ignored = Fencing.bind(6); Connection c = pool.getConnection();
-             Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(6);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("SET enable_indexscan = off");
             s.execute("SET enable_bitmapscan = off");
             assertEquals(1, s.executeUpdate("DELETE FROM totals WHERE restaurant_id = 1"));
@@ -143,8 +146,9 @@ class FencedWritesIT {
 
     @Test
     void preparedBatchesCarryTheToken() throws SQLException {
-        try (FencingScope ignored = Fencing.bind(30); Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO orders (restaurant_id, amount) VALUES (?, ?)")) {
+        try (FencingScope ignored = Fencing.bind(30);
+                Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement("INSERT INTO orders (restaurant_id, amount) VALUES (?, ?)")) {
             for (int i = 0; i < 50; i++) {
                 ps.setInt(1, i % 3 + 1);
                 ps.setLong(2, i);
@@ -158,8 +162,9 @@ class FencedWritesIT {
 
     @Test
     void aStaleRowInABatchFailsTheBatchWithStaleTokenException() throws SQLException {
-        try (FencingScope ignored = Fencing.bind(8); Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
+        try (FencingScope ignored = Fencing.bind(8);
+                Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
             c.setAutoCommit(false);
             for (int id = 1; id <= 3; id++) {
                 ps.setLong(1, 1000 + id);
@@ -176,7 +181,8 @@ class FencedWritesIT {
 
     @Test
     void plainStatementsAndTheirBatchesAreFencedToo() throws SQLException {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             try (FencingScope ignored = Fencing.bind(41)) {
                 assertEquals(1, s.executeUpdate("UPDATE totals SET amount = 1 WHERE restaurant_id = 1"));
                 s.addBatch("UPDATE totals SET amount = 2 WHERE restaurant_id = 2");
@@ -184,7 +190,8 @@ class FencedWritesIT {
                 assertArrayEquals(new int[] {1, 1}, s.executeBatch());
             }
             try (FencingScope ignored = Fencing.bind(40)) {
-                assertThrows(StaleTokenException.class,
+                assertThrows(
+                        StaleTokenException.class,
                         () -> s.executeUpdate("UPDATE totals SET amount = 9 WHERE restaurant_id = 1"));
             }
         }
@@ -194,9 +201,10 @@ class FencedWritesIT {
 
     @Test
     void generatedKeysAndReturningWorkAsWithoutFencing() throws SQLException {
-        try (FencingScope ignored = Fencing.bind(50); Connection c = pool.getConnection()) {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (restaurant_id, amount) VALUES (?, ?)",
-                    Statement.RETURN_GENERATED_KEYS)) {
+        try (FencingScope ignored = Fencing.bind(50);
+                Connection c = pool.getConnection()) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO orders (restaurant_id, amount) VALUES (?, ?)", Statement.RETURN_GENERATED_KEYS)) {
                 ps.setInt(1, 1);
                 ps.setLong(2, 5);
                 assertEquals(1, ps.executeUpdate());
@@ -223,7 +231,7 @@ class FencedWritesIT {
     @Test
     void parameterMetadataShowsTheUsersParametersOnly() throws SQLException {
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
             ParameterMetaData meta = ps.getParameterMetaData();
             assertEquals(2, meta.getParameterCount());
             assertEquals(Types.BIGINT, meta.getParameterType(1));
@@ -236,7 +244,8 @@ class FencedWritesIT {
     @Test
     void anUnfencedSectionWritesWithoutTouchingTheFence() throws Exception {
         Fencing.unfenced(() -> {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 return s.executeUpdate("UPDATE totals SET amount = 0");
             }
         });
@@ -249,7 +258,7 @@ class FencedWritesIT {
         // pgjdbc switches to a named server-side statement after prepareThreshold (5) executions; the text
         // must not change with the token, or every token would be a new statement.
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
             for (int t = 100; t < 110; t++) {
                 try (FencingScope ignored = Fencing.bind(t)) {
                     ps.setLong(1, t);

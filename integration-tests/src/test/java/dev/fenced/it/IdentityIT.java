@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.FencedDataSource;
-import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.jdbc.FencedConnection;
+import dev.fenced.it.support.TestDatabase;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -39,7 +39,8 @@ class IdentityIT {
     void everyPathBackToTheConnectionLeadsToTheWrapper() throws Exception {
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"))) {
             assertInstanceOf(FencedConnection.class, c);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT 1")) {
                 assertSame(c, s.getConnection());
                 assertSame(s, rs.getStatement());
                 assertTrue(s.execute("SELECT 2"));
@@ -94,7 +95,8 @@ class IdentityIT {
         byClass.addDataSourceProperty("tables", "totals");
         for (HikariConfig config : new HikariConfig[] {byUrl, byClass}) {
             config.setMaximumPoolSize(2);
-            try (HikariDataSource pool = new HikariDataSource(config); Connection c = pool.getConnection()) {
+            try (HikariDataSource pool = new HikariDataSource(config);
+                    Connection c = pool.getConnection()) {
                 assertTrue(c.isWrapperFor(FencedConnection.class), config.getPoolName());
                 try (Statement s = c.createStatement()) {
                     // the pool's own proxy wraps ours; the statement's connection is the pool's proxy

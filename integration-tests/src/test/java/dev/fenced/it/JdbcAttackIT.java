@@ -58,7 +58,8 @@ class JdbcAttackIT {
 
         private static TestDatabase fresh() {
             TestDatabase db = TestDatabase.create();
-            db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+            db.execute(
+                    "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                     "INSERT INTO totals VALUES (1, 10, 20)",
                     "CREATE FUNCTION cur() RETURNS refcursor LANGUAGE plpgsql AS"
                             + " $$ DECLARE c refcursor; BEGIN OPEN c FOR SELECT * FROM totals; RETURN c; END $$");
@@ -74,7 +75,8 @@ class JdbcAttackIT {
         private static void assertLeadsBack(Connection fenced, ResultSet rs) throws SQLException {
             Statement owner = rs.getStatement();
             if (owner != null) {
-                assertTrue(owner.getConnection() == fenced, "a result set's statement leads to " + owner.getConnection());
+                assertTrue(
+                        owner.getConnection() == fenced, "a result set's statement leads to " + owner.getConnection());
             }
             assertThrows(SQLException.class, () -> rs.unwrap(Class.forName("org.postgresql.jdbc.PgResultSet")));
             assertThrows(SQLException.class, () -> rs.unwrap(Class.forName("org.postgresql.core.BaseStatement")));
@@ -95,7 +97,7 @@ class JdbcAttackIT {
         void resultSetsOfEveryOriginLeadBackToFencedObjects() throws Exception {
             TestDatabase db = fresh();
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-                 FencingScope ignored = Fencing.bind(5)) {
+                    FencingScope ignored = Fencing.bind(5)) {
                 List<ResultSet> reached = new ArrayList<>();
                 Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
                 // a multi-result text: the second result set
@@ -110,7 +112,8 @@ class JdbcAttackIT {
                 reached.add(c.getMetaData().getTables(null, null, "totals", null));
                 reached.add(c.createArrayOf("int4", new Object[] {1, 2}).getResultSet());
                 c.setAutoCommit(false);
-                try (Statement q = c.createStatement(); ResultSet r = q.executeQuery("SELECT cur()")) {
+                try (Statement q = c.createStatement();
+                        ResultSet r = q.executeQuery("SELECT cur()")) {
                     assertTrue(r.next());
                     reached.add((ResultSet) r.getObject(1));
                     try (ResultSet again = q.executeQuery("SELECT cur()")) {
@@ -130,7 +133,8 @@ class JdbcAttackIT {
                     if (owner != null) {
                         try (Statement w = owner.getConnection().createStatement()) {
                             w.execute("SAVEPOINT s");
-                            assertInstanceOf(dev.fenced.StaleTokenException.class,
+                            assertInstanceOf(
+                                    dev.fenced.StaleTokenException.class,
                                     assertThrows(SQLException.class, () -> w.executeUpdate(STALE_UPDATE)));
                             w.execute("ROLLBACK TO SAVEPOINT s");
                         }
@@ -146,7 +150,7 @@ class JdbcAttackIT {
         void updatableResultSetsFromEveryOriginRefuseRowWrites() throws Exception {
             TestDatabase db = fresh();
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-                 FencingScope ignored = Fencing.bind(5)) {
+                    FencingScope ignored = Fencing.bind(5)) {
                 c.setAutoCommit(false);
                 int type = ResultSet.TYPE_SCROLL_INSENSITIVE;
                 int updatable = ResultSet.CONCUR_UPDATABLE;
@@ -171,7 +175,7 @@ class JdbcAttackIT {
         void everyExecuteFormOfAStaleWriteIsRefused() throws Exception {
             TestDatabase db = fresh();
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-                 FencingScope ignored = Fencing.bind(5)) {
+                    FencingScope ignored = Fencing.bind(5)) {
                 try (Statement s = c.createStatement()) {
                     s.executeLargeUpdate(STALE_UPDATE);
                     s.setEscapeProcessing(false);
@@ -202,16 +206,22 @@ class JdbcAttackIT {
         void vendorViewsCannotRunSql() throws Exception {
             TestDatabase db = fresh();
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-                 Statement s = c.createStatement()) {
+                    Statement s = c.createStatement()) {
                 Object view = s.unwrap(Class.forName("org.postgresql.PGStatement"));
                 assertFalse(view instanceof Statement, "a PGStatement view is not a Statement");
-                for (String raw : new String[] {"org.postgresql.core.BaseConnection", "org.postgresql.jdbc.PgConnection",
-                        "org.postgresql.jdbc.PgStatement", "org.postgresql.core.BaseStatement"}) {
+                for (String raw : new String[] {
+                    "org.postgresql.core.BaseConnection",
+                    "org.postgresql.jdbc.PgConnection",
+                    "org.postgresql.jdbc.PgStatement",
+                    "org.postgresql.core.BaseStatement"
+                }) {
                     Class<?> type = Class.forName(raw);
                     assertThrows(SQLException.class, () -> s.unwrap(type), raw);
                     assertThrows(SQLException.class, () -> c.getMetaData().unwrap(type), raw);
                 }
-                assertInstanceOf(Connection.class, c.unwrap(Class.forName("org.postgresql.PGConnection")),
+                assertInstanceOf(
+                        Connection.class,
+                        c.unwrap(Class.forName("org.postgresql.PGConnection")),
                         "the one documented raw door");
             }
         }
@@ -220,9 +230,9 @@ class JdbcAttackIT {
         void aStatementPreparedBeforeItsTargetExistedIsCheckedWhenItRuns() throws Exception {
             TestDatabase db = fresh();
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-                 PreparedStatement ps = c.prepareStatement("UPDATE later SET amount = ? WHERE id = 1");
-                 CallableStatement call = c.prepareCall("UPDATE later SET amount = 2 WHERE id = 1");
-                 FencingScope ignored = Fencing.bind(5)) {
+                    PreparedStatement ps = c.prepareStatement("UPDATE later SET amount = ? WHERE id = 1");
+                    CallableStatement call = c.prepareCall("UPDATE later SET amount = 2 WHERE id = 1");
+                    FencingScope ignored = Fencing.bind(5)) {
                 db.execute("CREATE VIEW later AS SELECT * FROM totals");
                 ps.setLong(1, 0);
                 assertThrows(SQLException.class, ps::executeUpdate);
@@ -235,7 +245,8 @@ class JdbcAttackIT {
         void anSqlExecutePreparedEarlierIsCheckedWhenItRuns() throws Exception {
             TestDatabase db = fresh();
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-                 Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                    Statement s = c.createStatement();
+                    FencingScope ignored = Fencing.bind(5)) {
                 s.execute("PREPARE w AS SELECT 1");
                 try (PreparedStatement ps = c.prepareStatement("EXECUTE w")) {
                     ps.execute();
@@ -249,11 +260,13 @@ class JdbcAttackIT {
         @Test
         void aBatchIsCheckedAgainWhenItRuns() throws Exception {
             TestDatabase db = fresh();
-            db.execute("CREATE TABLE kid (id int NOT NULL, amount bigint, last_token bigint)",
+            db.execute(
+                    "CREATE TABLE kid (id int NOT NULL, amount bigint, last_token bigint)",
                     "INSERT INTO kid VALUES (2, 10, 20)");
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-                 Statement s = c.createStatement(); Statement other = c.createStatement();
-                 FencingScope ignored = Fencing.bind(5)) {
+                    Statement s = c.createStatement();
+                    Statement other = c.createStatement();
+                    FencingScope ignored = Fencing.bind(5)) {
                 // a relation created between addBatch and executeBatch
                 s.addBatch("UPDATE soon SET amount = 0 WHERE id = 1");
                 db.execute("CREATE VIEW soon AS SELECT * FROM totals");
@@ -277,23 +290,26 @@ class JdbcAttackIT {
         void anSqlExecuteOfPgjdbcsOwnServerPreparedFencedWriteIsRefused() throws Exception {
             TestDatabase db = fresh();
             try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-                 Statement s = c.createStatement()) {
+                    Statement s = c.createStatement()) {
                 try (FencingScope ignored = Fencing.bind(30);
-                     PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = 1")) {
+                        PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = 1")) {
                     for (int i = 0; i < 8; i++) { // past pgjdbc's prepareThreshold: a named server-side statement
                         ps.setLong(1, 10);
                         ps.executeUpdate();
                     }
                     String name;
-                    try (ResultSet rs = s.executeQuery("SELECT name FROM pg_prepared_statements"
-                            + " WHERE statement LIKE 'UPDATE totals%'")) {
+                    try (ResultSet rs = s.executeQuery(
+                            "SELECT name FROM pg_prepared_statements" + " WHERE statement LIKE 'UPDATE totals%'")) {
                         assertTrue(rs.next(), "pgjdbc prepared the fenced text on the server");
                         name = rs.getString(1);
                     }
                     try (FencingScope stale = Fencing.bind(5)) {
                         // the caller would supply the token parameters itself
-                        assertInstanceOf(dev.fenced.UnsupportedStatementException.class, assertThrows(SQLException.class,
-                                () -> s.execute("EXECUTE \"" + name + "\"(0, 1, 1, 1, 1, 1, 1, 1)")));
+                        assertInstanceOf(
+                                dev.fenced.UnsupportedStatementException.class,
+                                assertThrows(
+                                        SQLException.class,
+                                        () -> s.execute("EXECUTE \"" + name + "\"(0, 1, 1, 1, 1, 1, 1, 1)")));
                     }
                 }
             }
@@ -316,19 +332,21 @@ class JdbcAttackIT {
         @BeforeAll
         static void start() {
             db = TestDatabase.create();
-            db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+            db.execute(
+                    "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                     "CREATE TABLE other (id int PRIMARY KEY, amount bigint)",
                     "CREATE VIEW totals_v AS SELECT * FROM totals");
             url = db.fencedUrl("fenced.tables=totals");
         }
 
         @AfterAll
-        static void stop() {
-        }
+        static void stop() {}
 
         @BeforeEach
         void rows() {
-            db.execute("TRUNCATE totals, other", "INSERT INTO totals VALUES (1, 10, 20), (2, 20, 20)",
+            db.execute(
+                    "TRUNCATE totals, other",
+                    "INSERT INTO totals VALUES (1, 10, 20), (2, 20, 20)",
                     "INSERT INTO other VALUES (1, 10), (2, 20)");
             db.clearTombstones();
         }
@@ -358,9 +376,10 @@ class JdbcAttackIT {
          */
         @Test
         void anUpdatableResultSetWhoseCommentNamesTheProtectedTableRefusesRowWrites() throws Exception {
-            try (Connection c = connect(); FencingScope ignored = Fencing.bind(5);
-                 Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
-                 ResultSet rs = s.executeQuery("SELECT id, amount /* from totals */ FROM other WHERE id = 1")) {
+            try (Connection c = connect();
+                    FencingScope ignored = Fencing.bind(5);
+                    Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
+                    ResultSet rs = s.executeQuery("SELECT id, amount /* from totals */ FROM other WHERE id = 1")) {
                 assertTrue(rs.next());
                 rs.updateLong("amount", 0);
                 assertInstanceOf(FencingException.class, assertThrows(SQLException.class, rs::updateRow));
@@ -372,8 +391,10 @@ class JdbcAttackIT {
         @Test
         void anUpdatableResultSetWhoseLiteralNamesTheProtectedTableRefusesRowWrites() throws Exception {
             try (Connection c = connect();
-                 PreparedStatement ps = c.prepareStatement("SELECT id, amount, 'x from totals ' AS note FROM other"
-                         + " WHERE id = ?", ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE)) {
+                    PreparedStatement ps = c.prepareStatement(
+                            "SELECT id, amount, 'x from totals ' AS note FROM other" + " WHERE id = ?",
+                            ResultSet.TYPE_SCROLL_INSENSITIVE,
+                            ResultSet.CONCUR_UPDATABLE)) {
                 ps.setInt(1, 1);
                 try (ResultSet rs = ps.executeQuery()) {
                     assertTrue(rs.next());
@@ -392,7 +413,7 @@ class JdbcAttackIT {
         @Test
         void anUpdatableSecondResultWhoseCommentNamesTheProtectedTableRefusesRowWrites() throws Exception {
             try (Connection c = connect();
-                 Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE)) {
+                    Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE)) {
                 s.execute("SELECT id, amount FROM other WHERE id = 2; SELECT id, amount -- from totals\n FROM other"
                         + " WHERE id = 1");
                 assertTrue(s.getMoreResults());
@@ -407,19 +428,28 @@ class JdbcAttackIT {
 
         @Test
         void updatableResultSetsOverTheTableForUpdateOrAViewRefuseRowWrites() throws Exception {
-            for (String q : new String[] {"SELECT id, amount FROM totals WHERE id = 1 FOR UPDATE",
-                    "SELECT id, amount FROM ONLY totals WHERE id = 1", "SELECT id, amount FROM totals_v WHERE id = 1",
-                    "SELECT id, amount FROM public.totals WHERE id = 1", "SELECT id, amount FROM \"totals\" WHERE id = 1"}) {
-                try (Connection c = connect(); FencingScope ignored = Fencing.bind(30)) {
+            for (String q : new String[] {
+                "SELECT id, amount FROM totals WHERE id = 1 FOR UPDATE",
+                "SELECT id, amount FROM ONLY totals WHERE id = 1",
+                "SELECT id, amount FROM totals_v WHERE id = 1",
+                "SELECT id, amount FROM public.totals WHERE id = 1",
+                "SELECT id, amount FROM \"totals\" WHERE id = 1"
+            }) {
+                try (Connection c = connect();
+                        FencingScope ignored = Fencing.bind(30)) {
                     c.setAutoCommit(false);
-                    try (Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
-                         ResultSet rs = s.executeQuery(q)) {
+                    try (Statement s =
+                                    c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
+                            ResultSet rs = s.executeQuery(q)) {
                         assertTrue(rs.next(), q);
                         // refused by fenced; pgjdbc itself refuses the view (it has no primary key)
-                        SQLException e = assertThrows(SQLException.class, () -> {
-                            rs.updateLong("amount", 0);
-                            rs.updateRow();
-                        }, q);
+                        SQLException e = assertThrows(
+                                SQLException.class,
+                                () -> {
+                                    rs.updateLong("amount", 0);
+                                    rs.updateRow();
+                                },
+                                q);
                         assertTrue(e instanceof FencingException || q.contains("totals_v"), q + ": " + e);
                     }
                     c.commit();
@@ -431,8 +461,9 @@ class JdbcAttackIT {
         @Test
         void updatableResultSetsOverAnotherTableStillWork() throws Exception {
             try (Connection c = connect();
-                 Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
-                 ResultSet rs = s.executeQuery("SELECT id, amount /* totals are elsewhere */ FROM other WHERE id = 1")) {
+                    Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
+                    ResultSet rs =
+                            s.executeQuery("SELECT id, amount /* totals are elsewhere */ FROM other WHERE id = 1")) {
                 assertTrue(rs.next());
                 rs.updateLong("amount", 11);
                 rs.updateRow();
@@ -445,7 +476,8 @@ class JdbcAttackIT {
         /** A refused statement added to a batch inside an unfenced section must not run once the section is over. */
         @Test
         void aStatementBatchEntryAddedInsideAnUnfencedSectionIsRefusedOutsideIt() throws Exception {
-            try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
                 Fencing.unfenced(() -> {
                     s.addBatch("TRUNCATE totals");
                     return null;
@@ -460,7 +492,8 @@ class JdbcAttackIT {
         /** The same for a protected UPDATE added inside (NULL token), executed outside with no token or a stale one. */
         @Test
         void anUnfencedUpdateBatchedInsideTheSectionIsRefusedOutsideIt() throws Exception {
-            try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
                 Fencing.unfenced(() -> {
                     s.addBatch("UPDATE totals SET amount = 0 WHERE id = 1");
                     return null;
@@ -473,7 +506,8 @@ class JdbcAttackIT {
                     p.addBatch();
                     return p;
                 });
-                try (ps; FencingScope ignored = Fencing.bind(5)) {
+                try (ps;
+                        FencingScope ignored = Fencing.bind(5)) {
                     assertThrows(FencingException.class, ps::executeBatch);
                 }
             }
@@ -484,8 +518,8 @@ class JdbcAttackIT {
         @Test
         void aStatementPreparedInsideAnUnfencedSectionIsFencedOutsideIt() throws Exception {
             try (Connection c = connect()) {
-                PreparedStatement ps = Fencing.unfenced(() -> c.prepareStatement(
-                        "UPDATE totals SET amount = ? WHERE id = ?"));
+                PreparedStatement ps =
+                        Fencing.unfenced(() -> c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?"));
                 try (ps) {
                     ps.setLong(1, 0);
                     ps.setInt(2, 1);
@@ -512,8 +546,8 @@ class JdbcAttackIT {
         /** A batch whose second entry carries a stale token fails whole: the first entry's row is not changed either. */
         @Test
         void aPreparedBatchWithOneStaleEntryChangesNothing() throws Exception {
-            try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
-                    "UPDATE totals SET amount = ? WHERE id = ?")) {
+            try (Connection c = connect();
+                    PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
                 try (FencingScope ignored = Fencing.bind(30)) {
                     ps.setLong(1, 0);
                     ps.setInt(2, 1);
@@ -552,7 +586,9 @@ class JdbcAttackIT {
 
         @Test
         void aStatementBatchWithOneStaleEntryChangesNothing() throws Exception {
-            try (Connection c = connect(); Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(30)) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    FencingScope ignored = Fencing.bind(30)) {
                 s.addBatch("UPDATE totals SET amount = 0 WHERE id = 1");
                 try (FencingScope stale = Fencing.bind(5)) {
                     s.addBatch("UPDATE totals SET amount = 0 WHERE id = 2");
@@ -570,8 +606,9 @@ class JdbcAttackIT {
         void rewrittenBatchedUpsertsKeepEachEntrysToken() throws Exception {
             String upsert = "INSERT INTO totals (id, amount) VALUES (?, ?)"
                     + " ON CONFLICT (id) DO UPDATE SET amount = excluded.amount";
-            try (Connection c = connect("reWriteBatchedInserts=true"); PreparedStatement ps = c.prepareStatement(upsert);
-                 FencingScope ignored = Fencing.bind(30)) {
+            try (Connection c = connect("reWriteBatchedInserts=true");
+                    PreparedStatement ps = c.prepareStatement(upsert);
+                    FencingScope ignored = Fencing.bind(30)) {
                 ps.setInt(1, 3);
                 ps.setLong(2, 30);
                 ps.addBatch();
@@ -584,8 +621,9 @@ class JdbcAttackIT {
             }
             assertUntouched();
             assertEquals(0, db.queryLong("SELECT count(*) FROM totals WHERE id = 3"));
-            try (Connection c = connect("reWriteBatchedInserts=true"); PreparedStatement ps = c.prepareStatement(upsert);
-                 FencingScope ignored = Fencing.bind(30)) {
+            try (Connection c = connect("reWriteBatchedInserts=true");
+                    PreparedStatement ps = c.prepareStatement(upsert);
+                    FencingScope ignored = Fencing.bind(30)) {
                 for (int id = 1; id <= 3; id++) {
                     ps.setInt(1, id);
                     ps.setLong(2, 100 + id);
@@ -602,15 +640,25 @@ class JdbcAttackIT {
 
         @Test
         void pgjdbcPropertiesThatChangeHowTextIsSentKeepTheFence() throws Exception {
-            String[][] variants = {{"preferQueryMode=simple"}, {"stringtype=unspecified"}, {"prepareThreshold=-1"},
-                {"prepareThreshold=0"}, {"binaryTransfer=false"}, {"preferQueryMode=extendedCacheEverything"},
-                {"escapeSyntaxCallMode=callIfNoReturn"}, {"preferQueryMode=simple", "stringtype=unspecified"}};
+            String[][] variants = {
+                {"preferQueryMode=simple"},
+                {"stringtype=unspecified"},
+                {"prepareThreshold=-1"},
+                {"prepareThreshold=0"},
+                {"binaryTransfer=false"},
+                {"preferQueryMode=extendedCacheEverything"},
+                {"escapeSyntaxCallMode=callIfNoReturn"},
+                {"preferQueryMode=simple", "stringtype=unspecified"}
+            };
             for (String[] v : variants) {
-                try (Connection c = connect(v); Statement s = c.createStatement();
-                     PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
+                try (Connection c = connect(v);
+                        Statement s = c.createStatement();
+                        PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
                     try (FencingScope stale = Fencing.bind(5)) {
-                        assertThrows(StaleTokenException.class,
-                                () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"), String.join("&", v));
+                        assertThrows(
+                                StaleTokenException.class,
+                                () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"),
+                                String.join("&", v));
                         for (int i = 0; i < 3; i++) {
                             if (String.join("&", v).contains("stringtype")) {
                                 ps.setString(1, "0");
@@ -622,8 +670,10 @@ class JdbcAttackIT {
                         }
                     }
                     assertThrows(UnfencedWriteException.class, ps::executeUpdate, String.join("&", v));
-                    assertThrows(UnfencedWriteException.class,
-                            () -> s.executeUpdate("DELETE FROM totals WHERE id = 1"), String.join("&", v));
+                    assertThrows(
+                            UnfencedWriteException.class,
+                            () -> s.executeUpdate("DELETE FROM totals WHERE id = 1"),
+                            String.join("&", v));
                 }
                 assertUntouched();
             }
@@ -635,8 +685,9 @@ class JdbcAttackIT {
          */
         @Test
         void simpleModeBatchEntriesAreNotJoinedAcrossQuotes() throws Exception {
-            try (Connection c = connect("preferQueryMode=simple"); Statement s = c.createStatement();
-                 FencingScope stale = Fencing.bind(5)) {
+            try (Connection c = connect("preferQueryMode=simple");
+                    Statement s = c.createStatement();
+                    FencingScope stale = Fencing.bind(5)) {
                 try {
                     s.addBatch("SELECT $a$");
                     s.addBatch("$a$; UPDATE totals SET amount = 0 WHERE id = 1; SELECT $a$");
@@ -657,8 +708,9 @@ class JdbcAttackIT {
             assertThrows(IllegalArgumentException.class, () -> Fencing.bind(-1));
             assertThrows(IllegalArgumentException.class, () -> Fencing.bind(Long.MIN_VALUE));
             assertThrows(IllegalArgumentException.class, () -> Fencing.bind("Etcd", 5));
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
                 try (FencingScope etcd = Fencing.bind("etcd", Long.MAX_VALUE)) {
                     assertThrows(TokenDomainException.class, () -> s.executeUpdate("UPDATE totals SET amount = 0"));
                     ps.setLong(1, 0);
@@ -674,7 +726,9 @@ class JdbcAttackIT {
                     assertEquals(1, ps.executeUpdate());
                 }
                 try (FencingScope almost = Fencing.bind(Long.MAX_VALUE - 1)) {
-                    assertThrows(StaleTokenException.class, () -> s.executeUpdate("UPDATE totals SET amount = 9 WHERE id = 1"));
+                    assertThrows(
+                            StaleTokenException.class,
+                            () -> s.executeUpdate("UPDATE totals SET amount = 9 WHERE id = 1"));
                     assertThrows(StaleTokenException.class, ps::executeUpdate);
                     assertThrows(StaleTokenException.class, () -> s.executeUpdate("DELETE FROM totals WHERE id = 1"));
                 }
@@ -687,8 +741,9 @@ class JdbcAttackIT {
 
         @Test
         void parameterIndexesAndOddTypesAtTokenPositionsChangeNothing() throws Exception {
-            try (Connection c = connect(); FencingScope stale = Fencing.bind(5);
-                 PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
+            try (Connection c = connect();
+                    FencingScope stale = Fencing.bind(5);
+                    PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
                 ParameterMetaData meta = ps.getParameterMetaData();
                 assertEquals(2, meta.getParameterCount());
                 assertThrows(SQLException.class, () -> meta.getParameterType(3));
@@ -716,21 +771,27 @@ class JdbcAttackIT {
 
         @Test
         void noDoorToTheRawConnectionButTheDocumentedOne() throws Exception {
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 PreparedStatement ps = c.prepareStatement("SELECT 1");
-                 java.sql.CallableStatement cs = c.prepareCall("{? = call upper(?)}")) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    PreparedStatement ps = c.prepareStatement("SELECT 1");
+                    java.sql.CallableStatement cs = c.prepareCall("{? = call upper(?)}")) {
                 assertSame(c, s.getConnection());
                 assertSame(c, ps.getConnection());
                 assertSame(c, cs.getConnection());
                 assertSame(c, c.getMetaData().getConnection());
-                for (String raw : new String[] {"org.postgresql.jdbc.PgConnection", "org.postgresql.core.BaseConnection"}) {
+                for (String raw :
+                        new String[] {"org.postgresql.jdbc.PgConnection", "org.postgresql.core.BaseConnection"}) {
                     Class<?> type = Class.forName(raw);
                     assertThrows(SQLException.class, () -> c.unwrap(type), raw);
                     assertThrows(SQLException.class, () -> c.getMetaData().unwrap(type), raw);
                     assertThrows(SQLException.class, () -> s.unwrap(type), raw);
                 }
-                for (String raw : new String[] {"org.postgresql.jdbc.PgStatement", "org.postgresql.core.BaseStatement",
-                    "org.postgresql.jdbc.PgPreparedStatement", "org.postgresql.jdbc.PgCallableStatement"}) {
+                for (String raw : new String[] {
+                    "org.postgresql.jdbc.PgStatement",
+                    "org.postgresql.core.BaseStatement",
+                    "org.postgresql.jdbc.PgPreparedStatement",
+                    "org.postgresql.jdbc.PgCallableStatement"
+                }) {
                     Class<?> type = Class.forName(raw);
                     assertThrows(SQLException.class, () -> ps.unwrap(type), raw);
                     assertThrows(SQLException.class, () -> cs.unwrap(type), raw);
@@ -747,33 +808,43 @@ class JdbcAttackIT {
 
         @Test
         void callsThatWriteTheProtectedTableAreRefused() throws Exception {
-            try (Connection c = connect(); FencingScope stale = Fencing.bind(5)) {
-                assertThrows(UnsupportedStatementException.class,
+            try (Connection c = connect();
+                    FencingScope stale = Fencing.bind(5)) {
+                assertThrows(
+                        UnsupportedStatementException.class,
                         () -> c.prepareCall("UPDATE totals SET amount = 0 WHERE id = 1"));
-                assertThrows(UnsupportedStatementException.class,
+                assertThrows(
+                        UnsupportedStatementException.class,
                         () -> c.prepareCall("WITH w AS (DELETE FROM totals RETURNING 1) SELECT count(*) FROM w"));
-                assertThrows(SQLException.class, () -> c.prepareCall("{call totals_v()}").execute());
+                assertThrows(
+                        SQLException.class,
+                        () -> c.prepareCall("{call totals_v()}").execute());
             }
             assertUntouched();
         }
 
         @Test
         void multipleResultsAndGeneratedKeys() throws Exception {
-            try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
                 try (FencingScope stale = Fencing.bind(5)) {
-                    assertThrows(StaleTokenException.class,
+                    assertThrows(
+                            StaleTokenException.class,
                             () -> s.execute("SELECT 1; UPDATE totals SET amount = 0 WHERE id = 1; SELECT 2"));
-                    assertThrows(StaleTokenException.class, () -> s.executeUpdate(
-                            "UPDATE totals SET amount = 0 WHERE id = 1", Statement.RETURN_GENERATED_KEYS));
-                    try (PreparedStatement ps = c.prepareStatement("DELETE FROM totals WHERE id = ?", new String[] {"id"})) {
+                    assertThrows(
+                            StaleTokenException.class,
+                            () -> s.executeUpdate(
+                                    "UPDATE totals SET amount = 0 WHERE id = 1", Statement.RETURN_GENERATED_KEYS));
+                    try (PreparedStatement ps =
+                            c.prepareStatement("DELETE FROM totals WHERE id = ?", new String[] {"id"})) {
                         ps.setInt(1, 1);
                         assertThrows(StaleTokenException.class, ps::executeUpdate);
                     }
                 }
                 assertUntouched();
                 try (FencingScope current = Fencing.bind(30);
-                     PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?",
-                             Statement.RETURN_GENERATED_KEYS)) {
+                        PreparedStatement ps = c.prepareStatement(
+                                "UPDATE totals SET amount = ? WHERE id = ?", Statement.RETURN_GENERATED_KEYS)) {
                     ps.setLong(1, 7);
                     ps.setInt(2, 1);
                     assertEquals(1, ps.executeUpdate());
@@ -791,7 +862,8 @@ class JdbcAttackIT {
 
         @Test
         void savepointsAndAutocommitToggles() throws Exception {
-            try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
                 c.setAutoCommit(false);
                 try (FencingScope current = Fencing.bind(30)) {
                     java.sql.Savepoint sp = c.setSavepoint();
@@ -800,7 +872,8 @@ class JdbcAttackIT {
                 }
                 try (FencingScope stale = Fencing.bind(5)) {
                     // the token 30 was rolled back: 5 is still stale against 20
-                    assertThrows(StaleTokenException.class,
+                    assertThrows(
+                            StaleTokenException.class,
                             () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"));
                 }
                 c.rollback();
@@ -808,7 +881,8 @@ class JdbcAttackIT {
                 c.setAutoCommit(true);
                 try (FencingScope stale = Fencing.bind(5)) {
                     s.execute("BEGIN");
-                    assertThrows(StaleTokenException.class,
+                    assertThrows(
+                            StaleTokenException.class,
                             () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"));
                     s.execute("ROLLBACK");
                 }
@@ -818,11 +892,14 @@ class JdbcAttackIT {
 
         @Test
         void searchPathAndSchemaDoNotMoveAWriteAwayFromTheFence() throws Exception {
-            db.execute("CREATE SCHEMA IF NOT EXISTS side", "DROP TABLE IF EXISTS side.totals",
+            db.execute(
+                    "CREATE SCHEMA IF NOT EXISTS side",
+                    "DROP TABLE IF EXISTS side.totals",
                     "CREATE TABLE side.totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                     "INSERT INTO side.totals VALUES (1, 10, 20)");
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
                 c.setSchema("side");
                 try (FencingScope stale = Fencing.bind(5)) {
                     ps.setLong(1, 0);
@@ -830,7 +907,8 @@ class JdbcAttackIT {
                     assertThrows(StaleTokenException.class, ps::executeUpdate);
                     s.execute("SET search_path = side, public");
                     assertThrows(StaleTokenException.class, ps::executeUpdate);
-                    assertThrows(StaleTokenException.class,
+                    assertThrows(
+                            StaleTokenException.class,
                             () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"));
                 }
             } finally {
@@ -843,15 +921,19 @@ class JdbcAttackIT {
 
         @Test
         void scopesClosedOutOfOrder() throws Exception {
-            try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
                 FencingScope outer = Fencing.bind(30);
                 FencingScope inner = Fencing.bind(5);
                 assertThrows(IllegalStateException.class, outer::close);
                 // the inner (stale) token is still the one bound
-                assertThrows(StaleTokenException.class, () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"));
+                assertThrows(
+                        StaleTokenException.class, () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"));
                 inner.close();
                 assertFalse(Fencing.currentToken().isPresent());
-                assertThrows(UnfencedWriteException.class, () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"));
+                assertThrows(
+                        UnfencedWriteException.class,
+                        () -> s.executeUpdate("UPDATE totals SET amount = 0 WHERE id = 1"));
             }
             assertUntouched();
         }
@@ -860,8 +942,9 @@ class JdbcAttackIT {
         @Test
         void aBatchHandedToAnotherThreadAfterItsScopeClosedIsRefused() throws Exception {
             ExecutorService pool = Executors.newSingleThreadExecutor();
-            try (Connection c = connect(); Statement s = c.createStatement();
-                 PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement();
+                    PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = ?")) {
                 try (FencingScope scope = Fencing.bind(30)) {
                     s.addBatch("UPDATE totals SET amount = 0 WHERE id = 1");
                     ps.setLong(1, 0);

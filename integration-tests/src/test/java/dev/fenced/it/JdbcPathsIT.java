@@ -10,8 +10,8 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingException;
 import dev.fenced.FencingScope;
 import dev.fenced.UnsupportedStatementException;
-import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.jdbc.FencedConnection;
+import dev.fenced.it.support.TestDatabase;
 import java.sql.Array;
 import java.sql.CallableStatement;
 import java.sql.Connection;
@@ -37,14 +37,16 @@ class JdbcPathsIT {
     @BeforeAll
     static void start() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "CREATE TABLE plain (id int PRIMARY KEY, amount bigint)");
         url = db.fencedUrl("fenced.tables=totals");
     }
 
     @BeforeEach
     void rows() {
-        db.execute("TRUNCATE totals, plain", "INSERT INTO totals VALUES (1, 10, 20)", "INSERT INTO plain VALUES (1, 10)");
+        db.execute(
+                "TRUNCATE totals, plain", "INSERT INTO totals VALUES (1, 10, 20)", "INSERT INTO plain VALUES (1, 10)");
     }
 
     private static void assertUntouched() {
@@ -56,8 +58,8 @@ class JdbcPathsIT {
     @Test
     void updatableResultSetsOverAProtectedTableRefuseEveryWrite() throws Exception {
         try (Connection c = DriverManager.getConnection(url);
-             Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
-             FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
+                FencingScope ignored = Fencing.bind(5)) {
             try (ResultSet rs = s.executeQuery("SELECT id, amount FROM totals")) {
                 assertTrue(rs.next());
                 rs.updateLong("amount", 99);
@@ -69,8 +71,10 @@ class JdbcPathsIT {
                 rs.updateLong("amount", 7);
                 assertThrows(UnsupportedStatementException.class, rs::insertRow);
             }
-            try (PreparedStatement ps = c.prepareStatement("SELECT id, amount FROM totals WHERE id = ?",
-                    ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE)) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT id, amount FROM totals WHERE id = ?",
+                    ResultSet.TYPE_SCROLL_INSENSITIVE,
+                    ResultSet.CONCUR_UPDATABLE)) {
                 ps.setInt(1, 1);
                 try (ResultSet rs = ps.executeQuery()) {
                     assertTrue(rs.next());
@@ -85,9 +89,10 @@ class JdbcPathsIT {
     @Test
     void anUpdatableResultSetOverAChildMadeBehindFencedsBackRefusesRowWrites() throws Exception {
         try (Connection c = DriverManager.getConnection(url);
-             Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE)) {
+                Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE)) {
             s.executeQuery("SELECT 1").close();
-            db.execute("CREATE TABLE behind_back (PRIMARY KEY (id)) INHERITS (totals)",
+            db.execute(
+                    "CREATE TABLE behind_back (PRIMARY KEY (id)) INHERITS (totals)",
                     "INSERT INTO behind_back VALUES (7, 10, 20)");
             try (ResultSet rs = s.executeQuery("SELECT id, amount FROM behind_back WHERE id = 7")) {
                 assertTrue(rs.next());
@@ -103,8 +108,8 @@ class JdbcPathsIT {
     @Test
     void updatableResultSetsOverOtherTablesStillWork() throws Exception {
         try (Connection c = DriverManager.getConnection(url);
-             Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
-             ResultSet rs = s.executeQuery("SELECT id, amount FROM plain")) {
+                Statement s = c.createStatement(ResultSet.TYPE_SCROLL_INSENSITIVE, ResultSet.CONCUR_UPDATABLE);
+                ResultSet rs = s.executeQuery("SELECT id, amount FROM plain")) {
             assertTrue(rs.next());
             rs.updateLong("amount", 11);
             rs.updateRow();
@@ -114,8 +119,9 @@ class JdbcPathsIT {
 
     @Test
     void arrayResultSetsLeadBackToTheFencedConnection() throws Exception {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT ARRAY[1, 2]")) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT ARRAY[1, 2]")) {
             assertTrue(rs.next());
             Array array = rs.getArray(1);
             try (ResultSet elements = array.getResultSet()) {
@@ -141,7 +147,8 @@ class JdbcPathsIT {
                 + " $$ DECLARE r refcursor; BEGIN OPEN r FOR SELECT 1; RETURN r; END $$");
         try (Connection c = DriverManager.getConnection(url)) {
             c.setAutoCommit(false);
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT open_cursor()")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT open_cursor()")) {
                 assertTrue(rs.next());
                 try (ResultSet cursor = (ResultSet) rs.getObject(1)) {
                     Connection reached = cursor.getStatement().getConnection();
@@ -153,7 +160,8 @@ class JdbcPathsIT {
                 cs.registerOutParameter(1, java.sql.Types.REF_CURSOR);
                 cs.execute();
                 try (ResultSet cursor = (ResultSet) cs.getObject(1)) {
-                    assertInstanceOf(FencedConnection.class, cursor.getStatement().getConnection());
+                    assertInstanceOf(
+                            FencedConnection.class, cursor.getStatement().getConnection());
                 }
             }
             c.rollback();
@@ -163,8 +171,9 @@ class JdbcPathsIT {
 
     @Test
     void vendorUnwrapsOfStatementsCannotRunSql() throws Exception {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
-             PreparedStatement ps = c.prepareStatement("SELECT 1")) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement();
+                PreparedStatement ps = c.prepareStatement("SELECT 1")) {
             PGStatement pg = s.unwrap(PGStatement.class);
             pg.setPrepareThreshold(3);
             assertEquals(3, pg.getPrepareThreshold());
@@ -172,8 +181,10 @@ class JdbcPathsIT {
             assertFalse(ps.unwrap(PGStatement.class) instanceof Statement);
             assertTrue(s.isWrapperFor(PGStatement.class));
             assertThrows(SQLException.class, () -> s.unwrap(Class.forName("org.postgresql.jdbc.PgStatement")));
-            assertThrows(SQLException.class,
-                    () -> c.unwrap(Class.forName("org.postgresql.core.BaseConnection").asSubclass(Object.class)));
+            assertThrows(
+                    SQLException.class,
+                    () -> c.unwrap(
+                            Class.forName("org.postgresql.core.BaseConnection").asSubclass(Object.class)));
         }
         assertUntouched();
     }
@@ -191,17 +202,20 @@ class JdbcPathsIT {
 
     @Test
     void anSqlPrepareMadeInsideAnUnfencedSectionCannotBeExecutedOutsideIt() throws Exception {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             Fencing.unfenced(() -> s.execute("PREPARE zero_out AS UPDATE totals SET amount = 0"));
             assertThrows(UnsupportedStatementException.class, () -> s.execute("EXECUTE zero_out"));
             assertThrows(UnsupportedStatementException.class, () -> s.execute("SELECT 1; execute  zero_out"));
             assertThrows(UnsupportedStatementException.class, () -> s.execute("EXPLAIN ANALYZE EXECUTE zero_out"));
-            assertThrows(UnsupportedStatementException.class,
+            assertThrows(
+                    UnsupportedStatementException.class,
                     () -> s.execute("EXPLAIN (ANALYZE, BUFFERS) EXECUTE \"zero_out\""));
             try (FencingScope ignored = Fencing.bind(5)) {
                 assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("EXECUTE zero_out"));
             }
-            Fencing.unfenced(() -> s.execute("DO $$ BEGIN EXECUTE 'PREPARE p2 AS DELETE FROM ' || 'tot' || 'als'; END $$"));
+            Fencing.unfenced(
+                    () -> s.execute("DO $$ BEGIN EXECUTE 'PREPARE p2 AS DELETE FROM ' || 'tot' || 'als'; END $$"));
             assertThrows(UnsupportedStatementException.class, () -> s.execute("EXECUTE p2"));
             s.execute("PREPARE harmless AS SELECT 1");
             s.execute("EXECUTE harmless");
@@ -211,14 +225,17 @@ class JdbcPathsIT {
 
     @Test
     void aPreparedWriteFollowedByDdlLearnsTheNewView() throws Exception {
-        try (Connection c = DriverManager.getConnection(url); FencingScope ignored = Fencing.bind(30)) {
+        try (Connection c = DriverManager.getConnection(url);
+                FencingScope ignored = Fencing.bind(30)) {
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE totals SET amount = ? WHERE id = 1; CREATE VIEW totals_after AS SELECT * FROM totals")) {
                 ps.setLong(1, 12);
                 ps.execute();
             }
             try (Statement s = c.createStatement()) {
-                assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE totals_after SET amount = 0"));
+                assertThrows(
+                        UnsupportedStatementException.class,
+                        () -> s.executeUpdate("UPDATE totals_after SET amount = 0"));
             }
         }
         assertEquals(12, db.queryLong("SELECT amount FROM totals"));

@@ -49,15 +49,24 @@ class JdbcSurfaceAuditIT {
 
     /** Types whose objects can run SQL (or hand out one that can). */
     private static final List<Class<?>> CAPABLE = new ArrayList<>();
+
     private static final String RAW_DOOR = "Connection.unwrap(PGConnection.class)";
     private static final int MAX_OBJECTS = 20000;
     private static final int PER_CLASS = 40;
 
     static {
-        CAPABLE.addAll(List.of(Connection.class, Statement.class, ResultSet.class, java.sql.DatabaseMetaData.class,
-                java.sql.Array.class, PGConnection.class));
-        for (String name : List.of("org.postgresql.copy.CopyManager", "org.postgresql.largeobject.LargeObjectManager",
-                "org.postgresql.fastpath.Fastpath", "org.postgresql.replication.PGReplicationConnection",
+        CAPABLE.addAll(List.of(
+                Connection.class,
+                Statement.class,
+                ResultSet.class,
+                java.sql.DatabaseMetaData.class,
+                java.sql.Array.class,
+                PGConnection.class));
+        for (String name : List.of(
+                "org.postgresql.copy.CopyManager",
+                "org.postgresql.largeobject.LargeObjectManager",
+                "org.postgresql.fastpath.Fastpath",
+                "org.postgresql.replication.PGReplicationConnection",
                 "org.postgresql.core.QueryExecutor")) {
             try {
                 CAPABLE.add(Class.forName(name));
@@ -81,16 +90,37 @@ class JdbcSurfaceAuditIT {
 
     /** java.sql interfaces, then pgjdbc's public interfaces, read from its jar. */
     static List<Class<?>> auditedTypes() throws IOException, URISyntaxException {
-        List<Class<?>> types = new ArrayList<>(List.of(Connection.class, Statement.class, java.sql.PreparedStatement.class,
-                CallableStatement.class, ResultSet.class, java.sql.DatabaseMetaData.class, java.sql.ResultSetMetaData.class,
-                java.sql.ParameterMetaData.class, java.sql.Array.class, java.sql.Blob.class, java.sql.Clob.class,
-                java.sql.NClob.class, java.sql.SQLXML.class, java.sql.Struct.class, java.sql.Ref.class,
-                java.sql.RowId.class, java.sql.Savepoint.class, java.sql.SQLData.class, java.sql.SQLInput.class,
-                java.sql.SQLOutput.class, java.sql.Wrapper.class));
-        Path jar = Path.of(PGConnection.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        List<Class<?>> types = new ArrayList<>(List.of(
+                Connection.class,
+                Statement.class,
+                java.sql.PreparedStatement.class,
+                CallableStatement.class,
+                ResultSet.class,
+                java.sql.DatabaseMetaData.class,
+                java.sql.ResultSetMetaData.class,
+                java.sql.ParameterMetaData.class,
+                java.sql.Array.class,
+                java.sql.Blob.class,
+                java.sql.Clob.class,
+                java.sql.NClob.class,
+                java.sql.SQLXML.class,
+                java.sql.Struct.class,
+                java.sql.Ref.class,
+                java.sql.RowId.class,
+                java.sql.Savepoint.class,
+                java.sql.SQLData.class,
+                java.sql.SQLInput.class,
+                java.sql.SQLOutput.class,
+                java.sql.Wrapper.class));
+        Path jar = Path.of(PGConnection.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Set<String> names = new TreeSet<>();
         try (JarFile file = new JarFile(jar.toFile())) {
-            file.stream().map(e -> e.getName())
+            file.stream()
+                    .map(e -> e.getName())
                     .filter(n -> n.startsWith("org/postgresql/") && n.endsWith(".class") && !n.contains("$"))
                     .forEach(n -> names.add(n.substring(0, n.length() - 6).replace('/', '.')));
         }
@@ -108,7 +138,10 @@ class JdbcSurfaceAuditIT {
     }
 
     private static String key(Method m) {
-        StringBuilder b = new StringBuilder(m.getDeclaringClass().getName()).append('#').append(m.getName()).append('(');
+        StringBuilder b = new StringBuilder(m.getDeclaringClass().getName())
+                .append('#')
+                .append(m.getName())
+                .append('(');
         Class<?>[] p = m.getParameterTypes();
         for (int i = 0; i < p.length; i++) {
             b.append(i == 0 ? "" : ", ").append(p[i].getSimpleName());
@@ -118,15 +151,18 @@ class JdbcSurfaceAuditIT {
 
     /** The interface method {@code m} of an object's class implements, by declaring type. */
     private final Map<String, Set<String>> outcomes = new TreeMap<>();
+
     private final Set<String> leaks = new TreeSet<>();
     /** What {@code unwrap} gave, per receiver and target, where it gave anything. */
     private final Map<String, Set<String>> unwraps = new TreeMap<>();
+
     private final Set<String> unwrapsRefused = new TreeSet<>();
 
     @Test
     void nothingReachableFromAFencedConnectionIsARawPgjdbcObject() throws Exception {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint, tags int[])",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint, tags int[])",
                 "INSERT INTO totals VALUES (1, 10, 20, ARRAY[1, 2])",
                 "CREATE FUNCTION open_cursor() RETURNS refcursor LANGUAGE plpgsql AS"
                         + " $$ DECLARE r refcursor; BEGIN OPEN r FOR SELECT 1; RETURN r; END $$");
@@ -134,7 +170,8 @@ class JdbcSurfaceAuditIT {
         Map<String, Method> audited = new TreeMap<>();
         for (Class<?> type : types) {
             for (Method m : type.getMethods()) {
-                if (m.getDeclaringClass() == Object.class || Modifier.isStatic(m.getModifiers())
+                if (m.getDeclaringClass() == Object.class
+                        || Modifier.isStatic(m.getModifiers())
                         || !capable(m.getReturnType())) {
                     continue;
                 }
@@ -149,10 +186,11 @@ class JdbcSurfaceAuditIT {
         List<String> rows = new ArrayList<>();
         for (Map.Entry<String, Method> e : audited.entrySet()) {
             Set<String> seen = outcomes.get(e.getKey());
-            String got = e.getValue().getName().equals("unwrap") ? "see the unwrap table below"
+            String got = e.getValue().getName().equals("unwrap")
+                    ? "see the unwrap table below"
                     : seen == null ? notReached(e.getValue()) : String.join("; ", seen);
-            rows.add("| `" + e.getKey().replace("|", "\\|") + "` | " + e.getValue().getReturnType().getSimpleName() + " | "
-                    + got + " |");
+            rows.add("| `" + e.getKey().replace("|", "\\|") + "` | "
+                    + e.getValue().getReturnType().getSimpleName() + " | " + got + " |");
         }
         List<String> unwrapRows = new ArrayList<>();
         unwraps.forEach((call, got) -> unwrapRows.add("| `" + call + "` | " + String.join("; ", got) + " |"));
@@ -171,13 +209,16 @@ class JdbcSurfaceAuditIT {
             Files.writeString(Path.of("target", "jdbc-surface.actual.md"), table);
         }
         assertTrue(Files.exists(doc), doc + " exists");
-        assertEquals(Files.readString(doc), table, "docs/jdbc-surface.md is out of date: run this test with"
-                + " -Dfencedtest.surface.write=true and commit the file");
+        assertEquals(
+                Files.readString(doc),
+                table,
+                "docs/jdbc-surface.md is out of date: run this test with"
+                        + " -Dfencedtest.surface.write=true and commit the file");
     }
 
     private static String notReached(Method m) {
         return m.getDeclaringClass().getName().startsWith("org.postgresql")
-                && !m.getDeclaringClass().isAssignableFrom(org.postgresql.PGStatement.class)
+                        && !m.getDeclaringClass().isAssignableFrom(org.postgresql.PGStatement.class)
                 ? "not reachable from a fenced connection (only through " + RAW_DOOR + ")"
                 : "not reached by the walk (pgjdbc hands out no such object)";
     }
@@ -189,7 +230,8 @@ class JdbcSurfaceAuditIT {
                 + " pgjdbc's public interfaces) whose return type can be, or can lead to, an object able to run SQL: "
                 + methods + " methods. Starting from a fenced connection the test calls each of them on every object it"
                 + " reaches (`unwrap` with every audited type and pgjdbc's implementation classes) and records what came"
-                + " back. Anything but `" + RAW_DOOR + "` reaching a raw pgjdbc connection, statement, result set, metadata"
+                + " back. Anything but `" + RAW_DOOR
+                + "` reaching a raw pgjdbc connection, statement, result set, metadata"
                 + " or array fails the test.\n\n"
                 + "Outcomes: `fenced X` a fenced wrapper; `view of I` an object implementing only the vendor interface I"
                 + " (it cannot be cast to a raw JDBC type); `refused` an SQLException from fenced (or pgjdbc); `value` a"
@@ -213,10 +255,17 @@ class JdbcSurfaceAuditIT {
         arrays.execute();
         queue.add(arrays);
         List<Class<?>> unwrapTargets = new ArrayList<>(types);
-        for (String impl : List.of("org.postgresql.jdbc.PgConnection", "org.postgresql.jdbc.PgStatement",
-                "org.postgresql.jdbc.PgPreparedStatement", "org.postgresql.jdbc.PgCallableStatement",
-                "org.postgresql.jdbc.PgResultSet", "org.postgresql.jdbc.PgDatabaseMetaData", "org.postgresql.jdbc.PgArray",
-                "org.postgresql.core.BaseConnection", "org.postgresql.core.BaseStatement", "java.lang.Object")) {
+        for (String impl : List.of(
+                "org.postgresql.jdbc.PgConnection",
+                "org.postgresql.jdbc.PgStatement",
+                "org.postgresql.jdbc.PgPreparedStatement",
+                "org.postgresql.jdbc.PgCallableStatement",
+                "org.postgresql.jdbc.PgResultSet",
+                "org.postgresql.jdbc.PgDatabaseMetaData",
+                "org.postgresql.jdbc.PgArray",
+                "org.postgresql.core.BaseConnection",
+                "org.postgresql.core.BaseStatement",
+                "java.lang.Object")) {
             unwrapTargets.add(Class.forName(impl));
         }
         while (!queue.isEmpty() && seen.size() < MAX_OBJECTS) {
@@ -253,12 +302,18 @@ class JdbcSurfaceAuditIT {
                             unwrapsRefused.add(receiver(o));
                         }
                         Throwable cause = e.getCause();
-                        record(declared, cause instanceof SQLException ? "refused" : thrower(cause) + " throws "
-                                + cause.getClass().getSimpleName());
+                        record(
+                                declared,
+                                cause instanceof SQLException
+                                        ? "refused"
+                                        : thrower(cause) + " throws "
+                                                + cause.getClass().getSimpleName());
                         continue;
                     } catch (IllegalAccessException | RuntimeException e) {
                         root.rollback(savepoint);
-                        record(declared, "walk could not call it (" + e.getClass().getSimpleName() + ")");
+                        record(
+                                declared,
+                                "walk could not call it (" + e.getClass().getSimpleName() + ")");
                         continue;
                     }
                     boolean door = declared.getName().equals("unwrap") && o == root && args[0] == PGConnection.class;
@@ -266,14 +321,19 @@ class JdbcSurfaceAuditIT {
                         record(declared, describe(result, door));
                     }
                     if (declared.getName().equals("unwrap")) {
-                        unwraps.computeIfAbsent(receiver(o) + ".unwrap("
-                                + ((Class<?>) args[0]).getName() + ".class)", k -> new TreeSet<>()).add(describe(result, door));
+                        unwraps.computeIfAbsent(
+                                        receiver(o) + ".unwrap(" + ((Class<?>) args[0]).getName() + ".class)",
+                                        k -> new TreeSet<>())
+                                .add(describe(result, door));
                     }
                     if (result != null && isRaw(result) && !door) {
                         leaks.add(key(declared) + " on " + o.getClass().getSimpleName() + " returned raw "
                                 + result.getClass().getName());
                     }
-                    if (result != null && !door && !(result instanceof String) && !result.getClass().isPrimitive()) {
+                    if (result != null
+                            && !door
+                            && !(result instanceof String)
+                            && !result.getClass().isPrimitive()) {
                         queue.add(result);
                     }
                 }
@@ -303,15 +363,20 @@ class JdbcSurfaceAuditIT {
      * other audited interface (metadata, LOBs...), whose own {@code unwrap} is then tried too.
      */
     private static boolean walkable(Method m, List<Class<?>> types) {
-        return capable(m.getReturnType())
-                || (m.getName().startsWith("get") && types.contains(m.getReturnType()));
+        return capable(m.getReturnType()) || (m.getName().startsWith("get") && types.contains(m.getReturnType()));
     }
 
     /** Methods that would end the walk's own objects or change data. */
     private static boolean skipped(Method m) {
         String n = m.getName();
-        return n.equals("close") || n.equals("abort") || n.startsWith("executeUpdate") || n.startsWith("executeLarge")
-                || n.equals("executeBatch") || n.startsWith("update") || n.startsWith("insert") || n.startsWith("delete");
+        return n.equals("close")
+                || n.equals("abort")
+                || n.startsWith("executeUpdate")
+                || n.startsWith("executeLarge")
+                || n.equals("executeBatch")
+                || n.startsWith("update")
+                || n.startsWith("insert")
+                || n.startsWith("delete");
     }
 
     private static final String QUERY = "SELECT id, tags, open_cursor() AS cur FROM totals";
@@ -353,7 +418,8 @@ class JdbcSurfaceAuditIT {
                 return "int4";
             }
             return m.getDeclaringClass() == ResultSet.class || m.getDeclaringClass() == CallableStatement.class
-                    ? (n.startsWith("get") ? "id" : null) : null;
+                    ? (n.startsWith("get") ? "id" : null)
+                    : null;
         }
         if (type == int.class) {
             if (n.equals("createStatement") || n.equals("prepareStatement") || n.equals("prepareCall")) {
@@ -423,15 +489,17 @@ class JdbcSurfaceAuditIT {
     private static String thrower(Throwable t) {
         for (StackTraceElement e : t.getStackTrace()) {
             if (!e.getClassName().startsWith("java.")) {
-                return e.getClassName().startsWith("org.postgresql") ? "pgjdbc" : e.getClassName().startsWith("dev.fenced")
-                        ? "fenced" : e.getClassName();
+                return e.getClassName().startsWith("org.postgresql")
+                        ? "pgjdbc"
+                        : e.getClassName().startsWith("dev.fenced") ? "fenced" : e.getClassName();
             }
         }
         return "the JDK";
     }
 
     private static String receiver(Object o) {
-        return Proxy.isProxyClass(o.getClass()) ? "view of " + o.getClass().getInterfaces()[0].getSimpleName()
+        return Proxy.isProxyClass(o.getClass())
+                ? "view of " + o.getClass().getInterfaces()[0].getSimpleName()
                 : o.getClass().getSimpleName();
     }
 

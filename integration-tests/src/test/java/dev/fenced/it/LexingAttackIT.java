@@ -49,7 +49,8 @@ class LexingAttackIT {
         @BeforeAll
         static void start() {
             db = TestDatabase.create();
-            db.execute("CREATE TABLE lx (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
+            db.execute(
+                    "CREATE TABLE lx (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
                     "CREATE TABLE ord (id int PRIMARY KEY, v text, \"order\" bigint)",
                     "CREATE SCHEMA \"Sales\"",
                     "CREATE TABLE \"Sales\".\"Totals\" (id int PRIMARY KEY, v text, last_token bigint)");
@@ -57,7 +58,8 @@ class LexingAttackIT {
 
         @BeforeEach
         void rows() {
-            db.execute("TRUNCATE lx, ord, \"Sales\".\"Totals\"",
+            db.execute(
+                    "TRUNCATE lx, ord, \"Sales\".\"Totals\"",
                     "INSERT INTO lx VALUES (1, 'one', 1, " + NEWER + "), (2, 'two', 2, " + NEWER + ")",
                     "INSERT INTO ord VALUES (1, 'one', " + NEWER + ")",
                     "INSERT INTO \"Sales\".\"Totals\" VALUES (1, 'one', " + NEWER + ")");
@@ -75,11 +77,18 @@ class LexingAttackIT {
 
         static String snapshot() {
             StringBuilder b = new StringBuilder();
-            try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-                 var rs = s.executeQuery("SELECT id, v, n, last_token FROM lx ORDER BY id")) {
+            try (Connection c = db.rawConnection();
+                    Statement s = c.createStatement();
+                    var rs = s.executeQuery("SELECT id, v, n, last_token FROM lx ORDER BY id")) {
                 while (rs.next()) {
-                    b.append(rs.getInt(1)).append('|').append(rs.getString(2)).append('|').append(rs.getLong(3))
-                            .append('|').append(rs.getLong(4)).append(';');
+                    b.append(rs.getInt(1))
+                            .append('|')
+                            .append(rs.getString(2))
+                            .append('|')
+                            .append(rs.getLong(3))
+                            .append('|')
+                            .append(rs.getLong(4))
+                            .append(';');
                 }
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
@@ -90,19 +99,24 @@ class LexingAttackIT {
         /** Runs {@code sql} (a Statement, or a PreparedStatement without parameters) under a stale token. */
         static void staleChangesNothing(String sql, boolean prepared) throws SQLException {
             String before = snapshot();
-            try (Connection c = connect(); FencingScope ignored = Fencing.bind(STALE)) {
-                SQLException e = assertThrows(SQLException.class, () -> {
-                    if (prepared) {
-                        try (PreparedStatement ps = c.prepareStatement(sql)) {
-                            ps.executeUpdate();
-                        }
-                    } else {
-                        try (Statement s = c.createStatement()) {
-                            s.executeUpdate(sql);
-                        }
-                    }
-                }, sql);
-                assertTrue(e instanceof UnsupportedStatementException || e instanceof StaleTokenException,
+            try (Connection c = connect();
+                    FencingScope ignored = Fencing.bind(STALE)) {
+                SQLException e = assertThrows(
+                        SQLException.class,
+                        () -> {
+                            if (prepared) {
+                                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                                    ps.executeUpdate();
+                                }
+                            } else {
+                                try (Statement s = c.createStatement()) {
+                                    s.executeUpdate(sql);
+                                }
+                            }
+                        },
+                        sql);
+                assertTrue(
+                        e instanceof UnsupportedStatementException || e instanceof StaleTokenException,
                         () -> sql + " -> " + e);
             }
             assertEquals(before, snapshot(), sql);
@@ -112,8 +126,8 @@ class LexingAttackIT {
         void aTaggedDollarQuoteDoesNotSwallowTheGuard() throws SQLException {
             staleChangesNothing("UPDATE lx SET v = $a$x WHERE y$a$", false);
             staleChangesNothing("UPDATE lx SET v = $a$x WHERE y$a$", true);
-            staleChangesNothing("INSERT INTO lx (id, v) VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET v = $a$x WHERE y$a$",
-                    false);
+            staleChangesNothing(
+                    "INSERT INTO lx (id, v) VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET v = $a$x WHERE y$a$", false);
         }
 
         @Test
@@ -126,7 +140,9 @@ class LexingAttackIT {
         void nestedCommentsMeanWhatPostgresMeans() throws SQLException {
             String sql = "UPDATE lx SET n = 100 - /* /* */ ( --*/\n10 - 1 /* /* */ ) --*/\nWHERE id = 1";
             staleChangesNothing(sql, false);
-            try (Connection c = connect(); FencingScope ignored = Fencing.bind(NEWER + 1); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    FencingScope ignored = Fencing.bind(NEWER + 1);
+                    Statement s = c.createStatement()) {
                 try {
                     assertEquals(1, s.executeUpdate(sql));
                     assertEquals(89, db.queryLong("SELECT n FROM lx WHERE id = 1"), "PostgreSQL reads 100 - 10 - 1");
@@ -139,15 +155,18 @@ class LexingAttackIT {
         @Test
         void dataShapedLikeTheMarkerIsNotAStaleToken() throws SQLException {
             db.execute("UPDATE lx SET v = 'fenced-stale:99:lx' WHERE id = 1");
-            try (Connection c = connect(); FencingScope ignored = Fencing.bind(NEWER + 1);
-                 PreparedStatement ps = c.prepareStatement("UPDATE lx SET n = CAST(v AS bigint) WHERE id = 1")) {
+            try (Connection c = connect();
+                    FencingScope ignored = Fencing.bind(NEWER + 1);
+                    PreparedStatement ps = c.prepareStatement("UPDATE lx SET n = CAST(v AS bigint) WHERE id = 1")) {
                 SQLException e = assertThrows(SQLException.class, ps::executeUpdate);
                 assertFalse(e instanceof StaleTokenException, e::toString);
                 assertEquals("22P02", e.getSQLState());
             }
             // the same through the function the UPDATE guard fails in: 22023, still no nonce, still not stale
-            try (Connection c = connect(); FencingScope ignored = Fencing.bind(NEWER + 1);
-                 PreparedStatement ps = c.prepareStatement("UPDATE lx SET n = pg_catalog.pg_size_bytes(v) WHERE id = 1")) {
+            try (Connection c = connect();
+                    FencingScope ignored = Fencing.bind(NEWER + 1);
+                    PreparedStatement ps =
+                            c.prepareStatement("UPDATE lx SET n = pg_catalog.pg_size_bytes(v) WHERE id = 1")) {
                 SQLException e = assertThrows(SQLException.class, ps::executeUpdate);
                 assertFalse(e instanceof StaleTokenException, e::toString);
                 assertEquals("22023", e.getSQLState());
@@ -156,8 +175,9 @@ class LexingAttackIT {
 
         @Test
         void aQuotedTableIsNamedInTheStaleError() throws SQLException {
-            try (Connection c = connect(); FencingScope ignored = Fencing.bind(STALE);
-                 PreparedStatement ps = c.prepareStatement("UPDATE \"Sales\".\"Totals\" SET v = 'x' WHERE id = 1")) {
+            try (Connection c = connect();
+                    FencingScope ignored = Fencing.bind(STALE);
+                    PreparedStatement ps = c.prepareStatement("UPDATE \"Sales\".\"Totals\" SET v = 'x' WHERE id = 1")) {
                 StaleTokenException e = assertThrows(StaleTokenException.class, ps::executeUpdate);
                 assertEquals("\"Sales\".\"Totals\"", e.table());
                 assertEquals(NEWER, e.rowToken());
@@ -166,13 +186,15 @@ class LexingAttackIT {
 
         @Test
         void aReservedWordAsFenceColumnIsQuoted() throws SQLException {
-            try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (Connection c = connect();
+                    Statement s = c.createStatement()) {
                 try (FencingScope ignored = Fencing.bind(NEWER + 1)) {
                     assertEquals(1, s.executeUpdate("UPDATE ord SET v = 'new' WHERE id = 1"));
                     assertEquals(1, s.executeUpdate("INSERT INTO ord (id, v) VALUES (2, 'two')"));
                 }
                 try (FencingScope ignored = Fencing.bind(STALE)) {
-                    assertThrows(StaleTokenException.class, () -> s.executeUpdate("UPDATE ord SET v = 'old' WHERE id = 1"));
+                    assertThrows(
+                            StaleTokenException.class, () -> s.executeUpdate("UPDATE ord SET v = 'old' WHERE id = 1"));
                     assertThrows(StaleTokenException.class, () -> s.executeUpdate("DELETE FROM ord WHERE id = 2"));
                 }
             }
@@ -187,7 +209,8 @@ class LexingAttackIT {
      * does what raw pgjdbc does.
      */
     @Nested
-    @DisplayName("issue 16, second review: an outsider's attacks on the PostgreSQL-exact reading (was LexingAttackTest)")
+    @DisplayName(
+            "issue 16, second review: an outsider's attacks on the PostgreSQL-exact reading (was LexingAttackTest)")
     class OutsiderReview {
 
         static TestDatabase db;
@@ -200,14 +223,18 @@ class LexingAttackIT {
         @BeforeAll
         static void start() {
             db = TestDatabase.create();
-            db.execute("CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
+            db.execute(
+                    "CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
                     "CREATE TABLE IF NOT EXISTS " + LONG + " (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
-                    "CREATE TABLE IF NOT EXISTS " + MULTIBYTE + " (id int PRIMARY KEY, v text, n bigint, last_token bigint)");
+                    "CREATE TABLE IF NOT EXISTS " + MULTIBYTE
+                            + " (id int PRIMARY KEY, v text, n bigint, last_token bigint)");
         }
 
         static void reset() {
             db.clearTombstones(); // a fenced DELETE of an earlier case left tombstones; the rows come back as fixtures
-            db.execute("TRUNCATE t, " + LONG + ", " + MULTIBYTE, "INSERT INTO " + MULTIBYTE + " VALUES (1, 'one', 1, " + ROW + ")",
+            db.execute(
+                    "TRUNCATE t, " + LONG + ", " + MULTIBYTE,
+                    "INSERT INTO " + MULTIBYTE + " VALUES (1, 'one', 1, " + ROW + ")",
                     "INSERT INTO t VALUES (1, 'one', 1, " + ROW + "), (2, 'two', 2, " + ROW + ")",
                     "INSERT INTO " + LONG + " VALUES (1, 'one', 1, " + ROW + ")");
         }
@@ -220,12 +247,19 @@ class LexingAttackIT {
 
         static String snapshot() {
             StringBuilder b = new StringBuilder();
-            try (Connection c = db.rawConnection(); Statement s = c.createStatement()) {
+            try (Connection c = db.rawConnection();
+                    Statement s = c.createStatement()) {
                 for (String table : new String[] {"t", LONG, MULTIBYTE}) {
                     try (var rs = s.executeQuery("SELECT id, v, n, last_token FROM " + table + " ORDER BY id")) {
                         while (rs.next()) {
-                            b.append(rs.getInt(1)).append('|').append(rs.getString(2)).append('|').append(rs.getLong(3))
-                                    .append('|').append(rs.getLong(4)).append(';');
+                            b.append(rs.getInt(1))
+                                    .append('|')
+                                    .append(rs.getString(2))
+                                    .append('|')
+                                    .append(rs.getLong(3))
+                                    .append('|')
+                                    .append(rs.getLong(4))
+                                    .append(';');
                         }
                     }
                 }
@@ -257,7 +291,8 @@ class LexingAttackIT {
             List<String> wrong = new ArrayList<>();
             reset();
             String before = snapshot();
-            try (Connection c = fenced(); FencingScope ignored = Fencing.bind(STALE)) {
+            try (Connection c = fenced();
+                    FencingScope ignored = Fencing.bind(STALE)) {
                 String e = run(c, sql, prepared);
                 if (!before.equals(snapshot())) {
                     wrong.add("stale token changed rows (" + e + ")");
@@ -277,16 +312,18 @@ class LexingAttackIT {
             }
             String rawAfter = snapshot().replace("|" + ROW + ";", "|X;");
             reset();
-            try (Connection c = fenced(); FencingScope ignored = Fencing.bind(CURRENT)) {
+            try (Connection c = fenced();
+                    FencingScope ignored = Fencing.bind(CURRENT)) {
                 String e = run(c, sql, prepared);
                 String after = snapshot().replace("|" + ROW + ";", "|X;").replace("|" + CURRENT + ";", "|X;");
                 boolean refused = e != null && e.startsWith("UnsupportedStatement");
                 System.out.println((refused ? "refused   " : e != null ? "error     " : "fenced    ")
-                        + (prepared ? "PS " : "ST ") + sql.replace("\n", "\\n").replace("\r", "\\r")
-                        .substring(0, Math.min(sql.length(), 120)) + (refused ? "  -- " + e : ""));
+                        + (prepared ? "PS " : "ST ")
+                        + sql.replace("\n", "\\n").replace("\r", "\\r").substring(0, Math.min(sql.length(), 120))
+                        + (refused ? "  -- " + e : ""));
                 if (!refused && ((rawError == null) != (e == null) || !after.equals(rawAfter))) {
-                    wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
-                            + after);
+                    wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e
+                            + " " + after);
                 }
             }
             return wrong.isEmpty() ? null : String.join("; ", wrong);
@@ -429,10 +466,13 @@ class LexingAttackIT {
 
         @Test
         void aNameCutTo63BytesByPostgresIsTheProtectedTable() throws SQLException {
-            for (String sql : new String[] {"UPDATE " + LONG + "xyz SET v = 'x' WHERE id = 1",
-                "UPDATE \"" + LONG + "_tail\" SET v = 'x' WHERE id = 1", "DELETE FROM public." + LONG + "0",
+            for (String sql : new String[] {
+                "UPDATE " + LONG + "xyz SET v = 'x' WHERE id = 1",
+                "UPDATE \"" + LONG + "_tail\" SET v = 'x' WHERE id = 1",
+                "DELETE FROM public." + LONG + "0",
                 "INSERT INTO " + LONG + "1 (id, v) VALUES (1, 'x') ON CONFLICT (id) DO UPDATE SET v = 'y'",
-                "UPDATE " + MULTIBYTE + "\u00e9 SET v = 'x' WHERE id = 1"}) {
+                "UPDATE " + MULTIBYTE + "\u00e9 SET v = 'x' WHERE id = 1"
+            }) {
                 for (boolean prepared : new boolean[] {false, true}) {
                     String wrong = attack(sql, prepared);
                     assertTrue(wrong == null, () -> sql + " => " + wrong);
@@ -459,8 +499,7 @@ class LexingAttackIT {
                 "DO $$BEGIN PERFORM set_config('standard_conforming_strings', 'off', false); END$$",
             };
             String[] writes = {
-                "UPDATE t SET v = 'a\\', n = n WHERE id = 1 -- '",
-                "UPDATE t SET v = 'a\\' WHERE id = 1 OR v = ' --'",
+                "UPDATE t SET v = 'a\\', n = n WHERE id = 1 -- '", "UPDATE t SET v = 'a\\' WHERE id = 1 OR v = ' --'",
             };
             for (String off : offs) {
                 for (String write : writes) {
@@ -468,7 +507,8 @@ class LexingAttackIT {
                         for (Long token : new Long[] {STALE, null}) {
                             reset();
                             String before = snapshot();
-                            try (Connection c = fenced(); Statement s = c.createStatement()) {
+                            try (Connection c = fenced();
+                                    Statement s = c.createStatement()) {
                                 try (FencingScope ignored = token == null ? null : Fencing.bind(token)) {
                                     if (oneText) {
                                         run(c, off + "; " + write, false);
@@ -517,8 +557,10 @@ class LexingAttackIT {
                     reset();
                     String before = snapshot();
                     try (Connection c = DriverManager.getConnection(db.fencedUrl(), p);
-                         FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                        for (String sql : new String[] {"UPDATE t SET n = 1-? WHERE id = ?", "DELETE FROM t WHERE id = ? OR n = 1-?"}) {
+                            FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                        for (String sql : new String[] {
+                            "UPDATE t SET n = 1-? WHERE id = ?", "DELETE FROM t WHERE id = ? OR n = 1-?"
+                        }) {
                             try (PreparedStatement ps = c.prepareStatement(sql)) {
                                 ps.setLong(1, -1);
                                 ps.setLong(2, 1);
@@ -532,8 +574,9 @@ class LexingAttackIT {
                     assertEquals(before, snapshot(), mode + " token " + token);
                 }
                 reset();
-                try (Connection c = DriverManager.getConnection(db.fencedUrl(), p); FencingScope ignored = Fencing.bind(CURRENT);
-                     PreparedStatement ps = c.prepareStatement("UPDATE t SET n = 1-? WHERE id = ? AND v <> '?'")) {
+                try (Connection c = DriverManager.getConnection(db.fencedUrl(), p);
+                        FencingScope ignored = Fencing.bind(CURRENT);
+                        PreparedStatement ps = c.prepareStatement("UPDATE t SET n = 1-? WHERE id = ? AND v <> '?'")) {
                     ps.setLong(1, -1);
                     ps.setLong(2, 1);
                     assertEquals(1, ps.executeUpdate(), mode);
@@ -549,8 +592,9 @@ class LexingAttackIT {
             for (Long token : new Long[] {STALE, null}) {
                 reset();
                 String before = snapshot();
-                try (Connection c = fenced(); Statement s = c.createStatement();
-                     FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                try (Connection c = fenced();
+                        Statement s = c.createStatement();
+                        FencingScope ignored = token == null ? null : Fencing.bind(token)) {
                     s.addBatch("SELECT set_config('standard_conforming_strings', 'off', false)");
                     s.addBatch("UPDATE t SET v = 'a\\', n = n WHERE id = 1 -- '");
                     s.executeBatch();
@@ -571,44 +615,56 @@ class LexingAttackIT {
                     reset();
                     String before = snapshot();
                     String what = "entry " + k + " token " + token;
-                    try (Connection c = fenced(); FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                    try (Connection c = fenced();
+                            FencingScope ignored = token == null ? null : Fencing.bind(token)) {
                         switch (k) {
                             case 0 -> c.prepareCall(sql).executeUpdate();
-                            case 1 -> c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS).executeUpdate();
-                            case 2 -> c.prepareStatement(sql, new String[] {"id"}).executeUpdate();
+                            case 1 ->
+                                c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)
+                                        .executeUpdate();
+                            case 2 ->
+                                c.prepareStatement(sql, new String[] {"id"}).executeUpdate();
                             case 3 -> c.prepareStatement(sql, new int[] {1}).executeUpdate();
                             case 4 -> c.createStatement().executeUpdate(sql, Statement.RETURN_GENERATED_KEYS);
                             case 5 -> c.createStatement().executeUpdate(sql, new String[] {"id"});
                             case 6 -> c.createStatement().executeLargeUpdate(sql);
-                            case 7 -> c.createStatement().executeQuery(sql + " RETURNING id").next();
+                            case 7 ->
+                                c.createStatement()
+                                        .executeQuery(sql + " RETURNING id")
+                                        .next();
                             case 8 -> {
-                                try (Statement s = c.createStatement(java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
-                                        java.sql.ResultSet.CONCUR_UPDATABLE);
-                                     java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
+                                try (Statement s = c.createStatement(
+                                                java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
+                                                java.sql.ResultSet.CONCUR_UPDATABLE);
+                                        java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
                                     rs.next();
                                     rs.updateString("v", "x");
                                     rs.updateRow();
                                 }
                             }
                             case 9 -> {
-                                try (Statement s = c.createStatement(java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
-                                        java.sql.ResultSet.CONCUR_UPDATABLE);
-                                     java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
+                                try (Statement s = c.createStatement(
+                                                java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
+                                                java.sql.ResultSet.CONCUR_UPDATABLE);
+                                        java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
                                     rs.next();
                                     rs.deleteRow();
                                 }
                             }
                             case 10 -> {
-                                try (PreparedStatement ps = c.prepareStatement("SELECT id, v FROM t WHERE id = 1",
-                                        java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE, java.sql.ResultSet.CONCUR_UPDATABLE);
-                                     java.sql.ResultSet rs = ps.executeQuery()) {
+                                try (PreparedStatement ps = c.prepareStatement(
+                                                "SELECT id, v FROM t WHERE id = 1",
+                                                java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
+                                                java.sql.ResultSet.CONCUR_UPDATABLE);
+                                        java.sql.ResultSet rs = ps.executeQuery()) {
                                     rs.next();
                                     rs.updateString("v", "x");
                                     rs.updateRow();
                                 }
                             }
-                            default -> c.prepareCall("{call pg_catalog.set_config('application_name', 'x', false)}; " + sql)
-                                    .execute();
+                            default ->
+                                c.prepareCall("{call pg_catalog.set_config('application_name', 'x', false)}; " + sql)
+                                        .execute();
                         }
                     } catch (SQLException expected) {
                         // refused or stale
@@ -624,13 +680,16 @@ class LexingAttackIT {
         /** pgjdbc writes an updatable result set's rows with its own statements, unseen by fenced. */
         @Test
         void anUpdatableResultSetOverAProtectedTableIsRefused() throws SQLException {
-            db.execute("CREATE TABLE IF NOT EXISTS free (id int PRIMARY KEY, v text)", "TRUNCATE free",
+            db.execute(
+                    "CREATE TABLE IF NOT EXISTS free (id int PRIMARY KEY, v text)",
+                    "TRUNCATE free",
                     "INSERT INTO free VALUES (1, 'one')");
             reset();
             String before = snapshot();
-            try (Connection c = fenced(); FencingScope ignored = Fencing.bind(STALE);
-                 Statement s = c.createStatement(java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
-                         java.sql.ResultSet.CONCUR_UPDATABLE)) {
+            try (Connection c = fenced();
+                    FencingScope ignored = Fencing.bind(STALE);
+                    Statement s = c.createStatement(
+                            java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE, java.sql.ResultSet.CONCUR_UPDATABLE)) {
                 try (java.sql.ResultSet rs = s.executeQuery("SELECT id, v FROM t WHERE id = 1")) {
                     rs.next();
                     rs.updateString("v", "x");
@@ -657,7 +716,9 @@ class LexingAttackIT {
             for (int k = 0; k < 4; k++) {
                 reset();
                 String before = snapshot();
-                try (Connection c = fenced(); FencingScope ignored = Fencing.bind(STALE); Statement s = c.createStatement()) {
+                try (Connection c = fenced();
+                        FencingScope ignored = Fencing.bind(STALE);
+                        Statement s = c.createStatement()) {
                     c.setAutoCommit(false);
                     Statement leaked = null;
                     switch (k) {
@@ -671,7 +732,10 @@ class LexingAttackIT {
                             rs.next();
                             leaked = ((java.sql.ResultSet) rs.getObject(1)).getStatement();
                         }
-                        case 3 -> leaked = c.createArrayOf("int4", new Object[] {1, 2}).getResultSet().getStatement();
+                        case 3 ->
+                            leaked = c.createArrayOf("int4", new Object[] {1, 2})
+                                    .getResultSet()
+                                    .getStatement();
                         default -> {
                             java.sql.CallableStatement cs = c.prepareCall("{? = call lx_cursor()}");
                             cs.registerOutParameter(1, java.sql.Types.REF_CURSOR);
@@ -704,7 +768,8 @@ class LexingAttackIT {
                 for (int k = 0; k < 3; k++) {
                     reset();
                     String before = snapshot();
-                    try (Connection c = fenced(); FencingScope ignored = token == null ? null : Fencing.bind(token)) {
+                    try (Connection c = fenced();
+                            FencingScope ignored = token == null ? null : Fencing.bind(token)) {
                         if (k == 0) {
                             try (PreparedStatement ps = c.prepareStatement("UPDATE t SET v = ? WHERE id = ?")) {
                                 ps.setString(1, "b");
@@ -754,9 +819,9 @@ class LexingAttackIT {
                 reset();
                 String before = snapshot();
                 try (Connection c = DriverManager.getConnection(db.fencedUrl(), p);
-                     FencingScope ignored = token == null ? null : Fencing.bind(token);
-                     PreparedStatement ps = c.prepareStatement(
-                             "INSERT INTO t (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = excluded.v")) {
+                        FencingScope ignored = token == null ? null : Fencing.bind(token);
+                        PreparedStatement ps = c.prepareStatement(
+                                "INSERT INTO t (id, v) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET v = excluded.v")) {
                     for (int id = 1; id <= 2; id++) {
                         ps.setInt(1, id);
                         ps.setString(2, "b" + id);
@@ -780,8 +845,11 @@ class LexingAttackIT {
             String sql = "UPDATE t SET n = 0" + " + 1".repeat(20000) + " WHERE id = 1";
             reset();
             String before = snapshot();
-            try (Connection c = fenced(); FencingScope ignored = Fencing.bind(CURRENT); Statement s = c.createStatement()) {
-                UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate(sql));
+            try (Connection c = fenced();
+                    FencingScope ignored = Fencing.bind(CURRENT);
+                    Statement s = c.createStatement()) {
+                UnsupportedStatementException e =
+                        assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate(sql));
                 assertEquals("t", e.table());
                 assertTrue(e.getMessage().contains("nested too deeply"), e::getMessage);
             }
@@ -795,7 +863,8 @@ class LexingAttackIT {
                 for (boolean prepared : new boolean[] {false, true}) {
                     String wrong = attack(sql, prepared);
                     if (wrong != null) {
-                        report.add((prepared ? "PS " : "ST ") + sql.replace("\n", "\\n").replace("\r", "\\r") + " => " + wrong);
+                        report.add((prepared ? "PS " : "ST ")
+                                + sql.replace("\n", "\\n").replace("\r", "\\r") + " => " + wrong);
                     }
                 }
             }

@@ -36,16 +36,22 @@ class MergeAttackIT {
     static int version;
 
     static final String[] SETUP = {
-        "DROP TABLE IF EXISTS %1$s", "CREATE TABLE %1$s (id int PRIMARY KEY, v int, w text, last_token bigint)",
-        "INSERT INTO %1$s SELECT g, g * 10, 'r' || g, %2$d FROM generate_series(1, 6) g"};
+        "DROP TABLE IF EXISTS %1$s",
+        "CREATE TABLE %1$s (id int PRIMARY KEY, v int, w text, last_token bigint)",
+        "INSERT INTO %1$s SELECT g, g * 10, 'r' || g, %2$d FROM generate_series(1, 6) g"
+    };
 
     @BeforeAll
     static void start() throws SQLException {
         db = TestDatabase.create();
-        db.execute(String.format(String.join(";", SETUP), "m", 1), String.format(String.join(";", SETUP), "raw_m", 1),
-                "CREATE TABLE src (id int, v int)", "INSERT INTO src VALUES (2, 200), (4, 400), (6, 600), (8, 800), (9, 900)",
+        db.execute(
+                String.format(String.join(";", SETUP), "m", 1),
+                String.format(String.join(";", SETUP), "raw_m", 1),
+                "CREATE TABLE src (id int, v int)",
+                "INSERT INTO src VALUES (2, 200), (4, 400), (6, 600), (8, 800), (9, 900)",
                 "CREATE TABLE mp (id int, region text, v int, last_token bigint, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
-                "CREATE TABLE mp_a PARTITION OF mp FOR VALUES IN ('a')", "CREATE TABLE mp_b PARTITION OF mp FOR VALUES IN ('b')");
+                "CREATE TABLE mp_a PARTITION OF mp FOR VALUES IN ('a')",
+                "CREATE TABLE mp_b PARTITION OF mp FOR VALUES IN ('b')");
         try (Connection c = db.rawConnection()) {
             version = c.getMetaData().getDatabaseMajorVersion();
         }
@@ -80,8 +86,9 @@ class MergeAttackIT {
 
     static List<String> rows(String table) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT id, v, w FROM " + table + " ORDER BY id")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT id, v, w FROM " + table + " ORDER BY id")) {
             while (rs.next()) {
                 out.add(rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3));
             }
@@ -115,11 +122,14 @@ class MergeAttackIT {
         db.execute(String.format(String.join(";", SETUP), "m", 5), String.format(String.join(";", SETUP), "raw_m", 5));
         db.clearTombstones();
         String raw;
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement()) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement()) {
             raw = result(s, String.format(template, "raw_m"));
         }
         String fenced;
-        try (FencingScope ignored = Fencing.bind(10); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(10);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             fenced = result(s, String.format(template, "m"));
         } catch (UnsupportedStatementException refused) {
             REFUSED.add(template + " -> " + refused.getMessage());
@@ -128,16 +138,24 @@ class MergeAttackIT {
         }
         assertEquals(raw, fenced, template);
         assertEquals(rows("raw_m"), rows("m"), template);
-        assertEquals(0, db.queryLong("SELECT count(*) FROM m WHERE last_token IS DISTINCT FROM 10 AND last_token <> 5"), template);
+        assertEquals(
+                0,
+                db.queryLong("SELECT count(*) FROM m WHERE last_token IS DISTINCT FROM 10 AND last_token <> 5"),
+                template);
 
         // stale: every row is newer
         db.execute(String.format(String.join(";", SETUP), "m", 50));
         List<String> before = rows("m");
-        assertThrows(StaleTokenException.class, () -> {
-            try (FencingScope ignored = Fencing.bind(10); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                s.execute(String.format(template, "m"));
-            }
-        }, template);
+        assertThrows(
+                StaleTokenException.class,
+                () -> {
+                    try (FencingScope ignored = Fencing.bind(10);
+                            Connection c = pool.getConnection();
+                            Statement s = c.createStatement()) {
+                        s.execute(String.format(template, "m"));
+                    }
+                },
+                template);
         assertEquals(before, rows("m"), template + ": a stale MERGE changes nothing, not even its inserts");
     }
 
@@ -162,19 +180,27 @@ class MergeAttackIT {
                 + " ON t.id = s.id AND t.region = s.region WHEN MATCHED THEN UPDATE SET v = s.v"
                 + " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.region, s.v)";
         assertThrows(StaleTokenException.class, () -> {
-            try (FencingScope ignored = Fencing.bind(10); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (FencingScope ignored = Fencing.bind(10);
+                    Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(sql);
             }
         });
         assertEquals(2, db.queryLong("SELECT count(*) FROM mp"));
-        try (FencingScope ignored = Fencing.bind(60); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(60);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             assertEquals(3, s.executeUpdate(sql));
         }
         assertEquals(3, db.queryLong("SELECT count(*) FROM mp WHERE last_token = 60"));
         // moving a row to the other partition through MERGE's UPDATE
-        try (FencingScope ignored = Fencing.bind(60); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-            assertEquals(1, s.executeUpdate("MERGE INTO mp t USING (VALUES (3)) s(id) ON t.id = s.id AND t.region = 'a'"
-                    + " WHEN MATCHED THEN UPDATE SET region = 'b'"));
+        try (FencingScope ignored = Fencing.bind(60);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+            assertEquals(
+                    1,
+                    s.executeUpdate("MERGE INTO mp t USING (VALUES (3)) s(id) ON t.id = s.id AND t.region = 'a'"
+                            + " WHEN MATCHED THEN UPDATE SET region = 'b'"));
         }
         assertEquals(1, db.queryLong("SELECT count(*) FROM mp_b WHERE id = 3 AND last_token = 60"));
     }
@@ -185,29 +211,44 @@ class MergeAttackIT {
         db.clearTombstones();
         // m was just dropped and created again behind fenced's back: it has no insert check until the catalog is read
         assertThrows(SQLException.class, () -> {
-            try (FencingScope ignored = Fencing.bind(20); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (FencingScope ignored = Fencing.bind(20);
+                    Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.executeUpdate("DELETE FROM m WHERE id = 2");
             }
         });
         assertEquals(1, db.queryLong("SELECT count(*) FROM m WHERE id = 2"));
         pool.close();
-        pool = Pools.fenced(db, 2, "fenced.tables=m,mp", "fenced.cacheSize=77"); // a new runtime reads the catalog again
-        try (FencingScope ignored = Fencing.bind(20); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        pool = Pools.fenced(
+                db, 2, "fenced.tables=m,mp", "fenced.cacheSize=77"); // a new runtime reads the catalog again
+        try (FencingScope ignored = Fencing.bind(20);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             assertEquals(1, s.executeUpdate("DELETE FROM m WHERE id = 2"));
         }
         assertThrows(StaleTokenException.class, () -> {
-            try (FencingScope ignored = Fencing.bind(10); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                s.execute("MERGE INTO m t USING (VALUES (2, 1)) s(id, v) ON t.id = s.id WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)");
+            try (FencingScope ignored = Fencing.bind(10);
+                    Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute(
+                        "MERGE INTO m t USING (VALUES (2, 1)) s(id, v) ON t.id = s.id WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)");
             }
         });
         assertEquals(0, db.queryLong("SELECT count(*) FROM m WHERE id = 2"));
-        for (String refused : new String[] {"MERGE INTO m t USING src s ON t.id = s.id WHEN MATCHED THEN DELETE",
-                "MERGE INTO m t USING src s ON t.id = s.id WHEN MATCHED THEN DO NOTHING"}) {
-            assertThrows(UnsupportedStatementException.class, () -> {
-                try (FencingScope ignored = Fencing.bind(30); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-                    s.execute(refused);
-                }
-            }, refused);
+        for (String refused : new String[] {
+            "MERGE INTO m t USING src s ON t.id = s.id WHEN MATCHED THEN DELETE",
+            "MERGE INTO m t USING src s ON t.id = s.id WHEN MATCHED THEN DO NOTHING"
+        }) {
+            assertThrows(
+                    UnsupportedStatementException.class,
+                    () -> {
+                        try (FencingScope ignored = Fencing.bind(30);
+                                Connection c = pool.getConnection();
+                                Statement s = c.createStatement()) {
+                            s.execute(refused);
+                        }
+                    },
+                    refused);
         }
     }
 }

@@ -46,7 +46,8 @@ class MergeIT {
     static void start() throws SQLException {
         db = TestDatabase.create();
         // totals has no primary key, so no tombstones: MERGE ... DELETE is fenced there; keyed has one
-        db.execute("CREATE TABLE totals (id int, amount bigint NOT NULL, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int, amount bigint NOT NULL, last_token bigint)",
                 "CREATE TABLE keyed (id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
                 "CREATE TABLE src (id int, amount bigint)");
         pool = Pools.fenced(db, 8, "fenced.tables=totals,keyed");
@@ -63,21 +64,25 @@ class MergeIT {
     @BeforeEach
     void rows() {
         db.clearTombstones();
-        db.execute("TRUNCATE totals, keyed, src", "INSERT INTO totals VALUES (1, 10, 5), (2, 20, 5), (3, 30, 9)",
+        db.execute(
+                "TRUNCATE totals, keyed, src",
+                "INSERT INTO totals VALUES (1, 10, 5), (2, 20, 5), (3, 30, 9)",
                 "INSERT INTO keyed SELECT * FROM totals",
                 "INSERT INTO src VALUES (1, 100), (2, 200), (4, 400)");
     }
 
     static int run(long token, String sql) throws SQLException {
-        try (FencingScope ignored = Fencing.bind(token); Connection c = pool.getConnection();
-             Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(token);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             return s.executeUpdate(sql);
         }
     }
 
     static int prepared(long token, String sql, long... params) throws SQLException {
-        try (FencingScope ignored = Fencing.bind(token); Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql)) {
+        try (FencingScope ignored = Fencing.bind(token);
+                Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
                 ps.setLong(i + 1, params[i]);
             }
@@ -87,10 +92,16 @@ class MergeIT {
 
     static String table() {
         StringBuilder b = new StringBuilder();
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT id, amount, last_token FROM totals ORDER BY id")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT id, amount, last_token FROM totals ORDER BY id")) {
             while (rs.next()) {
-                b.append(rs.getInt(1)).append('=').append(rs.getLong(2)).append('@').append(rs.getString(3)).append(' ');
+                b.append(rs.getInt(1))
+                        .append('=')
+                        .append(rs.getLong(2))
+                        .append('@')
+                        .append(rs.getString(3))
+                        .append(' ');
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -135,24 +146,37 @@ class MergeIT {
 
     @Test
     void aPositionalValueReachingTheFenceColumnIsRefused() {
-        assertThrows(SQLException.class, () -> run(9, "MERGE INTO totals t USING src s ON t.id = s.id"
-                + " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.amount, 1)"));
-        assertThrows(SQLException.class, () -> run(9, "MERGE INTO totals t USING src s ON t.id = s.id"
-                + " WHEN MATCHED THEN UPDATE SET last_token = 1"));
+        assertThrows(
+                SQLException.class,
+                () -> run(
+                        9,
+                        "MERGE INTO totals t USING src s ON t.id = s.id"
+                                + " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.amount, 1)"));
+        assertThrows(
+                SQLException.class,
+                () -> run(
+                        9,
+                        "MERGE INTO totals t USING src s ON t.id = s.id"
+                                + " WHEN MATCHED THEN UPDATE SET last_token = 1"));
     }
 
     @Test
     void aMergeCannotInsertARowANewerHolderDeleted() throws SQLException {
         assertEquals(1, run(20, "DELETE FROM keyed WHERE id = 1"));
-        assertThrows(StaleTokenException.class, () -> run(9, "MERGE INTO keyed t USING src s ON t.id = s.id"
-                + " WHEN NOT MATCHED THEN INSERT (id, amount) VALUES (s.id, s.amount)"));
+        assertThrows(
+                StaleTokenException.class,
+                () -> run(
+                        9,
+                        "MERGE INTO keyed t USING src s ON t.id = s.id"
+                                + " WHEN NOT MATCHED THEN INSERT (id, amount) VALUES (s.id, s.amount)"));
         assertEquals(2, db.queryLong("SELECT count(*) FROM keyed"));
     }
 
     @Test
     void aMergeThatDeletesFromATableWithTombstonesIsRefused() {
-        assertThrows(UnsupportedStatementException.class, () -> run(9, "MERGE INTO keyed t USING src s ON t.id = s.id"
-                + " WHEN MATCHED THEN DELETE"));
+        assertThrows(
+                UnsupportedStatementException.class,
+                () -> run(9, "MERGE INTO keyed t USING src s ON t.id = s.id" + " WHEN MATCHED THEN DELETE"));
         assertEquals(3, db.queryLong("SELECT count(*) FROM keyed"));
     }
 
@@ -162,8 +186,10 @@ class MergeIT {
         String sql = "MERGE INTO totals t USING src s ON t.id = s.id"
                 + " WHEN NOT MATCHED BY SOURCE THEN DELETE"
                 + " WHEN MATCHED THEN UPDATE SET amount = s.amount RETURNING merge_action(), t.id";
-        try (FencingScope ignored = Fencing.bind(9); Connection c = pool.getConnection();
-             Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (FencingScope ignored = Fencing.bind(9);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             List<String> actions = new ArrayList<>();
             while (rs.next()) {
                 actions.add(rs.getString(1) + rs.getInt(2));
@@ -173,8 +199,12 @@ class MergeIT {
         assertEquals("1=100@9 2=200@9", table());
         db.execute("UPDATE totals SET last_token = 50 WHERE id = 2");
         String before = table();
-        assertThrows(StaleTokenException.class, () -> run(9, "MERGE INTO totals t USING src s ON t.id = s.id + 100"
-                + " WHEN NOT MATCHED BY SOURCE AND t.id = 2 THEN UPDATE SET amount = 0"));
+        assertThrows(
+                StaleTokenException.class,
+                () -> run(
+                        9,
+                        "MERGE INTO totals t USING src s ON t.id = s.id + 100"
+                                + " WHEN NOT MATCHED BY SOURCE AND t.id = 2 THEN UPDATE SET amount = 0"));
         assertEquals(before, table());
     }
 
@@ -205,9 +235,11 @@ class MergeIT {
                 long accepted = 0;
                 long refused = 0;
                 go.await();
-                try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+                try (Connection c = pool.getConnection();
+                        PreparedStatement ps = c.prepareStatement(sql)) {
                     for (int i = 0; i < writes; i++) {
-                        long token = tokens.incrementAndGet() - ThreadLocalRandom.current().nextInt(0, 4 * threads);
+                        long token = tokens.incrementAndGet()
+                                - ThreadLocalRandom.current().nextInt(0, 4 * threads);
                         int row = ThreadLocalRandom.current().nextInt(rows);
                         try (FencingScope ignored = Fencing.bind(token)) {
                             ps.setInt(1, row);

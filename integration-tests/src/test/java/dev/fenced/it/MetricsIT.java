@@ -27,12 +27,13 @@ class MetricsIT {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Metrics.addRegistry(registry);
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO totals VALUES (1, 0, 50)");
         long staleBefore = FencedStats.counters().get("fenced.writes.stale");
         long fencedBefore = FencedStats.counters().get("fenced.writes.fenced");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             try (FencingScope ignored = Fencing.bind(49)) {
                 assertThrows(StaleTokenException.class, () -> s.executeUpdate("UPDATE totals SET amount = 1"));
             }
@@ -48,7 +49,8 @@ class MetricsIT {
         ObjectName name = new ObjectName("dev.fenced:type=Metrics");
         var server = ManagementFactory.getPlatformMBeanServer();
         assertEquals(now.get("fenced.writes.stale"), server.getAttribute(name, "StaleWritesRefused"));
-        assertEquals((double) now.get("fenced.writes.stale"),
+        assertEquals(
+                (double) now.get("fenced.writes.stale"),
                 registry.get("fenced.writes.stale").functionCounter().count());
     }
 }

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fenced.FencingException;
+import dev.fenced.FencedStats;
 import dev.fenced.Fencing;
+import dev.fenced.FencingException;
 import dev.fenced.FencingScope;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.FencedStats;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -29,7 +29,8 @@ class ModesAndSchemaIT {
     @BeforeAll
     static void start() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "CREATE TABLE nofence (id int PRIMARY KEY, amount bigint)",
                 "CREATE TABLE textfence (id int PRIMARY KEY, last_token text)",
                 "CREATE VIEW totals_v AS SELECT id, amount FROM totals",
@@ -43,7 +44,8 @@ class ModesAndSchemaIT {
     }
 
     private static int update(String url, String sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             return s.executeUpdate(sql);
         }
     }
@@ -92,23 +94,34 @@ class ModesAndSchemaIT {
 
     @Test
     void aMissingOrMistypedFenceColumnFailsTheConnectAndSaysWhat() {
-        FencingException missing = assertThrows(FencingException.class,
-                () -> DriverManager.getConnection(db.fencedUrl("fenced.tables=totals,nofence")).close());
+        FencingException missing = assertThrows(
+                FencingException.class,
+                () -> DriverManager.getConnection(db.fencedUrl("fenced.tables=totals,nofence"))
+                        .close());
         assertEquals(FencingException.SCHEMA, missing.getSQLState());
-        assertTrue(missing.getMessage().contains("table public.nofence has no column last_token"
-                + " (add it: ALTER TABLE public.nofence ADD COLUMN last_token bigint)"), missing.getMessage());
-        FencingException typed = assertThrows(FencingException.class,
-                () -> DriverManager.getConnection(db.fencedUrl("fenced.tables=textfence")).close());
-        assertTrue(typed.getMessage().contains("column last_token of table public.textfence is text"), typed.getMessage());
-        FencingException column = assertThrows(FencingException.class,
-                () -> DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.column=fence")).close());
+        assertTrue(
+                missing.getMessage()
+                        .contains("table public.nofence has no column last_token"
+                                + " (add it: ALTER TABLE public.nofence ADD COLUMN last_token bigint)"),
+                missing.getMessage());
+        FencingException typed = assertThrows(
+                FencingException.class,
+                () -> DriverManager.getConnection(db.fencedUrl("fenced.tables=textfence"))
+                        .close());
+        assertTrue(
+                typed.getMessage().contains("column last_token of table public.textfence is text"), typed.getMessage());
+        FencingException column = assertThrows(
+                FencingException.class,
+                () -> DriverManager.getConnection(db.fencedUrl("fenced.tables=totals", "fenced.column=fence"))
+                        .close());
         assertTrue(column.getMessage().contains("table public.totals has no column fence"), column.getMessage());
     }
 
     @Test
     void writesThroughAViewOfAProtectedTableAreRefused() throws SQLException {
         try (FencingScope ignored = Fencing.bind(9)) {
-            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
+            UnsupportedStatementException e = assertThrows(
+                    UnsupportedStatementException.class,
                     () -> update(db.fencedUrl("fenced.tables=totals"), "UPDATE totals_v SET amount = 1"));
             assertTrue(e.getMessage().contains("view public.totals_v reads a protected table"), e.getMessage());
         }
@@ -122,18 +135,18 @@ class ModesAndSchemaIT {
             update(url, "INSERT INTO measurements (id, at, value) VALUES (1, '2026-05-01', 1)");
         }
         try (FencingScope ignored = Fencing.bind(19)) {
-            assertThrows(StaleTokenException.class,
+            assertThrows(
+                    StaleTokenException.class,
                     () -> update(url, "UPDATE measurements_2026 SET value = 2 WHERE id = 1"));
         }
-        assertThrows(dev.fenced.UnfencedWriteException.class,
-                () -> update(url, "DELETE FROM measurements_2026"));
+        assertThrows(dev.fenced.UnfencedWriteException.class, () -> update(url, "DELETE FROM measurements_2026"));
         assertEquals(20, db.queryLong("SELECT last_token FROM measurements_2026"));
     }
 
     @Test
     void readsDdlAndLockingReadsPassUntouched() throws SQLException {
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             try (var rs = s.executeQuery("SELECT amount FROM totals WHERE id = 1 FOR UPDATE")) {
                 assertTrue(rs.next());
@@ -143,8 +156,8 @@ class ModesAndSchemaIT {
             s.execute("CREATE INDEX IF NOT EXISTS totals_amount ON totals (amount)");
             s.execute("COMMENT ON TABLE totals IS 'fenced'");
             assertEquals("SELECT amount FROM totals FOR UPDATE", c.nativeSQL("SELECT amount FROM totals FOR UPDATE"));
-            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
-                    () -> c.nativeSQL("TRUNCATE totals"));
+            UnsupportedStatementException e =
+                    assertThrows(UnsupportedStatementException.class, () -> c.nativeSQL("TRUNCATE totals"));
             assertTrue(e.getMessage().contains("TRUNCATE"), e.getMessage());
         }
     }

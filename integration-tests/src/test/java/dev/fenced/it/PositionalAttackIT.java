@@ -34,7 +34,8 @@ class PositionalAttackIT {
     @BeforeAll
     static void start() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE shifty (id int PRIMARY KEY, a int, b int, last_token bigint)",
+        db.execute(
+                "CREATE TABLE shifty (id int PRIMARY KEY, a int, b int, last_token bigint)",
                 "CREATE TABLE gen (id int PRIMARY KEY, v int, d int GENERATED ALWAYS AS (v * 2) STORED, last_token bigint)",
                 "CREATE TABLE ident (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v int, last_token bigint)",
                 "CREATE TABLE early (id int PRIMARY KEY, last_token bigint, v int)",
@@ -49,15 +50,18 @@ class PositionalAttackIT {
     }
 
     static int run(long token, String sql) throws SQLException {
-        try (FencingScope ignored = Fencing.bind(token); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(token);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             return s.executeUpdate(sql);
         }
     }
 
     static List<String> rows(String table, String columns) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT " + columns + " FROM " + table + " ORDER BY 1")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT " + columns + " FROM " + table + " ORDER BY 1")) {
             while (rs.next()) {
                 StringBuilder b = new StringBuilder();
                 for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
@@ -79,8 +83,12 @@ class PositionalAttackIT {
         assertTrue(e.getMessage().contains("the columns of shifty changed"), e.getMessage());
         // but never a=30 where PostgreSQL would have put 30 into b
         assertEquals(0, db.queryLong("SELECT count(*) FROM shifty WHERE id = 2 AND a IS NOT NULL"));
-        e = assertThrows(SQLException.class, () -> run(5, "MERGE INTO shifty t USING (VALUES (3, 30)) s(id, v) ON t.id = s.id"
-                + " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"));
+        e = assertThrows(
+                SQLException.class,
+                () -> run(
+                        5,
+                        "MERGE INTO shifty t USING (VALUES (3, 30)) s(id, v) ON t.id = s.id"
+                                + " WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.v)"));
         assertTrue(e.getMessage().contains("the columns of shifty changed"), e.getMessage());
         assertEquals(0, db.queryLong("SELECT count(*) FROM shifty WHERE id = 3 AND a IS NOT NULL"));
     }
@@ -105,7 +113,8 @@ class PositionalAttackIT {
         assertEquals(2, run(5, "INSERT INTO holes SELECT g, g * 10 FROM generate_series(2, 3) g"));
         assertEquals(1, run(5, "INSERT INTO holes SELECT 4, 40 UNION SELECT 4, 40"));
         assertThrows(UnsupportedStatementException.class, () -> run(5, "INSERT INTO holes SELECT 5, 50, 999"));
-        assertThrows(UnsupportedStatementException.class, () -> run(5, "INSERT INTO holes VALUES (6, 60), (7, 70, 999)"));
+        assertThrows(
+                UnsupportedStatementException.class, () -> run(5, "INSERT INTO holes VALUES (6, 60), (7, 70, 999)"));
         assertEquals(List.of("1|2|5|", "2|20|5|", "3|30|5|", "4|40|5|"), rows("holes", "id, v, last_token"));
     }
 }

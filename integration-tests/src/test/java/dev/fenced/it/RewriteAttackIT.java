@@ -11,7 +11,6 @@ import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -36,7 +35,8 @@ class RewriteAttackIT {
 
     private static TestDatabase fresh() {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE t (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE t (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
                 "CREATE TABLE u (id int PRIMARY KEY, v text, n bigint, last_token bigint)",
                 "INSERT INTO t VALUES (1, 'one', 1, " + ROW + "), (2, 'two', 2, " + ROW + ")",
                 "INSERT INTO u VALUES (1, 'uone', 1, " + ROW + "), (2, 'utwo', 2, " + ROW + ")");
@@ -49,10 +49,16 @@ class RewriteAttackIT {
 
     private static String rows(TestDatabase db, String table) {
         StringBuilder b = new StringBuilder();
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             var rs = s.executeQuery("SELECT id, v, last_token FROM " + table + " ORDER BY id")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery("SELECT id, v, last_token FROM " + table + " ORDER BY id")) {
             while (rs.next()) {
-                b.append(rs.getInt(1)).append('|').append(rs.getString(2)).append('|').append(rs.getString(3)).append(';');
+                b.append(rs.getInt(1))
+                        .append('|')
+                        .append(rs.getString(2))
+                        .append('|')
+                        .append(rs.getString(3))
+                        .append(';');
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -78,12 +84,15 @@ class RewriteAttackIT {
         }) {
             for (boolean prepared : new boolean[] {false, true}) {
                 TestDatabase db = fresh();
-                try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
+                try (Connection c = fenced(db, "t");
+                        FencingScope ignored = Fencing.bind(STALE)) {
                     LexingAttackIT.OutsiderReview.run(c, ddl, prepared);
-                    LexingAttackIT.OutsiderReview.run(c, "ALTER TABLE t ADD COLUMN IF NOT EXISTS last_token bigint", false);
+                    LexingAttackIT.OutsiderReview.run(
+                            c, "ALTER TABLE t ADD COLUMN IF NOT EXISTS last_token bigint", false);
                     LexingAttackIT.OutsiderReview.run(c, "UPDATE t SET v = 'stale' WHERE id = 1", false);
                 }
-                assertEquals("1|one|" + ROW + ";2|two|" + ROW + ";", rows(db, "t"), ddl + (prepared ? " (prepared)" : ""));
+                assertEquals(
+                        "1|one|" + ROW + ";2|two|" + ROW + ";", rows(db, "t"), ddl + (prepared ? " (prepared)" : ""));
             }
         }
     }
@@ -91,7 +100,9 @@ class RewriteAttackIT {
     @Test
     void fenceColumnDdlWithAUnicodeEscapedNameIsRefused() throws SQLException {
         TestDatabase db = fresh();
-        try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT); Statement s = c.createStatement()) {
+        try (Connection c = fenced(db, "t");
+                FencingScope ignored = Fencing.bind(CURRENT);
+                Statement s = c.createStatement()) {
             for (String ddl : new String[] {
                 "SELECT 1; ALTER TABLE t DROP COLUMN U&\"last\\005ftoken\"",
                 "SELECT 1; ALTER TABLE t ALTER COLUMN U&\"last\\005ftoken\" SET DEFAULT 0",
@@ -99,23 +110,33 @@ class RewriteAttackIT {
                 "DROP TRIGGER U&\"fenced\\005ftombstone\\005fcheck\" ON t",
                 "SELECT 1; ALTER TABLE t DISABLE TRIGGER U&\"fenced\\005ftombstone\\005fcheck\"",
             }) {
-                UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class, () -> s.execute(ddl), ddl);
-                assertTrue(e.getMessage().contains("Unicode-escaped") || e.getMessage().contains("tombstone"), e::getMessage);
+                UnsupportedStatementException e =
+                        assertThrows(UnsupportedStatementException.class, () -> s.execute(ddl), ddl);
+                assertTrue(
+                        e.getMessage().contains("Unicode-escaped")
+                                || e.getMessage().contains("tombstone"),
+                        e::getMessage);
             }
         }
-        assertEquals(1, db.queryLong("SELECT count(*) FROM pg_attribute WHERE attrelid = 't'::regclass"
-                + " AND attname = 'last_token' AND NOT attisdropped AND atthasdef = false"));
+        assertEquals(
+                1,
+                db.queryLong("SELECT count(*) FROM pg_attribute WHERE attrelid = 't'::regclass"
+                        + " AND attname = 'last_token' AND NOT attisdropped AND atthasdef = false"));
     }
 
     /** The same U& blind spot in ALTER SCHEMA ... RENAME of a registered table's schema (rows moved out from under). */
     @Test
     void aSchemaRenamedByAUnicodeEscapedNameDoesNotTakeProtectedRowsAlong() throws SQLException {
-        for (String ddl : new String[] {"ALTER SCHEMA U&\"s\\0061les\" RENAME TO moved",
-            "SELECT 1; ALTER SCHEMA U&\"s\\0061les\" RENAME TO moved"}) {
+        for (String ddl : new String[] {
+            "ALTER SCHEMA U&\"s\\0061les\" RENAME TO moved", "SELECT 1; ALTER SCHEMA U&\"s\\0061les\" RENAME TO moved"
+        }) {
             TestDatabase db = TestDatabase.create();
-            db.execute("CREATE SCHEMA sales", "CREATE TABLE sales.totals (id int PRIMARY KEY, v text, last_token bigint)",
+            db.execute(
+                    "CREATE SCHEMA sales",
+                    "CREATE TABLE sales.totals (id int PRIMARY KEY, v text, last_token bigint)",
                     "INSERT INTO sales.totals VALUES (1, 'one', " + ROW + ")");
-            try (Connection c = fenced(db, "sales.totals"); FencingScope ignored = Fencing.bind(STALE)) {
+            try (Connection c = fenced(db, "sales.totals");
+                    FencingScope ignored = Fencing.bind(STALE)) {
                 LexingAttackIT.OutsiderReview.run(c, ddl, false);
                 LexingAttackIT.OutsiderReview.run(c, "UPDATE moved.totals SET v = 'stale' WHERE id = 1", false);
             }
@@ -132,16 +153,21 @@ class RewriteAttackIT {
 
     @Test
     void fencedsTombstoneTriggerCannotBeReplacedByOneThatNeverFires() throws Exception {
-        for (String how : new String[] {"AFTER INSERT OR UPDATE OF id ON t FOR EACH ROW WHEN (false)",
-            "AFTER UPDATE OF v ON t FOR EACH ROW", "AFTER INSERT OR UPDATE OF id ON public.t FOR EACH STATEMENT",
-            "AFTER INSERT OR UPDATE OF v ON t FOR EACH ROW"}) {
+        for (String how : new String[] {
+            "AFTER INSERT OR UPDATE OF id ON t FOR EACH ROW WHEN (false)",
+            "AFTER UPDATE OF v ON t FOR EACH ROW",
+            "AFTER INSERT OR UPDATE OF id ON public.t FOR EACH STATEMENT",
+            "AFTER INSERT OR UPDATE OF v ON t FOR EACH ROW"
+        }) {
             TestDatabase db = fresh();
-            try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT)) {
+            try (Connection c = fenced(db, "t");
+                    FencingScope ignored = Fencing.bind(CURRENT)) {
                 assertEquals(null, LexingAttackIT.OutsiderReview.run(c, "DELETE FROM t WHERE id = 2", false));
             }
             String ddl = "CREATE OR REPLACE TRIGGER fenced_tombstone_check " + how
                     + " EXECUTE FUNCTION fenced_tombstone_check('t', 'last_token', 'id')";
-            try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
+            try (Connection c = fenced(db, "t");
+                    FencingScope ignored = Fencing.bind(STALE)) {
                 LexingAttackIT.OutsiderReview.run(c, ddl, false);
                 LexingAttackIT.OutsiderReview.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
@@ -149,15 +175,19 @@ class RewriteAttackIT {
             // the same replacement made behind fenced's back is undone at the next catalog read: another setting
             // is another runtime, which reads the catalog when it connects
             db.execute(ddl.replace("fenced_tombstone_check(", "public.fenced_tombstone_check("));
-            try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=t", "fenced.catalogRefresh=1ms"));
-                 FencingScope ignored = Fencing.bind(STALE)) {
+            try (Connection c =
+                            DriverManager.getConnection(db.fencedUrl("fenced.tables=t", "fenced.catalogRefresh=1ms"));
+                    FencingScope ignored = Fencing.bind(STALE)) {
                 LexingAttackIT.OutsiderReview.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
             assertEquals("1|one|" + ROW + ";", rows(db, "t"), "behind the back: " + ddl);
             // and the check is fenced's own again: every insert and every update of the key
-            assertEquals(1, db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgrelid = 't'::regclass AND tgname ="
-                    + " 'fenced_tombstone_check' AND pg_get_triggerdef(oid) LIKE '%AFTER INSERT OR UPDATE OF id ON%'"
-                    + " AND tgqual IS NULL AND tgtype = 21"), "behind the back: " + ddl);
+            assertEquals(
+                    1,
+                    db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgrelid = 't'::regclass AND tgname ="
+                            + " 'fenced_tombstone_check' AND pg_get_triggerdef(oid) LIKE '%AFTER INSERT OR UPDATE OF id ON%'"
+                            + " AND tgqual IS NULL AND tgtype = 21"),
+                    "behind the back: " + ddl);
         }
     }
 
@@ -172,19 +202,25 @@ class RewriteAttackIT {
     void attachingAPartitionBringsNoUncheckedRowsIntoAProtectedTable() throws SQLException {
         for (boolean prepared : new boolean[] {false, true}) {
             TestDatabase db = TestDatabase.create();
-            db.execute("CREATE TABLE pt (id int PRIMARY KEY, v text, last_token bigint) PARTITION BY RANGE (id)",
+            db.execute(
+                    "CREATE TABLE pt (id int PRIMARY KEY, v text, last_token bigint) PARTITION BY RANGE (id)",
                     "CREATE TABLE pt0 PARTITION OF pt FOR VALUES FROM (0) TO (100)",
                     "CREATE TABLE pt1 PARTITION OF pt FOR VALUES FROM (100) TO (200)",
                     "INSERT INTO pt VALUES (1, 'one', " + ROW + "), (150, 'gone', " + ROW + ")");
-            try (Connection c = fenced(db, "pt"); FencingScope ignored = Fencing.bind(CURRENT)) {
+            try (Connection c = fenced(db, "pt");
+                    FencingScope ignored = Fencing.bind(CURRENT)) {
                 // the newer holder deletes key 150 (tombstoned) and drops the now empty partition
                 assertEquals(null, LexingAttackIT.OutsiderReview.run(c, "DELETE FROM pt WHERE id = 150", false));
             }
-            db.execute("DROP TABLE pt1", "CREATE TABLE px (id int PRIMARY KEY, v text, last_token bigint)",
+            db.execute(
+                    "DROP TABLE pt1",
+                    "CREATE TABLE px (id int PRIMARY KEY, v text, last_token bigint)",
                     "INSERT INTO px VALUES (150, 'ghost', 1)");
             String before = rows(db, "pt");
-            try (Connection c = fenced(db, "pt"); FencingScope ignored = Fencing.bind(STALE)) {
-                String e = LexingAttackIT.OutsiderReview.run(c, "ALTER TABLE pt ATTACH PARTITION px FOR VALUES FROM (100) TO (200)", prepared);
+            try (Connection c = fenced(db, "pt");
+                    FencingScope ignored = Fencing.bind(STALE)) {
+                String e = LexingAttackIT.OutsiderReview.run(
+                        c, "ALTER TABLE pt ATTACH PARTITION px FOR VALUES FROM (100) TO (200)", prepared);
                 assertTrue(e != null && e.startsWith("UnsupportedStatementException"), String.valueOf(e));
             }
             assertEquals(before, rows(db, "pt"), "a deleted key came back through ATTACH PARTITION");
@@ -193,13 +229,18 @@ class RewriteAttackIT {
 
     @Test
     void inheritingFromAProtectedTableBringsNoUncheckedRowsIntoIt() throws SQLException {
-        for (String ddl : new String[] {"ALTER TABLE x INHERIT t", "ALTER TABLE IF EXISTS ONLY x INHERIT public.t",
-            "ALTER TABLE x ADD COLUMN z int, INHERIT t"}) {
+        for (String ddl : new String[] {
+            "ALTER TABLE x INHERIT t",
+            "ALTER TABLE IF EXISTS ONLY x INHERIT public.t",
+            "ALTER TABLE x ADD COLUMN z int, INHERIT t"
+        }) {
             TestDatabase db = fresh();
-            db.execute("CREATE TABLE x (id int NOT NULL, v text, n bigint, last_token bigint)",
+            db.execute(
+                    "CREATE TABLE x (id int NOT NULL, v text, n bigint, last_token bigint)",
                     "INSERT INTO x VALUES (9, 'unchecked', 9, 1)");
             String before = rows(db, "t");
-            try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
+            try (Connection c = fenced(db, "t");
+                    FencingScope ignored = Fencing.bind(STALE)) {
                 String e = LexingAttackIT.OutsiderReview.run(c, ddl, false);
                 assertTrue(e != null && e.startsWith("UnsupportedStatementException"), ddl + ": " + e);
             }
@@ -215,9 +256,11 @@ class RewriteAttackIT {
     @Test
     void ddlRefusedOutsideButRunInsideAnUnfencedSectionIsStillLearned() throws Exception {
         TestDatabase db = fresh();
-        db.execute("CREATE TABLE kid (id int NOT NULL, v text, n bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE kid (id int NOT NULL, v text, n bigint, last_token bigint)",
                 "INSERT INTO kid VALUES (9, 'kid', 9, " + ROW + ")");
-        try (Connection c = fenced(db, "t"); Statement s = c.createStatement()) {
+        try (Connection c = fenced(db, "t");
+                Statement s = c.createStatement()) {
             s.executeUpdate("UPDATE kid SET v = 'known' WHERE id = 9"); // kid is known, and unprotected
             Fencing.unfenced(() -> s.execute("ALTER TABLE kid INHERIT t"));
             assertThrows(SQLException.class, () -> s.executeUpdate("UPDATE kid SET v = 'no token' WHERE id = 9"));
@@ -241,9 +284,13 @@ class RewriteAttackIT {
         for (char ch : "standard_conforming_strings".toCharArray()) {
             name.append(String.format("\\%04x", (int) ch));
         }
-        try (Connection c = fenced(db, "t"); Statement s = c.createStatement()) {
-            for (String sql : new String[] {"SELECT 1; SET U&\"" + name + "\" TO off",
-                "SELECT 1; SET SESSION U&\"" + name + "\" = false", "SELECT 1;\nSET U&\"" + name + "\" TO off"}) {
+        try (Connection c = fenced(db, "t");
+                Statement s = c.createStatement()) {
+            for (String sql : new String[] {
+                "SELECT 1; SET U&\"" + name + "\" TO off",
+                "SELECT 1; SET SESSION U&\"" + name + "\" = false",
+                "SELECT 1;\nSET U&\"" + name + "\" TO off"
+            }) {
                 assertThrows(UnsupportedStatementException.class, () -> s.execute(sql), sql);
                 try (var rs = s.executeQuery("SHOW standard_conforming_strings")) {
                     rs.next();
@@ -258,7 +305,9 @@ class RewriteAttackIT {
     void plainDdlOnAProtectedTableStillRuns() throws SQLException {
         TestDatabase db = fresh();
         db.execute("CREATE TABLE pt (id int PRIMARY KEY, v text, last_token bigint) PARTITION BY RANGE (id)");
-        try (Connection c = fenced(db, "t,pt"); FencingScope ignored = Fencing.bind(CURRENT); Statement s = c.createStatement()) {
+        try (Connection c = fenced(db, "t,pt");
+                FencingScope ignored = Fencing.bind(CURRENT);
+                Statement s = c.createStatement()) {
             s.execute("ALTER TABLE t ADD COLUMN extra int");
             s.execute("ALTER TABLE t ALTER COLUMN extra SET DEFAULT 1");
             s.execute("ALTER TABLE t DROP COLUMN extra");
@@ -333,7 +382,8 @@ class RewriteAttackIT {
                 String what = (prepared ? "PS " : "ST ") + sql;
                 reset(db);
                 String before = rows(db, "t");
-                try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE)) {
+                try (Connection c = fenced(db, "t");
+                        FencingScope ignored = Fencing.bind(STALE)) {
                     LexingAttackIT.OutsiderReview.run(c, sql, prepared);
                 }
                 if (!before.equals(rows(db, "t"))) {
@@ -346,7 +396,8 @@ class RewriteAttackIT {
                 }
                 String rawAfter = rows(db, "t").replace("|" + ROW + ";", "|X;").replace("|null;", "|X;");
                 reset(db);
-                try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(CURRENT)) {
+                try (Connection c = fenced(db, "t");
+                        FencingScope ignored = Fencing.bind(CURRENT)) {
                     String e = LexingAttackIT.OutsiderReview.run(c, sql, prepared);
                     String after = rows(db, "t").replace("|" + ROW + ";", "|X;").replace("|" + CURRENT + ";", "|X;");
                     boolean refused = e != null && e.startsWith("UnsupportedStatement");
@@ -362,7 +413,10 @@ class RewriteAttackIT {
 
     private static void reset(TestDatabase db) {
         db.clearTombstones();
-        db.execute("DROP TABLE IF EXISTS tt, c", "DEALLOCATE ALL", "TRUNCATE t, u",
+        db.execute(
+                "DROP TABLE IF EXISTS tt, c",
+                "DEALLOCATE ALL",
+                "TRUNCATE t, u",
                 "INSERT INTO t VALUES (1, 'one', 1, " + ROW + "), (2, 'two', 2, " + ROW + ")",
                 "INSERT INTO u VALUES (1, 'uone', 1, " + ROW + "), (2, 'utwo', 2, " + ROW + ")");
     }
@@ -371,7 +425,9 @@ class RewriteAttackIT {
     @Test
     void aPlainStaleUpdateIsRefused() throws SQLException {
         TestDatabase db = fresh();
-        try (Connection c = fenced(db, "t"); FencingScope ignored = Fencing.bind(STALE); Statement s = c.createStatement()) {
+        try (Connection c = fenced(db, "t");
+                FencingScope ignored = Fencing.bind(STALE);
+                Statement s = c.createStatement()) {
             assertThrows(StaleTokenException.class, () -> s.executeUpdate("UPDATE t SET v = 'x' WHERE id = 1"));
         }
         assertEquals("1|one|" + ROW + ";2|two|" + ROW + ";", rows(db, "t"));

@@ -23,7 +23,8 @@ class SchemaAttackIT {
 
     private static TestDatabase fresh() {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO totals VALUES (1, 10, 20)");
         return db;
     }
@@ -47,13 +48,14 @@ class SchemaAttackIT {
     void aViewCreatedAfterARepeatableReadTransactionBeganIsNotWrittenUnfenced() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             c.setAutoCommit(false);
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             s.execute("SELECT count(*) FROM totals"); // the transaction's snapshot is taken here
             db.execute("CREATE VIEW late AS SELECT * FROM totals");
-            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
-                    () -> s.execute("UPDATE late SET amount = 0 WHERE id = 1"));
+            UnsupportedStatementException e = assertThrows(
+                    UnsupportedStatementException.class, () -> s.execute("UPDATE late SET amount = 0 WHERE id = 1"));
             assertTrue(e.getMessage().contains("late") && e.getMessage().contains("snapshot"), e.getMessage());
             c.commit();
         }
@@ -64,7 +66,8 @@ class SchemaAttackIT {
     void aNameLookedUpBeforeItExistedIsLookedUpAgain() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             assertTrue(!tryRun(s, "UPDATE soon SET amount = 0 WHERE id = 1"), "soon does not exist yet");
             db.execute("CREATE VIEW soon AS SELECT * FROM totals");
             tryRun(s, "UPDATE soon SET amount = 0 WHERE id = 1");
@@ -78,7 +81,8 @@ class SchemaAttackIT {
         TestDatabase db = fresh();
         db.execute("CREATE SCHEMA elsewhere");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=public.totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             if (tryRun(s, "ALTER TABLE totals RENAME TO gone")) {
                 tryRun(s, "UPDATE gone SET amount = 0, last_token = 0 WHERE id = 1");
                 db.execute("ALTER TABLE gone RENAME TO totals");
@@ -96,11 +100,15 @@ class SchemaAttackIT {
         TestDatabase db = fresh();
         db.execute("CREATE TABLE other (id int)");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
-            assertThrows(UnsupportedStatementException.class, () -> s.execute(
-                    "CREATE RULE sneak AS ON INSERT TO other DO ALSO UPDATE totals SET amount = 0, last_token = 0"));
-            assertThrows(UnsupportedStatementException.class, () -> s.execute(
-                    "create or replace rule sneak as on update to totals do instead nothing"));
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
+            assertThrows(
+                    UnsupportedStatementException.class,
+                    () -> s.execute(
+                            "CREATE RULE sneak AS ON INSERT TO other DO ALSO UPDATE totals SET amount = 0, last_token = 0"));
+            assertThrows(
+                    UnsupportedStatementException.class,
+                    () -> s.execute("create or replace rule sneak as on update to totals do instead nothing"));
             tryRun(s, "INSERT INTO other VALUES (1)");
         }
         assertUntouched(db);
@@ -109,12 +117,14 @@ class SchemaAttackIT {
     @Test
     void aWriteToATableWhoseRuleWritesTheProtectedTableIsRefused() throws Exception {
         TestDatabase db = fresh();
-        db.execute("CREATE TABLE other (id int)",
+        db.execute(
+                "CREATE TABLE other (id int)",
                 "CREATE RULE sneak AS ON INSERT TO other DO ALSO UPDATE totals SET amount = 0, last_token = 0");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
-            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
-                    () -> s.execute("INSERT INTO other VALUES (1)"));
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
+            UnsupportedStatementException e =
+                    assertThrows(UnsupportedStatementException.class, () -> s.execute("INSERT INTO other VALUES (1)"));
             assertTrue(e.getMessage().contains("rule"), e.getMessage());
         }
         assertUntouched(db);
@@ -124,10 +134,13 @@ class SchemaAttackIT {
     void aChildCreatedAndWrittenInOneTextIsRefused() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             tryRun(s, "CREATE TABLE kid () INHERITS (totals); INSERT INTO kid VALUES (1, 99, 0)");
-            tryRun(s, "CREATE TABLE part2 (LIKE totals); ALTER TABLE part2 INHERIT totals;"
-                    + " INSERT INTO part2 VALUES (1, 99, 0)");
+            tryRun(
+                    s,
+                    "CREATE TABLE part2 (LIKE totals); ALTER TABLE part2 INHERIT totals;"
+                            + " INSERT INTO part2 VALUES (1, 99, 0)");
         }
         assertEquals(0, db.queryLong("SELECT count(*) FROM totals WHERE amount = 99"));
         assertUntouched(db);
@@ -136,10 +149,13 @@ class SchemaAttackIT {
     @Test
     void searchPathAndSetSchemaDoNotHideTheProtectedTable() throws Exception {
         TestDatabase db = fresh();
-        db.execute("CREATE SCHEMA app", "CREATE TABLE app.totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE SCHEMA app",
+                "CREATE TABLE app.totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO app.totals VALUES (1, 10, 20)");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=app.totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             s.execute("SET search_path = app");
             tryRun(s, "UPDATE totals SET amount = 0 WHERE id = 1");
             c.setSchema("app");
@@ -153,13 +169,15 @@ class SchemaAttackIT {
     void doBlocksSpelledOddlyAreRefused() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             for (String sql : new String[] {
-                    "do $$ begin update totals set amount = 0; end $$",
-                    "DO LANGUAGE plpgsql $x$ begin execute 'update ' || 'tot' || 'als set amount = 0'; end $x$",
-                    "/* hi */ DO $$ begin update totals set amount = 0; end $$",
-                    "SELECT 1; DO $$ begin update totals set amount = 0; end $$",
-                    "PREPARE q AS SELECT 1; EXECUTE q; DO 'begin update totals set amount = 0; end'"}) {
+                "do $$ begin update totals set amount = 0; end $$",
+                "DO LANGUAGE plpgsql $x$ begin execute 'update ' || 'tot' || 'als set amount = 0'; end $x$",
+                "/* hi */ DO $$ begin update totals set amount = 0; end $$",
+                "SELECT 1; DO $$ begin update totals set amount = 0; end $$",
+                "PREPARE q AS SELECT 1; EXECUTE q; DO 'begin update totals set amount = 0; end'"
+            }) {
                 tryRun(s, sql);
             }
         }
@@ -170,7 +188,8 @@ class SchemaAttackIT {
     void anExecuteOfAWritePreparedInTheSameTextIsRefused() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             Fencing.unfenced(() -> s.execute("PREPARE w AS UPDATE totals SET amount = 0, last_token = 0"));
             tryRun(s, "EXECUTE w");
             tryRun(s, "execute /* x */ \"w\"");
@@ -185,11 +204,13 @@ class SchemaAttackIT {
     void renamingTheSchemaOfARegisteredTableNeedsAnUnfencedSection() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=public.totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
-            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
-                    () -> s.execute("ALTER SCHEMA public RENAME TO moved"));
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
+            UnsupportedStatementException e = assertThrows(
+                    UnsupportedStatementException.class, () -> s.execute("ALTER SCHEMA public RENAME TO moved"));
             assertTrue(e.getMessage().contains("totals"), e.getMessage());
-            assertThrows(UnsupportedStatementException.class,
+            assertThrows(
+                    UnsupportedStatementException.class,
                     () -> s.execute("SELECT 1; alter schema \"public\" rename to moved"));
             assertThrows(UnsupportedStatementException.class, () -> s.execute("ALTER TABLE totals RENAME TO gone"));
             Fencing.unfenced(() -> s.execute("ALTER TABLE totals RENAME COLUMN amount TO amount2"));
@@ -203,11 +224,12 @@ class SchemaAttackIT {
         TestDatabase db = fresh();
         db.execute("CREATE TABLE other (id int)");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             s.execute("SELECT 1");
             db.execute("CREATE TABLE newkid () INHERITS (totals)", "INSERT INTO newkid VALUES (2, 10, 20)");
-            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
-                    () -> s.execute("TRUNCATE other, public.newkid"));
+            UnsupportedStatementException e =
+                    assertThrows(UnsupportedStatementException.class, () -> s.execute("TRUNCATE other, public.newkid"));
             assertTrue(e.getMessage().contains("newkid"), e.getMessage());
         }
         assertEquals(1, db.queryLong("SELECT count(*) FROM newkid"));
@@ -217,8 +239,9 @@ class SchemaAttackIT {
     void aChildRegisteredInAWeakerModeTakesItsParentsMode() throws Exception {
         TestDatabase db = fresh();
         db.execute("CREATE TABLE kid () INHERITS (totals)", "INSERT INTO kid VALUES (2, 10, 20)");
-        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals,kid",
-                "fenced.table.kid.mode=observe")); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(
+                        db.fencedUrl("fenced.tables=totals,kid", "fenced.table.kid.mode=observe"));
+                Statement s = c.createStatement()) {
             tryRun(s, "UPDATE kid SET amount = 0 WHERE id = 2"); // no token: enforce (totals) refuses it
             try (FencingScope ignored = Fencing.bind(5)) {
                 tryRun(s, "UPDATE kid SET amount = 0 WHERE id = 2");
@@ -231,20 +254,26 @@ class SchemaAttackIT {
     void rowsSharedByTablesFencedOnDifferentColumnsFailTheConnect() {
         TestDatabase db = fresh();
         db.execute("CREATE TABLE kid (tok2 bigint) INHERITS (totals)");
-        SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(
-                db.fencedUrl("fenced.tables=totals,kid", "fenced.table.kid.column=tok2")).close());
+        SQLException e = assertThrows(
+                SQLException.class,
+                () -> DriverManager.getConnection(
+                                db.fencedUrl("fenced.tables=totals,kid", "fenced.table.kid.column=tok2"))
+                        .close());
         assertTrue(e.getMessage().contains("kid") && e.getMessage().contains("tok2"), e.getMessage());
     }
 
     @Test
     void aChildTakenOutWrittenAndPutBackNeedsAnUnfencedSection() throws Exception {
         TestDatabase db = fresh();
-        db.execute("CREATE TABLE kid () INHERITS (totals)", "INSERT INTO kid VALUES (2, 10, 20)",
+        db.execute(
+                "CREATE TABLE kid () INHERITS (totals)",
+                "INSERT INTO kid VALUES (2, 10, 20)",
                 "CREATE TABLE parted (id int, amount bigint, last_token bigint) PARTITION BY RANGE (id)",
                 "CREATE TABLE parted1 PARTITION OF parted FOR VALUES FROM (0) TO (100)",
                 "INSERT INTO parted1 VALUES (2, 10, 20)");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals,parted"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             if (tryRun(s, "ALTER TABLE kid NO INHERIT totals")) {
                 tryRun(s, "UPDATE kid SET amount = 0, last_token = 0");
                 tryRun(s, "ALTER TABLE kid INHERIT totals");
@@ -263,8 +292,9 @@ class SchemaAttackIT {
     void anUpdatableResultSetOverATableNewerThanTheSnapshotRefusesRowWrites() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE,
-                     java.sql.ResultSet.CONCUR_UPDATABLE); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement(
+                        java.sql.ResultSet.TYPE_SCROLL_INSENSITIVE, java.sql.ResultSet.CONCUR_UPDATABLE);
+                FencingScope ignored = Fencing.bind(5)) {
             c.setAutoCommit(false);
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             s.execute("SELECT count(*) FROM totals"); // the transaction's snapshot is taken here

@@ -2,7 +2,6 @@ package dev.fenced.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingException;
@@ -27,7 +26,8 @@ class SchemaWindowIT {
 
     private static TestDatabase fresh() {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO totals VALUES (1, 10, 20)");
         return db;
     }
@@ -40,9 +40,11 @@ class SchemaWindowIT {
     @Test
     void aStatementPreparedBeforeItsTableJoinedAProtectedOneIsPlannedAgain() throws Exception {
         TestDatabase db = fresh();
-        db.execute("CREATE TABLE child (id int NOT NULL, amount bigint, last_token bigint)", "INSERT INTO child VALUES (2, 10, 20)");
+        db.execute(
+                "CREATE TABLE child (id int NOT NULL, amount bigint, last_token bigint)",
+                "INSERT INTO child VALUES (2, 10, 20)");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             PreparedStatement ps = c.prepareStatement("UPDATE child SET amount = ? WHERE id = 2")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE child SET amount = ? WHERE id = 2")) {
             ps.setLong(1, 1);
             assertEquals(1, ps.executeUpdate());
             try (Statement s = c.createStatement()) {
@@ -62,8 +64,10 @@ class SchemaWindowIT {
     void ddlAndTheWritesItAffectsAreNotPlannedTogether() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
-            assertThrows(UnsupportedStatementException.class,
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
+            assertThrows(
+                    UnsupportedStatementException.class,
                     () -> s.execute("CREATE VIEW v1 AS SELECT * FROM totals; UPDATE v1 SET amount = 0"));
             assertThrows(UnsupportedStatementException.class, () -> {
                 s.addBatch("CREATE VIEW v2 AS SELECT * FROM totals");
@@ -80,18 +84,21 @@ class SchemaWindowIT {
         TestDatabase db = fresh();
         db.execute("CREATE VIEW kept AS SELECT * FROM totals");
         String url = db.fencedUrl("fenced.tables=totals");
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             s.execute("DROP VIEW kept");
-            try (Connection other = DriverManager.getConnection(url); Statement o = other.createStatement();
-                 FencingScope ignored = Fencing.bind(30)) {
+            try (Connection other = DriverManager.getConnection(url);
+                    Statement o = other.createStatement();
+                    FencingScope ignored = Fencing.bind(30)) {
                 o.setQueryTimeout(5); // sent, it would wait for the dropping transaction's lock
                 assertThrows(UnsupportedStatementException.class, () -> o.executeUpdate("UPDATE kept SET amount = 0"));
             }
             c.rollback();
         }
-        try (Connection other = DriverManager.getConnection(url); Statement o = other.createStatement();
-             FencingScope ignored = Fencing.bind(30)) {
+        try (Connection other = DriverManager.getConnection(url);
+                Statement o = other.createStatement();
+                FencingScope ignored = Fencing.bind(30)) {
             assertThrows(UnsupportedStatementException.class, () -> o.executeUpdate("UPDATE kept SET amount = 0"));
         }
         assertUntouched(db);
@@ -101,7 +108,8 @@ class SchemaWindowIT {
     void aCommittedDropViewIsForgottenAndACommittedCreateLearned() throws Exception {
         TestDatabase db = fresh();
         String url = db.fencedUrl("fenced.tables=totals");
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             s.execute("CREATE VIEW made AS SELECT * FROM totals");
             c.commit();
@@ -114,12 +122,14 @@ class SchemaWindowIT {
     @Test
     void aViewOverAnInheritanceParentWithoutTheFenceColumnIsLearned() throws Exception {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE parent (id int, amount bigint)",
+        db.execute(
+                "CREATE TABLE parent (id int, amount bigint)",
                 "CREATE TABLE kid (last_token bigint) INHERITS (parent)",
                 "INSERT INTO kid VALUES (1, 10, 20)",
                 "CREATE VIEW everyone AS SELECT * FROM parent");
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=kid"));
-             Statement s = c.createStatement(); FencingScope ignored = Fencing.bind(5)) {
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
             assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE everyone SET amount = 0"));
         }
         assertEquals(10, db.queryLong("SELECT amount FROM kid"));
@@ -129,12 +139,12 @@ class SchemaWindowIT {
     void aViewMadeBehindFencedsBackIsLookedUpBeforeTheWriteIsDecided() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.executeQuery("SELECT 1").close();
-            db.execute("CREATE VIEW sneaky AS SELECT * FROM totals",
-                    "CREATE TABLE sneaky_child () INHERITS (totals)");
+            db.execute("CREATE VIEW sneaky AS SELECT * FROM totals", "CREATE TABLE sneaky_child () INHERITS (totals)");
             try (FencingScope ignored = Fencing.bind(5)) {
-                assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE sneaky SET amount = 0"));
+                assertThrows(
+                        UnsupportedStatementException.class, () -> s.executeUpdate("UPDATE sneaky SET amount = 0"));
                 assertThrows(dev.fenced.StaleTokenException.class, () -> {
                     db.execute("INSERT INTO sneaky_child VALUES (2, 10, 20)");
                     s.executeUpdate("UPDATE sneaky_child SET amount = 0");
@@ -143,7 +153,8 @@ class SchemaWindowIT {
             c.setAutoCommit(false);
             db.execute("CREATE VIEW sneaky_in_tx AS SELECT * FROM totals");
             try (FencingScope ignored = Fencing.bind(5)) {
-                assertThrows(UnsupportedStatementException.class,
+                assertThrows(
+                        UnsupportedStatementException.class,
                         () -> s.executeUpdate("UPDATE sneaky_in_tx SET amount = 0"));
             }
             c.rollback();
@@ -156,14 +167,15 @@ class SchemaWindowIT {
     void ddlThatRewritesDataOrTouchesTheFenceColumnNeedsAnUnfencedSection() throws Exception {
         TestDatabase db = fresh();
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             for (String ddl : new String[] {
-                    "ALTER TABLE totals ALTER COLUMN amount TYPE text USING 'x'",
-                    "ALTER TABLE totals ALTER COLUMN last_token TYPE bigint USING 0",
-                    "ALTER TABLE totals ALTER last_token SET DEFAULT 100",
-                    "ALTER TABLE totals DROP COLUMN last_token",
-                    "ALTER TABLE totals RENAME COLUMN last_token TO was_token",
-                    "ALTER TABLE public.totals ALTER COLUMN amount SET DATA TYPE numeric"}) {
+                "ALTER TABLE totals ALTER COLUMN amount TYPE text USING 'x'",
+                "ALTER TABLE totals ALTER COLUMN last_token TYPE bigint USING 0",
+                "ALTER TABLE totals ALTER last_token SET DEFAULT 100",
+                "ALTER TABLE totals DROP COLUMN last_token",
+                "ALTER TABLE totals RENAME COLUMN last_token TO was_token",
+                "ALTER TABLE public.totals ALTER COLUMN amount SET DATA TYPE numeric"
+            }) {
                 assertThrows(UnsupportedStatementException.class, () -> s.execute(ddl), ddl);
             }
             s.execute("ALTER TABLE totals ADD COLUMN note text");
@@ -177,7 +189,7 @@ class SchemaWindowIT {
         TestDatabase db = fresh();
         String block = "DO $$ BEGIN EXECUTE 'UPDATE ' || 'tot' || 'als SET amount = 0'; END $$";
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             assertThrows(UnsupportedStatementException.class, () -> s.execute(block));
             try (FencingScope ignored = Fencing.bind(30)) {
                 assertThrows(UnsupportedStatementException.class, () -> s.execute("SELECT 1; " + block));

@@ -47,7 +47,7 @@ class StaleWriteIT {
 
     static int update(long amount, int restaurant) throws SQLException {
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
             ps.setLong(1, amount);
             ps.setInt(2, restaurant);
             return ps.executeUpdate();

@@ -33,7 +33,8 @@ class TombstoneAttackIT {
     @BeforeAll
     static void start() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE atk (id int PRIMARY KEY, v int, last_token bigint)",
+        db.execute(
+                "CREATE TABLE atk (id int PRIMARY KEY, v int, last_token bigint)",
                 "CREATE TABLE atk_ts (at timestamptz PRIMARY KEY, v int, last_token bigint)");
         pool = Pools.fenced(db, 4, "fenced.tables=atk,atk_ts");
     }
@@ -46,13 +47,16 @@ class TombstoneAttackIT {
     @BeforeEach
     void rows() {
         db.clearTombstones();
-        db.execute("TRUNCATE atk, atk_ts",
+        db.execute(
+                "TRUNCATE atk, atk_ts",
                 "INSERT INTO atk SELECT g, 0, 1 FROM generate_series(1, 200) g",
                 "INSERT INTO atk_ts VALUES ('2026-01-01 00:00:00+00', 0, 1)");
     }
 
     static int run(long token, String... sql) throws SQLException {
-        try (FencingScope ignored = Fencing.bind(token); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(token);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             int n = 0;
             for (String one : sql) {
                 n = s.executeUpdate(one);
@@ -67,7 +71,8 @@ class TombstoneAttackIT {
 
     @Test
     void aStaleInsertUnderRepeatableReadCannotBringBackARowDeletedAfterItsSnapshot() throws SQLException {
-        try (FencingScope ignored = Fencing.bind(5); Connection stale = pool.getConnection()) {
+        try (FencingScope ignored = Fencing.bind(5);
+                Connection stale = pool.getConnection()) {
             stale.setAutoCommit(false);
             stale.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             try (Statement s = stale.createStatement()) {
@@ -93,18 +98,22 @@ class TombstoneAttackIT {
             + " snapshot (the old key) while the DELETE re-checks the newest row (the new key); the stale insert lands")
     void aDeleteThatWaitedOnAKeyMoveTombstonesTheNewKey() throws Exception {
         db.execute("UPDATE atk SET v = 77 WHERE id = 3");
-        try (FencingScope stale = Fencing.bind(5); Connection mover = pool.getConnection()) {
+        try (FencingScope stale = Fencing.bind(5);
+                Connection mover = pool.getConnection()) {
             mover.setAutoCommit(false);
             try (Statement s = mover.createStatement()) {
                 assertEquals(1, s.executeUpdate("UPDATE atk SET id = 1003 WHERE id = 3"));
                 int moverPid = pid(mover);
                 java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
                 try {
-                    java.util.concurrent.Future<Integer> delete = other.submit(() -> run(20, "DELETE FROM atk WHERE v = 77"));
+                    java.util.concurrent.Future<Integer> delete =
+                            other.submit(() -> run(20, "DELETE FROM atk WHERE v = 77"));
                     // the DELETE is blocked behind the mover's row lock: wait for that, not for a time
                     while (db.queryLong("SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'"
-                            + " AND transactionid = (SELECT backend_xid FROM pg_stat_activity WHERE pid = " + moverPid
-                            + ")") == 0) {
+                                    + " AND transactionid = (SELECT backend_xid FROM pg_stat_activity WHERE pid = "
+                                    + moverPid
+                                    + ")")
+                            == 0) {
                         assertTrue(!delete.isDone(), "the DELETE did not wait");
                         Thread.onSpinWait();
                     }
@@ -121,7 +130,8 @@ class TombstoneAttackIT {
     }
 
     private static int pid(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
             return rs.getInt(1);
         }
@@ -130,24 +140,30 @@ class TombstoneAttackIT {
     @Test
     void aTimestamptzKeyIsTheSameKeyInEveryTimeZone() throws SQLException {
         assertEquals(1, run(20, "SET TimeZone = 'UTC'", "DELETE FROM atk_ts WHERE at = '2026-01-01 00:00:00+00'"));
-        assertThrows(StaleTokenException.class, () -> run(5, "SET TimeZone = 'Asia/Tokyo'",
-                "INSERT INTO atk_ts (at, v) VALUES ('2026-01-01 00:00:00+00', 555)"));
+        assertThrows(
+                StaleTokenException.class,
+                () -> run(
+                        5,
+                        "SET TimeZone = 'Asia/Tokyo'",
+                        "INSERT INTO atk_ts (at, v) VALUES ('2026-01-01 00:00:00+00', 555)"));
         assertEquals(0, db.queryLong("SELECT count(*) FROM atk_ts"));
     }
 
     /** Every row a DELETE removes must get its tombstone, so what picks the rows must pick the same rows twice. */
     @Test
     void aDeleteWhoseRowsCouldDifferBetweenTwoEvaluationsIsRefused() throws SQLException {
-        db.execute("CREATE OR REPLACE FUNCTION coin() RETURNS boolean LANGUAGE sql VOLATILE AS 'SELECT random() < 0.5'");
+        db.execute(
+                "CREATE OR REPLACE FUNCTION coin() RETURNS boolean LANGUAGE sql VOLATILE AS 'SELECT random() < 0.5'");
         for (String sql : new String[] {
-                "DELETE FROM atk WHERE random() < 0.5",
-                "DELETE FROM atk WHERE coin()",
-                "DELETE FROM atk WHERE NOT public.coin()",
-                "DELETE FROM atk USING (SELECT id FROM atk WHERE coin()) x WHERE atk.id = x.id",
-                "DELETE FROM atk USING (SELECT id FROM atk WHERE random() < 0.5) x WHERE atk.id = x.id",
-                "DELETE FROM atk USING (SELECT id FROM atk LIMIT 100) x WHERE atk.id = x.id",
-                "DELETE FROM atk a USING (SELECT id FROM atk TABLESAMPLE BERNOULLI (50)) x WHERE a.id = x.id",
-                "DELETE FROM atk a USING generate_series(1, (random() * 200)::int) g WHERE a.id = g"}) {
+            "DELETE FROM atk WHERE random() < 0.5",
+            "DELETE FROM atk WHERE coin()",
+            "DELETE FROM atk WHERE NOT public.coin()",
+            "DELETE FROM atk USING (SELECT id FROM atk WHERE coin()) x WHERE atk.id = x.id",
+            "DELETE FROM atk USING (SELECT id FROM atk WHERE random() < 0.5) x WHERE atk.id = x.id",
+            "DELETE FROM atk USING (SELECT id FROM atk LIMIT 100) x WHERE atk.id = x.id",
+            "DELETE FROM atk a USING (SELECT id FROM atk TABLESAMPLE BERNOULLI (50)) x WHERE a.id = x.id",
+            "DELETE FROM atk a USING generate_series(1, (random() * 200)::int) g WHERE a.id = g"
+        }) {
             db.clearTombstones();
             db.execute("TRUNCATE atk", "INSERT INTO atk SELECT g, 0, 1 FROM generate_series(1, 200) g");
             int deleted;
@@ -160,7 +176,9 @@ class TombstoneAttackIT {
             for (int id = 1; id <= 200; id++) {
                 if (count("id = " + id) == 0) {
                     int key = id;
-                    assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO atk (id, v) VALUES (" + key + ", 555)"),
+                    assertThrows(
+                            StaleTokenException.class,
+                            () -> run(5, "INSERT INTO atk (id, v) VALUES (" + key + ", 555)"),
                             sql + ": deleted key " + id + " of " + deleted);
                 }
             }
@@ -169,10 +187,12 @@ class TombstoneAttackIT {
 
     @Test
     void aDeleteAfterDdlInTheSameTransactionStillRecordsItsTombstones() throws SQLException {
-        try (FencingScope ignored = Fencing.bind(20); Connection c = pool.getConnection()) {
+        try (FencingScope ignored = Fencing.bind(20);
+                Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
-                s.execute("CREATE OR REPLACE VIEW atk_view AS SELECT * FROM atk"); // a catalog read inside the transaction
+                s.execute("CREATE OR REPLACE VIEW atk_view AS SELECT * FROM atk"); // a catalog read inside the
+                // transaction
                 assertEquals(1, s.executeUpdate("DELETE FROM atk WHERE id = 3"));
             }
             c.commit();
@@ -191,15 +211,19 @@ class TombstoneAttackIT {
         props.setProperty("fenced.tombstone.table", name);
         String url = db.fencedUrl("fenced.tables=atk");
         // the default configuration's check is on atk: a writer looking in another tombstone table is refused
-        SQLException conflict = assertThrows(SQLException.class, () -> java.sql.DriverManager.getConnection(url, props).close());
+        SQLException conflict = assertThrows(
+                SQLException.class,
+                () -> java.sql.DriverManager.getConnection(url, props).close());
         assertTrue(conflict.getMessage().contains("another fenced.tombstone.table"), conflict.getMessage());
         db.execute("DROP TRIGGER fenced_tombstone_check ON atk");
-        try (FencingScope ignored = Fencing.bind(20); Connection c = java.sql.DriverManager.getConnection(url, props);
-             Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(20);
+                Connection c = java.sql.DriverManager.getConnection(url, props);
+                Statement s = c.createStatement()) {
             assertEquals(1, s.executeUpdate("DELETE FROM atk WHERE id = 11"));
         }
-        try (FencingScope ignored = Fencing.bind(5); Connection c = java.sql.DriverManager.getConnection(url, props);
-             Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(5);
+                Connection c = java.sql.DriverManager.getConnection(url, props);
+                Statement s = c.createStatement()) {
             assertThrows(StaleTokenException.class, () -> s.executeUpdate("INSERT INTO atk (id, v) VALUES (11, 555)"));
         }
         assertEquals(0, db.queryLong("SELECT count(*) FROM pg_class WHERE relname = 'pwned'"));
@@ -238,16 +262,20 @@ class TombstoneAttackIT {
         for (String off : switchOffs) {
             rows();
             assertEquals(1, run(20, "DELETE FROM atk WHERE id = 9"));
-            dev.fenced.UnsupportedStatementException refused = assertThrows(dev.fenced.UnsupportedStatementException.class,
-                    () -> run(5, off), off);
+            dev.fenced.UnsupportedStatementException refused =
+                    assertThrows(dev.fenced.UnsupportedStatementException.class, () -> run(5, off), off);
             assertTrue(refused.getMessage().contains("tombstone check"), refused.getMessage());
             assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO atk (id, v) VALUES (9, 555)"), off);
             assertEquals(0, count("id = 9"), off);
-            assertEquals(1, db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'atk'::regclass"
-                    + " AND tgname = 'fenced_tombstone_check' AND tgenabled = 'O'"), off);
+            assertEquals(
+                    1,
+                    db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'atk'::regclass"
+                            + " AND tgname = 'fenced_tombstone_check' AND tgenabled = 'O'"),
+                    off);
         }
         // the table's own triggers stay the user's: disabling one by name is plain DDL
-        db.execute("CREATE FUNCTION atk_noop() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
+        db.execute(
+                "CREATE FUNCTION atk_noop() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
                 "CREATE TRIGGER mine BEFORE UPDATE ON atk FOR EACH ROW EXECUTE FUNCTION atk_noop()");
         run(5, "ALTER TABLE atk DISABLE TRIGGER mine");
         run(5, "DROP TRIGGER mine ON atk");

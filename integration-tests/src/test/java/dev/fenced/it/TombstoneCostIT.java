@@ -28,12 +28,13 @@ class TombstoneCostIT {
         TestDatabase with = TestDatabase.create();
         TestDatabase without = TestDatabase.create();
         for (TestDatabase db : new TestDatabase[] {with, without}) {
-            db.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)");
+            db.execute(
+                    "CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)");
         }
         long[][] nanos = new long[4][ROUNDS];
         try (HikariDataSource on = Pools.fenced(with, 1, "fenced.tables=totals");
-             HikariDataSource off = Pools.fenced(without, 1, "fenced.tables=totals", "fenced.tombstones=false");
-             FencingScope ignored = Fencing.bind(42)) {
+                HikariDataSource off = Pools.fenced(without, 1, "fenced.tables=totals", "fenced.tombstones=false");
+                FencingScope ignored = Fencing.bind(42)) {
             for (int round = -2; round < ROUNDS; round++) { // two warm-up rounds
                 boolean onFirst = (round & 1) == 0;
                 for (int pass = 0; pass < 2; pass++) {
@@ -48,16 +49,18 @@ class TombstoneCostIT {
         }
         assertEquals(0, with.queryLong("SELECT count(*) FROM totals"));
         assertEquals(PER_ROUND, with.queryLong("SELECT count(*) FROM fenced_tombstone"));
-        System.out.printf("tombstone cost, median of %d rounds of %d, µs per statement: DELETE %.1f with, %.1f without;"
-                        + " INSERT %.1f with, %.1f without%n", ROUNDS, PER_ROUND, median(nanos[0]), median(nanos[2]),
-                median(nanos[1]), median(nanos[3]));
+        System.out.printf(
+                "tombstone cost, median of %d rounds of %d, µs per statement: DELETE %.1f with, %.1f without;"
+                        + " INSERT %.1f with, %.1f without%n",
+                ROUNDS, PER_ROUND, median(nanos[0]), median(nanos[2]), median(nanos[1]), median(nanos[3]));
     }
 
     /** Inserts PER_ROUND rows, then deletes them, one statement each; returns ns per INSERT and per DELETE. */
     private static long[] cycle(HikariDataSource pool) throws SQLException {
         try (Connection c = pool.getConnection();
-             PreparedStatement insert = c.prepareStatement("INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)");
-             PreparedStatement delete = c.prepareStatement("DELETE FROM totals WHERE restaurant_id = ?")) {
+                PreparedStatement insert =
+                        c.prepareStatement("INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)");
+                PreparedStatement delete = c.prepareStatement("DELETE FROM totals WHERE restaurant_id = ?")) {
             long t0 = System.nanoTime();
             for (int i = 0; i < PER_ROUND; i++) {
                 insert.setInt(1, i);

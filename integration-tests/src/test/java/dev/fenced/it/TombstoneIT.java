@@ -39,7 +39,8 @@ class TombstoneIT {
     @BeforeAll
     static void start() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
                 "CREATE TABLE pairs (a int, b text, v int, last_token bigint, PRIMARY KEY (b, a))");
         pool = Pools.fenced(db, 4, "fenced.tables=totals,pairs");
     }
@@ -52,14 +53,16 @@ class TombstoneIT {
     @BeforeEach
     void rows() {
         db.clearTombstones();
-        db.execute("TRUNCATE totals, pairs",
-                "INSERT INTO totals VALUES (77, 100, 1), (78, 100, 1)", "INSERT INTO pairs VALUES (1, 'x', 0, 1)");
+        db.execute(
+                "TRUNCATE totals, pairs",
+                "INSERT INTO totals VALUES (77, 100, 1), (78, 100, 1)",
+                "INSERT INTO pairs VALUES (1, 'x', 0, 1)");
     }
 
     static int run(long token, String sql) throws SQLException {
         try (FencingScope ignored = Fencing.bind(token);
-             Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement(sql)) {
+                Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             return ps.executeUpdate();
         }
     }
@@ -71,8 +74,8 @@ class TombstoneIT {
     @Test
     void aStaleInsertCannotBringBackADeletedRow() throws SQLException {
         assertEquals(1, run(20, "DELETE FROM totals WHERE restaurant_id = 77"));
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> run(5, "INSERT INTO totals (restaurant_id, amount) VALUES (77, 555)"));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> run(5, "INSERT INTO totals (restaurant_id, amount) VALUES (77, 555)"));
         assertEquals(5, e.token());
         assertEquals(20, e.rowToken());
         assertEquals("totals", e.table());
@@ -82,17 +85,24 @@ class TombstoneIT {
     @Test
     void aStaleUpsertCannotBringBackADeletedRow() throws SQLException {
         assertEquals(1, run(20, "DELETE FROM totals WHERE restaurant_id = 77"));
-        assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO totals (restaurant_id, amount)"
-                + " VALUES (77, 555) ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount"));
-        assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO totals (restaurant_id, amount)"
-                + " VALUES (77, 555) ON CONFLICT DO NOTHING"));
+        assertThrows(
+                StaleTokenException.class,
+                () -> run(
+                        5,
+                        "INSERT INTO totals (restaurant_id, amount)"
+                                + " VALUES (77, 555) ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount"));
+        assertThrows(
+                StaleTokenException.class,
+                () -> run(
+                        5, "INSERT INTO totals (restaurant_id, amount)" + " VALUES (77, 555) ON CONFLICT DO NOTHING"));
         assertEquals(-1, amount(77));
     }
 
     @Test
     void aStaleUpdateCannotMoveARowOntoADeletedKey() throws SQLException {
         assertEquals(1, run(20, "DELETE FROM totals WHERE restaurant_id = 77"));
-        assertThrows(StaleTokenException.class,
+        assertThrows(
+                StaleTokenException.class,
                 () -> run(5, "UPDATE totals SET restaurant_id = 77 WHERE restaurant_id = 78"));
         assertEquals(-1, amount(77));
         assertEquals(1, run(25, "UPDATE totals SET restaurant_id = 77, amount = 25 WHERE restaurant_id = 78"));
@@ -114,12 +124,14 @@ class TombstoneIT {
     void anUnfencedSectionMayInsertADeletedKey() throws Exception {
         assertEquals(1, run(20, "DELETE FROM totals WHERE restaurant_id = 77"));
         int inserted = Fencing.unfenced(() -> {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 return s.executeUpdate("INSERT INTO totals (restaurant_id, amount) VALUES (77, 1)");
             }
         });
         assertEquals(1, inserted);
-        assertEquals(0, db.queryLong("SELECT count(*) FROM totals WHERE restaurant_id = 77 AND last_token IS NOT NULL"));
+        assertEquals(
+                0, db.queryLong("SELECT count(*) FROM totals WHERE restaurant_id = 77 AND last_token IS NOT NULL"));
     }
 
     @Test
@@ -133,13 +145,15 @@ class TombstoneIT {
 
     @Test
     void aStaleInsertCannotSlipIntoADeleteThenInsertReplacement() throws SQLException {
-        try (FencingScope ignored = Fencing.bind(20); Connection c = pool.getConnection()) {
+        try (FencingScope ignored = Fencing.bind(20);
+                Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
                 assertEquals(1, s.executeUpdate("DELETE FROM totals WHERE restaurant_id = 77"));
             }
             c.commit();
-            assertThrows(StaleTokenException.class,
+            assertThrows(
+                    StaleTokenException.class,
                     () -> run(5, "INSERT INTO totals (restaurant_id, amount) VALUES (77, 555)"));
             try (Statement s = c.createStatement()) {
                 assertEquals(1, s.executeUpdate("INSERT INTO totals (restaurant_id, amount) VALUES (77, 2000)"));
@@ -159,7 +173,8 @@ class TombstoneIT {
         ExecutorService other = Executors.newSingleThreadExecutor();
         try (Connection newer = pool.getConnection()) {
             newer.setAutoCommit(false);
-            try (FencingScope ignored = Fencing.bind(20); Statement s = newer.createStatement()) {
+            try (FencingScope ignored = Fencing.bind(20);
+                    Statement s = newer.createStatement()) {
                 assertEquals(1, s.executeUpdate("DELETE FROM totals WHERE restaurant_id = 77"));
             }
             Future<Integer> stale = other.submit(() -> {
@@ -181,14 +196,16 @@ class TombstoneIT {
     private static volatile int stalePid;
 
     private static void awaitPid(Connection c) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
             rs.next();
             stalePid = rs.getInt(1);
         }
     }
 
     private static int runOn(Connection c, long token, String sql) throws SQLException {
-        try (FencingScope ignored = Fencing.bind(token); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (FencingScope ignored = Fencing.bind(token);
+                PreparedStatement ps = c.prepareStatement(sql)) {
             return ps.executeUpdate();
         }
     }
@@ -197,8 +214,8 @@ class TombstoneIT {
     private static void waitUntilBlocked() throws Exception {
         long deadline = System.nanoTime() + 30_000_000_000L;
         try (Connection c = db.rawConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE pid = ?"
-                     + " AND wait_event_type = 'Lock'")) {
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT count(*) FROM pg_stat_activity WHERE pid = ?" + " AND wait_event_type = 'Lock'")) {
             while (System.nanoTime() < deadline) {
                 ps.setInt(1, stalePid);
                 try (ResultSet rs = ps.executeQuery()) {

@@ -52,7 +52,8 @@ class UnfencedSectionIT {
     @Test
     void refusedStatementsRunAsWrittenInsideAnUnfencedSection() throws Exception {
         Fencing.unfenced(() -> {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute(DO_BLOCK);
                 s.executeUpdate(MERGE);
                 try (PreparedStatement ps = c.prepareStatement(MERGE)) {
@@ -65,7 +66,8 @@ class UnfencedSectionIT {
         assertEquals(22, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 2"));
         assertEquals(9, db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 2"));
         Fencing.unfenced(() -> {
-            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
                 return s.executeUpdate("TRUNCATE totals");
             }
         });
@@ -74,8 +76,9 @@ class UnfencedSectionIT {
 
     @Test
     void outsideItTheyAreRefusedEvenWithATokenBound() throws Exception {
-        try (FencingScope ignored = Fencing.bind(100); Connection c = pool.getConnection();
-             Statement s = c.createStatement()) {
+        try (FencingScope ignored = Fencing.bind(100);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             assertThrows(UnsupportedStatementException.class, () -> s.execute(DO_BLOCK));
             assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate("TRUNCATE totals"));
             assertThrows(UnsupportedStatementException.class, () -> c.prepareStatement(MERGE));
@@ -88,7 +91,8 @@ class UnfencedSectionIT {
     void aStatementPreparedInsideAnUnfencedSectionIsRefusedWhenExecutedOutsideIt() throws Exception {
         try (Connection c = pool.getConnection()) {
             PreparedStatement merge = Fencing.unfenced(() -> c.prepareStatement(MERGE));
-            try (merge; FencingScope ignored = Fencing.bind(100)) {
+            try (merge;
+                    FencingScope ignored = Fencing.bind(100)) {
                 assertThrows(UnsupportedStatementException.class, merge::executeUpdate);
                 assertThrows(UnsupportedStatementException.class, merge::execute);
                 assertThrows(UnsupportedStatementException.class, merge::addBatch);
@@ -152,16 +156,19 @@ class UnfencedSectionIT {
     /** Prepared with the text that needs a token, a protected UPDATE run unfenced is refused, not sent with NULL. */
     @Test
     void anUpdatePreparedOutsideAnUnfencedSectionIsRefusedInsideIt() throws Exception {
-        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(UPDATE)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(UPDATE)) {
             ps.setLong(1, 99);
             ps.setInt(2, 1);
-            UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class,
-                    () -> Fencing.unfenced(ps::executeUpdate));
+            UnsupportedStatementException e =
+                    assertThrows(UnsupportedStatementException.class, () -> Fencing.unfenced(ps::executeUpdate));
             assertEquals("totals", e.table());
-            assertThrows(UnsupportedStatementException.class, () -> Fencing.unfenced(() -> {
-                ps.addBatch();
-                return null;
-            }));
+            assertThrows(
+                    UnsupportedStatementException.class,
+                    () -> Fencing.unfenced(() -> {
+                        ps.addBatch();
+                        return null;
+                    }));
         }
         assertEquals(10, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 1"));
         assertEquals(5, db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 1"));

@@ -20,8 +20,7 @@ public final class FencedAgent {
 
     static final String BOOTSTRAP_JAR = "META-INF/fenced/fenced-bootstrap.jar";
 
-    private FencedAgent() {
-    }
+    private FencedAgent() {}
 
     public static void premain(String arguments, Instrumentation inst) {
         try {
@@ -49,11 +48,13 @@ public final class FencedAgent {
         if (a.startsWith("config=") && a.length() > "config=".length()) {
             String file = a.substring("config=".length());
             if (!Files.isRegularFile(Path.of(file))) {
-                throw new AgentStartException("bad configuration: the file given as =config=" + file + " does not exist");
+                throw new AgentStartException(
+                        "bad configuration: the file given as =config=" + file + " does not exist");
             }
             return Path.of(file).toAbsolutePath().toString();
         }
-        throw new AgentStartException("bad agent argument '" + arguments + "': expected nothing or config=/path/fenced.properties");
+        throw new AgentStartException(
+                "bad agent argument '" + arguments + "': expected nothing or config=/path/fenced.properties");
     }
 
     private static void appendBootstrapJar(Instrumentation inst) throws AgentStartException {

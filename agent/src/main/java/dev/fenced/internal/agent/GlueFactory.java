@@ -31,10 +31,13 @@ final class GlueFactory implements Function<ClassLoader, LeaseHooks> {
     public synchronized LeaseHooks apply(ClassLoader appLoader) {
         ClassLoader driverLoader;
         try {
-            driverLoader = Class.forName("dev.fenced.LeaseManager", false, appLoader).getClassLoader();
+            driverLoader =
+                    Class.forName("dev.fenced.LeaseManager", false, appLoader).getClassLoader();
         } catch (ClassNotFoundException | LinkageError e) {
-            throw new IllegalStateException("fenced agent: a lease-bound method is loaded by " + appLoader
-                    + ", which sees no fenced-driver (dev.fenced.LeaseManager): add fenced-driver to the application", e);
+            throw new IllegalStateException(
+                    "fenced agent: a lease-bound method is loaded by " + appLoader
+                            + ", which sees no fenced-driver (dev.fenced.LeaseManager): add fenced-driver to the application",
+                    e);
         }
         LeaseHooks hooks = byDriverLoader.get(driverLoader);
         if (hooks == null) {
@@ -42,7 +45,9 @@ final class GlueFactory implements Function<ClassLoader, LeaseHooks> {
                 Class<?> runtime = Class.forName(RUNTIME, true, new GlueLoader(driverLoader, agentLoader));
                 hooks = (LeaseHooks) runtime.getConstructor(String.class).newInstance(configFile);
             } catch (InvocationTargetException e) {
-                throw new IllegalStateException("fenced agent: cannot start the lease runtime: " + e.getCause().getMessage(),
+                throw new IllegalStateException(
+                        "fenced agent: cannot start the lease runtime: "
+                                + e.getCause().getMessage(),
                         e.getCause());
             } catch (ReflectiveOperationException | LinkageError e) {
                 throw new IllegalStateException("fenced agent: cannot start the lease runtime: " + e, e);

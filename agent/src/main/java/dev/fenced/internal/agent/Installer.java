@@ -8,7 +8,6 @@ import static net.bytebuddy.matcher.ElementMatchers.isMethod;
 import static net.bytebuddy.matcher.ElementMatchers.isNative;
 import static net.bytebuddy.matcher.ElementMatchers.isPublic;
 import static net.bytebuddy.matcher.ElementMatchers.isStatic;
-import static net.bytebuddy.matcher.ElementMatchers.nameEndsWith;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
@@ -36,12 +35,12 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.asm.AsmVisitorWrapper;
 import net.bytebuddy.asm.MemberSubstitution;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.matcher.ElementMatchers;
 import net.bytebuddy.utility.JavaModule;
@@ -49,8 +48,7 @@ import net.bytebuddy.utility.JavaModule;
 /** Builds and installs the instrumentation: Advice only, no class format changes, retransformation. */
 final class Installer {
 
-    private Installer() {
-    }
+    private Installer() {}
 
     static void install(String configFile, Instrumentation inst) throws FencedAgent.AgentStartException {
         long t0 = System.nanoTime();
@@ -82,12 +80,17 @@ final class Installer {
         AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(jdkTypes.toArray(new Class<?>[0])))
+                .with(new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(
+                        jdkTypes.toArray(new Class<?>[0])))
                 .with(new RetransformationErrors())
                 .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
-                .with(System.getenv("FENCED_AGENT_DEBUG") == null ? new Errors(leaseClasses)
-                        : new AgentBuilder.Listener.Compound(new Errors(leaseClasses),
-                        AgentBuilder.Listener.StreamWriting.toSystemError().withTransformationsOnly()))
+                .with(
+                        System.getenv("FENCED_AGENT_DEBUG") == null
+                                ? new Errors(leaseClasses)
+                                : new AgentBuilder.Listener.Compound(
+                                        new Errors(leaseClasses),
+                                        AgentBuilder.Listener.StreamWriting.toSystemError()
+                                                .withTransformationsOnly()))
                 // replaces ByteBuddy's default ignore list, which would exclude the bootstrap loader's JDK classes
                 .ignore(ignored());
 
@@ -107,11 +110,17 @@ final class Installer {
     }
 
     /** The JDK types we instrument, loaded (not initialised) so installation retransforms them in one batch. */
-    static final List<String> JDK_TYPES = List.of("java.util.concurrent.FutureTask",
-            "java.util.concurrent.ThreadPoolExecutor", "java.util.concurrent.ThreadPerTaskExecutor",
-            "java.util.concurrent.ForkJoinPool", "java.util.concurrent.ForkJoinTask",
-            "java.util.concurrent.CompletableFuture", "java.lang.ThreadBuilders$VirtualThreadBuilder",
-            "java.lang.Thread", "java.util.Timer", "java.util.TimerThread");
+    static final List<String> JDK_TYPES = List.of(
+            "java.util.concurrent.FutureTask",
+            "java.util.concurrent.ThreadPoolExecutor",
+            "java.util.concurrent.ThreadPerTaskExecutor",
+            "java.util.concurrent.ForkJoinPool",
+            "java.util.concurrent.ForkJoinTask",
+            "java.util.concurrent.CompletableFuture",
+            "java.lang.ThreadBuilders$VirtualThreadBuilder",
+            "java.lang.Thread",
+            "java.util.Timer",
+            "java.util.TimerThread");
 
     /**
      * A class first loaded while Byte Buddy is itself installing or transforming is skipped (its circularity
@@ -130,23 +139,34 @@ final class Installer {
     }
 
     private static AgentBuilder propagation(AgentBuilder builder, ClassLoader agentLoader) {
-        return builder
-                .type(named("java.util.concurrent.FutureTask"))
+        return builder.type(named("java.util.concurrent.FutureTask"))
                 .transform(advice(agentLoader, isConstructor(), PropagationAdvice.FutureTaskConstructor.class))
                 .type(named("java.util.concurrent.ThreadPoolExecutor"))
-                .transform(advice(agentLoader, named("execute").and(takesArguments(Runnable.class)),
+                .transform(advice(
+                        agentLoader,
+                        named("execute").and(takesArguments(Runnable.class)),
                         PropagationAdvice.ExecuteRunnable.class))
                 .type(named("java.util.concurrent.ThreadPerTaskExecutor"))
-                .transform(advice(agentLoader, named("start").and(takesArguments(Runnable.class)),
+                .transform(advice(
+                        agentLoader,
+                        named("start").and(takesArguments(Runnable.class)),
                         PropagationAdvice.ExecuteRunnable.class))
                 .type(named("java.util.concurrent.ForkJoinPool"))
-                .transform(advice(agentLoader, isPublic().and(not(isStatic())).and(takesArgument(0, Runnable.class)),
+                .transform(advice(
+                        agentLoader,
+                        isPublic().and(not(isStatic())).and(takesArgument(0, Runnable.class)),
                         PropagationAdvice.ForkJoinRunnable.class))
-                .transform(advice(agentLoader, isPublic().and(not(isStatic())).and(takesArgument(0, Callable.class)),
+                .transform(advice(
+                        agentLoader,
+                        isPublic().and(not(isStatic())).and(takesArgument(0, Callable.class)),
                         PropagationAdvice.ForkJoinCallable.class))
-                .transform(advice(agentLoader, isPublic().and(not(isStatic())).and(takesArgument(0, ForkJoinTask.class)),
+                .transform(advice(
+                        agentLoader,
+                        isPublic().and(not(isStatic())).and(takesArgument(0, ForkJoinTask.class)),
                         PropagationAdvice.ForkJoinTaskArgument.class))
-                .transform(advice(agentLoader, isPublic().and(nameStartsWith("invoke")).and(takesArgument(0, Collection.class)),
+                .transform(advice(
+                        agentLoader,
+                        isPublic().and(nameStartsWith("invoke")).and(takesArgument(0, Collection.class)),
                         PropagationAdvice.ForkJoinCallables.class))
                 .type(named("java.util.concurrent.ForkJoinTask"))
                 .transform(advice(agentLoader, isConstructor(), PropagationAdvice.ForkJoinTaskConstructor.class))
@@ -155,16 +175,22 @@ final class Installer {
                 .type(named("java.util.concurrent.CompletableFuture"))
                 .transform(stageFunctions(agentLoader))
                 .type(named("java.util.Timer"))
-                .transform(advice(agentLoader, named("sched").and(takesArguments(TimerTask.class, long.class, long.class)),
+                .transform(advice(
+                        agentLoader,
+                        named("sched").and(takesArguments(TimerTask.class, long.class, long.class)),
                         PropagationAdvice.TimerSchedule.class))
                 .type(named("java.util.TimerThread"))
                 .transform(timerRuns())
                 // Java 21+: virtual threads; these types and methods do not exist on 17 and then match nothing
                 .type(named("java.lang.ThreadBuilders$VirtualThreadBuilder"))
-                .transform(advice(agentLoader, named("unstarted").or(named("start")).and(takesArguments(Runnable.class)),
+                .transform(advice(
+                        agentLoader,
+                        named("unstarted").or(named("start")).and(takesArguments(Runnable.class)),
                         PropagationAdvice.VirtualThreadTask.class))
                 .type(named("java.lang.Thread").and(declaresMethod(named("startVirtualThread"))))
-                .transform(advice(agentLoader, named("startVirtualThread").and(takesArguments(Runnable.class)),
+                .transform(advice(
+                        agentLoader,
+                        named("startVirtualThread").and(takesArguments(Runnable.class)),
                         PropagationAdvice.VirtualThreadTask.class));
     }
 
@@ -187,8 +213,8 @@ final class Installer {
     }
 
     /** The functional interfaces a CompletableFuture stage takes its function as. */
-    private static final List<Class<?>> STAGE_FUNCTIONS = List.of(Runnable.class, Supplier.class, Function.class,
-            Consumer.class, BiFunction.class, BiConsumer.class);
+    private static final List<Class<?>> STAGE_FUNCTIONS =
+            List.of(Runnable.class, Supplier.class, Function.class, Consumer.class, BiFunction.class, BiConsumer.class);
 
     /**
      * Every public CompletableFuture method taking a stage function first or second, async or not: the advice
@@ -197,9 +223,12 @@ final class Installer {
     private static AgentBuilder.Transformer stageFunctions(ClassLoader agentLoader) {
         List<AsmVisitorWrapper> visitors = new ArrayList<>();
         for (Class<?> f : STAGE_FUNCTIONS) {
-            Advice.WithCustomMapping kind = Advice.withCustomMapping().bind(PropagationAdvice.Kind.class, f.getSimpleName());
-            visitors.add(kind.to(PropagationAdvice.FunctionFirst.class).on(isPublic().and(takesArgument(0, f))));
-            visitors.add(kind.to(PropagationAdvice.FunctionSecond.class).on(isPublic().and(takesArgument(1, f))));
+            Advice.WithCustomMapping kind =
+                    Advice.withCustomMapping().bind(PropagationAdvice.Kind.class, f.getSimpleName());
+            visitors.add(
+                    kind.to(PropagationAdvice.FunctionFirst.class).on(isPublic().and(takesArgument(0, f))));
+            visitors.add(kind.to(PropagationAdvice.FunctionSecond.class)
+                    .on(isPublic().and(takesArgument(1, f))));
         }
         return (builder, type, loader, module, domain) -> {
             for (AsmVisitorWrapper v : visitors) {
@@ -209,13 +238,14 @@ final class Installer {
         };
     }
 
-    private static AgentBuilder leases(AgentBuilder builder, ClassLoader agentLoader, List<StartupConfig.Binding> bindings) {
+    private static AgentBuilder leases(
+            AgentBuilder builder, ClassLoader agentLoader, List<StartupConfig.Binding> bindings) {
         for (StartupConfig.Binding b : bindings) {
-            ElementMatcher.Junction<MethodDescription> methods = isMethod().and(named(b.methodName()))
-                    .and(not(isAbstract())).and(not(isNative()));
+            ElementMatcher.Junction<MethodDescription> methods =
+                    isMethod().and(named(b.methodName())).and(not(isAbstract())).and(not(isNative()));
             builder = builder.type(named(b.className()))
                     .transform(new AgentBuilder.Transformer.ForAdvice(
-                            Advice.withCustomMapping().bind(LeaseAdvice.LeaseName.class, b.lease()))
+                                    Advice.withCustomMapping().bind(LeaseAdvice.LeaseName.class, b.lease()))
                             .include(agentLoader)
                             .advice(methods, LeaseAdvice.class.getName()))
                     .transform((type, description, loader, module, domain) -> {
@@ -230,8 +260,8 @@ final class Installer {
     }
 
     /** Advice read and parsed once, applied with {@code visit}: Advice only, nothing else changes. */
-    private static AgentBuilder.Transformer advice(ClassLoader agentLoader, ElementMatcher<? super MethodDescription> on,
-                                                   Class<?> adviceClass) {
+    private static AgentBuilder.Transformer advice(
+            ClassLoader agentLoader, ElementMatcher<? super MethodDescription> on, Class<?> adviceClass) {
         AsmVisitorWrapper visitor = Advice.to(adviceClass).on(on);
         return (builder, type, loader, module, domain) -> builder.visit(visitor);
     }
@@ -293,11 +323,10 @@ final class Installer {
 
     private static final class RetransformationErrors extends AgentBuilder.RedefinitionStrategy.Listener.Adapter {
         @Override
-        public Iterable<? extends List<Class<?>>> onError(int index, List<Class<?>> batch, Throwable t,
-                                                            List<Class<?>> types) {
+        public Iterable<? extends List<Class<?>>> onError(
+                int index, List<Class<?>> batch, Throwable t, List<Class<?>> types) {
             System.err.println("fenced agent: ERROR: could not retransform " + batch + ": " + t);
             return List.of();
         }
     }
-
 }

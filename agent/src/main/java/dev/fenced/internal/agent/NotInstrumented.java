@@ -9,9 +9,8 @@ import java.util.List;
  */
 final class NotInstrumented {
 
-    static final List<String> PREFIXES = List.of("dev.fenced.internal.agent.", "net.bytebuddy.", "sun.", "jdk.",
-            "com.sun.", "org.junit.");
+    static final List<String> PREFIXES =
+            List.of("dev.fenced.internal.agent.", "net.bytebuddy.", "sun.", "jdk.", "com.sun.", "org.junit.");
 
-    private NotInstrumented() {
-    }
+    private NotInstrumented() {}
 }

@@ -42,8 +42,7 @@ final class StartupConfig {
     }
 
     /** One configured lease-bound method. */
-    record Binding(String lease, String className, String methodName) {
-    }
+    record Binding(String lease, String className, String methodName) {}
 
     final boolean enabled;
     final List<Binding> bindings;
@@ -63,10 +62,11 @@ final class StartupConfig {
             throw new FencedAgent.AgentStartException("bad configuration: " + e.getMessage());
         }
         try {
-            LeaseTableName.parse(config.leaseTable()); // the agent's leases create and use it: refused now, not at the first grant
+            LeaseTableName.parse(
+                    config.leaseTable()); // the agent's leases create and use it: refused now, not at the first grant
         } catch (IllegalArgumentException e) {
-            throw new FencedAgent.AgentStartException("bad configuration: fenced.lease.table: "
-                    + e.getMessage().replaceFirst("^fenced: ", ""));
+            throw new FencedAgent.AgentStartException(
+                    "bad configuration: fenced.lease.table: " + e.getMessage().replaceFirst("^fenced: ", ""));
         }
         List<Binding> bindings = new ArrayList<>();
         if (config.agentEnabled()) {
@@ -109,7 +109,8 @@ final class StartupConfig {
         if (!found) {
             throw new FencedAgent.AgentStartException("bad configuration: " + key + "=" + m.className() + "#"
                     + m.methodName() + ": class " + m.className() + " declares no method with a body named '"
-                    + m.methodName() + "' (it declares: " + (names.isEmpty() ? "none" : String.join(", ", names)) + ")");
+                    + m.methodName() + "' (it declares: " + (names.isEmpty() ? "none" : String.join(", ", names))
+                    + ")");
         }
     }
 }

@@ -99,12 +99,13 @@ public final class ActionStore {
             boolean autoCommit = c.getAutoCommit();
             if (!autoCommit) {
                 if (OpenTransactions.isOpen(c)) {
-                    throw new FencingException("fenced: Actions needs a connection of its own, but the data source"
-                            + " handed out one in an open transaction (a caller's, such as Spring's"
-                            + " TransactionAwareDataSourceProxy inside @Transactional): recording the action in it would"
-                            + " commit that transaction early, or let the action run before its row is committed."
-                            + " Nothing was recorded or run, and the transaction was left alone; give Actions the pool"
-                            + " itself (a DataSource whose connections are not bound to the caller's transaction)",
+                    throw new FencingException(
+                            "fenced: Actions needs a connection of its own, but the data source"
+                                    + " handed out one in an open transaction (a caller's, such as Spring's"
+                                    + " TransactionAwareDataSourceProxy inside @Transactional): recording the action in it would"
+                                    + " commit that transaction early, or let the action run before its row is committed."
+                                    + " Nothing was recorded or run, and the transaction was left alone; give Actions the pool"
+                                    + " itself (a DataSource whose connections are not bound to the caller's transaction)",
                             PgStates.ACTIVE_SQL_TRANSACTION);
                 }
                 c.setAutoCommit(true);

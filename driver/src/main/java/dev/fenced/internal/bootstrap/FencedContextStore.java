@@ -27,6 +27,5 @@ public final class FencedContextStore {
      */
     public static final AtomicReference<Object[]> FIRST_CONNECTION = new AtomicReference<>();
 
-    private FencedContextStore() {
-    }
+    private FencedContextStore() {}
 }

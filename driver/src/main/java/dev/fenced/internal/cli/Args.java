@@ -18,8 +18,7 @@ final class Args {
     private final Map<String, String> fencedKeys = new LinkedHashMap<>();
     private final List<String> arguments = new ArrayList<>();
 
-    private Args() {
-    }
+    private Args() {}
 
     static Args parse(String command, List<String> argv, List<Option> known) throws CliException {
         Args a = new Args();
@@ -54,21 +53,23 @@ final class Args {
             }
             Option option = find(known, name);
             if (option == null) {
-                throw CliException.usage("unknown option " + name + " for " + command + "; see: fenced " + command
-                        + " --help");
+                throw CliException.usage(
+                        "unknown option " + name + " for " + command + "; see: fenced " + command + " --help");
             }
             List<String> values = new ArrayList<>();
             if (inline != null) {
                 if (option.arity() != 1) {
-                    throw CliException.usage(option.arity() == 0 ? option.name() + " takes no value"
-                            : "write " + option.synopsis() + " with spaces, not =");
+                    throw CliException.usage(
+                            option.arity() == 0
+                                    ? option.name() + " takes no value"
+                                    : "write " + option.synopsis() + " with spaces, not =");
                 }
                 values.add(inline);
             } else {
                 for (int k = 0; k < option.arity(); k++) {
                     if (i + 1 >= argv.size() || argv.get(i + 1).startsWith("--")) {
-                        throw CliException.usage(option.name() + " needs " + String.join(" ", option.values())
-                                + ": " + option.synopsis());
+                        throw CliException.usage(option.name() + " needs " + String.join(" ", option.values()) + ": "
+                                + option.synopsis());
                     }
                     values.add(argv.get(++i));
                 }

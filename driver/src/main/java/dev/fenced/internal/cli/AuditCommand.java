@@ -1,9 +1,8 @@
 package dev.fenced.internal.cli;
 
 import dev.fenced.UnsupportedStatementException;
-import dev.fenced.internal.jdbc.ConformingStrings;
-
 import dev.fenced.internal.config.FencedConfig;
+import dev.fenced.internal.jdbc.ConformingStrings;
 import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.SqlShape;
 import dev.fenced.internal.sql.TextFacts;
@@ -23,12 +22,15 @@ import java.util.Map;
 final class AuditCommand implements Command {
 
     static final Option STATEMENTS = Option.of("--statements", "FILE", "read statements from FILE, one per line");
-    static final Option LOG = Option.of("--log", "FILE", "read statements from PostgreSQL's log (log_statement = mod; stderr, csvlog or jsonlog)");
+    static final Option LOG = Option.of(
+            "--log", "FILE", "read statements from PostgreSQL's log (log_statement = mod; stderr, csvlog or jsonlog)");
 
     /** What enforce mode does with one statement shape. */
     enum Verdict {
-        FENCED_ALREADY("fenced", "sent through the fenced driver, already rewritten; whether a token was bound is not"
-                + " in the text (without one, observe mode sends NULL): the writer inventory names writers without one"),
+        FENCED_ALREADY(
+                "fenced",
+                "sent through the fenced driver, already rewritten; whether a token was bound is not"
+                        + " in the text (without one, observe mode sends NULL): the writer inventory names writers without one"),
         FENCED("fenced", "fenced rewrites it; enforce refuses it from a writer with no token bound"),
         REFUSED("refused", null),
         NO_TOKEN("no token needed", "reads or changes the schema; nothing to fence"),
@@ -43,8 +45,7 @@ final class AuditCommand implements Command {
         }
     }
 
-    record Row(String shape, long calls, Verdict verdict, String reason, List<String> tables) {
-    }
+    record Row(String shape, long calls, Verdict verdict, String reason, List<String> tables) {}
 
     @Override
     public String name() {
@@ -87,9 +88,12 @@ final class AuditCommand implements Command {
         Planner planner;
         String source;
         if (inv.args().has(STATEMENTS) || inv.args().has(LOG)) {
-            seen = inv.args().has(STATEMENTS) ? StatementSources.statementsFile(Path.of(inv.args().value(STATEMENTS)))
+            seen = inv.args().has(STATEMENTS)
+                    ? StatementSources.statementsFile(Path.of(inv.args().value(STATEMENTS)))
                     : StatementSources.logFile(Path.of(inv.args().value(LOG)));
-            source = inv.args().has(STATEMENTS) ? inv.args().value(STATEMENTS) : inv.args().value(LOG);
+            source = inv.args().has(STATEMENTS)
+                    ? inv.args().value(STATEMENTS)
+                    : inv.args().value(LOG);
             Connection c = inv.url() == null ? null : inv.connect();
             try {
                 planner = Planner.of(config, c, true);
@@ -120,7 +124,8 @@ final class AuditCommand implements Command {
         }
         rows = merge(rows);
         rows.sort(Comparator.comparing((Row r) -> r.verdict().ordinal() == Verdict.REFUSED.ordinal() ? 0 : 1)
-                .thenComparing(r -> r.verdict().ordinal()).thenComparing(Row::calls, Comparator.reverseOrder()));
+                .thenComparing(r -> r.verdict().ordinal())
+                .thenComparing(Row::calls, Comparator.reverseOrder()));
         boolean refuses = rows.stream().anyMatch(r -> r.verdict() == Verdict.REFUSED);
         print(inv, format, source, rows, others, refuses, planner.fromCatalog());
         return refuses ? CliException.ACTION : CliException.OK;
@@ -140,7 +145,11 @@ final class AuditCommand implements Command {
         // in enforce mode whatever the text names
         UnsupportedStatementException turnsOff = ConformingStrings.turnsOff(text, plan);
         if (turnsOff != null) {
-            return new Row(display, s.calls(), Verdict.REFUSED, turnsOff.getMessage(),
+            return new Row(
+                    display,
+                    s.calls(),
+                    Verdict.REFUSED,
+                    turnsOff.getMessage(),
                     plan instanceof RewritePlan.Protected touched ? touched.tables() : List.of());
         }
         if (!concerns) {
@@ -152,13 +161,18 @@ final class AuditCommand implements Command {
         if (plan instanceof RewritePlan.Refused refused) {
             String construct = refused.construct();
             if ((construct.startsWith("the statement sets the fence column")
-                    || construct.startsWith("a name that starts like fenced's own"))
+                            || construct.startsWith("a name that starts like fenced's own"))
                     && SqlShape.carriesFencedToken(text)) {
                 return new Row(display, s.calls(), Verdict.FENCED_ALREADY, null, refused.tables());
             }
-            return new Row(display, s.calls(), Verdict.REFUSED, refused.refusal().getMessage(), refused.tables());
+            return new Row(
+                    display, s.calls(), Verdict.REFUSED, refused.refusal().getMessage(), refused.tables());
         }
-        return new Row(display, s.calls(), TextFacts.mayWrite(text) ? Verdict.NOT_PROTECTED : Verdict.NO_TOKEN, null,
+        return new Row(
+                display,
+                s.calls(),
+                TextFacts.mayWrite(text) ? Verdict.NOT_PROTECTED : Verdict.NO_TOKEN,
+                null,
                 List.of());
     }
 
@@ -169,7 +183,9 @@ final class AuditCommand implements Command {
     private static List<Row> merge(List<Row> rows) {
         Map<List<Object>, Row> byShape = new LinkedHashMap<>();
         for (Row r : rows) {
-            byShape.merge(java.util.Arrays.asList(r.shape(), r.verdict(), r.reason(), r.tables()), r,
+            byShape.merge(
+                    java.util.Arrays.asList(r.shape(), r.verdict(), r.reason(), r.tables()),
+                    r,
                     (a, b) -> new Row(a.shape(), a.calls() + b.calls(), a.verdict(), a.reason(), a.tables()));
         }
         return new ArrayList<>(byShape.values());
@@ -189,8 +205,14 @@ final class AuditCommand implements Command {
         return at < 0 ? m : m.substring(at + " refused: ".length());
     }
 
-    private static void print(Invocation inv, Output.Format format, String source, List<Row> rows, long others,
-                              boolean refuses, boolean fromCatalog) {
+    private static void print(
+            Invocation inv,
+            Output.Format format,
+            String source,
+            List<Row> rows,
+            long others,
+            boolean refuses,
+            boolean fromCatalog) {
         long refused = rows.stream().filter(r -> r.verdict() == Verdict.REFUSED).count();
         String summary = rows.size() + " statement shape(s) reach protected tables, " + refused
                 + " refused by enforce mode; " + others + " other statement(s) cannot touch a protected table";
@@ -226,7 +248,9 @@ final class AuditCommand implements Command {
                 inv.out().println(summary);
             }
             default -> {
-                inv.out().println("fenced audit (" + source + ")" + (fromCatalog ? "" : "; note: " + Planner.NAMES_ONLY));
+                inv.out()
+                        .println(
+                                "fenced audit (" + source + ")" + (fromCatalog ? "" : "; note: " + Planner.NAMES_ONLY));
                 inv.out().println();
                 if (!rows.isEmpty()) {
                     inv.out().print(table(rows).text(70));
@@ -234,8 +258,9 @@ final class AuditCommand implements Command {
                 }
                 inv.out().println(summary);
                 if (refuses) {
-                    inv.out().println("enforce mode would refuse the statements marked refused: change them before"
-                            + " switching fenced.mode to enforce");
+                    inv.out()
+                            .println("enforce mode would refuse the statements marked refused: change them before"
+                                    + " switching fenced.mode to enforce");
                 }
             }
         }

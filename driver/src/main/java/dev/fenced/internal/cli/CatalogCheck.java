@@ -25,8 +25,7 @@ import java.util.Set;
  */
 final class CatalogCheck {
 
-    private CatalogCheck() {
-    }
+    private CatalogCheck() {}
 
     static List<TableCheck> tables(Connection c, FencedConfig config) throws SQLException {
         List<TableCheck> out = new ArrayList<>();
@@ -52,8 +51,10 @@ final class CatalogCheck {
             }
             List<Relation> relations = found.get(i);
             if (relations.isEmpty()) {
-                check.add(Finding.missing("unknown table: " + t.displayName() + " matches no table in this database"
-                        + " (check the name in fenced.tables, or the database in --url)", null));
+                check.add(Finding.missing(
+                        "unknown table: " + t.displayName() + " matches no table in this database"
+                                + " (check the name in fenced.tables, or the database in --url)",
+                        null));
                 continue;
             }
             for (Relation r : relations) {
@@ -71,8 +72,8 @@ final class CatalogCheck {
      * The table's token domain against the database's record of it: another recorded domain would fail every
      * connect with FN012 (two token sources writing one table), so it blocks; none recorded yet is said.
      */
-    private static void tokenDomain(Connection c, FencedConfig config, ProtectedTable t, Relation r,
-                                    TableCheck check) throws SQLException {
+    private static void tokenDomain(Connection c, FencedConfig config, ProtectedTable t, Relation r, TableCheck check)
+            throws SQLException {
         String recorded = CatalogFacts.recordedTokenDomain(c, config.tokenDomainTable(), r);
         if (recorded == null) {
             check.add(Finding.info(r.display() + ": token domain " + t.tokenDomain() + " (not recorded yet in "
@@ -81,14 +82,17 @@ final class CatalogCheck {
             check.add(Finding.ok(r.display() + ": token domain " + t.tokenDomain() + ", as " + config.tokenDomainTable()
                     + " records"));
         } else {
-            check.add(Finding.missing(r.display() + ": " + config.tokenDomainTable() + " records token domain "
-                    + recorded + " but this configuration gives " + t.tokenDomain() + " (connecting fails with FN012):"
-                    + " every writer of a table must use one token source", null));
+            check.add(Finding.missing(
+                    r.display() + ": " + config.tokenDomainTable() + " records token domain "
+                            + recorded + " but this configuration gives " + t.tokenDomain()
+                            + " (connecting fails with FN012):"
+                            + " every writer of a table must use one token source",
+                    null));
         }
     }
 
-    private static void relation(Connection c, ProtectedTable t, Relation r, TableCheck check,
-                                 Set<Long> protectedOids) throws SQLException {
+    private static void relation(Connection c, ProtectedTable t, Relation r, TableCheck check, Set<Long> protectedOids)
+            throws SQLException {
         if (r.isView()) {
             check.add(Finding.missing(r.display() + " is a view; register the table it writes instead", null));
             return;
@@ -102,8 +106,10 @@ final class CatalogCheck {
         } else if (!CatalogFacts.isFenceColumnType(type)) {
             ColumnFix fix = new ColumnFix(r.schema(), r.name(), t.column(), type);
             check.fixes.add(fix);
-            check.add(Finding.missing("fence column " + col + " of " + r.display() + " is " + type
-                    + "; it must be bigint (tokens outgrow smaller types)", fix.sql()));
+            check.add(Finding.missing(
+                    "fence column " + col + " of " + r.display() + " is " + type
+                            + "; it must be bigint (tokens outgrow smaller types)",
+                    fix.sql()));
         } else {
             check.add(Finding.ok(r.display() + ": fence column " + col + " is bigint"));
         }
@@ -131,19 +137,19 @@ final class CatalogCheck {
         cascades(c, oid, display, check, protectedOids);
     }
 
-    private record Kin(long oid, String display, String role) {
-    }
+    private record Kin(long oid, String display, String role) {}
 
     /** Partitions and inheritance children (all levels down), and parents (all levels up). */
     private static List<Kin> kin(Connection c, long oid) throws SQLException {
-        String sql = "WITH RECURSIVE down(oid) AS (SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent = ?::oid"
-                + " UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN down ON i.inhparent = down.oid),"
-                + " up(oid) AS (SELECT i.inhparent FROM pg_catalog.pg_inherits i WHERE i.inhrelid = ?::oid"
-                + " UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.oid)"
-                + " SELECT c.oid, c.oid::regclass::text, CASE WHEN c.relispartition THEN 'partition' ELSE 'child table' END"
-                + " FROM down JOIN pg_catalog.pg_class c ON c.oid = down.oid"
-                + " UNION ALL SELECT c.oid, c.oid::regclass::text, 'parent table'"
-                + " FROM up JOIN pg_catalog.pg_class c ON c.oid = up.oid ORDER BY 2";
+        String sql =
+                "WITH RECURSIVE down(oid) AS (SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent = ?::oid"
+                        + " UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN down ON i.inhparent = down.oid),"
+                        + " up(oid) AS (SELECT i.inhparent FROM pg_catalog.pg_inherits i WHERE i.inhrelid = ?::oid"
+                        + " UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.oid)"
+                        + " SELECT c.oid, c.oid::regclass::text, CASE WHEN c.relispartition THEN 'partition' ELSE 'child table' END"
+                        + " FROM down JOIN pg_catalog.pg_class c ON c.oid = down.oid"
+                        + " UNION ALL SELECT c.oid, c.oid::regclass::text, 'parent table'"
+                        + " FROM up JOIN pg_catalog.pg_class c ON c.oid = up.oid ORDER BY 2";
         List<Kin> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, oid);
@@ -167,7 +173,9 @@ final class CatalogCheck {
                 while (rs.next()) {
                     check.add(Finding.warn("trigger " + rs.getString(1) + " on " + display + " runs "
                             + rs.getString(2) + ": what it writes is not fenced"
-                            + (rs.getBoolean(3) ? " (a BEFORE trigger can change the row after the token was set)" : "")));
+                            + (rs.getBoolean(3)
+                                    ? " (a BEFORE trigger can change the row after the token was set)"
+                                    : "")));
                 }
             }
         }
@@ -179,8 +187,8 @@ final class CatalogCheck {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    check.add(Finding.warn("rule " + rs.getString(1) + " on " + display + ": its actions run"
-                            + " unfenced"));
+                    check.add(Finding.warn(
+                            "rule " + rs.getString(1) + " on " + display + ": its actions run" + " unfenced"));
                 }
             }
         }
@@ -190,12 +198,12 @@ final class CatalogCheck {
      * Foreign keys on the table whose ON DELETE / ON UPDATE action (CASCADE, SET NULL, SET DEFAULT) fires from a
      * write to an unprotected table: PostgreSQL changes this table's rows with no token.
      */
-    private static void cascades(Connection c, long oid, String display, TableCheck check,
-                                 Set<Long> protectedOids)
+    private static void cascades(Connection c, long oid, String display, TableCheck check, Set<Long> protectedOids)
             throws SQLException {
-        String sql = "SELECT con.conname, con.confrelid, con.confrelid::regclass::text, con.confdeltype, con.confupdtype"
-                + " FROM pg_catalog.pg_constraint con WHERE con.contype = 'f' AND con.conrelid = ?"
-                + " AND (con.confdeltype IN ('c', 'n', 'd') OR con.confupdtype IN ('c', 'n', 'd')) ORDER BY 1";
+        String sql =
+                "SELECT con.conname, con.confrelid, con.confrelid::regclass::text, con.confdeltype, con.confupdtype"
+                        + " FROM pg_catalog.pg_constraint con WHERE con.contype = 'f' AND con.conrelid = ?"
+                        + " AND (con.confdeltype IN ('c', 'n', 'd') OR con.confupdtype IN ('c', 'n', 'd')) ORDER BY 1";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
@@ -257,7 +265,8 @@ final class CatalogCheck {
     /** Views and rules that reach protected rows: the driver refuses writes through them. */
     static List<Finding> reaching(Connection c, FencedConfig config) throws SQLException {
         List<Finding> out = new ArrayList<>();
-        for (Map.Entry<TableName, String> e : CatalogFacts.targets(c, config, config.tables()).indirect().entrySet()) {
+        for (Map.Entry<TableName, String> e :
+                CatalogFacts.targets(c, config, config.tables()).indirect().entrySet()) {
             out.add(Finding.info(e.getValue() + ": fenced refuses writes to " + e.getKey()));
         }
         return out;

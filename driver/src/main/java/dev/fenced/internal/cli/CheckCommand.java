@@ -20,11 +20,16 @@ import java.util.Map;
  */
 final class CheckCommand implements Command {
 
-    static final Option MIGRATION = Option.of("--migration", "FORMAT DIR", "write the migration that adds the"
-            + " missing fence columns: flyway, liquibase, liquibase-yaml or sql");
+    static final Option MIGRATION = Option.of(
+            "--migration",
+            "FORMAT DIR",
+            "write the migration that adds the" + " missing fence columns: flyway, liquibase, liquibase-yaml or sql");
 
-    static final Option INVENTORY = Option.of("--inventory", "FILE", "the application's writer inventory report"
-            + " (fenced.observe.report, JSON or Markdown): each writer still without a token blocks enforce mode");
+    static final Option INVENTORY = Option.of(
+            "--inventory",
+            "FILE",
+            "the application's writer inventory report"
+                    + " (fenced.observe.report, JSON or Markdown): each writer still without a token blocks enforce mode");
 
     @Override
     public String name() {
@@ -66,11 +71,13 @@ final class CheckCommand implements Command {
         Migration.Format migrationFormat = null;
         Path migrationDir = null;
         if (inv.args().has(MIGRATION)) {
-            migrationFormat = Migration.Format.parse(inv.args().values(MIGRATION).get(0));
+            migrationFormat =
+                    Migration.Format.parse(inv.args().values(MIGRATION).get(0));
             migrationDir = Path.of(inv.args().values(MIGRATION).get(1));
         }
         // read before connecting: a bad report is bad usage, whatever the database says
-        InventoryFile inventory = inv.args().has(INVENTORY) ? InventoryFile.read(Path.of(inv.args().value(INVENTORY)))
+        InventoryFile inventory = inv.args().has(INVENTORY)
+                ? InventoryFile.read(Path.of(inv.args().value(INVENTORY)))
                 : null;
         List<Finding> server;
         List<TableCheck> tables;
@@ -92,7 +99,8 @@ final class CheckCommand implements Command {
         tables.forEach(t -> fixes.addAll(t.fixes));
         String wrote = null;
         if (migrationFormat != null) {
-            wrote = fixes.isEmpty() ? "nothing to migrate: every fence column is in place"
+            wrote = fixes.isEmpty()
+                    ? "nothing to migrate: every fence column is in place"
                     : "wrote " + Migration.write(migrationFormat, migrationDir, fixes, ZonedDateTime.now());
         }
         // a standby (missing at the server level) needs action however ready its tables are
@@ -106,8 +114,13 @@ final class CheckCommand implements Command {
         return ready ? CliException.OK : CliException.ACTION;
     }
 
-    private static Map<String, Object> json(String url, List<Finding> server, List<TableCheck> tables,
-                                            List<Finding> reaching, boolean ready, String wrote) {
+    private static Map<String, Object> json(
+            String url,
+            List<Finding> server,
+            List<TableCheck> tables,
+            List<Finding> reaching,
+            boolean ready,
+            String wrote) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("url", ConnectionFactory.masked(url));
         m.put("ready", ready);
@@ -120,8 +133,15 @@ final class CheckCommand implements Command {
         return m;
     }
 
-    private static void text(PrintStream out, String url, List<Finding> server, List<TableCheck> tables,
-                             List<Finding> reaching, boolean ready, List<ColumnFix> fixes, String wrote) {
+    private static void text(
+            PrintStream out,
+            String url,
+            List<Finding> server,
+            List<TableCheck> tables,
+            List<Finding> reaching,
+            boolean ready,
+            List<ColumnFix> fixes,
+            String wrote) {
         out.println("fenced check " + ConnectionFactory.masked(url));
         out.println();
         out.println("server");
@@ -149,8 +169,15 @@ final class CheckCommand implements Command {
         }
     }
 
-    private static void markdown(PrintStream out, String url, List<Finding> server, List<TableCheck> tables,
-                                 List<Finding> reaching, boolean ready, List<ColumnFix> fixes, String wrote) {
+    private static void markdown(
+            PrintStream out,
+            String url,
+            List<Finding> server,
+            List<TableCheck> tables,
+            List<Finding> reaching,
+            boolean ready,
+            List<ColumnFix> fixes,
+            String wrote) {
         out.println("# fenced check " + ConnectionFactory.masked(url));
         out.println();
         Output.Table state = new Output.Table("table", "mode", "roll-out state");

@@ -15,8 +15,7 @@ final class Database {
 
     private static final String PLAIN = "jdbc:postgresql:";
 
-    private Database() {
-    }
+    private Database() {}
 
     static Connection open(String url) throws CliException {
         String delegate;
@@ -25,8 +24,8 @@ final class Database {
         } else if (url.startsWith(PLAIN)) {
             delegate = url;
         } else {
-            throw CliException.usage("bad --url " + ConnectionFactory.masked(url) + ": expected jdbc:fenced:postgresql://"
-                    + "host:port/db or jdbc:postgresql://host:port/db");
+            throw CliException.usage("bad --url " + ConnectionFactory.masked(url)
+                    + ": expected jdbc:fenced:postgresql://" + "host:port/db or jdbc:postgresql://host:port/db");
         }
         Driver driver = Pgjdbc.driver();
         Connection c;

@@ -70,8 +70,10 @@ final class ExplainCommand implements Command {
                 r.put("sends", fenced.sql());
                 r.put("parameters", Planner.parameterPlan(fenced));
                 if (fenced.relativeUpdate()) {
-                    r.put("warning", "relative update (SET x = x + ...): a stale holder's relative update can land"
-                            + " before the newer holder's first write; write whole new values");
+                    r.put(
+                            "warning",
+                            "relative update (SET x = x + ...): a stale holder's relative update can land"
+                                    + " before the newer holder's first write; write whole new values");
                 }
             } else if (plan instanceof RewritePlan.Refused refused) {
                 r.put("verdict", "refused");
@@ -80,8 +82,10 @@ final class ExplainCommand implements Command {
                 if (refused.mode() == FencingMode.ENFORCE) {
                     status = CliException.ACTION;
                 } else {
-                    r.put("note", "the table is in " + refused.mode().key() + " mode: the statement runs unfenced,"
-                            + " counted and logged; enforce mode refuses it");
+                    r.put(
+                            "note",
+                            "the table is in " + refused.mode().key() + " mode: the statement runs unfenced,"
+                                    + " counted and logged; enforce mode refuses it");
                 }
             } else {
                 r.put("verdict", "passed through");
@@ -93,8 +97,8 @@ final class ExplainCommand implements Command {
         return status;
     }
 
-    private static void print(Invocation inv, Output.Format format, List<Map<String, Object>> results,
-                              boolean fromCatalog) {
+    private static void print(
+            Invocation inv, Output.Format format, List<Map<String, Object>> results, boolean fromCatalog) {
         String assumption = fromCatalog ? null : Planner.NAMES_ONLY;
         switch (format) {
             case JSON -> {
@@ -109,7 +113,9 @@ final class ExplainCommand implements Command {
             case MARKDOWN -> {
                 Output.Table t = new Output.Table("statement", "verdict", "sends / reason", "parameters");
                 for (Map<String, Object> r : results) {
-                    t.row("`" + r.get("sql") + "`", (String) r.get("verdict"),
+                    t.row(
+                            "`" + r.get("sql") + "`",
+                            (String) r.get("verdict"),
                             r.containsKey("sends") ? "`" + r.get("sends") + "`" : (String) r.get("reason"),
                             r.containsKey("parameters") ? (String) r.get("parameters") : "");
                 }

@@ -21,8 +21,7 @@ import java.util.regex.Pattern;
 record InventoryFile(Path path, String written, long dropped, List<Table> tables, List<Writer> writers) {
 
     /** A table as the application registered it: its mode there. */
-    record Table(String table, String mode) {
-    }
+    record Table(String table, String mode) {}
 
     /** One writer that needs work: a statement shape sent to a table from a call site. */
     record Writer(String table, String kind, String reason, String shape, String callSite, long shapeWrites) {
@@ -38,8 +37,8 @@ record InventoryFile(Path path, String written, long dropped, List<Table> tables
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw CliException.usage("--inventory " + file + ": cannot read it (" + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+            throw CliException.usage("--inventory " + file + ": cannot read it ("
+                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
         }
         String t = text.strip();
         try {
@@ -104,8 +103,13 @@ record InventoryFile(Path path, String written, long dropped, List<Table> tables
         List<Writer> writers = new ArrayList<>();
         for (Object o : list(doc, "writers")) {
             Map<?, ?> m = object(o, "writers");
-            writers.add(new Writer(string(m, "table"), string(m, "kind"), optional(m, "reason"), string(m, "shape"),
-                    string(m, "callSite"), number(m, "shapeWrites")));
+            writers.add(new Writer(
+                    string(m, "table"),
+                    string(m, "kind"),
+                    optional(m, "reason"),
+                    string(m, "shape"),
+                    string(m, "callSite"),
+                    number(m, "shapeWrites")));
         }
         return new InventoryFile(file, string(doc, "written"), number(doc, "dropped"), tables, writers);
     }
@@ -192,8 +196,8 @@ record InventoryFile(Path path, String written, long dropped, List<Table> tables
             }
             List<String> row = cells(l);
             if (row.size() != cells) {
-                throw new JsonReader.Malformed("a row under '" + heading + "' has " + row.size() + " cells, not "
-                        + cells + ": " + l);
+                throw new JsonReader.Malformed(
+                        "a row under '" + heading + "' has " + row.size() + " cells, not " + cells + ": " + l);
             }
             out.add(row);
         }
@@ -222,7 +226,8 @@ record InventoryFile(Path path, String written, long dropped, List<Table> tables
     }
 
     private static String code(String cell) {
-        return cell.length() >= 2 && cell.startsWith("`") && cell.endsWith("`") ? cell.substring(1, cell.length() - 1)
+        return cell.length() >= 2 && cell.startsWith("`") && cell.endsWith("`")
+                ? cell.substring(1, cell.length() - 1)
                 : cell;
     }
 }

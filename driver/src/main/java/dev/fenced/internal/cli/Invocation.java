@@ -41,7 +41,8 @@ final class Invocation {
         if (config == null) {
             try {
                 Map<String, String> fromUrl = url() != null && ConnectionFactory.accepts(url())
-                        ? ConnectionFactory.fencedParameters(url()) : Map.of();
+                        ? ConnectionFactory.fencedParameters(url())
+                        : Map.of();
                 config = ConfigLoader.forCommandLine(fromUrl, args.fencedKeys());
             } catch (FencingException e) {
                 throw CliException.usage(e.getMessage());
@@ -54,8 +55,8 @@ final class Invocation {
     FencedConfig configWithTables() throws CliException {
         FencedConfig c = config();
         if (c.tables().isEmpty()) {
-            throw CliException.usage("no protected tables: give --tables t1,t2 (or fenced.tables in --config or"
-                    + " the --url)");
+            throw CliException.usage(
+                    "no protected tables: give --tables t1,t2 (or fenced.tables in --config or" + " the --url)");
         }
         return c;
     }
@@ -64,8 +65,8 @@ final class Invocation {
     Connection connect() throws CliException {
         String url = url();
         if (url == null) {
-            throw CliException.usage("give --url jdbc:postgresql://host:port/db?user=... (or a jdbc:fenced:postgresql:"
-                    + " URL)");
+            throw CliException.usage(
+                    "give --url jdbc:postgresql://host:port/db?user=... (or a jdbc:fenced:postgresql:" + " URL)");
         }
         return Database.open(url);
     }

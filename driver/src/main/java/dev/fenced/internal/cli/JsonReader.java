@@ -185,8 +185,8 @@ final class JsonReader {
     }
 
     private void space() {
-        while (at < s.length() && (s.charAt(at) == ' ' || s.charAt(at) == '\t' || s.charAt(at) == '\n'
-                || s.charAt(at) == '\r')) {
+        while (at < s.length()
+                && (s.charAt(at) == ' ' || s.charAt(at) == '\t' || s.charAt(at) == '\n' || s.charAt(at) == '\r')) {
             at++;
         }
     }

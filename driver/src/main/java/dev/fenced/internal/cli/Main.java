@@ -20,8 +20,7 @@ public final class Main {
     /** The driver logs through System.Logger; the tool reports what it finds itself. Kept strongly reachable. */
     private static final Logger QUIET = Logger.getLogger("dev.fenced");
 
-    private Main() {
-    }
+    private Main() {}
 
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -103,8 +102,8 @@ public final class Main {
             return CliException.OK;
         }
         if (first.startsWith("-")) {
-            throw CliException.usage("missing command before " + first + "; one of: " + names()
-                    + " (see: fenced --help)");
+            throw CliException.usage(
+                    "missing command before " + first + "; one of: " + names() + " (see: fenced --help)");
         }
         Command command = command(first);
         List<Option> known = new ArrayList<>(common());
@@ -158,7 +157,8 @@ public final class Main {
     }
 
     private static String fencedKeys() {
-        return String.format("  %-28s %s%n", "--fenced.KEY=VALUE", "any fenced configuration key (also -Dfenced.KEY=VALUE),")
+        return String.format(
+                        "  %-28s %s%n", "--fenced.KEY=VALUE", "any fenced configuration key (also -Dfenced.KEY=VALUE),")
                 + String.format("  %-28s %s%n", "", "read with the driver's precedence: --url parameters, then the")
                 + String.format("  %-28s %s%n", "", "command line, system properties, FENCED_* variables, --config");
     }

@@ -17,21 +17,24 @@ import java.util.Locale;
 final class Migration {
 
     enum Format {
-        FLYWAY, LIQUIBASE, LIQUIBASE_YAML, SQL;
+        FLYWAY,
+        LIQUIBASE,
+        LIQUIBASE_YAML,
+        SQL;
 
         static Format parse(String value) throws CliException {
             try {
                 return valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
             } catch (IllegalArgumentException e) {
-                throw CliException.usage("--migration " + value + ": expected flyway, liquibase, liquibase-yaml or sql");
+                throw CliException.usage(
+                        "--migration " + value + ": expected flyway, liquibase, liquibase-yaml or sql");
             }
         }
     }
 
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMddHHmmss");
 
-    private Migration() {
-    }
+    private Migration() {}
 
     /** Writes the file and returns its path. */
     static Path write(Format format, Path dir, List<ColumnFix> fixes, ZonedDateTime now) throws CliException {
@@ -58,7 +61,8 @@ final class Migration {
     }
 
     static String sql(List<ColumnFix> fixes) {
-        StringBuilder b = new StringBuilder("-- fenced: fence columns for the protected tables (written by fenced check)\n");
+        StringBuilder b =
+                new StringBuilder("-- fenced: fence columns for the protected tables (written by fenced check)\n");
         for (ColumnFix f : fixes) {
             b.append(f.sql()).append('\n');
         }
@@ -77,12 +81,20 @@ final class Migration {
         b.append("  <changeSet id=\"fenced-columns-").append(stamp).append("\" author=\"fenced\">\n");
         for (ColumnFix f : fixes) {
             if (f.currentType() == null) {
-                b.append("    <addColumn schemaName=\"").append(xml(f.schema())).append("\" tableName=\"")
-                        .append(xml(f.table())).append("\">\n      <column name=\"").append(xml(f.column()))
+                b.append("    <addColumn schemaName=\"")
+                        .append(xml(f.schema()))
+                        .append("\" tableName=\"")
+                        .append(xml(f.table()))
+                        .append("\">\n      <column name=\"")
+                        .append(xml(f.column()))
                         .append("\" type=\"bigint\"/>\n    </addColumn>\n");
             } else {
-                b.append("    <modifyDataType schemaName=\"").append(xml(f.schema())).append("\" tableName=\"")
-                        .append(xml(f.table())).append("\" columnName=\"").append(xml(f.column()))
+                b.append("    <modifyDataType schemaName=\"")
+                        .append(xml(f.schema()))
+                        .append("\" tableName=\"")
+                        .append(xml(f.table()))
+                        .append("\" columnName=\"")
+                        .append(xml(f.column()))
                         .append("\" newDataType=\"bigint\"/>\n");
             }
         }
@@ -90,19 +102,27 @@ final class Migration {
     }
 
     private static String liquibaseYaml(List<ColumnFix> fixes, String stamp) {
-        StringBuilder b = new StringBuilder("# fenced: fence columns for the protected tables (written by fenced check)\n");
-        b.append("databaseChangeLog:\n  - changeSet:\n      id: fenced-columns-").append(stamp)
+        StringBuilder b =
+                new StringBuilder("# fenced: fence columns for the protected tables (written by fenced check)\n");
+        b.append("databaseChangeLog:\n  - changeSet:\n      id: fenced-columns-")
+                .append(stamp)
                 .append("\n      author: fenced\n      changes:\n");
         for (ColumnFix f : fixes) {
             if (f.currentType() == null) {
-                b.append("        - addColumn:\n            schemaName: ").append(yaml(f.schema()))
-                        .append("\n            tableName: ").append(yaml(f.table()))
+                b.append("        - addColumn:\n            schemaName: ")
+                        .append(yaml(f.schema()))
+                        .append("\n            tableName: ")
+                        .append(yaml(f.table()))
                         .append("\n            columns:\n              - column:\n                  name: ")
-                        .append(yaml(f.column())).append("\n                  type: bigint\n");
+                        .append(yaml(f.column()))
+                        .append("\n                  type: bigint\n");
             } else {
-                b.append("        - modifyDataType:\n            schemaName: ").append(yaml(f.schema()))
-                        .append("\n            tableName: ").append(yaml(f.table()))
-                        .append("\n            columnName: ").append(yaml(f.column()))
+                b.append("        - modifyDataType:\n            schemaName: ")
+                        .append(yaml(f.schema()))
+                        .append("\n            tableName: ")
+                        .append(yaml(f.table()))
+                        .append("\n            columnName: ")
+                        .append(yaml(f.column()))
                         .append("\n            newDataType: bigint\n");
             }
         }
@@ -110,7 +130,10 @@ final class Migration {
     }
 
     private static String xml(String s) {
-        return s.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;").replace(">", "&gt;");
+        return s.replace("&", "&amp;")
+                .replace("\"", "&quot;")
+                .replace("<", "&lt;")
+                .replace(">", "&gt;");
     }
 
     private static String yaml(String s) {

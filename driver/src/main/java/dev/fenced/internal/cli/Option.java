@@ -19,12 +19,18 @@ record Option(String name, String[] values, String help) {
     }
 
     /** Options every command takes: where the database is and how fenced is configured. */
-    static final Option URL = of("--url", "URL", "jdbc:fenced:postgresql://... or jdbc:postgresql://... (its"
-            + " fenced.* parameters count, as in the driver)");
+    static final Option URL = of(
+            "--url",
+            "URL",
+            "jdbc:fenced:postgresql://... or jdbc:postgresql://... (its"
+                    + " fenced.* parameters count, as in the driver)");
+
     static final Option TABLES = of("--tables", "LIST", "protected tables, comma separated (sets fenced.tables)");
     static final Option CONFIG = of("--config", "FILE", "a fenced.properties file (sets fenced.config)");
-    static final Option PGJDBC = of("--pgjdbc", "JAR", "pgjdbc jar, when none is on the class path (default: beside this jar, then"
-            + " ~/.m2)");
+    static final Option PGJDBC = of(
+            "--pgjdbc",
+            "JAR",
+            "pgjdbc jar, when none is on the class path (default: beside this jar, then" + " ~/.m2)");
     static final Option FORMAT = of("--format", "FORMAT", "text (default), json or markdown");
     static final Option HELP = of("--help", "", "this help");
 }

@@ -8,11 +8,12 @@ import java.util.Map;
 /** Tables and JSON for the commands' reports: one renderer for text, markdown and json. */
 final class Output {
 
-    private Output() {
-    }
+    private Output() {}
 
     enum Format {
-        TEXT, JSON, MARKDOWN;
+        TEXT,
+        JSON,
+        MARKDOWN;
 
         static Format parse(String value) throws CliException {
             if (value == null) {
@@ -53,7 +54,8 @@ final class Output {
             for (int i = 0; i < widths.length; i++) {
                 widths[i] = headers.get(i).length();
                 for (List<String> r : rows) {
-                    widths[i] = Math.max(widths[i], Math.min(maxWidth, oneLine(r.get(i)).length()));
+                    widths[i] = Math.max(
+                            widths[i], Math.min(maxWidth, oneLine(r.get(i)).length()));
                 }
             }
             StringBuilder b = new StringBuilder();
@@ -83,10 +85,16 @@ final class Output {
 
         String markdown() {
             StringBuilder b = new StringBuilder();
-            b.append("| ").append(String.join(" | ", headers.stream().map(Output::markdownCell).toList())).append(" |\n");
+            b.append("| ")
+                    .append(String.join(
+                            " | ", headers.stream().map(Output::markdownCell).toList()))
+                    .append(" |\n");
             b.append("|").append("---|".repeat(headers.size())).append('\n');
             for (List<String> r : rows) {
-                b.append("| ").append(String.join(" | ", r.stream().map(Output::markdownCell).toList())).append(" |\n");
+                b.append("| ")
+                        .append(String.join(
+                                " | ", r.stream().map(Output::markdownCell).toList()))
+                        .append(" |\n");
             }
             return b.toString();
         }

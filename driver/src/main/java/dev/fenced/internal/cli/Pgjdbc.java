@@ -23,8 +23,7 @@ final class Pgjdbc {
 
     static final String DRIVER = "org.postgresql.Driver";
 
-    private Pgjdbc() {
-    }
+    private Pgjdbc() {}
 
     /** True when pgjdbc can be loaded from the tool's own class loader. */
     static boolean visible() {
@@ -71,8 +70,8 @@ final class Pgjdbc {
                     throw CliException.usage(pgjdbcJar + " is not a pgjdbc jar (no " + DRIVER + " in it)");
                 }
             }
-            return new URLClassLoader(new URL[] {self.toUri().toURL(), pgjdbcJar.toUri().toURL()},
-                    ClassLoader.getPlatformClassLoader());
+            return new URLClassLoader(
+                    new URL[] {self.toUri().toURL(), pgjdbcJar.toUri().toURL()}, ClassLoader.getPlatformClassLoader());
         } catch (IOException e) {
             throw CliException.usage(pgjdbcJar + " is not a pgjdbc jar: " + e.getMessage());
         }
@@ -81,7 +80,8 @@ final class Pgjdbc {
     /** pgjdbc's driver, from the class path (see {@link #loaderWith}). */
     static Driver driver() throws CliException {
         try {
-            return (Driver) Class.forName(DRIVER, true, Pgjdbc.class.getClassLoader()).getDeclaredConstructor()
+            return (Driver) Class.forName(DRIVER, true, Pgjdbc.class.getClassLoader())
+                    .getDeclaredConstructor()
                     .newInstance();
         } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
             throw CliException.usage("pgjdbc cannot be loaded: " + e);
@@ -113,7 +113,8 @@ final class Pgjdbc {
         try (Stream<Path> files = Files.list(dir)) {
             return files.filter(p -> p.getFileName().toString().startsWith(prefix)
                             && p.getFileName().toString().endsWith(".jar"))
-                    .sorted(Comparator.comparing(Pgjdbc::versionKey).reversed()).toList();
+                    .sorted(Comparator.comparing(Pgjdbc::versionKey).reversed())
+                    .toList();
         } catch (IOException e) {
             return List.of();
         }
@@ -123,7 +124,8 @@ final class Pgjdbc {
     private static String versionKey(Path p) {
         StringBuilder b = new StringBuilder();
         for (String part : p.getFileName().toString().replaceAll("[^0-9.]", "").split("\\.")) {
-            b.append(String.format("%08d", part.isEmpty() ? 0 : Long.parseLong(part.substring(0, Math.min(8, part.length())))));
+            b.append(String.format(
+                    "%08d", part.isEmpty() ? 0 : Long.parseLong(part.substring(0, Math.min(8, part.length())))));
         }
         return b.toString();
     }
@@ -136,7 +138,11 @@ final class Pgjdbc {
     /** The jar (or class directory) this class was loaded from. */
     private static Path ownLocation() {
         try {
-            return Path.of(Pgjdbc.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Path.of(Pgjdbc.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (Exception e) {
             return null;
         }

@@ -39,8 +39,11 @@ final class Planner {
     static Planner of(FencedConfig config, Connection connection, boolean asEnforced) throws CliException {
         List<ProtectedTable> tables = new ArrayList<>();
         for (ProtectedTable t : config.tables()) {
-            tables.add(asEnforced && t.mode() == FencingMode.OBSERVE
-                    ? new ProtectedTable(t.name(), t.column(), FencingMode.ENFORCE, t.tokenDomain(), t.derivedFrom()) : t);
+            tables.add(
+                    asEnforced && t.mode() == FencingMode.OBSERVE
+                            ? new ProtectedTable(
+                                    t.name(), t.column(), FencingMode.ENFORCE, t.tokenDomain(), t.derivedFrom())
+                            : t);
         }
         FencingTargets targets;
         if (connection == null) {
@@ -52,7 +55,8 @@ final class Planner {
                 throw CliException.action("cannot read the catalog: " + Database.oneLine(e));
             }
         }
-        return new Planner(new SqlRewriter(targets, config.relativeUpdates(), config.parseTimeout()), connection != null);
+        return new Planner(
+                new SqlRewriter(targets, config.relativeUpdates(), config.parseTimeout()), connection != null);
     }
 
     RewritePlan plan(String sql) {

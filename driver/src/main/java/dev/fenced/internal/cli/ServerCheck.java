@@ -10,17 +10,17 @@ import java.util.List;
 /** The server facts a roll-out needs: primary or standby, synchronous_commit, replication. */
 final class ServerCheck {
 
-    private ServerCheck() {
-    }
+    private ServerCheck() {}
 
     static List<Finding> read(Connection c) throws SQLException {
         List<Finding> out = new ArrayList<>();
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_is_in_recovery(), current_setting('server_version'),"
-                     + " current_setting('synchronous_commit'), current_setting('synchronous_standby_names'),"
-                     + " (SELECT count(*) FROM pg_catalog.pg_stat_replication),"
-                     + " (SELECT count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state IN ('sync', 'quorum')),"
-                     + " (SELECT count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state IS NULL)")) {
+                ResultSet rs =
+                        s.executeQuery("SELECT pg_catalog.pg_is_in_recovery(), current_setting('server_version'),"
+                                + " current_setting('synchronous_commit'), current_setting('synchronous_standby_names'),"
+                                + " (SELECT count(*) FROM pg_catalog.pg_stat_replication),"
+                                + " (SELECT count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state IN ('sync', 'quorum')),"
+                                + " (SELECT count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state IS NULL)")) {
             rs.next();
             boolean standby = rs.getBoolean(1);
             String version = rs.getString(2);
@@ -30,10 +30,12 @@ final class ServerCheck {
             long sync = rs.getLong(6);
             long hidden = rs.getLong(7);
             if (standby) {
-                out.add(Finding.missing("standby (in recovery), PostgreSQL " + version + ": fenced's lease store"
-                        + " refuses to grant tokens here and writes fail; writers and leases must use the primary, and"
-                        + " check must run against it (a standby's synchronous_commit and replication are not the ones"
-                        + " writes meet)", null));
+                out.add(Finding.missing(
+                        "standby (in recovery), PostgreSQL " + version + ": fenced's lease store"
+                                + " refuses to grant tokens here and writes fail; writers and leases must use the primary, and"
+                                + " check must run against it (a standby's synchronous_commit and replication are not the ones"
+                                + " writes meet)",
+                        null));
             } else {
                 out.add(Finding.ok("primary, PostgreSQL " + version));
             }
@@ -44,7 +46,8 @@ final class ServerCheck {
             } else {
                 out.add(Finding.info("synchronous_commit = " + syncCommit));
             }
-            String names = syncNames.isBlank() ? "synchronous_standby_names is empty"
+            String names = syncNames.isBlank()
+                    ? "synchronous_standby_names is empty"
                     : "synchronous_standby_names = '" + syncNames + "'";
             if (standbys == 0) {
                 out.add(Finding.info("replication: no standby connected (" + names + ")"));
@@ -52,8 +55,8 @@ final class ServerCheck {
                 out.add(Finding.info("replication: " + standbys + " standby(s) connected; their sync state needs"
                         + " pg_read_all_stats to see (" + names + ")"));
             } else if (sync > 0) {
-                out.add(Finding.info("replication: " + standbys + " standby(s), " + sync + " synchronous (" + names
-                        + ")"));
+                out.add(Finding.info(
+                        "replication: " + standbys + " standby(s), " + sync + " synchronous (" + names + ")"));
             } else {
                 out.add(Finding.warn("replication: " + standbys + " standby(s), all asynchronous (" + names + "): after"
                         + " a failover the newest writes may be missing; tokens still only grow (a promoted standby"

@@ -20,27 +20,30 @@ import java.util.regex.Pattern;
 final class ServerLog {
 
     enum Format {
-        STDERR, CSVLOG, JSONLOG
+        STDERR,
+        CSVLOG,
+        JSONLOG
     }
 
     /** The message of a statement line, without the severity: what follows is the statement. */
-    private static final Pattern MESSAGE = Pattern.compile(
-            "^(?:duration: [0-9.]+ ms\\s+)?(?:statement|execute [^:\\n]*?): (.*)$", Pattern.DOTALL);
+    private static final Pattern MESSAGE =
+            Pattern.compile("^(?:duration: [0-9.]+ ms\\s+)?(?:statement|execute [^:\\n]*?): (.*)$", Pattern.DOTALL);
     /** The same in a stderr line, after the prefix. */
-    private static final Pattern STDERR_LINE = Pattern.compile(
-            "LOG:\\s+(?:duration: [0-9.]+ ms\\s+)?(?:statement|execute [^:]*?): (.*)$");
+    private static final Pattern STDERR_LINE =
+            Pattern.compile("LOG:\\s+(?:duration: [0-9.]+ ms\\s+)?(?:statement|execute [^:]*?): (.*)$");
     /** A csvlog record starts with its log_time (a time zone name, no space) and a comma. */
-    private static final Pattern CSV_START = Pattern.compile(
-            "^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(\\.\\d+)? [A-Za-z0-9+:/_-]*,");
+    private static final Pattern CSV_START =
+            Pattern.compile("^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d(\\.\\d+)? [A-Za-z0-9+:/_-]*,");
     /** csvlog's columns: error_severity and message (the same in PostgreSQL 13 to 18). */
     private static final int CSV_SEVERITY = 11;
+
     private static final int CSV_MESSAGE = 13;
 
-    private ServerLog() {
-    }
+    private ServerLog() {}
 
     static Format detect(Path file, String text) {
-        String name = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
+        String name =
+                file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
         if (name.endsWith(".csv")) {
             return Format.CSVLOG;
         }
@@ -169,8 +172,11 @@ final class ServerLog {
             return; // a blank line
         }
         if (fields.size() <= CSV_MESSAGE) {
-            throw notA(file, "csvlog", "record " + record + " has " + fields.size() + " fields, not the "
-                    + (CSV_MESSAGE + 1) + " or more of PostgreSQL's csvlog");
+            throw notA(
+                    file,
+                    "csvlog",
+                    "record " + record + " has " + fields.size() + " fields, not the " + (CSV_MESSAGE + 1)
+                            + " or more of PostgreSQL's csvlog");
         }
         if (fields.get(CSV_SEVERITY).equals("LOG")) {
             message(fields.get(CSV_MESSAGE), statement);

@@ -27,19 +27,65 @@ import java.util.Set;
 final class StatementSources {
 
     /** A statement text and how often it ran. */
-    record Seen(String text, long calls) {
-    }
+    record Seen(String text, long calls) {}
 
     /** Words a SQL command starts with: a line starting otherwise is not SQL. */
-    private static final Set<String> COMMANDS = Set.of("SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "WITH", "VALUES",
-            "TABLE", "CREATE", "ALTER", "DROP", "TRUNCATE", "COPY", "DO", "CALL", "BEGIN", "START", "COMMIT", "END",
-            "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "PREPARE", "EXECUTE", "DEALLOCATE", "SET", "RESET", "SHOW",
-            "EXPLAIN", "ANALYZE", "ANALYSE", "VACUUM", "GRANT", "REVOKE", "LOCK", "DECLARE", "FETCH", "MOVE", "CLOSE",
-            "LISTEN", "NOTIFY", "UNLISTEN", "DISCARD", "COMMENT", "REFRESH", "REINDEX", "CLUSTER", "CHECKPOINT", "LOAD",
-            "SECURITY", "IMPORT", "REASSIGN");
+    private static final Set<String> COMMANDS = Set.of(
+            "SELECT",
+            "INSERT",
+            "UPDATE",
+            "DELETE",
+            "MERGE",
+            "WITH",
+            "VALUES",
+            "TABLE",
+            "CREATE",
+            "ALTER",
+            "DROP",
+            "TRUNCATE",
+            "COPY",
+            "DO",
+            "CALL",
+            "BEGIN",
+            "START",
+            "COMMIT",
+            "END",
+            "ROLLBACK",
+            "ABORT",
+            "SAVEPOINT",
+            "RELEASE",
+            "PREPARE",
+            "EXECUTE",
+            "DEALLOCATE",
+            "SET",
+            "RESET",
+            "SHOW",
+            "EXPLAIN",
+            "ANALYZE",
+            "ANALYSE",
+            "VACUUM",
+            "GRANT",
+            "REVOKE",
+            "LOCK",
+            "DECLARE",
+            "FETCH",
+            "MOVE",
+            "CLOSE",
+            "LISTEN",
+            "NOTIFY",
+            "UNLISTEN",
+            "DISCARD",
+            "COMMENT",
+            "REFRESH",
+            "REINDEX",
+            "CLUSTER",
+            "CHECKPOINT",
+            "LOAD",
+            "SECURITY",
+            "IMPORT",
+            "REASSIGN");
 
-    private StatementSources() {
-    }
+    private StatementSources() {}
 
     /**
      * This database's entries of {@code pg_stat_statements}. Fails with the reason and the fix when the extension
@@ -53,10 +99,11 @@ final class StatementSources {
         int hidden = 0;
         try {
             user = c.getMetaData().getUserName();
-            try (PreparedStatement ps = c.prepareStatement("SELECT s.query, sum(s.calls)::bigint FROM pg_stat_statements s"
-                    + " WHERE s.dbid = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = current_database())"
-                    + " GROUP BY s.query");
-                 ResultSet rs = ps.executeQuery()) {
+            try (PreparedStatement ps =
+                            c.prepareStatement("SELECT s.query, sum(s.calls)::bigint FROM pg_stat_statements s"
+                                    + " WHERE s.dbid = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = current_database())"
+                                    + " GROUP BY s.query");
+                    ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String q = rs.getString(1);
                     if (q == null || q.equals("<insufficient privilege>")) {
@@ -70,14 +117,18 @@ final class StatementSources {
             String state = e.getSQLState() == null ? "" : e.getSQLState();
             String db = "this database";
             throw switch (state) {
-                case PgStates.UNDEFINED_TABLE -> CliException.action("pg_stat_statements is not installed in " + db
-                        + ": run CREATE EXTENSION pg_stat_statements (with shared_preload_libraries = 'pg_stat_statements'), or"
-                        + " give --statements FILE or --log FILE");
-                case PgStates.OBJECT_NOT_IN_PREREQUISITE_STATE -> CliException.action("pg_stat_statements is"
-                        + " installed but not loaded: add it to shared_preload_libraries and restart, or give --statements FILE or --log FILE ("
-                        + Database.oneLine(e) + ")");
-                case PgStates.INSUFFICIENT_PRIVILEGE -> CliException.action("role " + user + " may not read"
-                        + " pg_stat_statements: GRANT pg_read_all_stats TO " + user + " (" + Database.oneLine(e) + ")");
+                case PgStates.UNDEFINED_TABLE ->
+                    CliException.action("pg_stat_statements is not installed in " + db
+                            + ": run CREATE EXTENSION pg_stat_statements (with shared_preload_libraries = 'pg_stat_statements'), or"
+                            + " give --statements FILE or --log FILE");
+                case PgStates.OBJECT_NOT_IN_PREREQUISITE_STATE ->
+                    CliException.action("pg_stat_statements is"
+                            + " installed but not loaded: add it to shared_preload_libraries and restart, or give --statements FILE or --log FILE ("
+                            + Database.oneLine(e) + ")");
+                case PgStates.INSUFFICIENT_PRIVILEGE ->
+                    CliException.action(
+                            "role " + user + " may not read" + " pg_stat_statements: GRANT pg_read_all_stats TO " + user
+                                    + " (" + Database.oneLine(e) + ")");
                 default -> CliException.action("cannot read pg_stat_statements: " + Database.oneLine(e));
             };
         }
@@ -112,11 +163,13 @@ final class StatementSources {
     static List<Seen> logFile(Path file) throws CliException {
         String text = readText(file, "--log");
         Map<String, Long> counts = new LinkedHashMap<>();
-        ServerLog.Format format = ServerLog.read(file, text, statement -> counts.merge(statement.strip(), 1L, Long::sum));
+        ServerLog.Format format =
+                ServerLog.read(file, text, statement -> counts.merge(statement.strip(), 1L, Long::sum));
         counts.remove("");
         if (counts.isEmpty()) {
             throw CliException.usage("--log " + file + " has no statement (LOG:  statement: ... or LOG:  execute"
-                    + " <name>: ...) in what reads as PostgreSQL's " + format.name().toLowerCase(Locale.ROOT)
+                    + " <name>: ...) in what reads as PostgreSQL's "
+                    + format.name().toLowerCase(Locale.ROOT)
                     + " log; was it written with log_statement = mod?");
         }
         return seen(counts);
@@ -141,12 +194,16 @@ final class StatementSources {
         try {
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
-            throw CliException.usage(option + " " + file + ": cannot read it (" + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
+            throw CliException.usage(option + " " + file + ": cannot read it ("
+                    + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");
         }
         try {
-            String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            String text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
             if (text.indexOf('\0') >= 0) {
                 throw CliException.usage(option + " " + file + " is not a text file (it holds NUL bytes)");
             }

@@ -15,6 +15,7 @@ final class TableCheck {
     final List<ColumnFix> fixes = new ArrayList<>();
     /** From {@code --inventory}: writers without a token and unfenceable ones; -1 when no report was read. */
     private int withoutToken = -1;
+
     private int unfenceable = -1;
 
     TableCheck(ProtectedTable table) {
@@ -37,20 +38,28 @@ final class TableCheck {
         unfenceable = InventoryFile.count(writers, true);
         String from = "inventory " + report.path() + " (written " + report.written() + ")";
         if (entry == null && writers.isEmpty()) {
-            add(Finding.missing(from + " does not list " + table.displayName() + ": the application that wrote it"
-                    + " does not protect the table, so it cannot show that its writers carry a token", null));
+            add(Finding.missing(
+                    from + " does not list " + table.displayName() + ": the application that wrote it"
+                            + " does not protect the table, so it cannot show that its writers carry a token",
+                    null));
             return;
         }
         add(Finding.info(from + ": mode " + (entry == null ? "unknown" : entry.mode()) + " in the application, "
                 + withoutToken + " writer(s) without a token, " + unfenceable + " unfenceable"));
         for (InventoryFile.Writer w : writers) {
-            add(Finding.missing((w.unfenceable() ? "unfenceable writer (" + w.reason() + ")"
-                    : "writer without a token (" + w.kind() + ")") + " at " + w.callSite() + ": " + w.shape()
-                    + " (" + w.shapeWrites() + " write(s) of the shape)", null));
+            add(Finding.missing(
+                    (w.unfenceable()
+                                    ? "unfenceable writer (" + w.reason() + ")"
+                                    : "writer without a token (" + w.kind() + ")")
+                            + " at " + w.callSite() + ": " + w.shape()
+                            + " (" + w.shapeWrites() + " write(s) of the shape)",
+                    null));
         }
         if (report.dropped() > 0) {
-            add(Finding.missing(from + " dropped " + report.dropped() + " entries (fenced.observe.maxWriters):"
-                    + " more writers need work than it lists", null));
+            add(Finding.missing(
+                    from + " dropped " + report.dropped() + " entries (fenced.observe.maxWriters):"
+                            + " more writers need work than it lists",
+                    null));
         }
     }
 

@@ -25,8 +25,7 @@ public final class ConfigLoader {
 
     static final String RESOURCE = "fenced.properties";
 
-    private ConfigLoader() {
-    }
+    private ConfigLoader() {}
 
     /** The driver's sources: URL parameters, connect properties, then the standard ones. */
     public static FencedConfig forDriver(Map<String, String> urlParameters, Properties info) throws FencingException {
@@ -125,10 +124,12 @@ public final class ConfigLoader {
             String dotted = name.toLowerCase(Locale.ROOT).replace('_', '.');
             FencedProperty.Match match = FencedProperty.matchIgnoringCase(dotted);
             if (match != null) {
-                String key = match.member() == null ? match.property().key() : match.property().keyFor(match.member());
+                String key = match.member() == null
+                        ? match.property().key()
+                        : match.property().keyFor(match.member());
                 if (m.put(key, e.getValue()) != null) {
-                    throw FencedConfig.configError(key + " given twice in the environment (two variables spell it);"
-                            + " give it once");
+                    throw FencedConfig.configError(
+                            key + " given twice in the environment (two variables spell it);" + " give it once");
                 }
             }
         }
@@ -153,8 +154,10 @@ public final class ConfigLoader {
             try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
                 return fileSource(path.toAbsolutePath().toString(), r);
             } catch (IOException e) {
-                throw new FencingException("fenced: cannot read configuration file " + path + ": " + e.getMessage(),
-                        FencingException.CONFIGURATION, e);
+                throw new FencingException(
+                        "fenced: cannot read configuration file " + path + ": " + e.getMessage(),
+                        FencingException.CONFIGURATION,
+                        e);
             }
         }
         URL url = resource();
@@ -162,11 +165,11 @@ public final class ConfigLoader {
             return null;
         }
         try (InputStream in = url.openStream();
-             Reader r = new java.io.InputStreamReader(in, StandardCharsets.UTF_8)) {
+                Reader r = new java.io.InputStreamReader(in, StandardCharsets.UTF_8)) {
             return fileSource(url.toString(), r);
         } catch (IOException e) {
-            throw new FencingException("fenced: cannot read " + url + ": " + e.getMessage(),
-                    FencingException.CONFIGURATION, e);
+            throw new FencingException(
+                    "fenced: cannot read " + url + ": " + e.getMessage(), FencingException.CONFIGURATION, e);
         }
     }
 
@@ -197,8 +200,8 @@ public final class ConfigLoader {
         };
         p.load(reader);
         if (!repeated.isEmpty()) {
-            throw FencedConfig.configError(String.join(", ", repeated) + " given twice in " + where
-                    + "; give each key once");
+            throw FencedConfig.configError(
+                    String.join(", ", repeated) + " given twice in " + where + "; give each key once");
         }
         Map<String, String> m = new LinkedHashMap<>();
         for (String name : p.stringPropertyNames()) {

@@ -46,11 +46,13 @@ public final class FencedConfig {
         this.values = Collections.unmodifiableMap(new TreeMap<>(values));
         this.mode = FencingMode.parse(get(FencedProperty.MODE));
         this.column = TableName.fold(get(FencedProperty.COLUMN));
-        this.relativeUpdates = RelativeUpdatePolicy.valueOf(get(FencedProperty.RELATIVE_UPDATES).toUpperCase(Locale.ROOT));
+        this.relativeUpdates = RelativeUpdatePolicy.valueOf(
+                get(FencedProperty.RELATIVE_UPDATES).toUpperCase(Locale.ROOT));
         this.cacheSize = Integer.parseInt(get(FencedProperty.CACHE_SIZE));
         this.parseTimeout = FencedProperty.parseDuration(get(FencedProperty.PARSE_TIMEOUT));
         this.checkSchema = Boolean.parseBoolean(get(FencedProperty.CHECK_SCHEMA));
-        this.missingTables = MissingTablePolicy.valueOf(get(FencedProperty.MISSING_TABLES).toUpperCase(Locale.ROOT));
+        this.missingTables =
+                MissingTablePolicy.valueOf(get(FencedProperty.MISSING_TABLES).toUpperCase(Locale.ROOT));
         this.catalogRefresh = FencedProperty.parseDuration(get(FencedProperty.CATALOG_REFRESH));
         this.metricsJmx = Boolean.parseBoolean(get(FencedProperty.METRICS_JMX));
         this.leaseUrl = get(FencedProperty.LEASE_URL);
@@ -58,7 +60,8 @@ public final class FencedConfig {
         this.leaseCreateTable = Boolean.parseBoolean(get(FencedProperty.LEASE_CREATE_TABLE));
         this.agentEnabled = Boolean.parseBoolean(get(FencedProperty.AGENT_ENABLED));
         this.tombstoneTable = Boolean.parseBoolean(get(FencedProperty.TOMBSTONES))
-                ? TableName.parse(get(FencedProperty.TOMBSTONE_TABLE)) : null;
+                ? TableName.parse(get(FencedProperty.TOMBSTONE_TABLE))
+                : null;
         this.tokenDomainTable = TableName.parse(get(FencedProperty.TOKEN_DOMAIN_TABLE));
         this.tables = List.copyOf(parseTables());
         this.leaseMethods = Collections.unmodifiableMap(parseLeaseMethods());
@@ -110,8 +113,10 @@ public final class FencedConfig {
         Map<TableName, String> domains = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : values.entrySet()) {
             FencedProperty.Match m = FencedProperty.match(e.getKey());
-            if (m == null || (m.property() != FencedProperty.TABLE_COLUMN && m.property() != FencedProperty.TABLE_MODE
-                    && m.property() != FencedProperty.TABLE_TOKEN_DOMAIN)) {
+            if (m == null
+                    || (m.property() != FencedProperty.TABLE_COLUMN
+                            && m.property() != FencedProperty.TABLE_MODE
+                            && m.property() != FencedProperty.TABLE_TOKEN_DOMAIN)) {
                 continue;
             }
             TableName target;
@@ -134,8 +139,12 @@ public final class FencedConfig {
         }
         String domain = get(FencedProperty.TOKEN_DOMAIN).trim();
         for (TableName name : registeredSpelling.keySet()) {
-            result.add(new ProtectedTable(name, columns.getOrDefault(name, column), modes.getOrDefault(name, mode),
-                    domains.getOrDefault(name, domain), null));
+            result.add(new ProtectedTable(
+                    name,
+                    columns.getOrDefault(name, column),
+                    modes.getOrDefault(name, mode),
+                    domains.getOrDefault(name, domain),
+                    null));
         }
         checkOverlappingDomains(result, registeredSpelling);
         return result;
@@ -153,7 +162,8 @@ public final class FencedConfig {
                 ProtectedTable b = tables.get(j);
                 if (!a.tokenDomain().equals(b.tokenDomain())
                         && (a.name().matchedBy(b.name()) || b.name().matchedBy(a.name()))) {
-                    throw configError(FencedProperty.TABLES.key() + " entries " + spelling.get(a.name()) + " (token domain "
+                    throw configError(FencedProperty.TABLES.key() + " entries " + spelling.get(a.name())
+                            + " (token domain "
                             + a.tokenDomain() + ") and " + spelling.get(b.name()) + " (token domain " + b.tokenDomain()
                             + ") can name the same table; give them one " + FencedProperty.TOKEN_DOMAIN.key());
                 }
@@ -165,8 +175,10 @@ public final class FencedConfig {
         Map<String, Map<FencedProperty, String>> families = new TreeMap<>();
         for (Map.Entry<String, String> e : values.entrySet()) {
             FencedProperty.Match m = FencedProperty.match(e.getKey());
-            if (m != null && (m.property() == FencedProperty.LEASE_METHOD || m.property() == FencedProperty.LEASE_TTL
-                    || m.property() == FencedProperty.LEASE_ON_BUSY)) {
+            if (m != null
+                    && (m.property() == FencedProperty.LEASE_METHOD
+                            || m.property() == FencedProperty.LEASE_TTL
+                            || m.property() == FencedProperty.LEASE_ON_BUSY)) {
                 families.computeIfAbsent(m.member(), k -> new LinkedHashMap<>()).put(m.property(), e.getValue());
             }
         }
@@ -175,14 +187,19 @@ public final class FencedConfig {
             String name = f.getKey();
             String method = f.getValue().get(FencedProperty.LEASE_METHOD);
             if (method == null) {
-                throw configError("lease '" + name + "' has " + String.join(", ", f.getValue().keySet().stream()
-                        .map(p -> p.keyFor(name)).toList()) + " but no " + FencedProperty.LEASE_METHOD.keyFor(name));
+                throw configError("lease '" + name + "' has "
+                        + String.join(
+                                ", ",
+                                f.getValue().keySet().stream()
+                                        .map(p -> p.keyFor(name))
+                                        .toList()) + " but no " + FencedProperty.LEASE_METHOD.keyFor(name));
             }
             int hash = method.indexOf('#');
-            Duration ttl = FencedProperty.parseDuration(f.getValue().getOrDefault(FencedProperty.LEASE_TTL,
-                    FencedProperty.LEASE_TTL.defaultValue()));
-            LeaseMethod.OnBusy onBusy = LeaseMethod.OnBusy.valueOf(f.getValue().getOrDefault(FencedProperty.LEASE_ON_BUSY,
-                    FencedProperty.LEASE_ON_BUSY.defaultValue()).toUpperCase(Locale.ROOT));
+            Duration ttl = FencedProperty.parseDuration(
+                    f.getValue().getOrDefault(FencedProperty.LEASE_TTL, FencedProperty.LEASE_TTL.defaultValue()));
+            LeaseMethod.OnBusy onBusy = LeaseMethod.OnBusy.valueOf(f.getValue()
+                    .getOrDefault(FencedProperty.LEASE_ON_BUSY, FencedProperty.LEASE_ON_BUSY.defaultValue())
+                    .toUpperCase(Locale.ROOT));
             result.put(name, new LeaseMethod(name, method.substring(0, hash), method.substring(hash + 1), ttl, onBusy));
         }
         return result;

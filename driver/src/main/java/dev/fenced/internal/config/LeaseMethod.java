@@ -7,6 +7,8 @@ public record LeaseMethod(String name, String className, String methodName, Dura
 
     /** What a call does when the lease is held elsewhere. */
     public enum OnBusy {
-        SKIP, WAIT, FAIL
+        SKIP,
+        WAIT,
+        FAIL
     }
 }

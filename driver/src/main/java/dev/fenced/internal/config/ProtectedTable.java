@@ -8,8 +8,8 @@ import dev.fenced.internal.context.TokenDomains;
  * (where its tokens come from; see {@link TokenDomains}). {@code derivedFrom} is null for a registered table, or the
  * registered table a partition, child or parent was found through in the catalog.
  */
-public record ProtectedTable(TableName name, String column, FencingMode mode, String tokenDomain,
-                             ProtectedTable derivedFrom) {
+public record ProtectedTable(
+        TableName name, String column, FencingMode mode, String tokenDomain, ProtectedTable derivedFrom) {
 
     public ProtectedTable {
         TokenDomains.check(tokenDomain);

@@ -2,7 +2,6 @@ package dev.fenced.internal.config;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -137,7 +136,8 @@ public final class TableName {
      * protected table is the failure to avoid (fencing one by mistake fails loudly on its missing column).
      */
     public static boolean sameName(String a, String b) {
-        return sameStored(a, b) || sameStored(truncated(a, true), truncated(b, true))
+        return sameStored(a, b)
+                || sameStored(truncated(a, true), truncated(b, true))
                 || sameStored(truncated(a, false), truncated(b, false));
     }
 
@@ -196,7 +196,10 @@ public final class TableName {
 
     /** Quotes a folded identifier when SQL needs quotes to mean exactly it. */
     public static String quote(String folded) {
-        if (!folded.isEmpty() && isPlainIdentifier(folded) && folded.equals(foldAscii(folded)) && !hasNonAscii(folded)
+        if (!folded.isEmpty()
+                && isPlainIdentifier(folded)
+                && folded.equals(foldAscii(folded))
+                && !hasNonAscii(folded)
                 && !SqlKeywords.needsQuotes(folded)) {
             return folded;
         }

@@ -23,8 +23,7 @@ public final class ContextAccess {
     /** Where the first fenced connection is recorded for the agent; null when no agent placed the store. */
     private static final @Nullable AtomicReference<Object[]> FIRST_CONNECTION = locateFirstConnection();
 
-    private ContextAccess() {
-    }
+    private ContextAccess() {}
 
     /** The cell bound to this thread, or null. */
     public static @Nullable AtomicLong current() {
@@ -117,7 +116,8 @@ public final class ContextAccess {
             return null;
         }
         try {
-            return (AtomicReference<Object[]>) shared.getField("FIRST_CONNECTION").get(null);
+            return (AtomicReference<Object[]>)
+                    shared.getField("FIRST_CONNECTION").get(null);
         } catch (ReflectiveOperationException | ClassCastException e) {
             return null; // an agent built before this field existed
         }

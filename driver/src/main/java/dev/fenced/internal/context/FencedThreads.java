@@ -61,8 +61,8 @@ public final class FencedThreads implements AutoCloseable {
      * idle threads die after {@code keepAliveSeconds}, so there are none while there is no work.
      */
     public ThreadPoolExecutor pool(String name, int max, long keepAliveSeconds) {
-        return owned(new ThreadPoolExecutor(0, max, keepAliveSeconds, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                named(name)));
+        return owned(new ThreadPoolExecutor(
+                0, max, keepAliveSeconds, TimeUnit.SECONDS, new SynchronousQueue<>(), named(name)));
     }
 
     private <E extends ExecutorService> E owned(E executor) {

@@ -11,8 +11,7 @@ public final class TokenCells {
     /** Value of the cell bound inside {@code Fencing.unfenced}. */
     public static final long UNFENCED = 0L;
 
-    private TokenCells() {
-    }
+    private TokenCells() {}
 
     /** A live cell for {@code token} of {@code domain}. */
     public static AtomicLong live(String domain, long token) {
@@ -51,7 +50,8 @@ public final class TokenCells {
         protected DomainReader computeValue(Class<?> type) {
             MethodHandle getter;
             try {
-                getter = MethodHandles.publicLookup().findVirtual(type, "tokenDomain", MethodType.methodType(String.class));
+                getter = MethodHandles.publicLookup()
+                        .findVirtual(type, "tokenDomain", MethodType.methodType(String.class));
             } catch (NoSuchMethodException e) {
                 return cell -> TokenDomains.FENCED;
             } catch (IllegalAccessException e) {

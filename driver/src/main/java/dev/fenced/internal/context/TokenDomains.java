@@ -16,8 +16,7 @@ public final class TokenDomains {
     /** Lower-case letters, digits and {@code . _ : -}, starting with a letter or digit, at most 63 characters. */
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._:-]{0,62}");
 
-    private TokenDomains() {
-    }
+    private TokenDomains() {}
 
     /**
      * Checks a domain name and returns it.

@@ -15,8 +15,7 @@ import java.util.List;
  */
 public final class CatalogFacts {
 
-    private CatalogFacts() {
-    }
+    private CatalogFacts() {}
 
     /**
      * The token domain the database records for {@code r} in {@code registry} ({@code fenced.tokenDomains.table}),

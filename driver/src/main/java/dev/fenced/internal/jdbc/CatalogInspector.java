@@ -33,8 +33,7 @@ final class CatalogInspector {
     /** Tokens are bigints: a smallint column overflows at token 32,768, an integer one past 2^31. */
     static final Set<String> INTEGER_TYPES = Set.of("bigint");
 
-    private CatalogInspector() {
-    }
+    private CatalogInspector() {}
 
     /**
      * Reads the catalog as {@code read} says (see {@link CatalogRead}'s factories for who needs what): the
@@ -47,7 +46,8 @@ final class CatalogInspector {
         Shapes shapes = new Shapes();
         // each protected relation's token domain, by oid, for the registry
         Map<Long, TokenDomainRegistry.Claim> claims = new LinkedHashMap<>();
-        List<ProtectedTable> registered = read.tables().stream().filter(t -> t.mode() != FencingMode.OFF).toList();
+        List<ProtectedTable> registered =
+                read.tables().stream().filter(t -> t.mode() != FencingMode.OFF).toList();
         List<ProtectedTable> tables = new ArrayList<>();
         Map<TableName, String> indirect = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
@@ -67,8 +67,10 @@ final class CatalogInspector {
                             + "=warn to connect before it exists)");
                     continue;
                 }
-                LOG.log(System.Logger.Level.WARNING, "fenced: protected table {0} does not exist (yet); writes to it"
-                        + " will be fenced by name", t.displayName());
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "fenced: protected table {0} does not exist (yet); writes to it" + " will be fenced by name",
+                        t.displayName());
                 continue;
             }
             for (Relation r : found) {
@@ -79,7 +81,8 @@ final class CatalogInspector {
                 String type = columnType(c, r.oid(), t.column());
                 if (type == null) {
                     problems.add("table " + r.display() + " has no column " + TableName.quote(t.column())
-                            + " (add it: ALTER TABLE " + r.display() + " ADD COLUMN " + TableName.quote(t.column()) + " bigint)");
+                            + " (add it: ALTER TABLE " + r.display() + " ADD COLUMN " + TableName.quote(t.column())
+                            + " bigint)");
                     continue;
                 }
                 if (!INTEGER_TYPES.contains(type)) {
@@ -89,10 +92,11 @@ final class CatalogInspector {
                 }
                 seen.add(r.oid());
                 protectedOids.add(r.oid());
-                claims.putIfAbsent(r.oid(), new TokenDomainRegistry.Claim(r.schema(), r.name(), t.tokenDomain(),
-                        t.displayName()));
+                claims.putIfAbsent(
+                        r.oid(), new TokenDomainRegistry.Claim(r.schema(), r.name(), t.tokenDomain(), t.displayName()));
                 shapes.registered(c, t, r.oid(), r.name(), r.display(), tombstones != null);
-                fencedAs.merge(r.oid(), t, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
+                fencedAs.merge(
+                        r.oid(), t, (a, b) -> b.mode().ordinal() < a.mode().ordinal() ? b : a);
             }
         }
         if (!problems.isEmpty()) {
@@ -114,7 +118,8 @@ final class CatalogInspector {
                     ProtectedTable known = fencedAs.get(kin.oid());
                     if (known != null) {
                         if (!known.tokenDomain().equals(t.tokenDomain())) {
-                            domainConflicts.add(kin.display() + " has token domain " + known.tokenDomain() + " but shares rows"
+                            domainConflicts.add(kin.display() + " has token domain " + known.tokenDomain()
+                                    + " but shares rows"
                                     + " with protected table " + t.displayName() + " of token domain " + t.tokenDomain()
                                     + " (tokens of two sources are unrelated numbers); give both one domain");
                         } else if (!known.column().equals(t.column())) {
@@ -124,8 +129,8 @@ final class CatalogInspector {
                                     + " use one fence column for both");
                         } else if (t.mode().ordinal() < known.mode().ordinal()) {
                             // registered in a weaker mode of its own: writes to it reach t's rows
-                            ProtectedTable stricter = new ProtectedTable(kin.tableName(), t.column(), t.mode(),
-                                    t.tokenDomain(), t);
+                            ProtectedTable stricter =
+                                    new ProtectedTable(kin.tableName(), t.column(), t.mode(), t.tokenDomain(), t);
                             tables.add(stricter);
                             fencedAs.put(kin.oid(), stricter);
                         }
@@ -135,17 +140,21 @@ final class CatalogInspector {
                         continue;
                     }
                     if (columnType(c, kin.oid(), t.column()) != null) {
-                        ProtectedTable derived = new ProtectedTable(kin.tableName(), t.column(), t.mode(),
-                                t.tokenDomain(), t);
+                        ProtectedTable derived =
+                                new ProtectedTable(kin.tableName(), t.column(), t.mode(), t.tokenDomain(), t);
                         tables.add(derived);
-                        claims.putIfAbsent(kin.oid(), new TokenDomainRegistry.Claim(kin.schema(), kin.name(), t.tokenDomain(),
-                                t.displayName()));
+                        claims.putIfAbsent(
+                                kin.oid(),
+                                new TokenDomainRegistry.Claim(
+                                        kin.schema(), kin.name(), t.tokenDomain(), t.displayName()));
                         fencedAs.put(kin.oid(), derived);
                         protectedOids.add(kin.oid());
                         shapes.kin(c, derived, t, kin.oid(), kin.display());
                     } else {
-                        indirect.put(kin.tableName(), kin.display() + " shares rows with protected table "
-                                + t.displayName() + " (inheritance or partitioning) but has no column " + t.column());
+                        indirect.put(
+                                kin.tableName(),
+                                kin.display() + " shares rows with protected table " + t.displayName()
+                                        + " (inheritance or partitioning) but has no column " + t.column());
                         // a view over this parent reads the protected child's rows too
                         reachingOids.add(kin.oid());
                     }
@@ -160,14 +169,17 @@ final class CatalogInspector {
             LOG.log(System.Logger.Level.WARNING, message);
         }
         if (!domainConflicts.isEmpty()) {
-            throw new FencingException("fenced: protected tables are not ready: " + String.join("; ", domainConflicts),
+            throw new FencingException(
+                    "fenced: protected tables are not ready: " + String.join("; ", domainConflicts),
                     FencingException.SCHEMA);
         }
         reachingOids.addAll(protectedOids);
         for (Relation view : viewsReading(c, reachingOids)) {
-            indirect.putIfAbsent(view.tableName(), view.isPlainView()
-                    ? "view " + view.display() + " reads a protected table"
-                    : view.display() + " has a rule whose actions reach a protected table");
+            indirect.putIfAbsent(
+                    view.tableName(),
+                    view.isPlainView()
+                            ? "view " + view.display() + " reads a protected table"
+                            : view.display() + " has a rule whose actions reach a protected table");
         }
         if (tombstones != null && read.createTombstones()) {
             TombstoneSchema.ensure(c, tombstones, shapes.guarded);
@@ -175,8 +187,8 @@ final class CatalogInspector {
         if (read.domainRegistry() != null) {
             TokenDomainRegistry.claim(c, read.domainRegistry(), List.copyOf(claims.values()));
         }
-        return FencingTargets.fromCatalog(tables, indirect, volatileFunctions(c), shapes.byName(), tombstones,
-                functionNames(c));
+        return FencingTargets.fromCatalog(
+                tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));
     }
 
     /**
@@ -199,14 +211,19 @@ final class CatalogInspector {
         }
 
         /** A partition, child or parent shares the registered table's tombstones, keyed by its key columns. */
-        void kin(Connection c, ProtectedTable derived, ProtectedTable root, long oid, String display) throws SQLException {
+        void kin(Connection c, ProtectedTable derived, ProtectedTable root, long oid, String display)
+                throws SQLException {
             TableShape rootShape = shapes.get(root.name());
             boolean tombstoned = rootShape != null && rootShape.tombstoned();
-            put(derived.name(), new TableShape(TableShapes.liveColumns(c, oid),
-                    rootShape == null ? List.of() : rootShape.primaryKey(), tombstoned ? rootShape.tombstoneLabel() : null));
+            put(
+                    derived.name(),
+                    new TableShape(
+                            TableShapes.liveColumns(c, oid),
+                            rootShape == null ? List.of() : rootShape.primaryKey(),
+                            tombstoned ? rootShape.tombstoneLabel() : null));
             if (tombstoned) {
-                guarded.add(new TombstoneSchema.Guarded(oid, display, rootShape.tombstoneLabel(), derived.column(),
-                        rootShape.primaryKey()));
+                guarded.add(new TombstoneSchema.Guarded(
+                        oid, display, rootShape.tombstoneLabel(), derived.column(), rootShape.primaryKey()));
             }
         }
 
@@ -233,10 +250,10 @@ final class CatalogInspector {
     static Set<String> relationNames(Connection c) throws SQLException {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT c.relname FROM pg_catalog.pg_class c"
-                     + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-                     + " WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')"
-                     + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')")) {
+                ResultSet rs = s.executeQuery("SELECT c.relname FROM pg_catalog.pg_class c"
+                        + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                        + " WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')"
+                        + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }
@@ -315,7 +332,8 @@ final class CatalogInspector {
     private static Set<String> volatileFunctions(Connection c) throws SQLException {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE provolatile = 'v'")) {
+                ResultSet rs =
+                        s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE provolatile = 'v'")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }
@@ -326,7 +344,7 @@ final class CatalogInspector {
     private static Set<String> functionNames(Connection c) throws SQLException {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc")) {
+                ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }

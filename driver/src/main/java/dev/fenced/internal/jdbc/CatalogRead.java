@@ -22,8 +22,13 @@ import java.util.List;
  * @param domainRegistry   the token domain registry to record each protected relation's domain in (failing
  *                         when the database records another), or null to record nothing
  */
-record CatalogRead(List<ProtectedTable> tables, boolean lenient, boolean failOnMissing, TableName tombstones,
-                   boolean createTombstones, TableName domainRegistry) {
+record CatalogRead(
+        List<ProtectedTable> tables,
+        boolean lenient,
+        boolean failOnMissing,
+        TableName tombstones,
+        boolean createTombstones,
+        TableName domainRegistry) {
 
     /**
      * The driver's read at first connect ({@code afterDdl} false: strict) and again after DDL or periodically
@@ -31,8 +36,13 @@ record CatalogRead(List<ProtectedTable> tables, boolean lenient, boolean failOnM
      * the tombstone table and records token domains.
      */
     static CatalogRead forDriver(FencedConfig config, boolean afterDdl) {
-        return new CatalogRead(config.tables(), afterDdl, config.missingTables() == MissingTablePolicy.FAIL,
-                config.tombstoneTable(), true, config.tokenDomainTable());
+        return new CatalogRead(
+                config.tables(),
+                afterDdl,
+                config.missingTables() == MissingTablePolicy.FAIL,
+                config.tombstoneTable(),
+                true,
+                config.tokenDomainTable());
     }
 
     /**

@@ -49,12 +49,17 @@ public final class ConformingStrings {
         BaseConnection base = pg instanceof BaseConnection b ? b : null;
         ConformingStrings c = new ConformingStrings(pg, base, enforcing);
         if (!c.on() && !enforcing) {
-            LOG.log(System.Logger.Level.WARNING, "fenced (observe): " + SETTING + " is " + c.value()
-                    + " on this connection; fenced cannot read SQL as PostgreSQL does here");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced (observe): " + SETTING + " is " + c.value()
+                            + " on this connection; fenced cannot read SQL as PostgreSQL does here");
         } else if (!c.on()) {
-            throw new SQLException("fenced: " + SETTING + " is " + c.value() + " on this connection; fenced reads SQL"
-                    + " as PostgreSQL does only with it on (remove options=-c " + SETTING + "=off, or the role's or"
-                    + " database's setting)", PgStates.CONNECTION_REJECTED);
+            throw new SQLException(
+                    "fenced: " + SETTING + " is " + c.value() + " on this connection; fenced reads SQL"
+                            + " as PostgreSQL does only with it on (remove options=-c " + SETTING
+                            + "=off, or the role's or"
+                            + " database's setting)",
+                    PgStates.CONNECTION_REJECTED);
         }
         return c;
     }
@@ -79,8 +84,9 @@ public final class ConformingStrings {
         if (change == null) {
             return null;
         }
-        return new UnsupportedStatementException(plan instanceof RewritePlan.Protected touched ? touched.table()
-                : "every protected table", change + ": fenced needs " + SETTING + " on");
+        return new UnsupportedStatementException(
+                plan instanceof RewritePlan.Protected touched ? touched.table() : "every protected table",
+                change + ": fenced needs " + SETTING + " on");
     }
 
     /**
@@ -96,8 +102,10 @@ public final class ConformingStrings {
             throw turnsOff;
         }
         if (plan instanceof RewritePlan.Protected touched && touched.mode() == FencingMode.ENFORCE && !on()) {
-            throw new UnsupportedStatementException(touched.table(), "a write on a connection where " + SETTING
-                    + " is " + value() + ": fenced needs it on to read the statement as PostgreSQL does");
+            throw new UnsupportedStatementException(
+                    touched.table(),
+                    "a write on a connection where " + SETTING + " is " + value()
+                            + ": fenced needs it on to read the statement as PostgreSQL does");
         }
     }
 }

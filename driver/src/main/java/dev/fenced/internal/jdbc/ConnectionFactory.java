@@ -15,8 +15,7 @@ import java.util.Properties;
 /** Opens a fenced connection: configuration, delegate driver, catalog check, wrapper. */
 public final class ConnectionFactory {
 
-    private ConnectionFactory() {
-    }
+    private ConnectionFactory() {}
 
     /** For a URL {@link #accepts}, from the driver; throws with a clear message for bad configuration. */
     public static Connection open(String url, Properties info) throws SQLException {
@@ -39,8 +38,9 @@ public final class ConnectionFactory {
         Driver driver = DelegateDrivers.find(parsed.delegateUrl());
         Connection raw = driver.connect(parsed.delegateUrl(), delegateInfo);
         if (raw == null) {
-            throw new SQLException("fenced: driver " + driver.getClass().getName() + " declined "
-                    + Secrets.mask(parsed.delegateUrl()), PgStates.UNABLE_TO_CONNECT);
+            throw new SQLException(
+                    "fenced: driver " + driver.getClass().getName() + " declined " + Secrets.mask(parsed.delegateUrl()),
+                    PgStates.UNABLE_TO_CONNECT);
         }
         Connection connection = wrap(raw, config, parsed.databaseKey(delegateInfo.getProperty("user")), runtimes);
         ContextAccess.recordConnection(url, info); // the agent's default lease store
@@ -71,8 +71,9 @@ public final class ConnectionFactory {
     private static FencedUrl parse(String url) throws dev.fenced.FencingException {
         FencedUrl parsed = FencedUrl.parse(url);
         if (!parsed.repeated().isEmpty()) {
-            throw new dev.fenced.FencingException("fenced: bad configuration: " + String.join(", ", parsed.repeated())
-                    + " given twice in the JDBC URL; give each key once (fenced.tables takes a comma-separated list)",
+            throw new dev.fenced.FencingException(
+                    "fenced: bad configuration: " + String.join(", ", parsed.repeated())
+                            + " given twice in the JDBC URL; give each key once (fenced.tables takes a comma-separated list)",
                     dev.fenced.FencingException.CONFIGURATION);
         }
         return parsed;
@@ -100,7 +101,8 @@ public final class ConnectionFactory {
     /** The runtimes of a pool fenced in place ({@link #wrapping}), or of whatever unwraps to one; else null. */
     public static Runtimes runtimesOf(javax.sql.DataSource dataSource) throws SQLException {
         return dataSource.isWrapperFor(WrappingDataSource.class)
-                ? dataSource.unwrap(WrappingDataSource.class).runtimes() : null;
+                ? dataSource.unwrap(WrappingDataSource.class).runtimes()
+                : null;
     }
 
     public static boolean accepts(String url) {

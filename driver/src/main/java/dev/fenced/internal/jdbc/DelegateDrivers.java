@@ -18,8 +18,7 @@ final class DelegateDrivers {
 
     static final String PGJDBC = "org.postgresql.Driver";
 
-    private DelegateDrivers() {
-    }
+    private DelegateDrivers() {}
 
     static Driver find(String url) throws SQLException {
         List<String> seen = new ArrayList<>();
@@ -49,8 +48,10 @@ final class DelegateDrivers {
                 // try the next loader
             }
         }
-        throw new SQLException("fenced: no JDBC driver accepts " + Secrets.mask(url) + " (registered drivers: " + seen
-                + "); put org.postgresql:postgresql on the class path", PgStates.UNABLE_TO_CONNECT);
+        throw new SQLException(
+                "fenced: no JDBC driver accepts " + Secrets.mask(url) + " (registered drivers: " + seen
+                        + "); put org.postgresql:postgresql on the class path",
+                PgStates.UNABLE_TO_CONNECT);
     }
 
     static boolean isFenced(Driver d) {

@@ -18,8 +18,10 @@ final class FencedParameterMetaData extends DelegatingParameterMetaData {
     private int at(int param) throws SQLException {
         int[] positions = plan.delegateIndexes(param);
         if (positions == null) {
-            throw new SQLException("The parameter index is out of range: " + param + ", number of parameters: "
-                    + plan.userParameterCount() + ".", PgStates.INVALID_PARAMETER_VALUE);
+            throw new SQLException(
+                    "The parameter index is out of range: " + param + ", number of parameters: "
+                            + plan.userParameterCount() + ".",
+                    PgStates.INVALID_PARAMETER_VALUE);
         }
         return positions[0];
     }

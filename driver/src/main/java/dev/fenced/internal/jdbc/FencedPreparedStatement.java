@@ -34,10 +34,12 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
 
     /** The text as the user wrote it; null when it cannot be planned again. */
     private final String sql;
+
     private RewritePlan plan;
     private long generation;
 
-    protected FencedPreparedStatement(FencedConnection owner, PreparedStatement prepared, RewritePlan plan, String sql) {
+    protected FencedPreparedStatement(
+            FencedConnection owner, PreparedStatement prepared, RewritePlan plan, String sql) {
         super(owner, prepared);
         this.plan = plan;
         this.sql = sql;
@@ -52,8 +54,10 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         int[] at = fenced.delegateIndexes(index);
         if (at == null) {
             // the same message and state pgjdbc gives, with the user's own numbers
-            throw new SQLException("The column index is out of range: " + index + ", number of columns: "
-                    + fenced.userParameterCount() + ".", PgStates.INVALID_PARAMETER_VALUE);
+            throw new SQLException(
+                    "The column index is out of range: " + index + ", number of columns: " + fenced.userParameterCount()
+                            + ".",
+                    PgStates.INVALID_PARAMETER_VALUE);
         }
         return at;
     }
@@ -82,8 +86,10 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
             return plan;
         }
         RewritePlan again = owner.plan(sql);
-        if (plan instanceof RewritePlan.Fenced was && !was.tokenRequired()
-                && again instanceof RewritePlan.Fenced fenced && fenced.tokenRequired()) {
+        if (plan instanceof RewritePlan.Fenced was
+                && !was.tokenRequired()
+                && again instanceof RewritePlan.Fenced fenced
+                && fenced.tokenRequired()) {
             again = runtime.forNullToken(fenced, sql); // prepared for a NULL token: keep that text
         }
         boolean neitherFenced = !(again instanceof RewritePlan.Fenced) && !(plan instanceof RewritePlan.Fenced);
@@ -91,10 +97,13 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
             plan = again;
         } else {
             runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
-            String table = again instanceof RewritePlan.Protected p ? p.table()
+            String table = again instanceof RewritePlan.Protected p
+                    ? p.table()
                     : plan instanceof RewritePlan.Protected p ? p.table() : "a protected table";
-            throw new UnsupportedStatementException(table, "the catalog changed since this statement was prepared"
-                    + " (it now reaches protected rows differently); prepare it again");
+            throw new UnsupportedStatementException(
+                    table,
+                    "the catalog changed since this statement was prepared"
+                            + " (it now reaches protected rows differently); prepare it again");
         }
         generation = now;
         return plan;
@@ -102,7 +111,9 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
 
     /** Both fenced, sending one text with the token at the same places (their modes may differ: read at execute). */
     private static boolean sameText(RewritePlan a, RewritePlan b) {
-        return a instanceof RewritePlan.Fenced fa && b instanceof RewritePlan.Fenced fb && fa.sql().equals(fb.sql())
+        return a instanceof RewritePlan.Fenced fa
+                && b instanceof RewritePlan.Fenced fb
+                && fa.sql().equals(fb.sql())
                 && Arrays.equals(fa.tokenIndexes(), fb.tokenIndexes());
     }
 
@@ -112,9 +123,11 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
         long token = TokenResolver.resolve(plan, sql, runtime);
         if (token == TokenResolver.NO_TOKEN && plan.tokenRequired()) {
             runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
-            throw new UnsupportedStatementException(plan.table(), "running without a token (inside"
-                    + " Fencing.unfenced) a statement prepared outside it: its text needs a token; prepare it"
-                    + " inside the unfenced section");
+            throw new UnsupportedStatementException(
+                    plan.table(),
+                    "running without a token (inside"
+                            + " Fencing.unfenced) a statement prepared outside it: its text needs a token; prepare it"
+                            + " inside the unfenced section");
         }
         for (int index : plan.tokenIndexes()) {
             if (token > 0) {

@@ -3,12 +3,12 @@ package dev.fenced.internal.jdbc;
 import dev.fenced.FencingMode;
 import dev.fenced.Ticker;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.WriterKind;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.observe.Inventory;
-import dev.fenced.WriterKind;
 import dev.fenced.internal.sql.FencingTargets;
 import dev.fenced.internal.sql.RewriteCache;
 import dev.fenced.internal.sql.RewritePlan;
@@ -50,9 +50,14 @@ public final class FencedRuntime {
      * time); every relation name the read saw, so a write to a name it did not see is looked up first; the
      * texts already checked against it, and the names looked up and still not found.
      */
-    private record Snapshot(FencingTargets targets, RewriteCache cache, long readAtNanos, long generation,
-                            Set<String> relations, Set<String> vetted, Set<String> absent) {
-    }
+    private record Snapshot(
+            FencingTargets targets,
+            RewriteCache cache,
+            long readAtNanos,
+            long generation,
+            Set<String> relations,
+            Set<String> vetted,
+            Set<String> absent) {}
 
     private FencedRuntime(FencedConfig config, Catalog catalog, Tracker tracker, Ticker ticker) {
         this.config = config;
@@ -64,13 +69,17 @@ public final class FencedRuntime {
     }
 
     /** What one read of the catalog found. */
-    private record Catalog(FencingTargets targets, Set<String> relations) {
-    }
+    private record Catalog(FencingTargets targets, Set<String> relations) {}
 
     private Snapshot snapshot(Catalog catalog, long generation, Snapshot keep) {
-        RewriteCache cache = keep != null ? keep.cache() : catalog.targets().isEmpty() ? null
-                : new RewriteCache(new SqlRewriter(catalog.targets(), config.relativeUpdates(), config.parseTimeout()),
-                config.cacheSize(), tracker);
+        RewriteCache cache = keep != null
+                ? keep.cache()
+                : catalog.targets().isEmpty()
+                        ? null
+                        : new RewriteCache(
+                                new SqlRewriter(catalog.targets(), config.relativeUpdates(), config.parseTimeout()),
+                                config.cacheSize(),
+                                tracker);
         Set<String> absent = ConcurrentHashMap.newKeySet();
         if (keep != null) {
             for (String name : keep.absent()) {
@@ -79,8 +88,14 @@ public final class FencedRuntime {
                 }
             }
         }
-        return new Snapshot(catalog.targets(), cache, ticker.read(), generation, catalog.relations(),
-                ConcurrentHashMap.newKeySet(), absent);
+        return new Snapshot(
+                catalog.targets(),
+                cache,
+                ticker.read(),
+                generation,
+                catalog.relations(),
+                ConcurrentHashMap.newKeySet(),
+                absent);
     }
 
     private static Catalog read(FencedConfig config, Connection connection, boolean lenient) throws SQLException {
@@ -90,7 +105,8 @@ public final class FencedRuntime {
         if (!config.checkSchema()) {
             return new Catalog(FencingTargets.of(config.tables()), null);
         }
-        return new Catalog(CatalogInspector.inspect(connection, CatalogRead.forDriver(config, lenient)),
+        return new Catalog(
+                CatalogInspector.inspect(connection, CatalogRead.forDriver(config, lenient)),
                 CatalogInspector.relationNames(connection));
     }
 
@@ -116,7 +132,8 @@ public final class FencedRuntime {
             // A re-read that finds what the last one found keeps the plans: they are decided from the targets
             // and this runtime's configuration alone, so they are still right, and the periodic re-read
             // (fenced.catalogRefresh) does not send every statement back to the parser once a minute.
-            snapshot = found.targets().equals(s.targets()) ? snapshot(found, s.generation(), s)
+            snapshot = found.targets().equals(s.targets())
+                    ? snapshot(found, s.generation(), s)
                     : snapshot(found, s.generation() + 1, null);
         }
     }
@@ -134,12 +151,13 @@ public final class FencedRuntime {
             refresh(connection, committed);
             return !committed;
         } catch (SQLException | RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "fenced: could not read the catalog again; keeping what it said"
-                    + " before: " + e.getMessage());
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: could not read the catalog again; keeping what it said" + " before: " + e.getMessage());
             synchronized (this) {
                 Snapshot s = snapshot;
-                snapshot = new Snapshot(s.targets(), s.cache(), ticker.read(), s.generation(), s.relations(),
-                        s.vetted(), s.absent());
+                snapshot = new Snapshot(
+                        s.targets(), s.cache(), ticker.read(), s.generation(), s.relations(), s.vetted(), s.absent());
             }
             return false;
         } finally {
@@ -213,9 +231,13 @@ public final class FencedRuntime {
         relations = snapshot.relations();
         for (dev.fenced.internal.config.TableName t : targets) {
             if (existing.contains(t.toString()) && !relations.contains(t.name())) {
-                refuseOrObserve(t.toString(), strictestMode(snapshot.targets()), "relation " + t + " was created after"
-                        + " this transaction's snapshot, so fenced cannot see whether it reaches a protected table;"
-                        + " write it in a new transaction", t.toString());
+                refuseOrObserve(
+                        t.toString(),
+                        strictestMode(snapshot.targets()),
+                        "relation " + t + " was created after"
+                                + " this transaction's snapshot, so fenced cannot see whether it reaches a protected table;"
+                                + " write it in a new transaction",
+                        t.toString());
             }
         }
         return committed ? Unseen.ABSENT : Unseen.READ_IN_TRANSACTION;
@@ -226,7 +248,9 @@ public final class FencedRuntime {
      * about again next time); some not, and the catalog was read inside an open transaction.
      */
     private enum Unseen {
-        NONE, ABSENT, READ_IN_TRANSACTION
+        NONE,
+        ABSENT,
+        READ_IN_TRANSACTION
     }
 
     /** Which of {@code names} (SQL spellings) resolve to a relation now, as a statement would resolve them. */
@@ -285,8 +309,9 @@ public final class FencedRuntime {
         RewritePlan variant = cache == null ? null : cache.planForNullToken(sql);
         if (!(variant instanceof RewritePlan.Fenced fenced) || fenced.tokenRequired()) {
             tracker.increment(Counter.UNSUPPORTED_REFUSED);
-            throw new UnsupportedStatementException(plan.table(), "no text to run it without a token"
-                    + " (the catalog changed while it was planned); run it again");
+            throw new UnsupportedStatementException(
+                    plan.table(),
+                    "no text to run it without a token" + " (the catalog changed while it was planned); run it again");
         }
         return fenced;
     }
@@ -304,8 +329,13 @@ public final class FencedRuntime {
         }
         if (refused.mode() == FencingMode.ENFORCE) {
             if (TokenResolver.inUnfencedSection()) {
-                LOG.log(System.Logger.Level.INFO, "fenced: unfenced section runs as written a statement on {0}"
-                        + " that fenced would refuse ({1}): {2}", refused.table(), refused.construct(), sql);
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        "fenced: unfenced section runs as written a statement on {0}"
+                                + " that fenced would refuse ({1}): {2}",
+                        refused.table(),
+                        refused.construct(),
+                        sql);
                 return refused;
             }
             tracker.increment(Counter.UNSUPPORTED_REFUSED);
@@ -317,7 +347,8 @@ public final class FencedRuntime {
 
     /** For a refused plan let through inside {@code Fencing.unfenced}: refuses it now, outside one. */
     void refuseUnlessUnfenced(RewritePlan plan) throws SQLException {
-        if (plan instanceof RewritePlan.Refused refused && refused.mode() == FencingMode.ENFORCE
+        if (plan instanceof RewritePlan.Refused refused
+                && refused.mode() == FencingMode.ENFORCE
                 && !TokenResolver.inUnfencedSection()) {
             tracker.increment(Counter.UNSUPPORTED_REFUSED);
             throw refused.refusal();
@@ -366,7 +397,8 @@ public final class FencedRuntime {
         }
         // the relation pgjdbc would write is one the query reads, or the piece of text pgjdbc takes for it (after
         // a word "from", even inside a comment or a literal): a view made since the last read is looked up
-        java.util.List<String> pgjdbcTables = query == null ? java.util.List.of() : TextFacts.pgjdbcRowWriteTables(query);
+        java.util.List<String> pgjdbcTables =
+                query == null ? java.util.List.of() : TextFacts.pgjdbcRowWriteTables(query);
         boolean merged = false;
         if (query != null) {
             java.util.List<String> names = new java.util.ArrayList<>(TextFacts.readRelations(query));
@@ -379,7 +411,10 @@ public final class FencedRuntime {
         String construct = "ResultSet." + operation + "() of an updatable result set: pgjdbc writes the row itself,"
                 + " around fenced; write it with UPDATE, INSERT or DELETE";
         if (query == null) {
-            refuseOrObserve("a protected table", strictestMode(targets), construct + " (fenced did not run its query)",
+            refuseOrObserve(
+                    "a protected table",
+                    strictestMode(targets),
+                    construct + " (fenced did not run its query)",
                     operation);
             return merged;
         }
@@ -417,10 +452,16 @@ public final class FencedRuntime {
             }
             RewritePlan plan = prepared == null ? RewritePlan.Passthrough.PASSTHROUGH : plan(prepared);
             if (plan instanceof RewritePlan.Protected touched) {
-                refuseOrObserve(touched.table(), touched.mode(), "EXECUTE " + name + " runs a prepared write that"
-                        + " cannot carry the token"
-                        + (touched instanceof RewritePlan.Refused refused ? " (" + refused.construct() + ")" : "")
-                        + "; use a JDBC PreparedStatement", sql);
+                refuseOrObserve(
+                        touched.table(),
+                        touched.mode(),
+                        "EXECUTE " + name + " runs a prepared write that"
+                                + " cannot carry the token"
+                                + (touched instanceof RewritePlan.Refused refused
+                                        ? " (" + refused.construct() + ")"
+                                        : "")
+                                + "; use a JDBC PreparedStatement",
+                        sql);
             }
         }
     }
@@ -428,19 +469,23 @@ public final class FencedRuntime {
     /** A batch entry that may write after one that changes the schema around a protected table. */
     void refuseMixedBatch(String ddl, String sql) throws SQLException {
         TextFacts.Mention mention = TextFacts.mention(ddl, snapshot.targets());
-        refuseOrObserve(mention == null ? "a protected table" : mention.table(),
+        refuseOrObserve(
+                mention == null ? "a protected table" : mention.table(),
                 mention == null ? strictestMode(snapshot.targets()) : mention.mode(),
                 "a batch that changes the schema around a protected table and then writes; run the DDL on its own,"
-                        + " then the writes", sql);
+                        + " then the writes",
+                sql);
     }
 
     /** A batch whose entries were planned before the catalog changed. */
     void refuseStaleBatch(String texts) throws SQLException {
         TextFacts.Mention mention = TextFacts.mention(texts, snapshot.targets());
-        refuseOrObserve(mention == null ? "a protected table" : mention.table(),
+        refuseOrObserve(
+                mention == null ? "a protected table" : mention.table(),
                 mention == null ? strictestMode(snapshot.targets()) : mention.mode(),
                 "a batch planned before the catalog changed (a view, partition or child of a protected table"
-                        + " appeared since); add its entries again", texts);
+                        + " appeared since); add its entries again",
+                texts);
     }
 
     private static FencingMode strictestMode(FencingTargets targets) {
@@ -458,8 +503,13 @@ public final class FencedRuntime {
     private void refuseOrObserve(String table, FencingMode mode, String construct, String sql) throws SQLException {
         if (mode == FencingMode.ENFORCE) {
             if (TokenResolver.inUnfencedSection()) {
-                LOG.log(System.Logger.Level.INFO, "fenced: unfenced section runs as written a statement on {0}"
-                        + " that fenced would refuse ({1}): {2}", table, construct, sql);
+                LOG.log(
+                        System.Logger.Level.INFO,
+                        "fenced: unfenced section runs as written a statement on {0}"
+                                + " that fenced would refuse ({1}): {2}",
+                        table,
+                        construct,
+                        sql);
                 return;
             }
             tracker.increment(Counter.UNSUPPORTED_REFUSED);
@@ -503,7 +553,8 @@ public final class FencedRuntime {
      */
     private void observe(String format, Object... args) {
         System.Logger.Level level = !inventory.enabled() && observations.incrementAndGet() <= LOUD_OBSERVATIONS
-                ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
+                ? System.Logger.Level.WARNING
+                : System.Logger.Level.DEBUG;
         if (LOG.isLoggable(level)) {
             LOG.log(level, format, args);
         }

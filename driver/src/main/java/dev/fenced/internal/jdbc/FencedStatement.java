@@ -31,6 +31,7 @@ public class FencedStatement extends DelegatingStatement {
     private String batchDdl;
     /** The texts of the current batch (addBatch(String)) and the catalog generation they were planned at. */
     private List<String> batchTexts;
+
     private long batchGeneration;
     /** The last text run, for the result sets it produced (an updatable one refuses row writes over it). */
     private String lastSql;
@@ -41,8 +42,7 @@ public class FencedStatement extends DelegatingStatement {
     private RewritePlan.Protected unfencedEntry;
 
     /** A fenced entry of the current batch: the lease cell it was added under, to re-check at execute. */
-    private record Batched(AtomicLong cell, RewritePlan.Fenced plan, long token) {
-    }
+    private record Batched(AtomicLong cell, RewritePlan.Fenced plan, long token) {}
 
     protected FencedStatement(FencedConnection owner, Statement statement) {
         super(statement);
@@ -151,7 +151,8 @@ public class FencedStatement extends DelegatingStatement {
     @Override
     public void addBatch(String sql) throws SQLException {
         RewritePlan plan = owner.plan(sql);
-        if (batchDdl != null && (plan instanceof RewritePlan.Fenced || dev.fenced.internal.sql.TextFacts.mayWrite(sql))) {
+        if (batchDdl != null
+                && (plan instanceof RewritePlan.Fenced || dev.fenced.internal.sql.TextFacts.mayWrite(sql))) {
             // every entry is planned before any runs: a write after DDL that makes a new view, child or
             // partition of a protected table would be planned without knowing it
             runtime.refuseMixedBatch(batchDdl, sql);
@@ -287,8 +288,10 @@ public class FencedStatement extends DelegatingStatement {
             return;
         }
         runtime.tracker().increment(Counter.UNSUPPORTED_REFUSED);
-        throw new dev.fenced.UnsupportedStatementException(plan.table(), "a batch entry added inside"
-                + " Fencing.unfenced, executed outside it; run the batch inside the unfenced section");
+        throw new dev.fenced.UnsupportedStatementException(
+                plan.table(),
+                "a batch entry added inside"
+                        + " Fencing.unfenced, executed outside it; run the batch inside the unfenced section");
     }
 
     private void afterBatch() throws SQLException {

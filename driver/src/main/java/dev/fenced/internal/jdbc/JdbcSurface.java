@@ -25,8 +25,7 @@ final class JdbcSurface {
     /** The interface whose raw object {@code Connection.unwrap} hands out as documented. */
     static final String RAW_DOOR = "org.postgresql.PGConnection";
 
-    private JdbcSurface() {
-    }
+    private JdbcSurface() {}
 
     /**
      * A value read from a result set or an OUT parameter, made safe: a refcursor's result set, an array,
@@ -36,8 +35,11 @@ final class JdbcSurface {
         if (value == null) {
             return null;
         }
-        if (value instanceof FencedResultSet || value instanceof FencedArray || value instanceof FencedStatement
-                || value instanceof FencedConnection || value instanceof FencedDatabaseMetaData) {
+        if (value instanceof FencedResultSet
+                || value instanceof FencedArray
+                || value instanceof FencedStatement
+                || value instanceof FencedConnection
+                || value instanceof FencedDatabaseMetaData) {
             return value;
         }
         if (value instanceof ResultSet rs) {
@@ -95,7 +97,9 @@ final class JdbcSurface {
             throw refusal(iface);
         }
         Object raw = delegate.unwrap(iface);
-        return iface.cast(Proxy.newProxyInstance(iface.getClassLoader(), new Class<?>[] {iface},
+        return iface.cast(Proxy.newProxyInstance(
+                iface.getClassLoader(),
+                new Class<?>[] {iface},
                 (proxy, method, args) -> invoke(proxy, raw, method, args, connection, owner)));
     }
 
@@ -116,9 +120,12 @@ final class JdbcSurface {
 
     /** Types whose objects run SQL: handing out a raw one would let SQL around the driver. */
     private static boolean isRawDoor(Class<?> type) {
-        return Connection.class.isAssignableFrom(type) || Statement.class.isAssignableFrom(type)
-                || ResultSet.class.isAssignableFrom(type) || DatabaseMetaData.class.isAssignableFrom(type)
-                || Array.class.isAssignableFrom(type) || type.getName().equals(RAW_DOOR)
+        return Connection.class.isAssignableFrom(type)
+                || Statement.class.isAssignableFrom(type)
+                || ResultSet.class.isAssignableFrom(type)
+                || DatabaseMetaData.class.isAssignableFrom(type)
+                || Array.class.isAssignableFrom(type)
+                || type.getName().equals(RAW_DOOR)
                 || implementsNamed(type, RAW_DOOR);
     }
 
@@ -133,8 +140,9 @@ final class JdbcSurface {
         return false;
     }
 
-    private static Object invoke(Object proxy, Object raw, Method method, Object[] args, FencedConnection connection,
-                                 Statement owner) throws Throwable {
+    private static Object invoke(
+            Object proxy, Object raw, Method method, Object[] args, FencedConnection connection, Statement owner)
+            throws Throwable {
         switch (method.getName()) {
             case "equals":
                 if (method.getParameterCount() == 1) {
@@ -164,7 +172,9 @@ final class JdbcSurface {
     }
 
     static SQLException refusal(Class<?> type) {
-        return new SQLException("fenced: " + type.getName() + " would reach pgjdbc around fenced (its writes would"
-                + " not be fenced); the one raw door is Connection.unwrap(PGConnection.class)", PgStates.FEATURE_NOT_SUPPORTED);
+        return new SQLException(
+                "fenced: " + type.getName() + " would reach pgjdbc around fenced (its writes would"
+                        + " not be fenced); the one raw door is Connection.unwrap(PGConnection.class)",
+                PgStates.FEATURE_NOT_SUPPORTED);
     }
 }

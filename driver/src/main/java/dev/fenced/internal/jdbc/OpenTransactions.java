@@ -16,8 +16,7 @@ import org.postgresql.core.TransactionState;
  */
 public final class OpenTransactions {
 
-    private OpenTransactions() {
-    }
+    private OpenTransactions() {}
 
     public static boolean isOpen(Connection c) throws SQLException {
         if (c.getAutoCommit()) {

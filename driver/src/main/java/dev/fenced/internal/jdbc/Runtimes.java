@@ -31,6 +31,7 @@ public final class Runtimes {
 
     /** The owner's tracker, which all its runtimes count in; null for the driver's: a tracker per runtime. */
     private final Tracker tracker;
+
     private final Ticker ticker;
     /** Access order, bounded: guarded by itself. */
     private final Map<String, FencedRuntime> byId;

@@ -17,8 +17,7 @@ final class SchemaWrites {
         void run(Connection c) throws SQLException;
     }
 
-    private SchemaWrites() {
-    }
+    private SchemaWrites() {}
 
     static void run(Connection c, Work work) throws SQLException {
         if (c.getAutoCommit()) {

@@ -6,13 +6,12 @@ import java.util.regex.Pattern;
 final class Secrets {
 
     /** Any parameter whose name says it holds a secret: password, sslpassword, sslkeypassword, token, secret... */
-    private static final Pattern PARAMETER = Pattern.compile(
-            "(?i)([?&;]([\\w.-]*(?:password|passwd|pwd|secret|token|credential)[\\w.-]*)=)[^&;]*");
+    private static final Pattern PARAMETER =
+            Pattern.compile("(?i)([?&;]([\\w.-]*(?:password|passwd|pwd|secret|token|credential)[\\w.-]*)=)[^&;]*");
     /** {@code scheme://user:password@host}. */
     private static final Pattern USER_INFO = Pattern.compile("(//[^/?#@:]*:)[^/?#@]*@");
 
-    private Secrets() {
-    }
+    private Secrets() {}
 
     static String mask(String url) {
         if (url == null) {

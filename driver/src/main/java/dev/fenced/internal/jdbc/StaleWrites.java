@@ -26,8 +26,7 @@ final class StaleWrites {
         return nl < 0 ? message.length() : nl;
     }
 
-    private StaleWrites() {
-    }
+    private StaleWrites() {}
 
     /** The exception to throw for {@code e}, raised by a statement that carried {@code token}; a stale one is counted. */
     static SQLException translate(SQLException e, long token, Tracker tracker) {
@@ -38,8 +37,10 @@ final class StaleWrites {
                     return counted(stale, tracker);
                 }
             }
-            if (t instanceof SQLException s && (PgStates.INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
-                    || PgStates.INVALID_PARAMETER_VALUE.equals(s.getSQLState())) && s.getMessage() != null) {
+            if (t instanceof SQLException s
+                    && (PgStates.INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
+                            || PgStates.INVALID_PARAMETER_VALUE.equals(s.getSQLState()))
+                    && s.getMessage() != null) {
                 StaleTokenException stale = guardStale(s.getMessage(), token, e);
                 if (stale != null) {
                     return counted(stale, tracker);

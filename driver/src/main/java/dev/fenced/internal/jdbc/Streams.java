@@ -11,8 +11,7 @@ import java.sql.SQLException;
 /** Buffers a stream parameter that must be bound at several positions (a fenced DELETE's WHERE). */
 public final class Streams {
 
-    private Streams() {
-    }
+    private Streams() {}
 
     public static byte[] bytes(InputStream in) throws SQLException {
         if (in == null) {
@@ -21,7 +20,8 @@ public final class Streams {
         try {
             return in.readAllBytes();
         } catch (IOException e) {
-            throw new SQLException("fenced: cannot read a stream parameter: " + e.getMessage(), PgStates.DATA_EXCEPTION, e);
+            throw new SQLException(
+                    "fenced: cannot read a stream parameter: " + e.getMessage(), PgStates.DATA_EXCEPTION, e);
         }
     }
 
@@ -36,7 +36,8 @@ public final class Streams {
                 b.append(buf, 0, n);
             }
         } catch (IOException e) {
-            throw new SQLException("fenced: cannot read a stream parameter: " + e.getMessage(), PgStates.DATA_EXCEPTION, e);
+            throw new SQLException(
+                    "fenced: cannot read a stream parameter: " + e.getMessage(), PgStates.DATA_EXCEPTION, e);
         }
         return b.toString();
     }

@@ -10,21 +10,26 @@ import java.util.List;
 /** Reads what {@link dev.fenced.internal.sql.TableShape} holds: a relation's live columns and its primary key. */
 final class TableShapes {
 
-    private TableShapes() {
-    }
+    private TableShapes() {}
 
     /** Live columns in attnum order, dropped ones left out: how PostgreSQL maps positional INSERT values. */
     static List<String> liveColumns(Connection c, long oid) throws SQLException {
-        return names(c, "SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0"
-                + " AND NOT a.attisdropped ORDER BY a.attnum", oid);
+        return names(
+                c,
+                "SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0"
+                        + " AND NOT a.attisdropped ORDER BY a.attnum",
+                oid);
     }
 
     /** The primary key's columns in index order; empty when there is none. */
     static List<String> primaryKey(Connection c, long oid) throws SQLException {
-        return names(c, "SELECT a.attname FROM pg_catalog.pg_index i"
-                + " CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)"
-                + " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum"
-                + " WHERE i.indrelid = ? AND i.indisprimary ORDER BY k.ord", oid);
+        return names(
+                c,
+                "SELECT a.attname FROM pg_catalog.pg_index i"
+                        + " CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)"
+                        + " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum"
+                        + " WHERE i.indrelid = ? AND i.indisprimary ORDER BY k.ord",
+                oid);
     }
 
     private static List<String> names(Connection c, String sql, long oid) throws SQLException {

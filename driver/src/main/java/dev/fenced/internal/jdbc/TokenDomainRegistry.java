@@ -33,11 +33,11 @@ final class TokenDomainRegistry {
         }
     }
 
-    private TokenDomainRegistry() {
-    }
+    private TokenDomainRegistry() {}
 
     static String createTable(TableName registry) {
-        return "CREATE TABLE IF NOT EXISTS " + registry + " (relation_schema text NOT NULL, relation_name text NOT NULL,"
+        return "CREATE TABLE IF NOT EXISTS " + registry
+                + " (relation_schema text NOT NULL, relation_name text NOT NULL,"
                 + " token_domain text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now(),"
                 + " recorded_by text NOT NULL DEFAULT current_user, PRIMARY KEY (relation_schema, relation_name))";
     }
@@ -75,9 +75,13 @@ final class TokenDomainRegistry {
                 recorded = read(c, registry, claims);
             }
         } catch (SQLException e) {
-            throw new FencingException("fenced: cannot record the token domains of the protected tables in " + registry
-                    + " (" + e.getMessage() + "); create it (" + createTable(registry) + ") and grant SELECT, INSERT on it,"
-                    + " or name another with " + FencedProperty.TOKEN_DOMAIN_TABLE.key(), FencingException.SCHEMA, e);
+            throw new FencingException(
+                    "fenced: cannot record the token domains of the protected tables in " + registry
+                            + " (" + e.getMessage() + "); create it (" + createTable(registry)
+                            + ") and grant SELECT, INSERT on it,"
+                            + " or name another with " + FencedProperty.TOKEN_DOMAIN_TABLE.key(),
+                    FencingException.SCHEMA,
+                    e);
         }
         List<String> conflicts = new ArrayList<>();
         for (Claim claim : claims) {
@@ -92,11 +96,14 @@ final class TokenDomainRegistry {
             }
         }
         if (!conflicts.isEmpty()) {
-            throw new FencingException("fenced: protected tables belong to another token source: " + String.join("; ",
-                    conflicts) + ". Every writer of a table must use tokens of one domain (" + registry + " records it):"
-                    + " set " + FencedProperty.TABLE_TOKEN_DOMAIN.key() + " or " + FencedProperty.TOKEN_DOMAIN.key()
-                    + " to the recorded one. To move a table to another source, stop its writers, set its fence column"
-                    + " to NULL and delete its row in " + registry, FencingException.TOKEN_DOMAIN_RECORDED);
+            throw new FencingException(
+                    "fenced: protected tables belong to another token source: " + String.join("; ", conflicts)
+                            + ". Every writer of a table must use tokens of one domain (" + registry + " records it):"
+                            + " set " + FencedProperty.TABLE_TOKEN_DOMAIN.key() + " or "
+                            + FencedProperty.TOKEN_DOMAIN.key()
+                            + " to the recorded one. To move a table to another source, stop its writers, set its fence column"
+                            + " to NULL and delete its row in " + registry,
+                    FencingException.TOKEN_DOMAIN_RECORDED);
         }
     }
 
@@ -123,9 +130,10 @@ final class TokenDomainRegistry {
 
     private static Map<String, String> read(Connection c, TableName registry, List<Claim> claims) throws SQLException {
         Map<String, String> out = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement("SELECT r.relation_schema, r.relation_name, r.token_domain FROM "
-                + registry + " r WHERE (r.relation_schema, r.relation_name) IN"
-                + " (SELECT s, n FROM ROWS FROM (pg_catalog.unnest(?::text[]), pg_catalog.unnest(?::text[])) AS c(s, n))")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT r.relation_schema, r.relation_name, r.token_domain FROM "
+                        + registry + " r WHERE (r.relation_schema, r.relation_name) IN"
+                        + " (SELECT s, n FROM ROWS FROM (pg_catalog.unnest(?::text[]), pg_catalog.unnest(?::text[])) AS c(s, n))")) {
             bindNames(c, ps, claims);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -143,14 +151,16 @@ final class TokenDomainRegistry {
                 + " pg_catalog.unnest(?::text[])) AS c(s, n, d)"
                 + " ON CONFLICT DO NOTHING")) {
             bindNames(c, ps, claims);
-            Array domains = c.createArrayOf("text", claims.stream().map(Claim::domain).toArray());
+            Array domains =
+                    c.createArrayOf("text", claims.stream().map(Claim::domain).toArray());
             ps.setArray(3, domains);
             ps.executeUpdate();
         }
     }
 
     private static void bindNames(Connection c, PreparedStatement ps, List<Claim> claims) throws SQLException {
-        ps.setArray(1, c.createArrayOf("text", claims.stream().map(Claim::schema).toArray()));
+        ps.setArray(
+                1, c.createArrayOf("text", claims.stream().map(Claim::schema).toArray()));
         ps.setArray(2, c.createArrayOf("text", claims.stream().map(Claim::name).toArray()));
     }
 }

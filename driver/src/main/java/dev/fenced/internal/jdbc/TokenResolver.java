@@ -24,8 +24,7 @@ final class TokenResolver {
     /** Returned for "bind NULL". */
     static final long NO_TOKEN = 0L;
 
-    private TokenResolver() {
-    }
+    private TokenResolver() {}
 
     /**
      * The token to send; {@code sql} is the statement as the application wrote it, only read when observe mode
@@ -60,8 +59,8 @@ final class TokenResolver {
      * {@code token} when its cell's domain is the plan's (one instanceof and one string compare in memory), else
      * refused in enforce mode and sent as NULL, observed, in observe mode.
      */
-    private static long ofTablesDomain(long token, AtomicLong cell, RewritePlan.Fenced plan, String sql,
-                                       FencedRuntime runtime)
+    private static long ofTablesDomain(
+            long token, AtomicLong cell, RewritePlan.Fenced plan, String sql, FencedRuntime runtime)
             throws SQLException {
         String tokenDomain = TokenCells.domainOf(cell);
         String tableDomain = plan.tokenDomain();
@@ -72,8 +71,11 @@ final class TokenResolver {
             runtime.tracker().increment(Counter.UNFENCED_WRITES_REFUSED);
             throw new TokenDomainException(plan.table(), tableDomain, tokenDomain);
         }
-        runtime.observedUnfenced(plan, WriterKind.WRONG_TOKEN_DOMAIN, "its token is of domain '" + tokenDomain
-                + "', the table's is '" + tableDomain + "'", sql);
+        runtime.observedUnfenced(
+                plan,
+                WriterKind.WRONG_TOKEN_DOMAIN,
+                "its token is of domain '" + tokenDomain + "', the table's is '" + tableDomain + "'",
+                sql);
         return NO_TOKEN;
     }
 

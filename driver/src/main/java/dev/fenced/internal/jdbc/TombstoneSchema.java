@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,12 +35,10 @@ final class TombstoneSchema {
     /** Name of the trigger on every protected table with a primary key. */
     static final String TRIGGER = dev.fenced.internal.sql.Tombstones.TRIGGER;
 
-    private TombstoneSchema() {
-    }
+    private TombstoneSchema() {}
 
     /** One relation to guard: its oid, the label its tombstones use, its fence column and key columns. */
-    record Guarded(long oid, String display, String label, String fenceColumn, List<String> key) {
-    }
+    record Guarded(long oid, String display, String label, String fenceColumn, List<String> key) {}
 
     /** The check function's name for the tombstone table {@code table}: {@code <table>_check} beside it. */
     static TableName function(TableName table) {
@@ -66,8 +63,9 @@ final class TombstoneSchema {
                 + " AS " + dollarQuoted(KEY_BODY);
     }
 
-    static final String KEY_SETTINGS = "SET TimeZone TO 'UTC' SET IntervalStyle TO 'postgres' SET extra_float_digits TO '1'"
-            + " SET bytea_output TO 'hex' SET DateStyle TO 'ISO, MDY'";
+    static final String KEY_SETTINGS =
+            "SET TimeZone TO 'UTC' SET IntervalStyle TO 'postgres' SET extra_float_digits TO '1'"
+                    + " SET bytea_output TO 'hex' SET DateStyle TO 'ISO, MDY'";
 
     static final String KEY_BODY = "\n"
             + "DECLARE\n"
@@ -117,7 +115,8 @@ final class TombstoneSchema {
                 // primary key can: ON CONFLICT with a conflicting row this snapshot does not see fails with a
                 // serialization failure (and waits for a DELETE still open). The claim is taken back at once.
                 + "  IF current_setting('transaction_isolation') <> 'read committed' THEN\n"
-                + "    INSERT INTO " + table + " AS t (relation, key, token) VALUES (TG_ARGV[0], k, tok) ON CONFLICT DO NOTHING;\n"
+                + "    INSERT INTO " + table
+                + " AS t (relation, key, token) VALUES (TG_ARGV[0], k, tok) ON CONFLICT DO NOTHING;\n"
                 + "    IF FOUND THEN DELETE FROM " + table + " t WHERE t.relation = TG_ARGV[0] AND t.key = k; END IF;\n"
                 + "  END IF;\n"
                 + "  SELECT t.token INTO newer FROM " + table + " t WHERE t.relation = TG_ARGV[0] AND t.key = k"
@@ -153,46 +152,64 @@ final class TombstoneSchema {
             if (!exists(c, "SELECT to_regclass(?) IS NOT NULL", table.toString())) {
                 run(c, createTable(table));
             }
-            if (!KEY_BODY.equals(storedBody(c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, text[])"))) {
+            if (!KEY_BODY.equals(
+                    storedBody(c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, text[])"))) {
                 run(c, createKeyFunction(table));
             }
             if (!functionBody(table).equals(storedBody(c, function(table), "()"))) {
                 run(c, createFunction(table));
             }
         } catch (SQLException e) {
-            throw new FencingException("fenced: cannot create the tombstone table " + table + " or its check function "
-                    + function(table) + " (" + e.getMessage() + "); create them with the privileges needed, or set"
-                    + " fenced.tombstones=false to go without (then a stale holder can insert a row a newer holder"
-                    + " deleted)", FencingException.SCHEMA, e);
+            throw new FencingException(
+                    "fenced: cannot create the tombstone table " + table + " or its check function "
+                            + function(table) + " (" + e.getMessage()
+                            + "); create them with the privileges needed, or set"
+                            + " fenced.tombstones=false to go without (then a stale holder can insert a row a newer holder"
+                            + " deleted)",
+                    FencingException.SCHEMA,
+                    e);
         }
         for (Guarded g : guarded) {
             if (isPartition(c, g.oid()) || hasTrigger(c, g, table)) {
                 continue;
             }
-            StringBuilder sql = new StringBuilder("CREATE OR REPLACE TRIGGER ").append(TRIGGER)
-                    .append(" AFTER INSERT OR UPDATE OF ").append(String.join(", ", g.key().stream()
-                            .map(TableName::quote).toList())).append(" ON ").append(g.display()).append(" FOR EACH ROW EXECUTE FUNCTION ")
-                    .append(function(table)).append('(');
+            StringBuilder sql = new StringBuilder("CREATE OR REPLACE TRIGGER ")
+                    .append(TRIGGER)
+                    .append(" AFTER INSERT OR UPDATE OF ")
+                    .append(String.join(
+                            ", ", g.key().stream().map(TableName::quote).toList()))
+                    .append(" ON ")
+                    .append(g.display())
+                    .append(" FOR EACH ROW EXECUTE FUNCTION ")
+                    .append(function(table))
+                    .append('(');
             List<String> args = arguments(g);
             for (int i = 0; i < args.size(); i++) {
-                sql.append(i == 0 ? "" : ", ").append('\'').append(args.get(i).replace("'", "''")).append('\'');
+                sql.append(i == 0 ? "" : ", ")
+                        .append('\'')
+                        .append(args.get(i).replace("'", "''"))
+                        .append('\'');
             }
             sql.append(')');
             try {
                 run(c, sql.toString());
             } catch (SQLException e) {
                 if (!hasTrigger(c, g, table)) {
-                    throw new FencingException("fenced: cannot create the tombstone check trigger on " + g.display()
-                            + " (" + e.getMessage() + "); run as the table's owner, or set fenced.tombstones=false to go"
-                            + " without (then a stale holder can insert a row a newer holder deleted)",
-                            FencingException.SCHEMA, e);
+                    throw new FencingException(
+                            "fenced: cannot create the tombstone check trigger on " + g.display()
+                                    + " (" + e.getMessage()
+                                    + "); run as the table's owner, or set fenced.tombstones=false to go"
+                                    + " without (then a stale holder can insert a row a newer holder deleted)",
+                            FencingException.SCHEMA,
+                            e);
                 }
             }
         }
     }
 
     private static boolean isPartition(Connection c, long oid) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT relispartition FROM pg_catalog.pg_class WHERE oid = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT relispartition FROM pg_catalog.pg_class WHERE oid = ?")) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() && rs.getBoolean(1);
@@ -225,10 +242,12 @@ final class TombstoneSchema {
                     return false;
                 }
                 if (!rs.getBoolean(2)) {
-                    throw new FencingException("fenced: the tombstone check trigger " + TRIGGER + " on " + g.display()
-                            + " calls another function than " + function(table) + "(): another writer of this table uses"
-                            + " another fenced.tombstone.table, so its deletes and these inserts would look in different"
-                            + " tables; use one tombstone table for every writer (or drop the trigger to move)",
+                    throw new FencingException(
+                            "fenced: the tombstone check trigger " + TRIGGER + " on " + g.display()
+                                    + " calls another function than " + function(table)
+                                    + "(): another writer of this table uses"
+                                    + " another fenced.tombstone.table, so its deletes and these inserts would look in different"
+                                    + " tables; use one tombstone table for every writer (or drop the trigger to move)",
                             FencingException.SCHEMA);
                 }
                 String stored = rs.getString(1);
@@ -239,8 +258,8 @@ final class TombstoneSchema {
 
     /** The body of the function as stored, or null when there is none. */
     private static String storedBody(Connection c, TableName function, String arguments) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p"
-                + " WHERE p.oid = to_regprocedure(?)")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p" + " WHERE p.oid = to_regprocedure(?)")) {
             ps.setString(1, function + arguments);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getString(1) : null;

@@ -64,5 +64,4 @@ final class CallbackDispatcher {
             FencedThreads.start("fenced-lease-callback", task);
         }
     }
-
 }

@@ -21,8 +21,7 @@ final class CustomPlans {
     private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
-    private CustomPlans() {
-    }
+    private CustomPlans() {}
 
     static void require(PreparedStatement ps) {
         try {
@@ -34,11 +33,14 @@ final class CustomPlans {
             // not pgjdbc, or pgjdbc in a class loader fenced cannot see: warn below
         }
         if (WARNED.compareAndSet(false, true)) {
-            LOG.log(System.Logger.Level.WARNING, "fenced: the lease store's statements are not pgjdbc statements ("
-                    + ps.getClass().getName() + "), so fenced cannot keep them from being server-prepared; if the"
-                    + " server then gives them a generic plan, renewing many leases gets slow. Set"
-                    + " prepareThreshold=0 on the lease store's data source, or plan_cache_mode=force_custom_plan"
-                    + " for its user.");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: the lease store's statements are not pgjdbc statements ("
+                            + ps.getClass().getName()
+                            + "), so fenced cannot keep them from being server-prepared; if the"
+                            + " server then gives them a generic plan, renewing many leases gets slow. Set"
+                            + " prepareThreshold=0 on the lease store's data source, or plan_cache_mode=force_custom_plan"
+                            + " for its user.");
         }
     }
 }

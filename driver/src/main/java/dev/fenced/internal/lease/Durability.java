@@ -19,6 +19,5 @@ final class Durability {
     static final String COMMIT_DURABLY = "(set_config('synchronous_commit', CASE current_setting('synchronous_commit')"
             + " WHEN 'off' THEN 'local' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL)";
 
-    private Durability() {
-    }
+    private Durability() {}
 }

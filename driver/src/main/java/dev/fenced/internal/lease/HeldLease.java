@@ -58,8 +58,14 @@ final class HeldLease implements Lease {
     /**
      * @param marginNanos the clock-drift margin: the local deadline is this much earlier than the ttl says
      */
-    HeldLease(String name, long token, long ttlMillis, long renewEveryNanos, long sentAtNanos, long marginNanos,
-              LeaseContext context) {
+    HeldLease(
+            String name,
+            long token,
+            long ttlMillis,
+            long renewEveryNanos,
+            long sentAtNanos,
+            long marginNanos,
+            LeaseContext context) {
         this.name = name;
         this.token = token;
         this.ttlMillis = ttlMillis;
@@ -119,11 +125,14 @@ final class HeldLease implements Lease {
             return;
         }
         try {
-            context.store().release(context.holder(), new String[] {name}, new long[] {token},
-                    context.releaseBudgetNanos());
+            context.store()
+                    .release(context.holder(), new String[] {name}, new long[] {token}, context.releaseBudgetNanos());
         } catch (Exception e) {
-            LOG.log(Level.WARNING, "fenced: could not release lease '" + name + "' (token " + token
-                    + "); it stays held in the store until it expires, at most " + ttlMillis + " ms: " + e.getMessage());
+            LOG.log(
+                    Level.WARNING,
+                    "fenced: could not release lease '" + name + "' (token " + token
+                            + "); it stays held in the store until it expires, at most " + ttlMillis + " ms: "
+                            + e.getMessage());
         }
     }
 
@@ -140,8 +149,11 @@ final class HeldLease implements Lease {
         try {
             context.store().releaseHolding(context.holder(), name, token, holdMillis, context.releaseBudgetNanos());
         } catch (Exception e) {
-            LOG.log(Level.WARNING, "fenced: could not release lease '" + name + "' (token " + token
-                    + "); it stays held in the store until it expires, at most " + ttlMillis + " ms: " + e.getMessage());
+            LOG.log(
+                    Level.WARNING,
+                    "fenced: could not release lease '" + name + "' (token " + token
+                            + "); it stays held in the store until it expires, at most " + ttlMillis + " ms: "
+                            + e.getMessage());
         }
     }
 
@@ -160,11 +172,20 @@ final class HeldLease implements Lease {
         if (closed.get() || !isValid()) {
             return false;
         }
-        long budget = Math.min(context.releaseBudgetNanos(),
-                Math.max(Renewer.MIN_BUDGET_NANOS, (cell.deadlineNanos() - context.ticker().read()) / 2));
+        long budget = Math.min(
+                context.releaseBudgetNanos(),
+                Math.max(
+                        Renewer.MIN_BUDGET_NANOS,
+                        (cell.deadlineNanos() - context.ticker().read()) / 2));
         for (int attempt = 0; attempt < EXTEND_ATTEMPTS; attempt++) {
-            LeaseStore.Renewal r = context.store().renew(context.holder(), new String[] {name}, new long[] {token},
-                    new long[] {ms}, budget, context.ticker());
+            LeaseStore.Renewal r = context.store()
+                    .renew(
+                            context.holder(),
+                            new String[] {name},
+                            new long[] {token},
+                            new long[] {ms},
+                            budget,
+                            context.ticker());
             if (r.renewed().contains(token)) {
                 long newTtlNanos = ms * 1_000_000L;
                 long newValid = newTtlNanos - (long) (newTtlNanos * marginFraction);
@@ -281,9 +302,13 @@ final class HeldLease implements Lease {
         LeaseRegistry.ended(this, token);
         context.renewer().forget(this);
         String what = describe();
-        context.dispatcher().execute(() -> LOG.log(Level.WARNING,
-                "fenced: lost lease ''{0}'' (token {1}): {2}; writes under its token are refused from now on",
-                name, Long.toString(token), why));
+        context.dispatcher()
+                .execute(() -> LOG.log(
+                        Level.WARNING,
+                        "fenced: lost lease ''{0}'' (token {1}): {2}; writes under its token are refused from now on",
+                        name,
+                        Long.toString(token),
+                        why));
         for (CallbackDispatcher.Once<Lease> once : callbacks) {
             context.dispatcher().dispatch(once, this, what);
         }
@@ -297,9 +322,11 @@ final class HeldLease implements Lease {
     @Override
     public String toString() {
         int s = state.get();
-        String what = s == LOST ? "lost: " + lostBecause
-                : s == RELEASED ? "released"
-                : context.ticker().read() - cell.deadlineNanos() < 0 ? "held" : "deadline passed";
+        String what = s == LOST
+                ? "lost: " + lostBecause
+                : s == RELEASED
+                        ? "released"
+                        : context.ticker().read() - cell.deadlineNanos() < 0 ? "held" : "deadline passed";
         return "Lease[" + name + ", token " + token + ", " + what + "]";
     }
 }

@@ -14,13 +14,13 @@ public final class HolderIdentity {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private HolderIdentity() {
-    }
+    private HolderIdentity() {}
 
     public static String generate() {
         byte[] nonce = new byte[6];
         RANDOM.nextBytes(nonce);
-        return host() + ":" + ProcessHandle.current().pid() + ":" + HexFormat.of().formatHex(nonce);
+        return host() + ":" + ProcessHandle.current().pid() + ":"
+                + HexFormat.of().formatHex(nonce);
     }
 
     /** The environment's idea of the host name first: resolving our own address can wait on DNS. */

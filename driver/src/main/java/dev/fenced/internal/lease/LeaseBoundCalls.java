@@ -24,7 +24,7 @@ import java.util.function.Supplier;
 public final class LeaseBoundCalls {
 
     /** Returned for a call inside a lease this thread already runs in: nothing to release afterwards. */
-    private static final AutoCloseable REENTERED = () -> { };
+    private static final AutoCloseable REENTERED = () -> {};
 
     private final System.Logger log;
     /** The leases taken on each thread, by name: a nested call on that thread runs inside them. */
@@ -45,8 +45,8 @@ public final class LeaseBoundCalls {
      * @throws IllegalStateException when the lease cannot be had (busy with {@code FAIL}, still busy after one ttl
      *                               with {@code WAIT}, or the store failed): the body must not run
      */
-    public AutoCloseable enter(String name, Duration ttl, LeaseMethod.OnBusy onBusy, String method,
-                               Supplier<LeaseManager> leases) {
+    public AutoCloseable enter(
+            String name, Duration ttl, LeaseMethod.OnBusy onBusy, String method, Supplier<LeaseManager> leases) {
         Map<String, Lease> mine = held.get();
         if (mine.containsKey(name) || carriesHeld(name)) {
             return REENTERED;
@@ -55,8 +55,8 @@ public final class LeaseBoundCalls {
         try {
             lease = acquire(leases.get(), name, ttl, onBusy, method);
         } catch (SQLException e) {
-            throw new IllegalStateException("fenced: could not acquire lease '" + name + "' for " + method + ": "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "fenced: could not acquire lease '" + name + "' for " + method + ": " + e.getMessage(), e);
         }
         if (lease == null) {
             log.log(System.Logger.Level.INFO, "fenced: lease ''{0}'' is held elsewhere; skipped {1}", name, method);
@@ -64,7 +64,11 @@ public final class LeaseBoundCalls {
         }
         mine.put(name, lease);
         holding.put(name, lease);
-        log.log(System.Logger.Level.DEBUG, "fenced: {0} runs under lease ''{1}'' (token {2})", method, name,
+        log.log(
+                System.Logger.Level.DEBUG,
+                "fenced: {0} runs under lease ''{1}'' (token {2})",
+                method,
+                name,
                 lease.token());
         return () -> {
             mine.remove(name);
@@ -74,24 +78,27 @@ public final class LeaseBoundCalls {
     }
 
     /** The lease, or null when it is held elsewhere and the call is to be skipped. */
-    private static Lease acquire(LeaseManager leases, String name, Duration ttl, LeaseMethod.OnBusy onBusy,
-                                 String method) throws SQLException {
+    private static Lease acquire(
+            LeaseManager leases, String name, Duration ttl, LeaseMethod.OnBusy onBusy, String method)
+            throws SQLException {
         switch (onBusy) {
             case WAIT:
                 try {
                     return leases.acquire(name, ttl, ttl);
                 } catch (FencingException e) {
                     if (FencingException.LEASE_TIMEOUT.equals(e.getSQLState())) {
-                        throw new IllegalStateException("fenced: lease '" + name + "' stayed busy for "
-                                + ttl.toMillis() + " ms; " + method + " did not run: " + e.getMessage(), e);
+                        throw new IllegalStateException(
+                                "fenced: lease '" + name + "' stayed busy for " + ttl.toMillis() + " ms; " + method
+                                        + " did not run: " + e.getMessage(),
+                                e);
                     }
                     throw e;
                 }
             case FAIL: {
                 Optional<Lease> got = leases.tryAcquire(name, ttl);
                 if (got.isEmpty()) {
-                    throw new IllegalStateException("fenced: lease '" + name + "' is held elsewhere; " + method
-                            + " did not run");
+                    throw new IllegalStateException(
+                            "fenced: lease '" + name + "' is held elsewhere; " + method + " did not run");
                 }
                 return got.get();
             }

@@ -9,6 +9,12 @@ import dev.fenced.internal.metrics.Tracker;
  * renews its leases in the background (if it does not, a holder may {@link dev.fenced.Lease#extend} them), and
  * the manager's counters.
  */
-record LeaseContext(LeaseStore store, String holder, Renewer renewer, CallbackDispatcher dispatcher, Ticker ticker,
-                    long releaseBudgetNanos, boolean renews, Tracker tracker) {
-}
+record LeaseContext(
+        LeaseStore store,
+        String holder,
+        Renewer renewer,
+        CallbackDispatcher dispatcher,
+        Ticker ticker,
+        long releaseBudgetNanos,
+        boolean renews,
+        Tracker tracker) {}

@@ -10,8 +10,7 @@ import dev.fenced.Ticker;
  */
 public final class LeaseDeadlines {
 
-    private LeaseDeadlines() {
-    }
+    private LeaseDeadlines() {}
 
     /** The lease's current local deadline in {@code System.nanoTime()} terms; it only moves later. */
     public static long deadlineNanos(Lease lease) {

@@ -39,14 +39,22 @@ public final class LeaseKeeper implements AutoCloseable {
     private final Tracker tracker = new Tracker();
     /** The manager's threads: the renewer's timer, the store's workers, the callback threads; closed with it. */
     private final FencedThreads threads = new FencedThreads();
+
     private volatile boolean closed;
 
     /**
      * @param clockDrift the clock-drift margin as a fraction of each lease's ttl
      * @param storeTimeoutNanos the longest any one store operation may take
      */
-    public LeaseKeeper(DataSource dataSource, LeaseTableName table, boolean createTable, String holder,
-                       long fixedRenewEveryNanos, double clockDrift, long storeTimeoutNanos, Ticker ticker) {
+    public LeaseKeeper(
+            DataSource dataSource,
+            LeaseTableName table,
+            boolean createTable,
+            String holder,
+            long fixedRenewEveryNanos,
+            double clockDrift,
+            long storeTimeoutNanos,
+            Ticker ticker) {
         String id = Integer.toString(MANAGERS.incrementAndGet());
         this.store = new LeaseStore(dataSource, table, createTable, threads, id);
         this.holder = holder;
@@ -56,8 +64,15 @@ public final class LeaseKeeper implements AutoCloseable {
         this.ticker = ticker;
         this.renewer = new Renewer(store, holder, id, ticker, storeTimeoutNanos, tracker, threads);
         this.dispatcher = new CallbackDispatcher("fenced-lease-callbacks-" + id, threads);
-        this.context = new LeaseContext(store, holder, renewer, dispatcher, ticker, storeTimeoutNanos,
-                fixedRenewEveryNanos != NEVER_RENEW_NANOS, tracker);
+        this.context = new LeaseContext(
+                store,
+                holder,
+                renewer,
+                dispatcher,
+                ticker,
+                storeTimeoutNanos,
+                fixedRenewEveryNanos != NEVER_RENEW_NANOS,
+                tracker);
     }
 
     /** Longer leases make no sense (a crash blocks work for one ttl) and would overflow nanosecond deadlines. */
@@ -125,8 +140,8 @@ public final class LeaseKeeper implements AutoCloseable {
         }
         tracker.increment(Counter.LEASE_GRANTS);
         long renewEvery = fixedRenewEveryNanos > 0 ? fixedRenewEveryNanos : ttlMillis * 1_000_000L / 3;
-        HeldLease lease = new HeldLease(name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(),
-                marginNanos(ttlMillis), context);
+        HeldLease lease = new HeldLease(
+                name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(), marginNanos(ttlMillis), context);
         LeaseRegistry.held(lease, lease.token(), name);
         lease.bindToCurrentThread();
         renewer.add(lease);
@@ -172,8 +187,10 @@ public final class LeaseKeeper implements AutoCloseable {
             try {
                 store.release(holder, names, tokens, storeTimeoutNanos);
             } catch (Exception e) {
-                LOG.log(Level.WARNING, "fenced: could not release " + names.length + " leases of " + holder
-                        + " at close; they stay held in the store until they expire: " + e.getMessage());
+                LOG.log(
+                        Level.WARNING,
+                        "fenced: could not release " + names.length + " leases of " + holder
+                                + " at close; they stay held in the store until they expire: " + e.getMessage());
             }
         }
         threads.close(); // queued callbacks still run; nothing new is accepted

@@ -25,18 +25,15 @@ public final class LeaseRegistry {
 
     static final int RECENT_LIMIT = 4096;
 
-    private record Entry(Object lease, String name, boolean ended) {
-    }
+    private record Entry(Object lease, String name, boolean ended) {}
 
-    private record Ended(long token, Object lease) {
-    }
+    private record Ended(long token, Object lease) {}
 
     private static final Map<Long, List<Entry>> BY_TOKEN = new ConcurrentHashMap<>();
     private static final Queue<Ended> RECENT_ORDER = new ConcurrentLinkedQueue<>();
     private static final AtomicInteger RECENT_SIZE = new AtomicInteger();
 
-    private LeaseRegistry() {
-    }
+    private LeaseRegistry() {}
 
     /**
      * The name of the lease granted with {@code token} in this JVM, held or recently ended; null if none.

@@ -23,11 +23,10 @@ public final class LeaseSchema {
 
     static final String DEFAULT_TABLE = "fenced_lease";
 
-    private static final Pattern DEFAULT_NAMES = Pattern.compile(
-            "\\b" + DEFAULT_TABLE + "(" + LeaseTableName.SEQUENCE_SUFFIX + ")?\\b");
+    private static final Pattern DEFAULT_NAMES =
+            Pattern.compile("\\b" + DEFAULT_TABLE + "(" + LeaseTableName.SEQUENCE_SUFFIX + ")?\\b");
 
-    private LeaseSchema() {
-    }
+    private LeaseSchema() {}
 
     /** The shipped script as it is. */
     public static String script() {
@@ -80,8 +79,11 @@ public final class LeaseSchema {
                 // the catalog. If the other one won, the store is there and that is all we wanted.
                 State again = inspect(c, table);
                 if (!again.hasTable || !again.hasSequence) {
-                    throw new FencingException("fenced: cannot create the lease table " + table + " and sequence "
-                            + table.sequence() + ": " + e.getMessage(), FencingException.LEASE_STORE, e);
+                    throw new FencingException(
+                            "fenced: cannot create the lease table " + table + " and sequence " + table.sequence()
+                                    + ": " + e.getMessage(),
+                            FencingException.LEASE_STORE,
+                            e);
                 }
             }
             state = inspect(c, table);
@@ -131,10 +133,17 @@ public final class LeaseSchema {
                 + " AND d.objid = s.seqrelid AND d.deptype IN ('a', 'i'))"
                 + " FROM (SELECT 1) AS one LEFT JOIN pg_catalog.pg_sequence s"
                 + " ON s.seqrelid = to_regclass(" + table.sequenceLiteral() + ")";
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
-            return new State(rs.getBoolean(1), rs.getBoolean(2), rs.getLong(3), rs.getLong(4), rs.getBoolean(5),
-                    rs.getBoolean(6), rs.getBoolean(7));
+            return new State(
+                    rs.getBoolean(1),
+                    rs.getBoolean(2),
+                    rs.getLong(3),
+                    rs.getLong(4),
+                    rs.getBoolean(5),
+                    rs.getBoolean(6),
+                    rs.getBoolean(7));
         }
     }
 
@@ -146,31 +155,44 @@ public final class LeaseSchema {
      */
     private static void checkAhead(Connection c, LeaseTableName table) throws SQLException {
         long highest;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT max(token) FROM " + table.table())) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT max(token) FROM " + table.table())) {
             rs.next();
             highest = rs.getLong(1);
         }
         String sql = "SELECT CASE WHEN has_sequence_privilege(" + table.sequenceLiteral() + ", 'SELECT,USAGE')"
                 + " THEN pg_sequence_last_value(" + table.sequenceLiteral() + "::regclass) END, " + Tokens.TIMELINE_SQL;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             long lastValue = rs.getLong(1); // NULL (0): never used since it was created or reset
             long timeline = rs.getLong(2);
             long current = Tokens.token(timeline, lastValue);
             if (highest > current) {
-                throw new FencingException("fenced: the token sequence " + table.sequence() + " is behind the lease"
-                        + " table: its last value " + lastValue + " (token " + current + " on timeline " + timeline
-                        + ") is below the highest token in " + table + ", " + highest + " (sequence value "
-                        + Tokens.sequenceOf(highest) + " on timeline " + Tokens.timelineOf(highest) + "), so tokens"
-                        + " already granted would be granted again. Was it reset or recreated? Move it past them with"
-                        + " SELECT setval(" + table.sequenceLiteral() + ", " + Math.max(1, Tokens.sequenceOf(highest))
-                        + ")", FencingException.LEASE_STORE);
+                throw new FencingException(
+                        "fenced: the token sequence " + table.sequence() + " is behind the lease"
+                                + " table: its last value " + lastValue + " (token " + current + " on timeline "
+                                + timeline
+                                + ") is below the highest token in " + table + ", " + highest + " (sequence value "
+                                + Tokens.sequenceOf(highest) + " on timeline " + Tokens.timelineOf(highest)
+                                + "), so tokens"
+                                + " already granted would be granted again. Was it reset or recreated? Move it past them with"
+                                + " SELECT setval(" + table.sequenceLiteral() + ", "
+                                + Math.max(1, Tokens.sequenceOf(highest))
+                                + ")",
+                        FencingException.LEASE_STORE);
             }
         }
     }
 
-    private record State(boolean hasTable, boolean hasSequence, long increment, long cache, boolean cycle,
-                         boolean inRecovery, boolean owned) {
+    private record State(
+            boolean hasTable,
+            boolean hasSequence,
+            long increment,
+            long cache,
+            boolean cycle,
+            boolean inRecovery,
+            boolean owned) {
 
         /**
          * Tokens are only as good as the sequence: a per-session cache hands values out of grant order, a
@@ -178,17 +200,23 @@ public final class LeaseSchema {
          */
         void checkSequence(LeaseTableName table) throws FencingException {
             if (increment <= 0 || cache != 1 || cycle) {
-                throw new FencingException("fenced: the token sequence " + table.sequence() + " must be INCREMENT BY"
-                        + " a positive number, CACHE 1 and NO CYCLE (it has INCREMENT BY " + increment + ", CACHE "
-                        + cache + (cycle ? ", CYCLE" : ", NO CYCLE") + "): otherwise tokens can repeat or arrive out"
-                        + " of order. Fix it with ALTER SEQUENCE " + table.sequence() + " INCREMENT BY 1 CACHE 1 NO CYCLE",
+                throw new FencingException(
+                        "fenced: the token sequence " + table.sequence() + " must be INCREMENT BY"
+                                + " a positive number, CACHE 1 and NO CYCLE (it has INCREMENT BY " + increment
+                                + ", CACHE "
+                                + cache + (cycle ? ", CYCLE" : ", NO CYCLE")
+                                + "): otherwise tokens can repeat or arrive out"
+                                + " of order. Fix it with ALTER SEQUENCE " + table.sequence()
+                                + " INCREMENT BY 1 CACHE 1 NO CYCLE",
                         FencingException.LEASE_STORE);
             }
             if (owned) {
-                throw new FencingException("fenced: the token sequence " + table.sequence() + " is owned by a table"
-                        + " column (OWNED BY, or an identity column): dropping or recreating that table drops the"
-                        + " sequence, and a new one starts the tokens over. Fix it with ALTER SEQUENCE "
-                        + table.sequence() + " OWNED BY NONE", FencingException.LEASE_STORE);
+                throw new FencingException(
+                        "fenced: the token sequence " + table.sequence() + " is owned by a table"
+                                + " column (OWNED BY, or an identity column): dropping or recreating that table drops the"
+                                + " sequence, and a new one starts the tokens over. Fix it with ALTER SEQUENCE "
+                                + table.sequence() + " OWNED BY NONE",
+                        FencingException.LEASE_STORE);
             }
         }
     }

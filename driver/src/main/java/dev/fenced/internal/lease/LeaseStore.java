@@ -22,6 +22,7 @@ public final class LeaseStore {
 
     /** A serialization failure or deadlock (REPEATABLE READ or SERIALIZABLE pools): the statement is retried. */
     private static final Set<String> RETRIED = Set.of(PgStates.SERIALIZATION_FAILURE, PgStates.DEADLOCK_DETECTED);
+
     private static final int MAX_ATTEMPTS = 8;
 
     private final LeaseTableName table;
@@ -40,8 +41,12 @@ public final class LeaseStore {
     }
 
     /** A store whose worker threads are made by {@code threads}, and stopped when they are closed. */
-    LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, FencedThreads threads,
-               String threadSuffix) {
+    LeaseStore(
+            DataSource dataSource,
+            LeaseTableName table,
+            boolean createTable,
+            FencedThreads threads,
+            String threadSuffix) {
         this.table = table;
         this.createTable = createTable;
         this.calls = new StoreCalls(dataSource, threads, "fenced-lease-io-" + threadSuffix);
@@ -71,15 +76,19 @@ public final class LeaseStore {
         // SELECT ... FOR UPDATE) is skipped, not waited for, and reported as such: the other leases are renewed
         // on time and the locked one is retried. The answer has one row per lease asked about:
         // (token, renewed, still ours by the statement's snapshot).
-        this.renewSql = "WITH r AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS r(name, token, ttl_ms)),"
-                + " mine AS (SELECT l.name, l.token, r.ttl_ms FROM " + t + " AS l JOIN r ON l.name = r.name AND l.token = r.token"
-                + " WHERE l.holder = ? AND l.expires_at > now() FOR UPDATE OF l SKIP LOCKED),"
-                + " done AS (UPDATE " + t + " AS l SET renewed_at = now(), expires_at = now() + m.ttl_ms * interval '1 millisecond'"
-                + " FROM mine AS m WHERE l.name = m.name AND l.token = m.token RETURNING l.token),"
-                + " durable AS (SELECT " + Durability.COMMIT_DURABLY + ")" // once per statement, not per row
-                + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL"
-                + " FROM durable, r LEFT JOIN done AS d ON d.token = r.token"
-                + " LEFT JOIN " + t + " AS o ON o.name = r.name AND o.token = r.token AND o.holder = ? AND o.expires_at > now()";
+        this.renewSql =
+                "WITH r AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS r(name, token, ttl_ms)),"
+                        + " mine AS (SELECT l.name, l.token, r.ttl_ms FROM " + t
+                        + " AS l JOIN r ON l.name = r.name AND l.token = r.token"
+                        + " WHERE l.holder = ? AND l.expires_at > now() FOR UPDATE OF l SKIP LOCKED),"
+                        + " done AS (UPDATE " + t
+                        + " AS l SET renewed_at = now(), expires_at = now() + m.ttl_ms * interval '1 millisecond'"
+                        + " FROM mine AS m WHERE l.name = m.name AND l.token = m.token RETURNING l.token),"
+                        + " durable AS (SELECT " + Durability.COMMIT_DURABLY + ")" // once per statement, not per row
+                        + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL"
+                        + " FROM durable, r LEFT JOIN done AS d ON d.token = r.token"
+                        + " LEFT JOIN " + t
+                        + " AS o ON o.name = r.name AND o.token = r.token AND o.holder = ? AND o.expires_at > now()";
         // Released rows stay, marked '-infinity': the next grant of the name then goes through the locked
         // takeover path above instead of a fresh insert.
         this.releaseSql = "UPDATE " + t + " AS l SET expires_at = '-infinity', renewed_at = now()"
@@ -100,19 +109,16 @@ public final class LeaseStore {
     }
 
     /** A granted lease: its token and when (System.nanoTime) the grant request was sent. */
-    public record Grant(long token, long sentAtNanos) {
-    }
+    public record Grant(long token, long sentAtNanos) {}
 
     /**
      * The outcome of one renewal statement: the tokens renewed, those whose rows someone else had locked (still
      * ours, to be retried), and when the request was sent. A token in neither set is no longer ours.
      */
-    public record Renewal(Set<Long> renewed, Set<Long> locked, long sentAtNanos) {
-    }
+    public record Renewal(Set<Long> renewed, Set<Long> locked, long sentAtNanos) {}
 
     /** Who holds a lease right now, by the database clock; for error messages. */
-    public record Holder(String holder, long token, String expiresAt, boolean live) {
-    }
+    public record Holder(String holder, long token, String expiresAt, boolean live) {}
 
     /**
      * Grants {@code name} to {@code holder} if it is free, expired or released.
@@ -124,65 +130,81 @@ public final class LeaseStore {
             throws SQLException {
         return calls.run("grant lease '" + name + "'", budgetNanos, c -> {
             ensureSchema(c, name);
-            return retrying(c, () -> {
-                try (PreparedStatement ps = c.prepareStatement(grantSql)) {
-                    ps.setString(1, name);
-                    ps.setString(2, holder);
-                    ps.setLong(3, ttlMillis);
-                    ps.setString(4, name);
-                    // The holder's deadline counts from here: the database's now() can only be later.
-                    long sentAt = sentClock.read();
-                    Grant grant = null;
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (rs.next()) {
-                            grant = new Grant(rs.getLong(1), sentAt);
+            return retrying(
+                    c,
+                    () -> {
+                        try (PreparedStatement ps = c.prepareStatement(grantSql)) {
+                            ps.setString(1, name);
+                            ps.setString(2, holder);
+                            ps.setLong(3, ttlMillis);
+                            ps.setString(4, name);
+                            // The holder's deadline counts from here: the database's now() can only be later.
+                            long sentAt = sentClock.read();
+                            Grant grant = null;
+                            try (ResultSet rs = ps.executeQuery()) {
+                                if (rs.next()) {
+                                    grant = new Grant(rs.getLong(1), sentAt);
+                                }
+                            }
+                            return grant;
                         }
-                    }
-                    return grant;
-                }
-            }, e -> StoreErrors.onGrant(c, table, name, e));
+                    },
+                    e -> StoreErrors.onGrant(c, table, name, e));
         });
     }
 
     /** Renews, in one statement, every listed lease that is still this holder's, not expired and not locked. */
-    public Renewal renew(String holder, String[] names, long[] tokens, long[] ttlMillis, long budgetNanos,
-                         Ticker sentClock) throws SQLException {
-        return calls.run("renew " + names.length + " leases", budgetNanos, c -> retrying(c, () -> {
-            try (PreparedStatement ps = c.prepareStatement(renewSql)) {
-                CustomPlans.require(ps);
-                ps.setArray(1, c.createArrayOf("text", names));
-                ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
-                ps.setArray(3, c.createArrayOf("int8", boxed(ttlMillis)));
-                ps.setString(4, holder);
-                ps.setString(5, holder);
-                long sentAt = sentClock.read();
-                Set<Long> renewed = new HashSet<>(names.length * 2);
-                Set<Long> locked = new HashSet<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        if (rs.getBoolean(2)) {
-                            renewed.add(rs.getLong(1));
-                        } else if (rs.getBoolean(3)) {
-                            locked.add(rs.getLong(1));
-                        }
-                    }
-                }
-                return new Renewal(renewed, locked, sentAt);
-            }
-        }, e -> e));
+    public Renewal renew(
+            String holder, String[] names, long[] tokens, long[] ttlMillis, long budgetNanos, Ticker sentClock)
+            throws SQLException {
+        return calls.run(
+                "renew " + names.length + " leases",
+                budgetNanos,
+                c -> retrying(
+                        c,
+                        () -> {
+                            try (PreparedStatement ps = c.prepareStatement(renewSql)) {
+                                CustomPlans.require(ps);
+                                ps.setArray(1, c.createArrayOf("text", names));
+                                ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
+                                ps.setArray(3, c.createArrayOf("int8", boxed(ttlMillis)));
+                                ps.setString(4, holder);
+                                ps.setString(5, holder);
+                                long sentAt = sentClock.read();
+                                Set<Long> renewed = new HashSet<>(names.length * 2);
+                                Set<Long> locked = new HashSet<>();
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    while (rs.next()) {
+                                        if (rs.getBoolean(2)) {
+                                            renewed.add(rs.getLong(1));
+                                        } else if (rs.getBoolean(3)) {
+                                            locked.add(rs.getLong(1));
+                                        }
+                                    }
+                                }
+                                return new Renewal(renewed, locked, sentAt);
+                            }
+                        },
+                        e -> e));
     }
 
     /** Releases the listed leases that are still this holder's grants; returns how many were. */
     public int release(String holder, String[] names, long[] tokens, long budgetNanos) throws SQLException {
-        return calls.run("release " + names.length + " leases", budgetNanos, c -> retrying(c, () -> {
-            try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
-                CustomPlans.require(ps);
-                ps.setArray(1, c.createArrayOf("text", names));
-                ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
-                ps.setString(3, holder);
-                return ps.executeUpdate();
-            }
-        }, e -> e));
+        return calls.run(
+                "release " + names.length + " leases",
+                budgetNanos,
+                c -> retrying(
+                        c,
+                        () -> {
+                            try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+                                CustomPlans.require(ps);
+                                ps.setArray(1, c.createArrayOf("text", names));
+                                ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
+                                ps.setString(3, holder);
+                                return ps.executeUpdate();
+                            }
+                        },
+                        e -> e));
     }
 
     /**
@@ -191,28 +213,43 @@ public final class LeaseStore {
      */
     public boolean releaseHolding(String holder, String name, long token, long holdMillis, long budgetNanos)
             throws SQLException {
-        return calls.run("release lease '" + name + "'", budgetNanos, c -> retrying(c, () -> {
-            try (PreparedStatement ps = c.prepareStatement(releaseHoldingSql)) {
-                ps.setLong(1, holdMillis);
-                ps.setLong(2, holdMillis);
-                ps.setString(3, name);
-                ps.setLong(4, token);
-                ps.setString(5, holder);
-                return ps.executeUpdate() > 0;
-            }
-        }, e -> e));
+        return calls.run(
+                "release lease '" + name + "'",
+                budgetNanos,
+                c -> retrying(
+                        c,
+                        () -> {
+                            try (PreparedStatement ps = c.prepareStatement(releaseHoldingSql)) {
+                                ps.setLong(1, holdMillis);
+                                ps.setLong(2, holdMillis);
+                                ps.setString(3, name);
+                                ps.setLong(4, token);
+                                ps.setString(5, holder);
+                                return ps.executeUpdate() > 0;
+                            }
+                        },
+                        e -> e));
     }
 
     /** The row of lease {@code name}, or null if it was never granted. */
     public Holder describe(String name, long budgetNanos) throws SQLException {
-        return calls.run("describe lease '" + name + "'", budgetNanos, c -> retrying(c, () -> {
-            try (PreparedStatement ps = c.prepareStatement(describeSql)) {
-                ps.setString(1, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? new Holder(rs.getString(1), rs.getLong(2), rs.getString(3), rs.getBoolean(4)) : null;
-                }
-            }
-        }, e -> e));
+        return calls.run(
+                "describe lease '" + name + "'",
+                budgetNanos,
+                c -> retrying(
+                        c,
+                        () -> {
+                            try (PreparedStatement ps = c.prepareStatement(describeSql)) {
+                                ps.setString(1, name);
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    return rs.next()
+                                            ? new Holder(
+                                                    rs.getString(1), rs.getLong(2), rs.getString(3), rs.getBoolean(4))
+                                            : null;
+                                }
+                            }
+                        },
+                        e -> e));
     }
 
     /**

@@ -57,7 +57,10 @@ public final class LeaseTableName {
                             break;
                         }
                     } else if (breaksText(c)) {
-                        throw bad(text, String.format("a control or line-breaking character (U+%04X) in a quoted name", (int) c));
+                        throw bad(
+                                text,
+                                String.format(
+                                        "a control or line-breaking character (U+%04X) in a quoted name", (int) c));
                     } else {
                         part.append(c);
                     }
@@ -88,12 +91,17 @@ public final class LeaseTableName {
             throw bad(text, "more than two parts (expected table or schema.table)");
         }
         String table = parts.get(parts.size() - 1);
-        if (table.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + SEQUENCE_SUFFIX.length() > MAX_IDENTIFIER_BYTES) {
+        if (table.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + SEQUENCE_SUFFIX.length()
+                > MAX_IDENTIFIER_BYTES) {
             // PostgreSQL would silently truncate <table>_token_seq, and two tables could share a sequence.
-            throw bad(text, "a table name longer than " + (MAX_IDENTIFIER_BYTES - SEQUENCE_SUFFIX.length())
-                    + " bytes, too long for its sequence name " + table + SEQUENCE_SUFFIX);
+            throw bad(
+                    text,
+                    "a table name longer than " + (MAX_IDENTIFIER_BYTES - SEQUENCE_SUFFIX.length())
+                            + " bytes, too long for its sequence name " + table + SEQUENCE_SUFFIX);
         }
-        return parts.size() == 1 ? new LeaseTableName(null, parts.get(0)) : new LeaseTableName(parts.get(0), parts.get(1));
+        return parts.size() == 1
+                ? new LeaseTableName(null, parts.get(0))
+                : new LeaseTableName(parts.get(0), parts.get(1));
     }
 
     /**
@@ -102,7 +110,9 @@ public final class LeaseTableName {
      */
     private static boolean breaksText(char c) {
         int type = Character.getType(c);
-        return Character.isISOControl(c) || type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR
+        return Character.isISOControl(c)
+                || type == Character.LINE_SEPARATOR
+                || type == Character.PARAGRAPH_SEPARATOR
                 || type == Character.FORMAT;
     }
 

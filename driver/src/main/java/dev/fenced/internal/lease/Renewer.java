@@ -58,14 +58,21 @@ final class Renewer {
     private final ScheduledThreadPoolExecutor timer;
     /** The round in flight, interrupted by {@link #stop()} (its statement is then given up). */
     private volatile Future<?> round;
+
     private final Map<Long, HeldLease> leases = new ConcurrentHashMap<>();
     private final AtomicBoolean inFlight = new AtomicBoolean();
     private final Schedule schedule = new Schedule();
     private volatile boolean stopped;
     private volatile boolean failing;
 
-    Renewer(LeaseStore store, String holder, String threadSuffix, Ticker ticker, long storeTimeoutNanos,
-            Tracker tracker, FencedThreads threads) {
+    Renewer(
+            LeaseStore store,
+            String holder,
+            String threadSuffix,
+            Ticker ticker,
+            long storeTimeoutNanos,
+            Tracker tracker,
+            FencedThreads threads) {
         this.store = store;
         this.holder = holder;
         this.ticker = ticker;
@@ -124,8 +131,8 @@ final class Renewer {
             long generation = ++schedule.generation;
             schedule.plannedAt = atNanos;
             try {
-                schedule.planned = timer.schedule(() -> tick(generation), Math.max(0, atNanos - ticker.read()),
-                        TimeUnit.NANOSECONDS);
+                schedule.planned = timer.schedule(
+                        () -> tick(generation), Math.max(0, atNanos - ticker.read()), TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException stopping) {
                 schedule.planned = null; // stop() won the race; nothing left to renew
             }
@@ -197,8 +204,8 @@ final class Renewer {
         }
         long started = ticker.read();
         try {
-            LeaseStore.Renewal result = store.renew(holder, names, tokens, ttls,
-                    budget(earliestDeadline - started, storeTimeoutNanos), ticker);
+            LeaseStore.Renewal result = store.renew(
+                    holder, names, tokens, ttls, budget(earliestDeadline - started, storeTimeoutNanos), ticker);
             long now = ticker.read();
             for (HeldLease lease : due) {
                 if (result.renewed().contains(lease.token())) {
@@ -214,11 +221,15 @@ final class Renewer {
             }
             if (failing) {
                 failing = false;
-                LOG.log(Level.INFO, "fenced: lease renewals work again (" + result.renewed().size() + " leases renewed)");
+                LOG.log(
+                        Level.INFO,
+                        "fenced: lease renewals work again (" + result.renewed().size() + " leases renewed)");
             }
             if (LOG.isLoggable(Level.DEBUG)) {
-                LOG.log(Level.DEBUG, "fenced: renewed " + result.renewed().size() + " of " + n + " leases in one statement, "
-                        + (ticker.read() - started) / 1000 + " µs");
+                LOG.log(
+                        Level.DEBUG,
+                        "fenced: renewed " + result.renewed().size() + " of " + n + " leases in one statement, "
+                                + (ticker.read() - started) / 1000 + " µs");
             }
         } catch (Exception e) {
             failed(due, e);
@@ -238,8 +249,9 @@ final class Renewer {
         }
         if (!failing) {
             failing = true;
-            LOG.log(Level.WARNING, "fenced: renewing " + n + " leases failed; retrying until each one's deadline: "
-                    + e.getMessage());
+            LOG.log(
+                    Level.WARNING,
+                    "fenced: renewing " + n + " leases failed; retrying until each one's deadline: " + e.getMessage());
         } else {
             LOG.log(Level.DEBUG, "fenced: renewing " + n + " leases failed again: " + e.getMessage());
         }

@@ -76,10 +76,14 @@ final class StoreCalls {
         try {
             workers.execute(task);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new FencingException("fenced: cannot " + what + ": " + (workers.isShutdown()
-                    ? "its LeaseManager is closed"
-                    : MAX_WORKERS + " earlier lease-store operations are still stuck on connections that never answered"),
-                    FencingException.LEASE_STORE, e);
+            throw new FencingException(
+                    "fenced: cannot " + what + ": "
+                            + (workers.isShutdown()
+                                    ? "its LeaseManager is closed"
+                                    : MAX_WORKERS
+                                            + " earlier lease-store operations are still stuck on connections that never answered"),
+                    FencingException.LEASE_STORE,
+                    e);
         }
         try {
             return await(task, budgetNanos);
@@ -87,15 +91,18 @@ final class StoreCalls {
             call.abandon(aborts);
             task.cancel(true);
             timeouts.incrementAndGet();
-            throw new SQLTimeoutException("fenced: the lease store did not answer within "
-                    + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + what + "); its connection was aborted",
+            throw new SQLTimeoutException(
+                    "fenced: the lease store did not answer within " + TimeUnit.NANOSECONDS.toMillis(budgetNanos)
+                            + " ms (" + what + "); its connection was aborted",
                     PgStates.QUERY_CANCELED);
         } catch (InterruptedException e) {
             call.abandon(aborts);
             task.cancel(true);
             Thread.currentThread().interrupt();
-            throw new FencingException("fenced: interrupted while waiting for the lease store (" + what + ")",
-                    FencingException.SQLSTATE, e);
+            throw new FencingException(
+                    "fenced: interrupted while waiting for the lease store (" + what + ")",
+                    FencingException.SQLSTATE,
+                    e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof SQLException s) {
@@ -111,8 +118,8 @@ final class StoreCalls {
         }
     }
 
-    private static <T> T await(Future<T> task, long budgetNanos) throws InterruptedException, ExecutionException,
-            TimeoutException {
+    private static <T> T await(Future<T> task, long budgetNanos)
+            throws InterruptedException, ExecutionException, TimeoutException {
         return task.get(Math.max(1, budgetNanos), TimeUnit.NANOSECONDS);
     }
 
@@ -120,7 +127,7 @@ final class StoreCalls {
     private final class Call<T> implements java.util.concurrent.Callable<T> {
         private final Work<T> work;
         private Connection connection; // guarded by this
-        private boolean abandoned;     // guarded by this
+        private boolean abandoned; // guarded by this
 
         Call(Work<T> work) {
             this.work = work;
@@ -132,8 +139,8 @@ final class StoreCalls {
             synchronized (this) {
                 if (abandoned) {
                     c.close(); // nothing ran on it: a healthy connection, back to the pool
-                    throw new SQLTimeoutException("fenced: abandoned before it had a connection",
-                            PgStates.QUERY_CANCELED);
+                    throw new SQLTimeoutException(
+                            "fenced: abandoned before it had a connection", PgStates.QUERY_CANCELED);
                 }
                 connection = c;
             }

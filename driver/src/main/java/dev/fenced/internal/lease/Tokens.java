@@ -27,8 +27,7 @@ public final class Tokens {
     /** The server's current insert timeline, as a bigint. */
     static final String TIMELINE_SQL = "('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint";
 
-    private Tokens() {
-    }
+    private Tokens() {}
 
     /** The timeline a token was granted on. */
     public static long timelineOf(long token) {
@@ -53,14 +52,15 @@ public final class Tokens {
      * refused, never granted again or lower.
      */
     static String aboveSql(String next, String previous) {
-        return "(SELECT CASE WHEN n.v IS NULL OR n.v > COALESCE(" + previous + ", 0) THEN n.v ELSE CAST('" + BEHIND_MARKER + "' || "
-                + previous + " AS bigint) END FROM (SELECT " + next + " AS v) AS n)";
+        return "(SELECT CASE WHEN n.v IS NULL OR n.v > COALESCE(" + previous + ", 0) THEN n.v ELSE CAST('"
+                + BEHIND_MARKER + "' || " + previous + " AS bigint) END FROM (SELECT " + next + " AS v) AS n)";
     }
 
     /** A scalar SQL expression: the next token, drawing one sequence value (NULL beyond the limits). */
     static String nextTokenSql(LeaseTableName table) {
         return "(SELECT CASE WHEN s.v < " + SEQUENCE_LIMIT + " AND e.tli < " + TIMELINE_LIMIT + " THEN e.tli * "
-                + SEQUENCE_LIMIT + " + s.v END FROM (SELECT nextval(" + table.sequenceLiteral() + ") AS v) AS s, (SELECT "
+                + SEQUENCE_LIMIT + " + s.v END FROM (SELECT nextval(" + table.sequenceLiteral()
+                + ") AS v) AS s, (SELECT "
                 + TIMELINE_SQL + " AS tli) AS e)";
     }
 }

@@ -31,8 +31,8 @@ public final class LockedConnection implements InvocationHandler {
     private LockedConnection(Connection connection, String name) {
         this.connection = connection;
         this.name = name;
-        this.proxy = (Connection) Proxy.newProxyInstance(LockedConnection.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, this);
+        this.proxy = (Connection) Proxy.newProxyInstance(
+                LockedConnection.class.getClassLoader(), new Class<?>[] {Connection.class}, this);
     }
 
     /** {@code connection}, guarded for the work under lock {@code name}. */
@@ -42,9 +42,11 @@ public final class LockedConnection implements InvocationHandler {
 
     /** The error for a work that tried to end its lock's transaction by {@code how}. */
     public static FencingException refused(String name, String how) {
-        return new FencingException("fenced: plain lock '" + name + "': the work may not end its transaction (" + how
-                + "): the lock is held by that transaction and would be released while the work goes on;"
-                + " PlainLock.run commits when the work returns", FencingException.LOCK_LOST);
+        return new FencingException(
+                "fenced: plain lock '" + name + "': the work may not end its transaction (" + how
+                        + "): the lock is held by that transaction and would be released while the work goes on;"
+                        + " PlainLock.run commits when the work returns",
+                FencingException.LOCK_LOST);
     }
 
     @Override
@@ -101,15 +103,18 @@ public final class LockedConnection implements InvocationHandler {
     }
 
     private Statement statement(Statement s) {
-        Class<?> type = s instanceof CallableStatement ? CallableStatement.class
+        Class<?> type = s instanceof CallableStatement
+                ? CallableStatement.class
                 : s instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
-        return (Statement) Proxy.newProxyInstance(LockedConnection.class.getClassLoader(), new Class<?>[] {type},
-                (self, method, args) -> {
+        return (Statement) Proxy.newProxyInstance(
+                LockedConnection.class.getClassLoader(), new Class<?>[] {type}, (self, method, args) -> {
                     String m = method.getName();
                     if ("getConnection".equals(m)) {
                         return proxy;
                     }
-                    if ((m.startsWith("execute") || "addBatch".equals(m)) && args != null && args.length > 0
+                    if ((m.startsWith("execute") || "addBatch".equals(m))
+                            && args != null
+                            && args.length > 0
                             && args[0] instanceof String sql) {
                         check(sql);
                     }

@@ -11,8 +11,7 @@ public final class Jmx {
 
     private static final System.Logger LOG = System.getLogger("dev.fenced.metrics");
 
-    private Jmx() {
-    }
+    private Jmx() {}
 
     /** Registers {@code bean} under {@code objectName} unless something already is; logs and goes on on failure. */
     public static void register(String objectName, Supplier<?> bean) {

@@ -14,8 +14,7 @@ public final class MetricsPublisher {
     private static final AtomicBoolean JMX = new AtomicBoolean();
     private static final AtomicBoolean MICROMETER = new AtomicBoolean();
 
-    private MetricsPublisher() {
-    }
+    private MetricsPublisher() {}
 
     /** Idempotent; never fails the caller. */
     public static void publish(boolean jmx) {

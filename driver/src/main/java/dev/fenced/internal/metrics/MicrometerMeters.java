@@ -10,8 +10,7 @@ import io.micrometer.core.instrument.Metrics;
  */
 public final class MicrometerMeters {
 
-    private MicrometerMeters() {
-    }
+    private MicrometerMeters() {}
 
     static void bind() {
         bindTo(Metrics.globalRegistry);

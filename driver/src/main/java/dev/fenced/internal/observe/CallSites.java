@@ -12,20 +12,27 @@ import java.util.Optional;
 final class CallSites {
 
     /** fenced's own packages, always stepped over; tests, demos and benches under dev.fenced are not. */
-    private static final List<String> OWN = List.of("jdbc.", "sql.", "config.", "context.", "lease.", "metrics.",
-            "observe.", "bootstrap.", "agent.", "internal.");
+    private static final List<String> OWN = List.of(
+            "jdbc.",
+            "sql.",
+            "config.",
+            "context.",
+            "lease.",
+            "metrics.",
+            "observe.",
+            "bootstrap.",
+            "agent.",
+            "internal.");
+
     private static final String BASE = "dev.fenced.";
     private static final StackWalker WALKER = StackWalker.getInstance();
     static final String UNKNOWN = "(no frame outside the skipped prefixes)";
 
-    private CallSites() {
-    }
+    private CallSites() {}
 
     static String capture(List<String> skip) {
-        Optional<String> site = WALKER.walk(frames -> frames
-                .filter(f -> !skipped(f.getClassName(), skip))
-                .findFirst()
-                .map(CallSites::describe));
+        Optional<String> site = WALKER.walk(frames ->
+                frames.filter(f -> !skipped(f.getClassName(), skip)).findFirst().map(CallSites::describe));
         return site.orElse(UNKNOWN);
     }
 
@@ -53,7 +60,7 @@ final class CallSites {
     private static String describe(StackWalker.StackFrame f) {
         String file = f.getFileName();
         int line = f.getLineNumber();
-        return f.getClassName() + "." + f.getMethodName() + "(" + (file == null ? "Unknown Source"
-                : line > 0 ? file + ":" + line : file) + ")";
+        return f.getClassName() + "." + f.getMethodName() + "("
+                + (file == null ? "Unknown Source" : line > 0 ? file + ":" + line : file) + ")";
     }
 }

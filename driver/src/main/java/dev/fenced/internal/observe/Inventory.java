@@ -54,11 +54,9 @@ public final class Inventory {
         }
     }
 
-    private record TextKey(WriterKind kind, String sql) {
-    }
+    private record TextKey(WriterKind kind, String sql) {}
 
-    private record ShapeKey(String table, WriterKind kind, String shape) {
-    }
+    private record ShapeKey(String table, WriterKind kind, String shape) {}
 
     /** One call site of one shape. */
     private static final class Site {
@@ -85,8 +83,7 @@ public final class Inventory {
     }
 
     /** A protected table as one configuration registered it. */
-    private record Registered(String table, FencingMode mode, String column, boolean checked) {
-    }
+    private record Registered(String table, FencingMode mode, String column, boolean checked) {}
 
     private final ConcurrentHashMap<TextKey, Shape> texts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<ShapeKey, Shape> shapes = new ConcurrentHashMap<>();
@@ -97,8 +94,7 @@ public final class Inventory {
     private final Set<Path> reportPaths = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean hook = new AtomicBoolean();
 
-    private Inventory() {
-    }
+    private Inventory() {}
 
     public static Inventory get() {
         return INSTANCE;
@@ -117,7 +113,8 @@ public final class Inventory {
         if (config.observeReport() != null) {
             reportPaths.add(Path.of(config.observeReport()));
             if (hook.compareAndSet(false, true)) {
-                Runtime.getRuntime().addShutdownHook(FencedThreads.newThread("fenced-inventory-report", this::writeAtShutdown));
+                Runtime.getRuntime()
+                        .addShutdownHook(FencedThreads.newThread("fenced-inventory-report", this::writeAtShutdown));
             }
         }
     }
@@ -150,8 +147,14 @@ public final class Inventory {
             if (site == null) {
                 site = created;
                 entries.incrementAndGet();
-                LOG.log(System.Logger.Level.WARNING, "fenced (observe): new writer to {0} ({1}: {2}) at {3}: {4}",
-                        table, kind.label(), reason, where, shape.key.shape());
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "fenced (observe): new writer to {0} ({1}: {2}) at {3}: {4}",
+                        table,
+                        kind.label(),
+                        reason,
+                        where,
+                        shape.key.shape());
             }
         }
         site.lastSeen = now;
@@ -193,8 +196,11 @@ public final class Inventory {
         }
         dropped.increment();
         if (fullLogged.compareAndSet(false, true)) {
-            LOG.log(System.Logger.Level.WARNING, "fenced (observe): the writer inventory is full ({0} entries,"
-                    + " fenced.observe.maxWriters); further writers are counted, not kept", settings.maxWriters());
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced (observe): the writer inventory is full ({0} entries,"
+                            + " fenced.observe.maxWriters); further writers are counted, not kept",
+                    settings.maxWriters());
         }
         return false;
     }
@@ -229,13 +235,22 @@ public final class Inventory {
             }
             for (Map.Entry<String, Site> e : s.sites.entrySet()) {
                 Site site = e.getValue();
-                out.add(new WriterInventory.Writer(s.key.table(), s.key.kind(), s.reason, s.key.shape(),
-                        e.getKey(), site.samples.sum(), writes, Instant.ofEpochMilli(site.firstSeen),
+                out.add(new WriterInventory.Writer(
+                        s.key.table(),
+                        s.key.kind(),
+                        s.reason,
+                        s.key.shape(),
+                        e.getKey(),
+                        site.samples.sum(),
+                        writes,
+                        Instant.ofEpochMilli(site.firstSeen),
                         Instant.ofEpochMilli(site.lastSeen)));
             }
         }
-        out.sort(Comparator.comparing(WriterInventory.Writer::table).thenComparing(w -> w.kind().label())
-                .thenComparing(WriterInventory.Writer::shape).thenComparing(WriterInventory.Writer::callSite));
+        out.sort(Comparator.comparing(WriterInventory.Writer::table)
+                .thenComparing(w -> w.kind().label())
+                .thenComparing(WriterInventory.Writer::shape)
+                .thenComparing(WriterInventory.Writer::callSite));
         return out;
     }
 
@@ -245,14 +260,16 @@ public final class Inventory {
             for (Registered r : list) {
                 // several configurations may list one table: the weakest mode is the one a writer can still get
                 // through, so the table is only "enforce" when every configuration enforces it
-                registered.merge(r.table(), r, (a, b) -> b.mode().ordinal() > a.mode().ordinal() ? b : a);
+                registered.merge(
+                        r.table(), r, (a, b) -> b.mode().ordinal() > a.mode().ordinal() ? b : a);
             }
         }
         Map<String, Set<String>> withoutToken = new HashMap<>();
         Map<String, Set<String>> unfenceable = new HashMap<>();
         for (WriterInventory.Writer w : writers()) {
             (w.kind() == WriterKind.UNFENCEABLE ? unfenceable : withoutToken)
-                    .computeIfAbsent(w.table(), t -> new java.util.HashSet<>()).add(w.shape() + '\u0000' + w.callSite());
+                    .computeIfAbsent(w.table(), t -> new java.util.HashSet<>())
+                    .add(w.shape() + '\u0000' + w.callSite());
         }
         Set<String> names = new java.util.TreeSet<>(registered.keySet());
         names.addAll(withoutToken.keySet());
@@ -263,8 +280,8 @@ public final class Inventory {
             int a = withoutToken.getOrDefault(name, Set.of()).size();
             int b = unfenceable.getOrDefault(name, Set.of()).size();
             FencingMode mode = r == null ? null : r.mode();
-            out.add(new WriterInventory.TableState(name, mode, r == null ? null : r.column(), r != null && r.checked(),
-                    a, b, state(mode, a, b)));
+            out.add(new WriterInventory.TableState(
+                    name, mode, r == null ? null : r.column(), r != null && r.checked(), a, b, state(mode, a, b)));
         }
         return out;
     }
@@ -290,12 +307,14 @@ public final class Inventory {
     }
 
     public String report(boolean json) {
-        return json ? InventoryReport.json(tables(), writers(), dropped())
+        return json
+                ? InventoryReport.json(tables(), writers(), dropped())
                 : InventoryReport.markdown(tables(), writers(), dropped());
     }
 
     public void writeReport(Path path) throws IOException {
-        String text = report(path.getFileName() != null && path.getFileName().toString().endsWith(".json"));
+        String text = report(
+                path.getFileName() != null && path.getFileName().toString().endsWith(".json"));
         Path dir = path.toAbsolutePath().getParent();
         if (dir != null) {
             Files.createDirectories(dir);

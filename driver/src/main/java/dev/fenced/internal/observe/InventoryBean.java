@@ -20,14 +20,19 @@ public final class InventoryBean implements InventoryMXBean {
 
     @Override
     public String[] getWriters() {
-        return Inventory.get().writers().stream().map(w -> w.table() + "\t" + w.kind().label() + "\t" + w.shape() + "\t"
-                + w.callSite() + "\tsamples=" + w.samples() + "\twrites=" + w.shapeWrites() + "\tfirst=" + w.firstSeen()
-                + "\tlast=" + w.lastSeen()).toArray(String[]::new);
+        return Inventory.get().writers().stream()
+                .map(w -> w.table() + "\t" + w.kind().label() + "\t" + w.shape() + "\t"
+                        + w.callSite() + "\tsamples=" + w.samples() + "\twrites=" + w.shapeWrites() + "\tfirst="
+                        + w.firstSeen()
+                        + "\tlast=" + w.lastSeen())
+                .toArray(String[]::new);
     }
 
     @Override
     public String[] getTableStates() {
-        return Inventory.get().tables().stream().map(t -> t.table() + "\t" + t.state()).toArray(String[]::new);
+        return Inventory.get().tables().stream()
+                .map(t -> t.table() + "\t" + t.state())
+                .toArray(String[]::new);
     }
 
     @Override

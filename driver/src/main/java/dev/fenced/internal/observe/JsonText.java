@@ -3,8 +3,7 @@ package dev.fenced.internal.observe;
 /** A JSON string literal, for the reports fenced writes (the inventory's, the command-line tool's). */
 public final class JsonText {
 
-    private JsonText() {
-    }
+    private JsonText() {}
 
     /** {@code s} as a quoted JSON string, control characters escaped. */
     public static String quote(String s) {

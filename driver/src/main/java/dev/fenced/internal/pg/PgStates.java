@@ -46,6 +46,5 @@ public final class PgStates {
     /** 57014: a statement cancelled (statement_timeout, or fenced giving up on a call). */
     public static final String QUERY_CANCELED = "57014";
 
-    private PgStates() {
-    }
+    private PgStates() {}
 }

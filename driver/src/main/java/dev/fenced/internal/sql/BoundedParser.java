@@ -32,8 +32,8 @@ final class BoundedParser {
         static final ScheduledThreadPoolExecutor INSTANCE = start();
 
         private static ScheduledThreadPoolExecutor start() {
-            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-                    FencedThreads.named("fenced-parse-watchdog"));
+            ScheduledThreadPoolExecutor timer =
+                    new ScheduledThreadPoolExecutor(1, FencedThreads.named("fenced-parse-watchdog"));
             timer.setRemoveOnCancelPolicy(true);
             timer.setKeepAliveTime(WATCHDOG_IDLE_SECONDS, TimeUnit.SECONDS);
             timer.allowCoreThreadTimeOut(true);
@@ -50,8 +50,7 @@ final class BoundedParser {
      */
     static final int MAX_NESTING = 12;
 
-    private BoundedParser() {
-    }
+    private BoundedParser() {}
 
     /** Parse failed, with a reason fit for an error message. */
     static final class ParseFailure extends Exception {
@@ -71,9 +70,12 @@ final class BoundedParser {
 
     static Statements parseStatements(String sql, Duration timeout) throws ParseFailure {
         CCJSqlParser parser = new CCJSqlParser(new StringProvider(sql)).withAllowComplexParsing(false);
-        ScheduledFuture<?> alarm = Watchdog.INSTANCE.schedule(() -> {
-            parser.interrupted = true;
-        }, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> alarm = Watchdog.INSTANCE.schedule(
+                () -> {
+                    parser.interrupted = true;
+                },
+                timeout.toNanos(),
+                TimeUnit.NANOSECONDS);
         try {
             Statements statements = parser.Statements();
             if (parser.interrupted) {

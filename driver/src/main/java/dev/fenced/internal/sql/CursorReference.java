@@ -14,8 +14,7 @@ final class CursorReference {
 
     static final String PREFIX = "fenced_current_of_";
 
-    private CursorReference() {
-    }
+    private CursorReference() {}
 
     static String placeholder(int n) {
         return PREFIX + n;
@@ -26,15 +25,20 @@ final class CursorReference {
      * data-modifying keyword before it) and is the whole WHERE: followed by the end, a {@code ;} or RETURNING.
      */
     static boolean startsAt(List<Token> tokens, int i) {
-        if (!tokens.get(i).isWord("CURRENT") || i + 2 >= tokens.size() || !tokens.get(i + 1).isWord("OF")
-                || i == 0 || !tokens.get(i - 1).isWord("WHERE")) {
+        if (!tokens.get(i).isWord("CURRENT")
+                || i + 2 >= tokens.size()
+                || !tokens.get(i + 1).isWord("OF")
+                || i == 0
+                || !tokens.get(i - 1).isWord("WHERE")) {
             return false;
         }
         Token name = tokens.get(i + 2);
         if (name.kind() != Token.Kind.WORD && name.kind() != Token.Kind.QUOTED_IDENTIFIER) {
             return false;
         }
-        if (i + 3 < tokens.size() && !tokens.get(i + 3).isSymbol(";") && !tokens.get(i + 3).isWord("RETURNING")) {
+        if (i + 3 < tokens.size()
+                && !tokens.get(i + 3).isSymbol(";")
+                && !tokens.get(i + 3).isWord("RETURNING")) {
             return false;
         }
         int depth = 0;

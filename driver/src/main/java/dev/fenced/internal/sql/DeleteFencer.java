@@ -21,14 +21,16 @@ import net.sf.jsqlparser.statement.delete.Delete;
  */
 final class DeleteFencer {
 
-    private DeleteFencer() {
-    }
+    private DeleteFencer() {}
 
     static void fence(Delete delete, Statement top, ProtectedTable table, FenceContext ctx) throws Refusal {
         if ((delete.getTables() != null && !delete.getTables().isEmpty())
-                || delete.getOrderByElements() != null || delete.getLimit() != null || delete.getOutputClause() != null) {
-            throw new Refusal(table.displayName(), "DELETE with several targets, ORDER BY, LIMIT or OUTPUT"
-                    + " (not PostgreSQL syntax)");
+                || delete.getOrderByElements() != null
+                || delete.getLimit() != null
+                || delete.getOutputClause() != null) {
+            throw new Refusal(
+                    table.displayName(),
+                    "DELETE with several targets, ORDER BY, LIMIT or OUTPUT" + " (not PostgreSQL syntax)");
         }
         if (table.mode() == FencingMode.OBSERVE) {
             return; // nothing to record on a row that goes away; observe never refuses
@@ -43,37 +45,50 @@ final class DeleteFencer {
         }
         if (!using.isEmpty()) {
             String fn = volatileFunctionIn(using.toString(), ctx.targets);
-            String unrepeatable = fn != null ? "the volatile function " + fn + "()" : unrepeatableSubqueryIn(using.toString());
+            String unrepeatable =
+                    fn != null ? "the volatile function " + fn + "()" : unrepeatableSubqueryIn(using.toString());
             if (unrepeatable != null) {
-                throw new Refusal(table.displayName(), "DELETE whose USING has " + unrepeatable + ": fenced evaluates"
-                        + " it twice (to record tombstones for the rows it deletes), and the two evaluations could pick"
-                        + " different rows");
+                throw new Refusal(
+                        table.displayName(),
+                        "DELETE whose USING has " + unrepeatable + ": fenced evaluates"
+                                + " it twice (to record tombstones for the rows it deletes), and the two evaluations could pick"
+                                + " different rows");
             }
         }
         if (delete.getWhere() != null) {
             String fn = volatileFunctionIn(delete.getWhere().toString(), ctx.targets);
             if (fn != null) {
-                throw new Refusal(table.displayName(), "DELETE whose WHERE calls the volatile function " + fn
-                        + "() (volatile, or created since the last catalog read): fenced evaluates the WHERE twice to"
-                        + " check only the rows it deletes");
+                throw new Refusal(
+                        table.displayName(),
+                        "DELETE whose WHERE calls the volatile function " + fn
+                                + "() (volatile, or created since the last catalog read): fenced evaluates the WHERE twice to"
+                                + " check only the rows it deletes");
             }
             String subquery = unrepeatableSubqueryIn(delete.getWhere().toString());
             if (subquery != null) {
-                throw new Refusal(table.displayName(), "DELETE whose WHERE has a subquery with " + subquery
-                        + ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
-                        + " evaluations could pick different rows");
+                throw new Refusal(
+                        table.displayName(),
+                        "DELETE whose WHERE has a subquery with " + subquery
+                                + ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
+                                + " evaluations could pick different rows");
             }
         }
         Expression unguarded = delete.getWhere();
-        delete.setWhere(Guards.deleteWhere(delete.getWhere(), FenceContext.qualifier(delete.getTable()), table.column(),
-                table.displayName(), ctx.tokenIndex));
+        delete.setWhere(Guards.deleteWhere(
+                delete.getWhere(),
+                FenceContext.qualifier(delete.getTable()),
+                table.column(),
+                table.displayName(),
+                ctx.tokenIndex));
         TableName tombstones = ctx.targets.tombstoneTable();
         if (tombstones != null) {
             TableShape shape = ctx.targets.shapeOf(table);
             if (shape == null) {
-                throw new Refusal(table.displayName(), "DELETE of a table the last catalog read gave no single primary"
-                        + " key for (several tables match the name, or it did not exist then), so its tombstones cannot"
-                        + " be recorded; qualify the name or read the catalog again");
+                throw new Refusal(
+                        table.displayName(),
+                        "DELETE of a table the last catalog read gave no single primary"
+                                + " key for (several tables match the name, or it did not exist then), so its tombstones cannot"
+                                + " be recorded; qualify the name or read the catalog again");
             }
             if (shape.tombstoned()) {
                 Tombstones.record(top, delete, unguarded, shape, tombstones, ctx.tokenIndex, table.displayName());
@@ -101,8 +116,9 @@ final class DeleteFencer {
             } else if (t.isWord("ORDER") && next != null && next.isWord("BY")) {
                 ordered.pop();
                 ordered.push(true);
-            } else if (t.isWord("FOR") && next != null && (next.isWord("UPDATE") || next.isWord("SHARE")
-                    || next.isWord("NO") || next.isWord("KEY"))) {
+            } else if (t.isWord("FOR")
+                    && next != null
+                    && (next.isWord("UPDATE") || next.isWord("SHARE") || next.isWord("NO") || next.isWord("KEY"))) {
                 return "FOR " + next.text().toUpperCase(Locale.ROOT) + " (a row lock)";
             } else if (t.isWord("TABLESAMPLE")) {
                 return "TABLESAMPLE";
@@ -118,7 +134,8 @@ final class DeleteFencer {
         List<Token> tokens = SqlLexer.tokenize(text);
         for (int i = 0; i + 1 < tokens.size(); i++) {
             Token t = tokens.get(i);
-            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) && tokens.get(i + 1).isSymbol("(")) {
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
+                    && tokens.get(i + 1).isSymbol("(")) {
                 String name = dev.fenced.internal.config.TableName.fold(t.text());
                 if (targets.isVolatile(name) || (targets.isUnknownFunction(name) && isCall(tokens, i))) {
                     return t.text();
@@ -129,8 +146,22 @@ final class DeleteFencer {
     }
 
     /** Words before a parenthesis that are not function names. */
-    private static final java.util.Set<String> NOT_CALLS = java.util.Set.of("over", "filter", "varying", "within",
-            "precision", "zone", "bernoulli", "system", "lateral", "rows", "range", "groups", "cube", "rollup", "sets");
+    private static final java.util.Set<String> NOT_CALLS = java.util.Set.of(
+            "over",
+            "filter",
+            "varying",
+            "within",
+            "precision",
+            "zone",
+            "bernoulli",
+            "system",
+            "lateral",
+            "rows",
+            "range",
+            "groups",
+            "cube",
+            "rollup",
+            "sets");
 
     /**
      * Whether the word at {@code i} (followed by a parenthesis, its name unknown to the catalog read) is called as
@@ -140,7 +171,8 @@ final class DeleteFencer {
     private static boolean isCall(List<Token> tokens, int i) {
         Token t = tokens.get(i);
         String folded = dev.fenced.internal.config.TableName.fold(t.text());
-        if (t.kind() == Token.Kind.WORD && (dev.fenced.internal.config.TableName.isKeyword(folded) || NOT_CALLS.contains(folded))) {
+        if (t.kind() == Token.Kind.WORD
+                && (dev.fenced.internal.config.TableName.isKeyword(folded) || NOT_CALLS.contains(folded))) {
             return false;
         }
         if (i == 0) {
@@ -151,8 +183,10 @@ final class DeleteFencer {
             return false;
         }
         if (before.kind() == Token.Kind.WORD) {
-            return dev.fenced.internal.config.TableName.isKeyword(dev.fenced.internal.config.TableName.fold(before.text()))
-                    || before.isWord("BY") || before.isWord("IS");
+            return dev.fenced.internal.config.TableName.isKeyword(
+                            dev.fenced.internal.config.TableName.fold(before.text()))
+                    || before.isWord("BY")
+                    || before.isWord("IS");
         }
         return true; // an operator, a comma, an opening parenthesis, a dot of a qualified name
     }

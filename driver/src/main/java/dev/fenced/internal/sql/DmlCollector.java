@@ -21,12 +21,14 @@ import net.sf.jsqlparser.statement.update.Update;
  */
 final class DmlCollector {
 
-    private DmlCollector() {
-    }
+    private DmlCollector() {}
 
     /** Kind of a data-modifying statement, matched against the keyword that starts it. */
     enum DmlKind {
-        INSERT, UPDATE, DELETE, MERGE;
+        INSERT,
+        UPDATE,
+        DELETE,
+        MERGE;
 
         static DmlKind of(Statement s) {
             if (s instanceof Merge) {
@@ -69,7 +71,9 @@ final class DmlCollector {
                 }
             }
         }
-        if (statement instanceof Insert || statement instanceof Update || statement instanceof Delete
+        if (statement instanceof Insert
+                || statement instanceof Update
+                || statement instanceof Delete
                 || statement instanceof Merge) {
             out.add(statement);
         }

@@ -23,6 +23,7 @@ final class FenceContext {
      * plan {@link RewritePlan#tokenRequired() requires} a token.
      */
     final boolean tokenMayBeNull;
+
     boolean relativeUpdate;
     /** Set when a guard was written that holds only with a token bound. */
     boolean tokenRequired;
@@ -48,9 +49,11 @@ final class FenceContext {
     void relativeUpdateFound(ProtectedTable table, String column) throws Refusal {
         relativeUpdate = true;
         if (relativePolicy == RelativeUpdatePolicy.REFUSE) {
-            throw new Refusal(table.displayName(), "relative update of column " + column + " (it reads its own old value;"
-                    + " a stale holder's relative update can land before the newer holder's first write: write the"
-                    + " whole new value, or set fenced.relativeUpdates=warn)");
+            throw new Refusal(
+                    table.displayName(),
+                    "relative update of column " + column + " (it reads its own old value;"
+                            + " a stale holder's relative update can land before the newer holder's first write: write the"
+                            + " whole new value, or set fenced.relativeUpdates=warn)");
         }
     }
 }

@@ -23,11 +23,33 @@ import java.util.Set;
 public final class FencingTargets {
 
     /** Functions known to be volatile even when the catalog was not read (unit tests, checkSchema=false). */
-    static final Set<String> BUILTIN_VOLATILE = Set.of("random", "random_normal", "nextval", "setval", "currval",
-            "lastval", "clock_timestamp", "timeofday", "gen_random_uuid", "uuid_generate_v1", "uuid_generate_v4",
-            "uuidv4", "uuidv7", "pg_sleep", "pg_sleep_for", "pg_sleep_until", "txid_current", "pg_current_xact_id",
-            "setseed", "dblink", "dblink_exec", "pg_advisory_lock", "pg_try_advisory_lock", "lo_import",
-            "pg_notify", "set_config");
+    static final Set<String> BUILTIN_VOLATILE = Set.of(
+            "random",
+            "random_normal",
+            "nextval",
+            "setval",
+            "currval",
+            "lastval",
+            "clock_timestamp",
+            "timeofday",
+            "gen_random_uuid",
+            "uuid_generate_v1",
+            "uuid_generate_v4",
+            "uuidv4",
+            "uuidv7",
+            "pg_sleep",
+            "pg_sleep_for",
+            "pg_sleep_until",
+            "txid_current",
+            "pg_current_xact_id",
+            "setseed",
+            "dblink",
+            "dblink_exec",
+            "pg_advisory_lock",
+            "pg_try_advisory_lock",
+            "lo_import",
+            "pg_notify",
+            "set_config");
 
     private final List<ProtectedTable> tables;
     private final Map<TableName, String> indirect;
@@ -42,6 +64,7 @@ public final class FencingTargets {
      * {@link #nonAsciiStart}. So {@link #mayMention} reads the text once however many tables are protected.
      */
     private final String[][] byStart = new String[128][];
+
     private final String[] nonAsciiStart;
     private final boolean emptyNeedle;
     /** Catalog facts per protected relation (by its name in {@link #tables}); empty without a catalog. */
@@ -86,22 +109,34 @@ public final class FencingTargets {
      * keys ({@code shapes}, by protected relation name) and the tombstone table (null for none); no function list,
      * so no function counts as unknown.
      */
-    public static FencingTargets modelled(List<ProtectedTable> tables, Map<TableName, String> indirect,
-                                          Set<String> volatileFunctions, Map<TableName, TableShape> shapes,
-                                          TableName tombstoneTable) {
+    public static FencingTargets modelled(
+            List<ProtectedTable> tables,
+            Map<TableName, String> indirect,
+            Set<String> volatileFunctions,
+            Map<TableName, TableShape> shapes,
+            TableName tombstoneTable) {
         return new FencingTargets(tables, indirect, volatileFunctions, shapes, tombstoneTable, KnownFunctions.NOT_READ);
     }
 
     /** What a catalog read found, as {@link #modelled} plus every function name of the database ({@code functions}). */
-    public static FencingTargets fromCatalog(List<ProtectedTable> tables, Map<TableName, String> indirect,
-                                             Set<String> volatileFunctions, Map<TableName, TableShape> shapes,
-                                             TableName tombstoneTable, Set<String> functions) {
-        return new FencingTargets(tables, indirect, volatileFunctions, shapes, tombstoneTable,
-                KnownFunctions.read(functions));
+    public static FencingTargets fromCatalog(
+            List<ProtectedTable> tables,
+            Map<TableName, String> indirect,
+            Set<String> volatileFunctions,
+            Map<TableName, TableShape> shapes,
+            TableName tombstoneTable,
+            Set<String> functions) {
+        return new FencingTargets(
+                tables, indirect, volatileFunctions, shapes, tombstoneTable, KnownFunctions.read(functions));
     }
 
-    private FencingTargets(List<ProtectedTable> tables, Map<TableName, String> indirect, Set<String> volatileFunctions,
-                           Map<TableName, TableShape> shapes, TableName tombstoneTable, KnownFunctions knownFunctions) {
+    private FencingTargets(
+            List<ProtectedTable> tables,
+            Map<TableName, String> indirect,
+            Set<String> volatileFunctions,
+            Map<TableName, TableShape> shapes,
+            TableName tombstoneTable,
+            KnownFunctions knownFunctions) {
         this.knownFunctions = knownFunctions;
         this.shapes = Collections.unmodifiableMap(new LinkedHashMap<>(shapes));
         this.tombstoneTable = tombstoneTable;
@@ -249,7 +284,8 @@ public final class FencingTargets {
     ProtectedTable tableFor(TableName reference) {
         ProtectedTable best = null;
         for (ProtectedTable t : tables) {
-            if (t.name().matchedBy(reference) && (best == null || t.mode().ordinal() < best.mode().ordinal())) {
+            if (t.name().matchedBy(reference)
+                    && (best == null || t.mode().ordinal() < best.mode().ordinal())) {
                 best = t;
             }
         }
@@ -275,7 +311,11 @@ public final class FencingTargets {
         // transaction would record no tombstones, and its rows could be brought back by a stale holder
         Map<TableName, TableShape> shapesOfBoth = new LinkedHashMap<>(shapes);
         other.shapes.forEach(shapesOfBoth::put);
-        return new FencingTargets(all, reach, fns, shapesOfBoth,
+        return new FencingTargets(
+                all,
+                reach,
+                fns,
+                shapesOfBoth,
                 other.tombstoneTable != null ? other.tombstoneTable : tombstoneTable,
                 knownFunctions.union(other.knownFunctions));
     }
@@ -318,8 +358,11 @@ public final class FencingTargets {
      */
     @Override
     public boolean equals(Object o) {
-        return o instanceof FencingTargets other && tables.equals(other.tables) && indirect.equals(other.indirect)
-                && volatileFunctions.equals(other.volatileFunctions) && knownFunctions.equals(other.knownFunctions)
+        return o instanceof FencingTargets other
+                && tables.equals(other.tables)
+                && indirect.equals(other.indirect)
+                && volatileFunctions.equals(other.volatileFunctions)
+                && knownFunctions.equals(other.knownFunctions)
                 && shapes.equals(other.shapes)
                 && Objects.equals(tombstoneTable, other.tombstoneTable);
     }

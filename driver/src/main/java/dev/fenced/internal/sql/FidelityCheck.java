@@ -12,8 +12,7 @@ import java.util.List;
  */
 final class FidelityCheck {
 
-    private FidelityCheck() {
-    }
+    private FidelityCheck() {}
 
     /**
      * Null when {@code printed} is {@code original} token for token; otherwise the first difference. The
@@ -26,8 +25,11 @@ final class FidelityCheck {
         while (i < original.size() || j < printed.size()) {
             Token a = i < original.size() ? original.get(i) : null;
             Token b = j < printed.size() ? printed.get(j) : null;
-            String ka = a == null ? null : a.kind() == Token.Kind.PARAMETER && a.text().equals("?")
-                    ? Token.Kind.PARAMETER + "?" + (param + 1) : key(a);
+            String ka = a == null
+                    ? null
+                    : a.kind() == Token.Kind.PARAMETER && a.text().equals("?")
+                            ? Token.Kind.PARAMETER + "?" + (param + 1)
+                            : key(a);
             String kb = b == null ? null : key(b);
             if (ka != null && ka.equals(kb)) {
                 if (a.kind() == Token.Kind.PARAMETER) {
@@ -41,16 +43,20 @@ final class FidelityCheck {
                 j++;
             } else {
                 return "the SQL parser would change the statement ("
-                        + (a == null ? "adds `" + b.text() + "` at the end"
-                        : b == null ? "drops `" + a.text() + "` at the end"
-                        : "`" + a.text() + "` at offset " + a.start() + " becomes `" + b.text() + "`") + ")";
+                        + (a == null
+                                ? "adds `" + b.text() + "` at the end"
+                                : b == null
+                                        ? "drops `" + a.text() + "` at the end"
+                                        : "`" + a.text() + "` at offset " + a.start() + " becomes `" + b.text() + "`")
+                        + ")";
             }
         }
         return null;
     }
 
     private static String key(Token t) {
-        return t.kind() == Token.Kind.WORD ? t.kind() + t.text().toUpperCase(java.util.Locale.ROOT)
+        return t.kind() == Token.Kind.WORD
+                ? t.kind() + t.text().toUpperCase(java.util.Locale.ROOT)
                 : t.kind() + t.text();
     }
 }

@@ -36,8 +36,7 @@ final class Guards {
     /** Marker in the text PostgreSQL reports back ({@link StaleMarker}). */
     static final String MARKER = StaleMarker.PREFIX;
 
-    private Guards() {
-    }
+    private Guards() {}
 
     /** The token parameter as the fencers write it: {@code CAST(?<index> AS bigint)}, a new node each time. */
     static Expression token(int index) {
@@ -45,8 +44,13 @@ final class Guards {
     }
 
     /** The value for {@code SET <column> = ...} on a protected row. */
-    static Expression setValue(String qualifier, String column, String tableLabel, int tokenIndex, FencingMode mode,
-                               boolean tokenMayBeNull) {
+    static Expression setValue(
+            String qualifier,
+            String column,
+            String tableLabel,
+            int tokenIndex,
+            FencingMode mode,
+            boolean tokenMayBeNull) {
         if (mode == FencingMode.OBSERVE) {
             return new Function("GREATEST", fence(qualifier, column), token(tokenIndex));
         }
@@ -64,8 +68,8 @@ final class Guards {
         Expression otherwise = tokenMayBeNull
                 ? new Function("COALESCE", parameter(tokenIndex), fence(qualifier, column))
                 : parameter(tokenIndex);
-        return new CaseExpression(
-                new WhenClause(new GreaterThan(fence(qualifier, column), parameter(tokenIndex)),
+        return new CaseExpression(new WhenClause(
+                        new GreaterThan(fence(qualifier, column), parameter(tokenIndex)),
                         new Function("pg_catalog.pg_size_bytes", staleText(qualifier, column, tableLabel))))
                 .withElseExpression(otherwise);
     }
@@ -75,11 +79,12 @@ final class Guards {
      * first {@code (W)} keeps index use; the CASE makes sure the check only runs for rows W selects,
      * whatever order the planner evaluates conditions in.
      */
-    static Expression deleteWhere(Expression where, String qualifier, String column, String tableLabel, int tokenIndex) {
+    static Expression deleteWhere(
+            Expression where, String qualifier, String column, String tableLabel, int tokenIndex) {
         // CASE WHEN c > t THEN CAST(<stale text> AS boolean) ELSE TRUE END (NULL row token or token: TRUE)
         Expression check = new CaseExpression(new WhenClause(
-                new GreaterThan(fence(qualifier, column), token(tokenIndex)),
-                new CastExpression("CAST", staleText(qualifier, column, tableLabel), "boolean")))
+                        new GreaterThan(fence(qualifier, column), token(tokenIndex)),
+                        new CastExpression("CAST", staleText(qualifier, column, tableLabel), "boolean")))
                 .withElseExpression(new BooleanValue(true));
         if (where == null) {
             return check;
@@ -91,7 +96,8 @@ final class Guards {
 
     /** The row's fence column, {@code <qualifier>.<column>}, or the bare column when {@code qualifier} is null. */
     private static Column fence(String qualifier, String column) {
-        return qualifier == null ? new Column(TableName.quote(column))
+        return qualifier == null
+                ? new Column(TableName.quote(column))
                 : new Column(new Table(qualifier), TableName.quote(column));
     }
 
@@ -106,7 +112,10 @@ final class Guards {
      * the planner can never fold it to a constant.
      */
     private static Expression staleText(String qualifier, String column, String tableLabel) {
-        return new Function("pg_catalog.concat", new StringValue(MARKER), fence(qualifier, column),
+        return new Function(
+                "pg_catalog.concat",
+                new StringValue(MARKER),
+                fence(qualifier, column),
                 new StringValue(StaleMarker.suffix(tableLabel).replace("'", "''")));
     }
 }

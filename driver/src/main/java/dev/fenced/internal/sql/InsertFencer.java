@@ -2,6 +2,7 @@ package dev.fenced.internal.sql;
 
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.TableName;
+import java.util.List;
 import net.sf.jsqlparser.expression.Alias;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
@@ -16,7 +17,6 @@ import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.Values;
-import java.util.List;
 
 /**
  * INSERT: the fence column joins the column list and every row supplies the token; ON CONFLICT DO
@@ -27,8 +27,7 @@ final class InsertFencer {
 
     private static final String SOURCE_ALIAS = "fenced_src";
 
-    private InsertFencer() {
-    }
+    private InsertFencer() {}
 
     private static boolean hasAny(List<?> items) {
         return items != null && !items.isEmpty();
@@ -37,9 +36,11 @@ final class InsertFencer {
     static void fence(Insert insert, ProtectedTable table, FenceContext ctx) throws Refusal {
         // what the deprecated isUseSet() and isUseDuplicate() read
         if (hasAny(insert.getSetUpdateSets())
-                || insert.getDuplicateAction() != null && hasAny(insert.getDuplicateAction().getUpdateSets())
+                || insert.getDuplicateAction() != null
+                        && hasAny(insert.getDuplicateAction().getUpdateSets())
                 || insert.getOutputClause() != null) {
-            throw new Refusal(table.displayName(), "INSERT ... SET, ON DUPLICATE KEY or OUTPUT (not PostgreSQL syntax)");
+            throw new Refusal(
+                    table.displayName(), "INSERT ... SET, ON DUPLICATE KEY or OUTPUT (not PostgreSQL syntax)");
         }
         Column fenceColumn = new Column(TableName.quote(table.column()));
         if (insert.isOnlyDefaultValues()) {
@@ -55,7 +56,8 @@ final class InsertFencer {
                 insert.setColumns(columns);
                 String written = insert.getTable().getFullyQualifiedName();
                 // The check is the same for every row and every VALUES row is evaluated, so the first row carries it
-                // (a failure there fails the statement) and the others the plain token: one catalog lookup, not one a row.
+                // (a failure there fails the statement) and the others the plain token: one catalog lookup, not one a
+                // row.
                 boolean[] checked = {false};
                 token = () -> {
                     if (checked[0]) {
@@ -67,8 +69,10 @@ final class InsertFencer {
             }
             for (Column c : columns) {
                 if (TableName.fold(c.getColumnName()).equals(table.column())) {
-                    throw new Refusal(table.displayName(), "the statement sets the fence column " + table.column()
-                            + " itself; the token is not the writer's to choose");
+                    throw new Refusal(
+                            table.displayName(),
+                            "the statement sets the fence column " + table.column()
+                                    + " itself; the token is not the writer's to choose");
                 }
             }
             supplyToken(insert, columns.size(), table, token);
@@ -80,19 +84,25 @@ final class InsertFencer {
             if (target.getAlias() == null && TableName.fold(target.getName()).equals("excluded")) {
                 // The guard names the row as excluded.<column>, which PostgreSQL rejects as ambiguous with
                 // the EXCLUDED pseudo-row (and an alias of our own would change what the user's excluded.x means).
-                throw new Refusal(table.displayName(), "INSERT ... ON CONFLICT DO UPDATE into a table named excluded"
-                        + " without an alias; write INSERT INTO excluded AS t ...");
+                throw new Refusal(
+                        table.displayName(),
+                        "INSERT ... ON CONFLICT DO UPDATE into a table named excluded"
+                                + " without an alias; write INSERT INTO excluded AS t ...");
             }
             UpdateFencer.appendGuardedSet(conflict.getUpdateSets(), table, FenceContext.qualifier(target), ctx);
         }
     }
 
-    private static void supplyToken(Insert insert, int columnCount, ProtectedTable table,
-                                    java.util.function.Supplier<Expression> token)
+    private static void supplyToken(
+            Insert insert, int columnCount, ProtectedTable table, java.util.function.Supplier<Expression> token)
             throws Refusal {
         Select source = insert.getSelect();
-        if (source instanceof Values values && values.getAlias() == null && values.getWithItemsList() == null
-                && values.getOrderByElements() == null && values.getLimit() == null && values.getOffset() == null) {
+        if (source instanceof Values values
+                && values.getAlias() == null
+                && values.getWithItemsList() == null
+                && values.getOrderByElements() == null
+                && values.getLimit() == null
+                && values.getOffset() == null) {
             ExpressionList<?> rows = values.getExpressions();
             if (rows instanceof ParenthesedExpressionList<?> single) {
                 addToRow(single, columnCount, table, token);
@@ -122,12 +132,15 @@ final class InsertFencer {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void addToRow(ParenthesedExpressionList row, int columnCount, ProtectedTable table,
-                                 java.util.function.Supplier<Expression> token)
+    private static void addToRow(
+            ParenthesedExpressionList row,
+            int columnCount,
+            ProtectedTable table,
+            java.util.function.Supplier<Expression> token)
             throws Refusal {
         if (row.size() != columnCount) {
-            throw new Refusal(table.displayName(), "a VALUES row has " + row.size() + " values for " + columnCount
-                    + " columns");
+            throw new Refusal(
+                    table.displayName(), "a VALUES row has " + row.size() + " values for " + columnCount + " columns");
         }
         row.add(token.get());
     }

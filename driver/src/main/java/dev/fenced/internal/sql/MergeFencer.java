@@ -32,8 +32,7 @@ import net.sf.jsqlparser.statement.merge.MergeUpdate;
  */
 final class MergeFencer {
 
-    private MergeFencer() {
-    }
+    private MergeFencer() {}
 
     static void fence(Merge merge, ProtectedTable table, FenceContext ctx) throws Refusal {
         if (merge.getOperations() == null || merge.getOperations().isEmpty()) {
@@ -49,16 +48,19 @@ final class MergeFencer {
                 UpdateFencer.appendGuardedSet(update.getUpdateSets(), table, qualifier, ctx);
             } else if (op instanceof MergeDelete delete) {
                 TableShape shape = ctx.targets.shapeOf(table);
-                if (ctx.targets.tombstoneTable() != null && table.mode() == FencingMode.ENFORCE
+                if (ctx.targets.tombstoneTable() != null
+                        && table.mode() == FencingMode.ENFORCE
                         && (shape == null || shape.tombstoned())) {
                     // the rows a MERGE deletes are decided by its join and WHEN order; no CTE can pick exactly them
-                    throw new Refusal(table.displayName(), "MERGE ... THEN DELETE on a table with tombstones: the rows"
-                            + " it deletes could not be tombstoned (a stale holder could insert them again); write the"
-                            + " DELETE as its own statement");
+                    throw new Refusal(
+                            table.displayName(),
+                            "MERGE ... THEN DELETE on a table with tombstones: the rows"
+                                    + " it deletes could not be tombstoned (a stale holder could insert them again); write the"
+                                    + " DELETE as its own statement");
                 }
                 if (table.mode() == FencingMode.ENFORCE) {
-                    delete.setAndPredicate(Guards.deleteWhere(delete.getAndPredicate(), qualifier, table.column(),
-                            table.displayName(), ctx.tokenIndex));
+                    delete.setAndPredicate(Guards.deleteWhere(
+                            delete.getAndPredicate(), qualifier, table.column(), table.displayName(), ctx.tokenIndex));
                 }
             } else if (op instanceof MergeInsert insert) {
                 fenceInsert(insert, merge.getTable().getFullyQualifiedName(), table, ctx);
@@ -78,9 +80,12 @@ final class MergeFencer {
         for (int i = 0; i < ops.size(); i++) {
             if (ops.get(i) instanceof MergeDelete d && d.getAndPredicate() == null) {
                 for (int j = i + 1; j < ops.size(); j++) {
-                    if (!(ops.get(j) instanceof MergeInsert) && bySource(ops.get(j)) == (d.getSide() == MergeSide.SOURCE)) {
-                        throw new Refusal(table.displayName(), "MERGE with a WHEN clause after an unconditional"
-                                + " WHEN ... THEN DELETE (PostgreSQL rejects it as unreachable)");
+                    if (!(ops.get(j) instanceof MergeInsert)
+                            && bySource(ops.get(j)) == (d.getSide() == MergeSide.SOURCE)) {
+                        throw new Refusal(
+                                table.displayName(),
+                                "MERGE with a WHEN clause after an unconditional"
+                                        + " WHEN ... THEN DELETE (PostgreSQL rejects it as unreachable)");
                     }
                 }
             }
@@ -88,7 +93,8 @@ final class MergeFencer {
     }
 
     private static boolean bySource(MergeOperation op) {
-        return op instanceof MergeUpdate u ? u.getSide() == MergeSide.SOURCE
+        return op instanceof MergeUpdate u
+                ? u.getSide() == MergeSide.SOURCE
                 : op instanceof MergeDelete d && d.getSide() == MergeSide.SOURCE;
     }
 
@@ -100,18 +106,25 @@ final class MergeFencer {
         for (MergeOperation op : merge.getOperations()) {
             if (op instanceof MergeUpdate u) {
                 var sets = u.getUpdateSets();
-                if (sets.isEmpty() || !TableName.fold(sets.get(sets.size() - 1).getColumns().get(0).getColumnName())
-                        .equals(table.column())) {
+                if (sets.isEmpty()
+                        || !TableName.fold(sets.get(sets.size() - 1)
+                                        .getColumns()
+                                        .get(0)
+                                        .getColumnName())
+                                .equals(table.column())) {
                     return false;
                 }
             } else if (op instanceof MergeInsert i) {
-                if (i.getColumns() == null || i.getColumns().stream()
-                        .noneMatch(c -> TableName.fold(c.getColumnName()).equals(table.column()))) {
+                if (i.getColumns() == null
+                        || i.getColumns().stream()
+                                .noneMatch(
+                                        c -> TableName.fold(c.getColumnName()).equals(table.column()))) {
                     return false;
                 }
             } else if (op instanceof MergeDelete d) {
                 if (table.mode() == FencingMode.ENFORCE
-                        && (d.getAndPredicate() == null || !d.getAndPredicate().toString().contains(Guards.MARKER))) {
+                        && (d.getAndPredicate() == null
+                                || !d.getAndPredicate().toString().contains(Guards.MARKER))) {
                     return false;
                 }
             } else {
@@ -134,21 +147,24 @@ final class MergeFencer {
         Expression token = Guards.token(ctx.tokenIndex);
         if (columns == null || columns.isEmpty()) {
             // printed as INSERT (a, b) VALUES ...: the list must be the parenthesised kind
-            columns = new ParenthesedExpressionList<>(PositionalColumns.name(values.size(), table,
-                    ctx.targets.shapeOf(table)));
+            columns = new ParenthesedExpressionList<>(
+                    PositionalColumns.name(values.size(), table, ctx.targets.shapeOf(table)));
             insert.setColumns(columns);
-            token = PositionalColumns.checkedToken(writtenTable, ctx.targets.shapeOf(table), ctx.tokenIndex,
-                    table.displayName());
+            token = PositionalColumns.checkedToken(
+                    writtenTable, ctx.targets.shapeOf(table), ctx.tokenIndex, table.displayName());
         }
         for (Column c : columns) {
             if (TableName.fold(c.getColumnName()).equals(table.column())) {
-                throw new Refusal(table.displayName(), "the statement sets the fence column " + table.column()
-                        + " itself; the token is not the writer's to choose");
+                throw new Refusal(
+                        table.displayName(),
+                        "the statement sets the fence column " + table.column()
+                                + " itself; the token is not the writer's to choose");
             }
         }
         if (columns.size() != values.size()) {
-            throw new Refusal(table.displayName(), "a MERGE INSERT has " + values.size() + " values for "
-                    + columns.size() + " columns");
+            throw new Refusal(
+                    table.displayName(),
+                    "a MERGE INSERT has " + values.size() + " values for " + columns.size() + " columns");
         }
         columns.add(new Column(TableName.quote(table.column())));
         values.add(token);

@@ -20,8 +20,7 @@ final class ParserLexing {
     private static final ThreadLocal<CCJSqlParserTokenManager> MANAGER = ThreadLocal.withInitial(
             () -> new CCJSqlParserTokenManager(new SimpleCharStream(new StringProvider(""), 1, 1, 16)));
 
-    private ParserLexing() {
-    }
+    private ParserLexing() {}
 
     /** Null when the two lexers agree on {@code text}; otherwise where and how they differ. */
     static String disagreement(String text, List<Token> postgres) {
@@ -47,7 +46,9 @@ final class ParserLexing {
             Token p = postgres.get(i);
             if (image.equals(p.text())) {
                 i++;
-            } else if (p.kind() == Token.Kind.PARAMETER && image.equals("?") && j + 1 < images.size()
+            } else if (p.kind() == Token.Kind.PARAMETER
+                    && image.equals("?")
+                    && j + 1 < images.size()
                     && p.text().equals("?" + images.get(j + 1))) {
                 i++;
                 j++;
@@ -59,7 +60,9 @@ final class ParserLexing {
                 i = k + 1;
             }
         }
-        return i == postgres.size() ? null : differs("the end of the text", "`" + postgres.get(i).text() + "`");
+        return i == postgres.size()
+                ? null
+                : differs("the end of the text", "`" + postgres.get(i).text() + "`");
     }
 
     /** The last of the PostgreSQL tokens from {@code i} that, with only whitespace between, make up {@code image}. */

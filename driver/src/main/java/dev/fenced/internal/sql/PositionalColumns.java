@@ -35,8 +35,7 @@ import net.sf.jsqlparser.statement.select.Values;
  */
 final class PositionalColumns {
 
-    private PositionalColumns() {
-    }
+    private PositionalColumns() {}
 
     static ExpressionList<Column> name(Insert insert, ProtectedTable table, TableShape shape) throws Refusal {
         return name(valueCount(insert.getSelect(), table), table, shape);
@@ -45,9 +44,11 @@ final class PositionalColumns {
     /** The first {@code values} live columns, for a row of that many positional values. */
     static ExpressionList<Column> name(int values, ProtectedTable table, TableShape shape) throws Refusal {
         if (shape == null) {
-            throw new Refusal(table.displayName(), "INSERT without a column list into a table the catalog did not"
-                    + " describe (no catalog read, or several tables match the name); name the columns so the fence"
-                    + " column " + table.column() + " can be added");
+            throw new Refusal(
+                    table.displayName(),
+                    "INSERT without a column list into a table the catalog did not"
+                            + " describe (no catalog read, or several tables match the name); name the columns so the fence"
+                            + " column " + table.column() + " can be added");
         }
         List<String> live = shape.columns();
         int fence = live.indexOf(table.column());
@@ -55,9 +56,12 @@ final class PositionalColumns {
             throw new Refusal(table.displayName(), "the catalog shows no fence column " + table.column());
         }
         if (values > fence) {
-            throw new Refusal(table.displayName(), "INSERT without a column list whose " + values + " values reach the"
-                    + " fence column " + table.column() + " (column " + (fence + 1) + "); the token is not the writer's"
-                    + " to choose: name the columns");
+            throw new Refusal(
+                    table.displayName(),
+                    "INSERT without a column list whose " + values + " values reach the"
+                            + " fence column " + table.column() + " (column " + (fence + 1)
+                            + "); the token is not the writer's"
+                            + " to choose: name the columns");
         }
         ExpressionList<Column> columns = new ExpressionList<>();
         for (int i = 0; i < values; i++) {
@@ -77,8 +81,10 @@ final class PositionalColumns {
     static Expression checkedToken(String writtenTable, TableShape shape, int tokenIndex, String tableLabel) {
         StringBuilder array = new StringBuilder("{");
         for (String column : shape.columns()) {
-            array.append(array.length() > 1 ? "," : "").append('"')
-                    .append(column.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+            array.append(array.length() > 1 ? "," : "")
+                    .append('"')
+                    .append(column.replace("\\", "\\\\").replace("\"", "\\\""))
+                    .append('"');
         }
         array.append('}');
         String live = "(SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_catalog.pg_attribute a"
@@ -90,13 +96,14 @@ final class PositionalColumns {
         } catch (BoundedParser.ParseFailure e) {
             throw new IllegalStateException("fenced's own column check does not parse: " + live, e);
         }
-        EqualsTo same = new EqualsTo(liveColumns, new CastExpression("CAST", new StringValue(array.toString()
-                .replace("'", "''")), "text[]"));
+        EqualsTo same = new EqualsTo(
+                liveColumns,
+                new CastExpression("CAST", new StringValue(array.toString().replace("'", "''")), "text[]"));
         CaseExpression value = new CaseExpression();
-        value.setWhenClauses(List.of(new WhenClause(same,
-                new CastExpression("CAST", new JdbcParameter(tokenIndex, true, "?"), "text"))));
+        value.setWhenClauses(List.of(
+                new WhenClause(same, new CastExpression("CAST", new JdbcParameter(tokenIndex, true, "?"), "text"))));
         value.setElseExpression(new StringValue(("fenced: the columns of " + tableLabel + " changed since fenced read"
-                + " the catalog; an INSERT without a column list is refused until it reads it again (name the columns)")
+                        + " the catalog; an INSERT without a column list is refused until it reads it again (name the columns)")
                 .replace("'", "''")));
         return new CastExpression("CAST", value, "bigint");
     }
@@ -120,8 +127,10 @@ final class PositionalColumns {
         if (source instanceof PlainSelect plain) {
             for (SelectItem<?> item : plain.getSelectItems()) {
                 if (item.getExpression() instanceof AllColumns || item.getExpression() instanceof AllTableColumns) {
-                    throw new Refusal(table.displayName(), "INSERT without a column list from a query with " + item
-                            + ": fenced cannot see how many columns it gives; name the columns");
+                    throw new Refusal(
+                            table.displayName(),
+                            "INSERT without a column list from a query with " + item
+                                    + ": fenced cannot see how many columns it gives; name the columns");
                 }
             }
             return plain.getSelectItems().size();
@@ -132,7 +141,9 @@ final class PositionalColumns {
         if (source instanceof ParenthesedSelect parenthesed && parenthesed.getSelect() != null) {
             return valueCount(parenthesed.getSelect(), table);
         }
-        throw new Refusal(table.displayName(), "INSERT without a column list from " + (source == null ? "nothing"
-                : "a query of this shape") + "; name the columns so the fence column " + table.column() + " can be added");
+        throw new Refusal(
+                table.displayName(),
+                "INSERT without a column list from " + (source == null ? "nothing" : "a query of this shape")
+                        + "; name the columns so the fence column " + table.column() + " can be added");
     }
 }

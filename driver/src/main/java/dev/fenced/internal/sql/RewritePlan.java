@@ -65,8 +65,13 @@ public sealed interface RewritePlan permits RewritePlan.Passthrough, RewritePlan
      * @param tokenRequired  the text holds a guard that is only right with a token bound (see
      *                       {@link Fenced#tokenRequired()})
      */
-    record Writes(List<String> tables, FencingMode mode, boolean relativeUpdate, boolean schemaChange,
-                  String tokenDomain, boolean tokenRequired) {
+    record Writes(
+            List<String> tables,
+            FencingMode mode,
+            boolean relativeUpdate,
+            boolean schemaChange,
+            String tokenDomain,
+            boolean tokenRequired) {
         public Writes {
             tables = List.copyOf(tables);
         }
@@ -82,6 +87,7 @@ public sealed interface RewritePlan permits RewritePlan.Passthrough, RewritePlan
         private final String sql;
         /** {@link #sql} cut at each token parameter, for {@link #render}. */
         private final String[] segments;
+
         private final int[][] userToDelegate;
         private final int[] tokenIndexes;
         private final int delegateParameterCount;

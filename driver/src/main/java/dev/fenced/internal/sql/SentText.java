@@ -14,8 +14,7 @@ import org.postgresql.core.Parser;
  */
 final class SentText {
 
-    private SentText() {
-    }
+    private SentText() {}
 
     /**
      * Null when {@code printed} (tokens of the fenced text) keeps every token of {@code roundTrip} (the unfenced
@@ -26,8 +25,11 @@ final class SentText {
         int j = 0;
         for (int i = 0; i < roundTrip.size(); i++) {
             Token t = roundTrip.get(i);
-            if (t.isWord("DEFAULT") && i + 1 < roundTrip.size() && roundTrip.get(i + 1).isWord("VALUES")) {
-                continue; // INSERT ... DEFAULT VALUES becomes (<fence column>) VALUES (<token>): the other columns still default
+            if (t.isWord("DEFAULT")
+                    && i + 1 < roundTrip.size()
+                    && roundTrip.get(i + 1).isWord("VALUES")) {
+                continue; // INSERT ... DEFAULT VALUES becomes (<fence column>) VALUES (<token>): the other columns
+                // still default
             }
             while (j < printed.size() && !same(t, printed.get(j))) {
                 j++;
@@ -58,7 +60,8 @@ final class SentText {
             return BACKSLASH;
         }
         for (int i = 0; i < on.size(); i++) {
-            if (on.get(i).start() != off.get(i).start() || on.get(i).end() != off.get(i).end()) {
+            if (on.get(i).start() != off.get(i).start()
+                    || on.get(i).end() != off.get(i).end()) {
                 return BACKSLASH;
             }
         }
@@ -111,7 +114,8 @@ final class SentText {
                 }
                 bound += k;
             }
-            return bound == parameters ? null
+            return bound == parameters
+                    ? null
                     : "pgjdbc finds " + bound + " parameters in the fenced text where fenced binds " + parameters;
         } catch (SQLException | SqlLexer.LexException e) {
             return "the fenced text cannot be read as PostgreSQL reads it (" + e.getMessage() + ")";

@@ -20,15 +20,15 @@ public final class SettingChanges {
     /** Texts that name none of the words a change could hide behind (the answer depends on the text alone). */
     private static final CleanTexts CLEAN = new CleanTexts();
 
-    private SettingChanges() {
-    }
+    private SettingChanges() {}
 
     /** A description of what in {@code sql} could turn {@code setting} off, or null. */
     public static String turnsOff(String sql, String setting) {
         if (CLEAN.contains(sql)) {
             return null;
         }
-        if (!FencingTargets.containsIgnoreCase(sql, "conforming") && !FencingTargets.containsIgnoreCase(sql, "set_config")
+        if (!FencingTargets.containsIgnoreCase(sql, "conforming")
+                && !FencingTargets.containsIgnoreCase(sql, "set_config")
                 && !FencingTargets.containsIgnoreCase(sql, "u&")) {
             CLEAN.add(sql); // the common case, on every statement a connection plans
             return null;
@@ -40,16 +40,20 @@ public final class SettingChanges {
             String text = t.text().toLowerCase(Locale.ROOT);
             if (t.kind() == Token.Kind.WORD && text.equals("set_config")) {
                 Token name = i + 2 < tokens.size() && tokens.get(i + 1).isSymbol("(") ? tokens.get(i + 2) : null;
-                if (name == null || name.kind() != Token.Kind.STRING || !name.text().startsWith("'")
+                if (name == null
+                        || name.kind() != Token.Kind.STRING
+                        || !name.text().startsWith("'")
                         || name.text().toLowerCase(Locale.ROOT).contains(setting)) {
                     return "set_config with a setting name that is " + setting + " or not a plain literal";
                 }
             } else if ((t.kind() == Token.Kind.STRING || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
-                    && text.startsWith("u&") && (lower.contains("set_config") || lower.contains("conforming")
-                    || startsWithSetting(tokens))) {
+                    && text.startsWith("u&")
+                    && (lower.contains("set_config") || lower.contains("conforming") || startsWithSetting(tokens))) {
                 return "Unicode-escaped text beside a setting change";
             } else if (t.kind() == Token.Kind.STRING && (text.contains(setting) || text.contains("set_config"))) {
-                if (!(text.equals("'" + setting + "'") && i >= 2 && tokens.get(i - 1).isSymbol("(")
+                if (!(text.equals("'" + setting + "'")
+                        && i >= 2
+                        && tokens.get(i - 1).isSymbol("(")
                         && tokens.get(i - 2).isWord("current_setting"))) {
                     return "text naming " + (text.contains(setting) ? setting : "set_config")
                             + " in a string (a function or DO body, a set_config)";
@@ -84,9 +88,14 @@ public final class SettingChanges {
         if (prev != null && (prev.isWord("SHOW") || prev.isWord("RESET"))) {
             return null;
         }
-        boolean set = prev != null && (prev.isWord("SET")
-                || ((prev.isWord("SESSION") || prev.isWord("LOCAL")) && i > 1 && tokens.get(i - 2).isWord("SET")));
-        if (set && i + 2 < tokens.size() && (tokens.get(i + 1).isSymbol("=") || tokens.get(i + 1).isWord("TO"))
+        boolean set = prev != null
+                && (prev.isWord("SET")
+                        || ((prev.isWord("SESSION") || prev.isWord("LOCAL"))
+                                && i > 1
+                                && tokens.get(i - 2).isWord("SET")));
+        if (set
+                && i + 2 < tokens.size()
+                && (tokens.get(i + 1).isSymbol("=") || tokens.get(i + 1).isWord("TO"))
                 && ON.contains(tokens.get(i + 2).text().toLowerCase(Locale.ROOT))
                 && (i + 3 == tokens.size() || tokens.get(i + 3).isSymbol(";"))) {
             return null;

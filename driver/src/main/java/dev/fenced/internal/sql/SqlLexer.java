@@ -486,9 +486,13 @@ final class SqlLexer {
     }
 
     private void decimalDigits() {
-        while (pos < length && (isDigit(sql.charAt(pos))
-                || (sql.charAt(pos) == '_' && pos + 1 < length && isDigit(sql.charAt(pos + 1))
-                && pos > 0 && isDigit(sql.charAt(pos - 1))))) {
+        while (pos < length
+                && (isDigit(sql.charAt(pos))
+                        || (sql.charAt(pos) == '_'
+                                && pos + 1 < length
+                                && isDigit(sql.charAt(pos + 1))
+                                && pos > 0
+                                && isDigit(sql.charAt(pos - 1))))) {
             pos++;
         }
     }

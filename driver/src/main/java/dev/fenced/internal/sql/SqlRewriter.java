@@ -94,14 +94,15 @@ public final class SqlRewriter {
                     mode = TextFacts.stricter(mode, t.mode());
                 }
             }
-            return new RewritePlan.Refused(r.table, r.construct, mode, !r.transientCause,
-                    StatementClassifier.holdsSchemaDdl(sql));
+            return new RewritePlan.Refused(
+                    r.table, r.construct, mode, !r.transientCause, StatementClassifier.holdsSchemaDdl(sql));
         } catch (StackOverflowError e) {
             // JSqlParser prints (and visits) expression trees recursively: `0 + 1 + 1 ...` 20,000 terms long parsed
             // under the deadline but overflowed the caller's stack when printed, throwing an Error out of
             // executeUpdate. How deep a thread can go depends on its stack size, so this is not cached.
             String table = guessTable(sql);
-            return new RewritePlan.Refused(table, "a statement nested too deeply to rewrite", modeOf(table), false, false);
+            return new RewritePlan.Refused(
+                    table, "a statement nested too deeply to rewrite", modeOf(table), false, false);
         }
     }
 
@@ -125,8 +126,10 @@ public final class SqlRewriter {
             if (ddl != null && TextFacts.mayWrite(piece)) {
                 // the whole text is planned before any of it runs: a write after DDL that makes a new view,
                 // child or partition of a protected table would be planned without knowing it
-                throw new Refusal(ddl, "a text that changes the schema around a protected table and then writes;"
-                        + " send the DDL on its own, then the write");
+                throw new Refusal(
+                        ddl,
+                        "a text that changes the schema around a protected table and then writes;"
+                                + " send the DDL on its own, then the write");
             }
             if (piece.schemaChange) {
                 ddl = display(piece.mentioned);
@@ -160,8 +163,8 @@ public final class SqlRewriter {
         }
         List<Statement> list = statements;
         if (list.size() != pieces.size()) {
-            throw new Refusal(mentioned, "the parser read " + list.size() + " statements where there are "
-                    + pieces.size());
+            throw new Refusal(
+                    mentioned, "the parser read " + list.size() + " statements where there are " + pieces.size());
         }
         List<Statement> dml = new ArrayList<>();
         List<Statement> tops = new ArrayList<>();
@@ -210,8 +213,10 @@ public final class SqlRewriter {
             TableName target = FenceContext.nameOf(DmlCollector.target(node));
             String indirect = targets.indirectReason(target);
             if (indirect != null) {
-                throw new Refusal(target.toString(), "a write to " + target + " reaches protected rows: " + indirect
-                        + "; write the protected table itself");
+                throw new Refusal(
+                        target.toString(),
+                        "a write to " + target + " reaches protected rows: " + indirect
+                                + "; write the protected table itself");
             }
             ProtectedTable table = targets.tableFor(target);
             if (table == null) {
@@ -220,10 +225,13 @@ public final class SqlRewriter {
             if (domainSetter == null) {
                 domainSetter = table;
             } else if (!domainSetter.tokenDomain().equals(table.tokenDomain())) {
-                throw new Refusal(table.displayName(), "a statement that writes " + domainSetter.displayName()
-                        + " (token domain " + domainSetter.tokenDomain() + ") and " + table.displayName()
-                        + " (token domain " + table.tokenDomain() + "): it carries one token, and tokens of two domains"
-                        + " are unrelated numbers; write them in separate statements, each under its own token");
+                throw new Refusal(
+                        table.displayName(),
+                        "a statement that writes " + domainSetter.displayName()
+                                + " (token domain " + domainSetter.tokenDomain() + ") and " + table.displayName()
+                                + " (token domain " + table.tokenDomain()
+                                + "): it carries one token, and tokens of two domains"
+                                + " are unrelated numbers; write them in separate statements, each under its own token");
             }
             if (node instanceof Update u) {
                 UpdateFencer.fence(u, table, ctx);
@@ -243,13 +251,22 @@ public final class SqlRewriter {
         }
         String printed = verify(printBack(list, prepared, mentioned), literals, roundTripTokens, fencedTables);
         if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
-            LOG.log(System.Logger.Level.WARNING, "fenced: relative update on protected table {0}: a stale holder''s"
-                    + " relative update can land before the newer holder''s first write; write whole new values: {1}",
-                    fencedTables.get(0), sql);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: relative update on protected table {0}: a stale holder''s"
+                            + " relative update can land before the newer holder''s first write; write whole new values: {1}",
+                    fencedTables.get(0),
+                    sql);
         }
-        return assemble(new Printed(printed, userParams, tokenIndex, guarded),
-                new RewritePlan.Writes(fencedTables, enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE,
-                        ctx.relativeUpdate, schemaChange, domainSetter.tokenDomain(), ctx.tokenRequired));
+        return assemble(
+                new Printed(printed, userParams, tokenIndex, guarded),
+                new RewritePlan.Writes(
+                        fencedTables,
+                        enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE,
+                        ctx.relativeUpdate,
+                        schemaChange,
+                        domainSetter.tokenDomain(),
+                        ctx.tokenRequired));
     }
 
     /**
@@ -263,8 +280,8 @@ public final class SqlRewriter {
      * back as written ({@link #printBack}). The same view serves the first parse and the re-parse of the fenced
      * text, so both read the statement alike.
      */
-    private static Prepared parserView(String sql, List<Token> tokens, List<Integer> dmlKeywords, Literals literals,
-                                       boolean number) {
+    private static Prepared parserView(
+            String sql, List<Token> tokens, List<Integer> dmlKeywords, Literals literals, boolean number) {
         boolean[] only = new boolean[dmlKeywords.size()];
         boolean[] descendants = new boolean[dmlKeywords.size()];
         Set<Integer> skip = liftedPositions(tokens, dmlKeywords, only, descendants);
@@ -340,13 +357,14 @@ public final class SqlRewriter {
     }
 
     /** Where {@code ONLY} and the inheritance star stand after each data-modifying keyword. */
-    private static Set<Integer> liftedPositions(List<Token> tokens, List<Integer> dmlKeywords, boolean[] only,
-                                                boolean[] descendants) {
+    private static Set<Integer> liftedPositions(
+            List<Token> tokens, List<Integer> dmlKeywords, boolean[] only, boolean[] descendants) {
         Set<Integer> skip = new LinkedHashSet<>();
         for (int k = 0; k < dmlKeywords.size(); k++) {
             int i = dmlKeywords.get(k);
             int onlyAt = tokens.get(i).isWord("DELETE") ? i + 2 : i + 1;
-            if (onlyAt < tokens.size() && tokens.get(onlyAt).isWord("ONLY")
+            if (onlyAt < tokens.size()
+                    && tokens.get(onlyAt).isWord("ONLY")
                     && (onlyAt == i + 1 || tokens.get(i + 1).isWord("FROM"))) {
                 only[k] = true;
                 skip.add(onlyAt);
@@ -361,9 +379,13 @@ public final class SqlRewriter {
     }
 
     /** The text handed to the parser, and what preparing it put aside. */
-    private record Prepared(String text, int parameters, boolean[] only, boolean[] descendants, List<String> cursors,
-                            List<String> verbatim) {
-    }
+    private record Prepared(
+            String text,
+            int parameters,
+            boolean[] only,
+            boolean[] descendants,
+            List<String> cursors,
+            List<String> verbatim) {}
 
     /** Constructs JSqlParser misreads or pgjdbc treats specially: refused rather than risked. */
     private static void rejectLexicalHazards(List<Token> tokens, String table) throws Refusal {
@@ -382,14 +404,17 @@ public final class SqlRewriter {
             if (t.isUnicodeEscapedName()) {
                 throw new Refusal(table, "Unicode-escaped text (" + t.text() + ") cannot be matched safely");
             }
-            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
-                    && startsLikeOurs(t.text())) {
+            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) && startsLikeOurs(t.text())) {
                 throw new Refusal(table, "a name that starts like fenced's own (" + t.text() + ")");
             }
-            if (t.isWord("CURRENT") && i + 1 < tokens.size() && tokens.get(i + 1).isWord("OF")
+            if (t.isWord("CURRENT")
+                    && i + 1 < tokens.size()
+                    && tokens.get(i + 1).isWord("OF")
                     && !CursorReference.startsAt(tokens, i)) {
-                throw new Refusal(table, "WHERE CURRENT OF a cursor outside an UPDATE cannot be fenced (a DELETE's"
-                        + " stale check needs a WHERE of its own); delete by key");
+                throw new Refusal(
+                        table,
+                        "WHERE CURRENT OF a cursor outside an UPDATE cannot be fenced (a DELETE's"
+                                + " stale check needs a WHERE of its own); delete by key");
             }
             // Brackets count too: JSqlParser's cost doubles with each nested ARRAY[...] as with each nested
             // subquery (14 levels took over a second, past the deadline soon after), and no parenthesis shows it.
@@ -448,14 +473,15 @@ public final class SqlRewriter {
         if (problem != null) {
             throw new Refusal(fencedTables.get(0), problem);
         }
-        String text = parserView(printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens), null,
-                false).text;
+        String text = parserView(
+                        printed, printedTokens, StatementClassifier.dmlKeywordIndexes(printedTokens), null, false)
+                .text;
         Statements again;
         try {
             again = BoundedParser.parseStatements(text, parseTimeout);
         } catch (BoundedParser.ParseFailure e) {
-            throw new Refusal(fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")",
-                    e.timedOut);
+            throw new Refusal(
+                    fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")", e.timedOut);
         }
         for (Statement s : again) {
             for (Statement node : DmlCollector.collect(s)) {
@@ -476,8 +502,9 @@ public final class SqlRewriter {
             return TableName.fold(last.getColumns().get(0).getColumnName()).equals(column);
         }
         if (node instanceof Insert i) {
-            return i.getColumns() != null && i.getColumns().stream()
-                    .anyMatch(c -> TableName.fold(c.getColumnName()).equals(column));
+            return i.getColumns() != null
+                    && i.getColumns().stream()
+                            .anyMatch(c -> TableName.fold(c.getColumnName()).equals(column));
         }
         if (node instanceof Merge m) {
             return MergeFencer.carriesFence(m, table);
@@ -494,8 +521,7 @@ public final class SqlRewriter {
      * @param tokenIndex the number the token parameter has
      * @param guarded    a guard was added, so the token must appear (an observed DELETE adds none)
      */
-    private record Printed(String text, int userParams, int tokenIndex, boolean guarded) {
-    }
+    private record Printed(String text, int userParams, int tokenIndex, boolean guarded) {}
 
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
     private static RewritePlan.Fenced assemble(Printed p, RewritePlan.Writes writes) throws Refusal {
@@ -551,8 +577,12 @@ public final class SqlRewriter {
             }
             map[i] = userPositions.get(i).stream().mapToInt(Integer::intValue).toArray();
         }
-        return new RewritePlan.Fenced(sql.toString(), segments.toArray(new String[0]), map,
-                tokenPositions.stream().mapToInt(Integer::intValue).toArray(), writes);
+        return new RewritePlan.Fenced(
+                sql.toString(),
+                segments.toArray(new String[0]),
+                map,
+                tokenPositions.stream().mapToInt(Integer::intValue).toArray(),
+                writes);
     }
 
     private FencingMode modeOf(String table) {
@@ -569,7 +599,8 @@ public final class SqlRewriter {
             }
         }
         return targets.tables().stream().anyMatch(t -> t.mode() == FencingMode.ENFORCE)
-                ? FencingMode.ENFORCE : FencingMode.OBSERVE;
+                ? FencingMode.ENFORCE
+                : FencingMode.OBSERVE;
     }
 
     /** The registered spelling of a mentioned name, when it is one. */
@@ -587,7 +618,8 @@ public final class SqlRewriter {
 
     private String guessTable(String sql) {
         for (ProtectedTable t : targets.tables()) {
-            if (sql == null || FencingTargets.containsIgnoreCase(sql, t.name().name().toLowerCase(Locale.ROOT))) {
+            if (sql == null
+                    || FencingTargets.containsIgnoreCase(sql, t.name().name().toLowerCase(Locale.ROOT))) {
                 return t.displayName();
             }
         }

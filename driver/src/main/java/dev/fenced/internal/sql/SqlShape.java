@@ -18,8 +18,7 @@ import java.util.List;
  */
 public final class SqlShape {
 
-    private SqlShape() {
-    }
+    private SqlShape() {}
 
     public static String of(String sql) {
         if (sql == null) {
@@ -76,7 +75,8 @@ public final class SqlShape {
             if (castOfToken(tokens, i, "bigint")
                     // an INSERT without a column list checks the column order first: THEN CAST(? AS text) ELSE ...
                     || i > 0 && tokens.get(i - 1).isWord("THEN") && castOfToken(tokens, i, "text")
-                    // an UPDATE's guard binds its token bare; its failing branch is pg_size_bytes(pg_catalog.concat(...))
+                    // an UPDATE's guard binds its token bare; its failing branch is
+                    // pg_size_bytes(pg_catalog.concat(...))
                     || staleMarkerConcat(tokens, i)) {
                 return true;
             }
@@ -89,19 +89,28 @@ public final class SqlShape {
      * a user's function cannot stand in); its string constants may be {@code $n} in pg_stat_statements.
      */
     private static boolean staleMarkerConcat(List<Token> tokens, int i) {
-        return tokens.get(i).isWord("pg_size_bytes") && tokens.get(i + 1).isSymbol("(")
-                && tokens.get(i + 2).isWord("pg_catalog") && tokens.get(i + 3).isSymbol(".")
-                && tokens.get(i + 4).isWord("concat") && tokens.get(i + 5).isSymbol("(");
+        return tokens.get(i).isWord("pg_size_bytes")
+                && tokens.get(i + 1).isSymbol("(")
+                && tokens.get(i + 2).isWord("pg_catalog")
+                && tokens.get(i + 3).isSymbol(".")
+                && tokens.get(i + 4).isWord("concat")
+                && tokens.get(i + 5).isSymbol("(");
     }
 
     private static boolean castOfToken(List<Token> tokens, int i, String type) {
-        return tokens.get(i).isWord("CAST") && tokens.get(i + 1).isSymbol("(") && isTokenValue(tokens.get(i + 2))
-                && tokens.get(i + 3).isWord("AS") && tokens.get(i + 4).isWord(type) && tokens.get(i + 5).isSymbol(")");
+        return tokens.get(i).isWord("CAST")
+                && tokens.get(i + 1).isSymbol("(")
+                && isTokenValue(tokens.get(i + 2))
+                && tokens.get(i + 3).isWord("AS")
+                && tokens.get(i + 4).isWord(type)
+                && tokens.get(i + 5).isSymbol(")");
     }
 
     private static boolean isTokenValue(Token t) {
-        return t.kind() == Token.Kind.PARAMETER || t.kind() == Token.Kind.POSITIONAL_PARAMETER
-                || t.kind() == Token.Kind.NUMBER || t.isWord("NULL");
+        return t.kind() == Token.Kind.PARAMETER
+                || t.kind() == Token.Kind.POSITIONAL_PARAMETER
+                || t.kind() == Token.Kind.NUMBER
+                || t.isWord("NULL");
     }
 
     /** True when PostgreSQL's lexer reads the text to its end (no unterminated string, comment or identifier). */

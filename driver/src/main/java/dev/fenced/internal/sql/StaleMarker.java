@@ -18,8 +18,7 @@ public final class StaleMarker {
 
     private static final String NONCE = HexFormat.of().formatHex(new SecureRandom().generateSeed(8));
 
-    private StaleMarker() {
-    }
+    private StaleMarker() {}
 
     /** This runtime's nonce (tests that spell out a fenced statement need it). */
     public static String nonce() {
@@ -32,8 +31,7 @@ public final class StaleMarker {
     }
 
     /** A recognised marker: the row's token and the table label. */
-    public record Found(long rowToken, String table) {
-    }
+    public record Found(long rowToken, String table) {}
 
     /**
      * The marker in {@code message} (PostgreSQL's {@code invalid size: "<text>"} or

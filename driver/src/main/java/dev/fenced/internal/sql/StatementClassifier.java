@@ -16,7 +16,9 @@ import java.util.Set;
 final class StatementClassifier {
 
     enum Verdict {
-        PASS, PARSE, REFUSE
+        PASS,
+        PARSE,
+        REFUSE
     }
 
     /** One statement of the text, with what the lexical stage found. */
@@ -39,19 +41,56 @@ final class StatementClassifier {
 
     private static final Set<String> DML = Set.of("INSERT", "UPDATE", "DELETE", "MERGE");
     /** A DML keyword after one of these is part of a clause (FOR UPDATE, DO UPDATE, ON DELETE, ...). */
-    private static final Set<String> CLAUSE_BEFORE_DML = Set.of("FOR", "KEY", "DO", "ON", "OF", "OR", "BEFORE",
-            "AFTER", "THEN", "INSTEAD");
-    private static final Set<String> PARSED = Set.of("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "VALUES",
-            "TABLE", "(");
-    private static final Set<String> SCHEMA_DDL = Set.of("CREATE", "ALTER", "DROP");
-    private static final Set<String> UTILITY = Set.of("CREATE", "ALTER", "DROP", "COMMENT", "GRANT", "REVOKE",
-            "ANALYZE", "ANALYSE", "VACUUM", "REINDEX", "CLUSTER", "LOCK", "SET", "RESET", "SHOW", "BEGIN", "START",
-            "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "DECLARE", "FETCH", "MOVE", "CLOSE",
-            "LISTEN", "NOTIFY", "UNLISTEN", "DISCARD", "CHECKPOINT", "SECURITY", "REFRESH", "IMPORT", "LOAD",
-            "DEALLOCATE", "EXECUTE", "CALL", "PREPARE", "REASSIGN");
+    private static final Set<String> CLAUSE_BEFORE_DML =
+            Set.of("FOR", "KEY", "DO", "ON", "OF", "OR", "BEFORE", "AFTER", "THEN", "INSTEAD");
 
-    private StatementClassifier() {
-    }
+    private static final Set<String> PARSED =
+            Set.of("SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "VALUES", "TABLE", "(");
+    private static final Set<String> SCHEMA_DDL = Set.of("CREATE", "ALTER", "DROP");
+    private static final Set<String> UTILITY = Set.of(
+            "CREATE",
+            "ALTER",
+            "DROP",
+            "COMMENT",
+            "GRANT",
+            "REVOKE",
+            "ANALYZE",
+            "ANALYSE",
+            "VACUUM",
+            "REINDEX",
+            "CLUSTER",
+            "LOCK",
+            "SET",
+            "RESET",
+            "SHOW",
+            "BEGIN",
+            "START",
+            "COMMIT",
+            "END",
+            "ROLLBACK",
+            "ABORT",
+            "SAVEPOINT",
+            "RELEASE",
+            "DECLARE",
+            "FETCH",
+            "MOVE",
+            "CLOSE",
+            "LISTEN",
+            "NOTIFY",
+            "UNLISTEN",
+            "DISCARD",
+            "CHECKPOINT",
+            "SECURITY",
+            "REFRESH",
+            "IMPORT",
+            "LOAD",
+            "DEALLOCATE",
+            "EXECUTE",
+            "CALL",
+            "PREPARE",
+            "REASSIGN");
+
+    private StatementClassifier() {}
 
     static List<Piece> split(List<Token> tokens) {
         List<Piece> pieces = new ArrayList<>();
@@ -79,15 +118,20 @@ final class StatementClassifier {
         if (piece.firstWord.equals("DO")) {
             // A DO block's body is a string, and it can build table names at run time (EXECUTE 'UPDATE ' || ...):
             // whether it names a protected table or not, what it writes cannot be seen, so it is never let through.
-            refuse(piece, piece.mentioned != null ? piece.mentioned : firstWatchedIn(sourceText, targets),
+            refuse(
+                    piece,
+                    piece.mentioned != null ? piece.mentioned : firstWatchedIn(sourceText, targets),
                     "an anonymous code block (DO) cannot be fenced (what it writes is only known when it runs);"
                             + " run it inside Fencing.unfenced");
             return;
         }
         String inRenamedSchema = TextFacts.schemaRenamed(piece.tokens, targets);
         if (inRenamedSchema != null) {
-            refuse(piece, inRenamedSchema, "ALTER SCHEMA ... RENAME moves a protected table out of its registered name;"
-                    + " run it inside Fencing.unfenced and register the new name");
+            refuse(
+                    piece,
+                    inRenamedSchema,
+                    "ALTER SCHEMA ... RENAME moves a protected table out of its registered name;"
+                            + " run it inside Fencing.unfenced and register the new name");
             return;
         }
         if (piece.mentioned == null) {
@@ -100,9 +144,12 @@ final class StatementClassifier {
             // could spell either without matching, so DDL around a protected table must write its names plainly.
             for (Token t : piece.tokens) {
                 if (t.isUnicodeEscapedName()) {
-                    refuse(piece, piece.mentioned, "DDL with a Unicode-escaped name (" + t.text() + ") around a"
-                            + " protected table cannot be matched safely (it could name the fence column or fenced's"
-                            + " trigger); write the name plainly");
+                    refuse(
+                            piece,
+                            piece.mentioned,
+                            "DDL with a Unicode-escaped name (" + t.text() + ") around a"
+                                    + " protected table cannot be matched safely (it could name the fence column or fenced's"
+                                    + " trigger); write the name plainly");
                     return;
                 }
             }
@@ -111,7 +158,9 @@ final class StatementClassifier {
             case "TRUNCATE" -> refuse(piece, piece.mentioned, "TRUNCATE cannot be fenced; use DELETE");
             case "ALTER" -> classifyAlter(piece, targets);
             case "DROP" -> {
-                if (piece.tokens.size() > 1 && piece.tokens.get(1).isWord("TRIGGER") && namesTombstoneCheck(piece.tokens)) {
+                if (piece.tokens.size() > 1
+                        && piece.tokens.get(1).isWord("TRIGGER")
+                        && namesTombstoneCheck(piece.tokens)) {
                     refuse(piece, piece.mentioned, SWITCHES_OFF_TOMBSTONES);
                 }
             }
@@ -123,29 +172,39 @@ final class StatementClassifier {
             }
             case "PREPARE" -> {
                 if (piece.dmlKeywords > 0) {
-                    refuse(piece, piece.mentioned, "PREPARE of a write: its EXECUTE could not carry the token;"
-                            + " use a JDBC PreparedStatement");
+                    refuse(
+                            piece,
+                            piece.mentioned,
+                            "PREPARE of a write: its EXECUTE could not carry the token;"
+                                    + " use a JDBC PreparedStatement");
                 }
             }
             case "CREATE" -> {
                 if (isCreateTrigger(piece.tokens) && namesTombstoneCheck(piece.tokens)) {
-                    // CREATE OR REPLACE TRIGGER fenced_tombstone_check ... WHEN (false) (or other events) keeps the name,
+                    // CREATE OR REPLACE TRIGGER fenced_tombstone_check ... WHEN (false) (or other events) keeps the
+                    // name,
                     // function and arguments the catalog read looks for, and never checks an insert
                     refuse(piece, piece.mentioned, SWITCHES_OFF_TOMBSTONES);
                     return;
                 }
                 if (isCreateRule(piece.tokens)) {
                     // a rule's actions run unfenced whenever its event fires, on whatever table it is attached to
-                    refuse(piece, piece.mentioned, "CREATE RULE naming a protected table: its actions would write"
-                            + " around fenced; run it inside Fencing.unfenced");
+                    refuse(
+                            piece,
+                            piece.mentioned,
+                            "CREATE RULE naming a protected table: its actions would write"
+                                    + " around fenced; run it inside Fencing.unfenced");
                     return;
                 }
                 // CREATE TABLE ... AS WITH d AS (DELETE ...) SELECT ... runs its data-modifying CTE right
                 // away (PostgreSQL allows it there, unlike in views, materialized views and cursors), so a
                 // DDL-looking statement can write a protected table: never let it pass as utility.
                 if (piece.dmlKeywords > 0 && isCreateTable(piece.tokens)) {
-                    refuse(piece, piece.mentioned, "CREATE TABLE ... AS with a data-modifying statement cannot be"
-                            + " fenced; run the write on its own, then create the table from its result");
+                    refuse(
+                            piece,
+                            piece.mentioned,
+                            "CREATE TABLE ... AS with a data-modifying statement cannot be"
+                                    + " fenced; run the write on its own, then create the table from its result");
                 }
             }
             default -> {
@@ -168,8 +227,11 @@ final class StatementClassifier {
     private static void classifyAlter(StatementClassifier.Piece piece, FencingTargets targets) {
         List<Token> t = piece.tokens;
         // ALTER FOREIGN TABLE takes INHERIT / NO INHERIT and column changes as well
-        if (t.size() < 2 || !(t.get(1).isWord("TABLE") || (t.get(1).isWord("FOREIGN") && t.size() > 2
-                && t.get(2).isWord("TABLE")))) {
+        if (t.size() < 2
+                || !(t.get(1).isWord("TABLE")
+                        || (t.get(1).isWord("FOREIGN")
+                                && t.size() > 2
+                                && t.get(2).isWord("TABLE")))) {
             return;
         }
         Set<String> fenceColumns = new java.util.HashSet<>();
@@ -182,10 +244,15 @@ final class StatementClassifier {
             if (moved != null) {
                 // the rows would live on under a name fenced does not protect: written there unfenced, and put
                 // back (INHERIT, ATTACH PARTITION), a stale write would have landed
-                refuse(piece, piece.mentioned, "ALTER TABLE ... " + moved + (moved.equals("INHERIT")
-                        || moved.equals("ATTACH PARTITION") ? " brings rows no token checked into a protected table;"
-                        + " run it inside Fencing.unfenced" : " moves protected rows out from under fencing; run it inside"
-                        + " Fencing.unfenced (and register a new name)"));
+                refuse(
+                        piece,
+                        piece.mentioned,
+                        "ALTER TABLE ... " + moved
+                                + (moved.equals("INHERIT") || moved.equals("ATTACH PARTITION")
+                                        ? " brings rows no token checked into a protected table;"
+                                                + " run it inside Fencing.unfenced"
+                                        : " moves protected rows out from under fencing; run it inside"
+                                                + " Fencing.unfenced (and register a new name)"));
                 return;
             }
             if (switchesTriggerOff(t, i)) {
@@ -193,14 +260,20 @@ final class StatementClassifier {
                 return;
             }
             if (token.isWord("TYPE")) {
-                refuse(piece, piece.mentioned, "ALTER TABLE ... TYPE rewrites every row of a protected table;"
-                        + " run it inside Fencing.unfenced");
+                refuse(
+                        piece,
+                        piece.mentioned,
+                        "ALTER TABLE ... TYPE rewrites every row of a protected table;"
+                                + " run it inside Fencing.unfenced");
                 return;
             }
             boolean name = token.kind() == Token.Kind.WORD || token.kind() == Token.Kind.QUOTED_IDENTIFIER;
             if (name && fenceColumns.contains(TableName.fold(token.text())) && !addsColumn(t, i)) {
-                refuse(piece, piece.mentioned, "ALTER TABLE that changes the fence column " + token.text()
-                        + " could reset the tokens of a protected table; run it inside Fencing.unfenced");
+                refuse(
+                        piece,
+                        piece.mentioned,
+                        "ALTER TABLE that changes the fence column " + token.text()
+                                + " could reset the tokens of a protected table; run it inside Fencing.unfenced");
                 return;
             }
         }
@@ -241,7 +314,8 @@ final class StatementClassifier {
     }
 
     private static final String SWITCHES_OFF_TOMBSTONES = "a statement that drops or disables triggers of a protected"
-            + " table would switch off fenced's tombstone check (" + Tombstones.TRIGGER + "), after which a stale holder"
+            + " table would switch off fenced's tombstone check (" + Tombstones.TRIGGER
+            + "), after which a stale holder"
             + " could insert again a row a newer holder deleted; run it inside Fencing.unfenced";
 
     /**
@@ -252,7 +326,9 @@ final class StatementClassifier {
         int name;
         if (t.get(i).isWord("DISABLE") && i + 1 < t.size() && t.get(i + 1).isWord("TRIGGER")) {
             name = i + 2;
-        } else if (t.get(i).isWord("ENABLE") && i + 2 < t.size() && t.get(i + 1).isWord("REPLICA")
+        } else if (t.get(i).isWord("ENABLE")
+                && i + 2 < t.size()
+                && t.get(i + 1).isWord("REPLICA")
                 && t.get(i + 2).isWord("TRIGGER")) {
             name = i + 3;
         } else {
@@ -282,8 +358,11 @@ final class StatementClassifier {
     /** {@code ADD [COLUMN] [IF NOT EXISTS] <the token at i>}. */
     private static boolean addsColumn(List<Token> t, int i) {
         int j = i - 1;
-        while (j > 0 && (t.get(j).isWord("COLUMN") || t.get(j).isWord("IF") || t.get(j).isWord("NOT")
-                || t.get(j).isWord("EXISTS"))) {
+        while (j > 0
+                && (t.get(j).isWord("COLUMN")
+                        || t.get(j).isWord("IF")
+                        || t.get(j).isWord("NOT")
+                        || t.get(j).isWord("EXISTS"))) {
             j--;
         }
         return t.get(j).isWord("ADD");
@@ -317,7 +396,10 @@ final class StatementClassifier {
             if (t.isWord("TABLE")) {
                 return true;
             }
-            if (!(t.isWord("GLOBAL") || t.isWord("LOCAL") || t.isWord("TEMP") || t.isWord("TEMPORARY")
+            if (!(t.isWord("GLOBAL")
+                    || t.isWord("LOCAL")
+                    || t.isWord("TEMP")
+                    || t.isWord("TEMPORARY")
                     || t.isWord("UNLOGGED"))) {
                 return false;
             }
@@ -335,8 +417,10 @@ final class StatementClassifier {
         }
         for (Token token : t) {
             if (token.isWord("FROM")) {
-                refuse(piece, piece.mentioned, "COPY ... FROM cannot be fenced; load into a staging table and"
-                        + " INSERT ... SELECT from it");
+                refuse(
+                        piece,
+                        piece.mentioned,
+                        "COPY ... FROM cannot be fenced; load into a staging table and" + " INSERT ... SELECT from it");
                 return;
             }
             if (token.isWord("TO")) {
@@ -382,9 +466,11 @@ final class StatementClassifier {
                 continue;
             }
             Token prev = i > 0 ? tokens.get(i - 1) : null;
-            if (prev != null && (prev.isSymbol(".") || prev.isSymbol(",")
-                    || (prev.kind() == Token.Kind.WORD
-                    && CLAUSE_BEFORE_DML.contains(prev.text().toUpperCase(Locale.ROOT))))) {
+            if (prev != null
+                    && (prev.isSymbol(".")
+                            || prev.isSymbol(",")
+                            || (prev.kind() == Token.Kind.WORD
+                                    && CLAUSE_BEFORE_DML.contains(prev.text().toUpperCase(Locale.ROOT))))) {
                 continue;
             }
             if (i + 1 < tokens.size() && tokens.get(i + 1).isSymbol(".")) {

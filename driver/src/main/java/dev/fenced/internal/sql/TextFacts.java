@@ -20,8 +20,7 @@ public final class TextFacts {
 
     private static final Set<String> WRITE_VERBS = Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "COPY");
 
-    private TextFacts() {
-    }
+    private TextFacts() {}
 
     /** Statements that write, or may run writes (EXECUTE of a prepared one, CALL, DO). */
     private static final Set<String> WRITING_STATEMENTS = Set.of("TRUNCATE", "COPY", "DO", "EXECUTE", "CALL", "MERGE");
@@ -60,8 +59,10 @@ public final class TextFacts {
             Token name = tokens.get(i + 1);
             if (tokens.get(i).isWord("EXECUTE")
                     && (name.kind() == Token.Kind.WORD || name.kind() == Token.Kind.QUOTED_IDENTIFIER)) {
-                out.add(name.kind() == Token.Kind.QUOTED_IDENTIFIER ? TableName.fold(name.text())
-                        : name.text().toLowerCase(Locale.ROOT));
+                out.add(
+                        name.kind() == Token.Kind.QUOTED_IDENTIFIER
+                                ? TableName.fold(name.text())
+                                : name.text().toLowerCase(Locale.ROOT));
             }
         }
         return out;
@@ -172,8 +173,11 @@ public final class TextFacts {
         List<TableName> out = new ArrayList<>();
         for (int start : starts) {
             int i = start + 1;
-            while (i < tokens.size() && (tokens.get(i).isWord("INTO") || tokens.get(i).isWord("FROM")
-                    || tokens.get(i).isWord("ONLY") || tokens.get(i).isWord("TABLE"))) {
+            while (i < tokens.size()
+                    && (tokens.get(i).isWord("INTO")
+                            || tokens.get(i).isWord("FROM")
+                            || tokens.get(i).isWord("ONLY")
+                            || tokens.get(i).isWord("TABLE"))) {
                 i++;
             }
             i = readName(tokens, i, out);
@@ -220,7 +224,9 @@ public final class TextFacts {
      * (renaming the schema would move it out from under its registered name); else null.
      */
     static String schemaRenamed(List<Token> tokens, FencingTargets targets) {
-        if (tokens.size() < 4 || !tokens.get(0).isWord("ALTER") || !tokens.get(1).isWord("SCHEMA")
+        if (tokens.size() < 4
+                || !tokens.get(0).isWord("ALTER")
+                || !tokens.get(1).isWord("SCHEMA")
                 || !StatementClassifier.hasWord(tokens, Set.of("RENAME"))) {
             return null;
         }
@@ -251,8 +257,7 @@ public final class TextFacts {
     }
 
     /** A protected name a text mentions, and the strictest mode of every protected name in it. */
-    public record Mention(String table, FencingMode mode) {
-    }
+    public record Mention(String table, FencingMode mode) {}
 
     /**
      * The first protected table or view the text names and the strictest mode among all the protected

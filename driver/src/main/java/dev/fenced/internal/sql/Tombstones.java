@@ -55,10 +55,10 @@ public final class Tombstones {
     static final String CTE_PREFIX = "fenced_tombstones_";
     /** The insert check's trigger name (the same as {@code TombstoneSchema.TRIGGER}, which creates it). */
     public static final String TRIGGER = "fenced_tombstone_check";
+
     private static final String TOMB_ALIAS = "fenced_tomb";
 
-    private Tombstones() {
-    }
+    private Tombstones() {}
 
     /**
      * The function beside the tombstone table {@code table} that builds a row's tombstone key with fixed settings
@@ -73,8 +73,15 @@ public final class Tombstones {
      * level) the CTE recording tombstones for the rows {@code delete} removes; {@code where} is the DELETE's own
      * WHERE, without the stale check (a row with a newer token fails the DELETE, and with it the whole statement).
      */
-    static void record(Statement top, Delete delete, Expression where, TableShape shape, TableName tombstoneTable, int tokenIndex,
-                       String tableLabel) throws Refusal {
+    static void record(
+            Statement top,
+            Delete delete,
+            Expression where,
+            TableShape shape,
+            TableName tombstoneTable,
+            int tokenIndex,
+            String tableLabel)
+            throws Refusal {
         String qualifier = FenceContext.qualifier(delete.getTable());
         List<Expression> key = new ArrayList<>();
         key.add(new AllTableColumns(new Table(qualifier)));
@@ -85,8 +92,8 @@ public final class Tombstones {
         Function keyOf = new Function(keyFunction.toString(), key.toArray(new Expression[0]));
         PlainSelect rows = new PlainSelect();
         rows.setDistinct(new Distinct());
-        rows.addSelectItems(new StringValue(shape.tombstoneLabel().replace("'", "''")), keyOf,
-                Guards.token(tokenIndex));
+        rows.addSelectItems(
+                new StringValue(shape.tombstoneLabel().replace("'", "''")), keyOf, Guards.token(tokenIndex));
         rows.setFromItem(StarTable.plain(delete.getTable()));
         List<Join> joins = new ArrayList<>();
         if (delete.getUsingFromItemList() != null) {
@@ -100,13 +107,15 @@ public final class Tombstones {
         if (!joins.isEmpty()) {
             rows.setJoins(joins);
         }
-        Expression tokenGiven = new AndExpression(new IsNullExpression(Guards.token(tokenIndex)).withNot(true),
+        Expression tokenGiven = new AndExpression(
+                new IsNullExpression(Guards.token(tokenIndex)).withNot(true),
                 checkInPlace(StarTable.plain(delete.getTable()).getFullyQualifiedName(), tableLabel));
-        rows.setWhere(where == null ? tokenGiven
-                : new AndExpression(new ParenthesedExpressionList<>(where), tokenGiven));
+        rows.setWhere(
+                where == null ? tokenGiven : new AndExpression(new ParenthesedExpressionList<>(where), tokenGiven));
 
         Insert insert = new Insert();
-        Table tomb = new Table(tombstoneTable.schema() == null ? null : TableName.quote(tombstoneTable.schema()),
+        Table tomb = new Table(
+                tombstoneTable.schema() == null ? null : TableName.quote(tombstoneTable.schema()),
                 TableName.quote(tombstoneTable.name()));
         tomb.setAlias(new Alias(TOMB_ALIAS, true));
         insert.setTable(tomb);
@@ -117,13 +126,17 @@ public final class Tombstones {
         target.addIndexColumnName("key");
         insert.setConflictTarget(target);
         InsertConflictAction action = new InsertConflictAction(ConflictActionType.DO_UPDATE);
-        action.addUpdateSet(new UpdateSet(new Column("token"), new Function("GREATEST",
-                new Column(new Table(TOMB_ALIAS), "token"), new Column(new Table("EXCLUDED"), "token"))));
+        action.addUpdateSet(new UpdateSet(
+                new Column("token"),
+                new Function(
+                        "GREATEST",
+                        new Column(new Table(TOMB_ALIAS), "token"),
+                        new Column(new Table("EXCLUDED"), "token"))));
         insert.setConflictAction(action);
 
         List<WithItem<?>> with = withItems(top, tableLabel);
-        WithItem<ParenthesedInsert> item = new WithItem<>(new ParenthesedInsert().withInsert(insert),
-                new Alias(CTE_PREFIX + (with.size() + 1), false));
+        WithItem<ParenthesedInsert> item = new WithItem<>(
+                new ParenthesedInsert().withInsert(insert), new Alias(CTE_PREFIX + (with.size() + 1), false));
         with.add(item);
     }
 
@@ -135,11 +148,13 @@ public final class Tombstones {
      */
     private static Expression checkInPlace(String writtenTable, String tableLabel) throws Refusal {
         // the failing text is a branch of the CASE, not a constant cast PostgreSQL would fold (and fail) at plan time
-        String sql = "CAST(CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg WHERE fenced_trg.tgrelid = CAST('"
-                + writtenTable.replace("'", "''") + "' AS regclass) AND fenced_trg.tgname = '" + TRIGGER + "'"
-                + " AND fenced_trg.tgenabled <> 'D') THEN 'true' ELSE 'fenced: the tombstone check trigger of "
-                + tableLabel.replace("'", "''") + " is missing or disabled (the table was created again since fenced"
-                + " read the catalog?); a DELETE is refused until it is read again' END AS boolean)";
+        String sql =
+                "CAST(CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg WHERE fenced_trg.tgrelid = CAST('"
+                        + writtenTable.replace("'", "''") + "' AS regclass) AND fenced_trg.tgname = '" + TRIGGER + "'"
+                        + " AND fenced_trg.tgenabled <> 'D') THEN 'true' ELSE 'fenced: the tombstone check trigger of "
+                        + tableLabel.replace("'", "''")
+                        + " is missing or disabled (the table was created again since fenced"
+                        + " read the catalog?); a DELETE is refused until it is read again' END AS boolean)";
         try {
             return BoundedParser.parseOwnExpression(sql);
         } catch (BoundedParser.ParseFailure e) {
@@ -176,8 +191,10 @@ public final class Tombstones {
                 m.setWithItemsList(list = new ArrayList<>());
             }
         } else {
-            throw new Refusal(tableLabel, "a DELETE inside " + top.getClass().getSimpleName() + " (its tombstones"
-                    + " cannot be recorded there)");
+            throw new Refusal(
+                    tableLabel,
+                    "a DELETE inside " + top.getClass().getSimpleName() + " (its tombstones"
+                            + " cannot be recorded there)");
         }
         return list;
     }

@@ -13,11 +13,10 @@ final class TransactionControl {
 
     static final String PLACEHOLDER = "SELECT 1";
 
-    private static final Set<String> FIRST_WORDS = Set.of("BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT",
-            "SAVEPOINT", "RELEASE");
+    private static final Set<String> FIRST_WORDS =
+            Set.of("BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE");
 
-    private TransactionControl() {
-    }
+    private TransactionControl() {}
 
     /**
      * When the statement starting at {@code start} is transaction control with no parameter, the index of its
@@ -25,7 +24,8 @@ final class TransactionControl {
      */
     static int endOfPiece(List<Token> tokens, int start) {
         Token first = tokens.get(start);
-        if (first.kind() != Token.Kind.WORD || !FIRST_WORDS.contains(first.text().toUpperCase(Locale.ROOT))) {
+        if (first.kind() != Token.Kind.WORD
+                || !FIRST_WORDS.contains(first.text().toUpperCase(Locale.ROOT))) {
             return -1;
         }
         int i = start;

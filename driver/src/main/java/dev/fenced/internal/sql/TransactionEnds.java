@@ -13,8 +13,7 @@ import java.util.Optional;
  */
 public final class TransactionEnds {
 
-    private TransactionEnds() {
-    }
+    private TransactionEnds() {}
 
     /** The first word of the first statement in {@code sql} that ends the transaction, if any. */
     public static Optional<String> find(String sql) {

@@ -13,8 +13,7 @@ import net.sf.jsqlparser.statement.update.UpdateSet;
 /** UPDATE: adds {@code <column> = <guard>} to the SET list. */
 final class UpdateFencer {
 
-    private UpdateFencer() {
-    }
+    private UpdateFencer() {}
 
     static void fence(Update update, ProtectedTable table, FenceContext ctx) throws Refusal {
         if (update.getStartJoins() != null && !update.getStartJoins().isEmpty()) {
@@ -26,7 +25,8 @@ final class UpdateFencer {
         String qualifier = FenceContext.qualifier(update.getTable());
         // Without FROM, the SET list sees the target's columns alone, so the guard names the fence column bare:
         // PostgreSQL copies the statement's text on every execution, and each character costs it ~12 instructions.
-        boolean onlyTarget = update.getFromItem() == null && (update.getJoins() == null || update.getJoins().isEmpty());
+        boolean onlyTarget = update.getFromItem() == null
+                && (update.getJoins() == null || update.getJoins().isEmpty());
         appendGuardedSet(update.getUpdateSets(), table, qualifier, onlyTarget ? null : qualifier, ctx);
     }
 
@@ -41,14 +41,17 @@ final class UpdateFencer {
      * nothing else in scope can have one of that name (an UPDATE without FROM; not ON CONFLICT, where EXCLUDED has
      * the same columns, nor MERGE, where the source may).
      */
-    private static void appendGuardedSet(List<UpdateSet> sets, ProtectedTable table, String qualifier,
-                                         String guardQualifier, FenceContext ctx) throws Refusal {
+    private static void appendGuardedSet(
+            List<UpdateSet> sets, ProtectedTable table, String qualifier, String guardQualifier, FenceContext ctx)
+            throws Refusal {
         List<Column> targets = new ArrayList<>();
         for (UpdateSet set : sets) {
             for (Column c : set.getColumns()) {
                 if (TableName.fold(c.getColumnName()).equals(table.column())) {
-                    throw new Refusal(table.displayName(), "the statement sets the fence column " + table.column()
-                            + " itself; the token is not the writer's to choose");
+                    throw new Refusal(
+                            table.displayName(),
+                            "the statement sets the fence column " + table.column()
+                                    + " itself; the token is not the writer's to choose");
                 }
                 targets.add(c);
             }
@@ -63,7 +66,14 @@ final class UpdateFencer {
         }
         boolean tokenMayBeNull = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
         ctx.tokenRequired |= !tokenMayBeNull;
-        sets.add(new UpdateSet(new Column(TableName.quote(table.column())), Guards.setValue(guardQualifier,
-                table.column(), table.displayName(), ctx.tokenIndex, table.mode(), tokenMayBeNull)));
+        sets.add(new UpdateSet(
+                new Column(TableName.quote(table.column())),
+                Guards.setValue(
+                        guardQualifier,
+                        table.column(),
+                        table.displayName(),
+                        ctx.tokenIndex,
+                        table.mode(),
+                        tokenMayBeNull)));
     }
 }

@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ConfigLoaderTest {
 
     private static FencedConfig resolve(Map<String, String> first, Map<String, String> second) throws FencingException {
-        return ConfigLoader.resolve(List.of(new ConfigSource("the JDBC URL", first),
-                new ConfigSource("the connection properties", second)));
+        return ConfigLoader.resolve(List.of(
+                new ConfigSource("the JDBC URL", first), new ConfigSource("the connection properties", second)));
     }
 
     @Test
@@ -41,14 +41,23 @@ class ConfigLoaderTest {
     @Test
     void tableNamesFoldLikePostgres() throws FencingException {
         FencedConfig c = FencedConfig.of("fenced.tables", "Totals, Sales.Orders, \"Mixed\".\"Case\"");
-        assertEquals(List.of(new TableName(null, "totals"), new TableName("sales", "orders"),
-                new TableName("Mixed", "Case")), c.tables().stream().map(ProtectedTable::name).toList());
+        assertEquals(
+                List.of(
+                        new TableName(null, "totals"),
+                        new TableName("sales", "orders"),
+                        new TableName("Mixed", "Case")),
+                c.tables().stream().map(ProtectedTable::name).toList());
     }
 
     @Test
     void perTableOverridesApplyToThatTableOnly() throws FencingException {
-        FencedConfig c = FencedConfig.of("fenced.tables", "totals,sales.orders",
-                "fenced.table.sales.orders.mode", "observe", "fenced.table.totals.column", "Fence");
+        FencedConfig c = FencedConfig.of(
+                "fenced.tables",
+                "totals,sales.orders",
+                "fenced.table.sales.orders.mode",
+                "observe",
+                "fenced.table.totals.column",
+                "Fence");
         assertEquals(FencingMode.ENFORCE, c.tables().get(0).mode());
         assertEquals("fence", c.tables().get(0).column());
         assertEquals(FencingMode.OBSERVE, c.tables().get(1).mode());
@@ -57,21 +66,27 @@ class ConfigLoaderTest {
 
     @Test
     void anOverrideForAnUnlistedTableIsAnError() {
-        FencingException e = assertThrows(FencingException.class,
+        FencingException e = assertThrows(
+                FencingException.class,
                 () -> FencedConfig.of("fenced.tables", "totals", "fenced.table.total.mode", "off"));
-        assertTrue(e.getMessage().contains("fenced.table.total.mode configures table total, which is not listed"),
+        assertTrue(
+                e.getMessage().contains("fenced.table.total.mode configures table total, which is not listed"),
                 e.getMessage());
     }
 
     @Test
     void unknownKeysAndBadValuesNameTheSource() {
-        FencingException unknown = assertThrows(FencingException.class,
-                () -> resolve(Map.of(), Map.of("fenced.colum", "x")));
-        assertTrue(unknown.getMessage().contains("unknown key 'fenced.colum' in the connection properties"
-                + " (did you mean fenced.column?)"), unknown.getMessage());
-        FencingException bad = assertThrows(FencingException.class,
-                () -> resolve(Map.of("fenced.parseTimeout", "soon"), Map.of()));
-        assertTrue(bad.getMessage().contains("fenced.parseTimeout in the JDBC URL: expected a positive duration"),
+        FencingException unknown =
+                assertThrows(FencingException.class, () -> resolve(Map.of(), Map.of("fenced.colum", "x")));
+        assertTrue(
+                unknown.getMessage()
+                        .contains("unknown key 'fenced.colum' in the connection properties"
+                                + " (did you mean fenced.column?)"),
+                unknown.getMessage());
+        FencingException bad =
+                assertThrows(FencingException.class, () -> resolve(Map.of("fenced.parseTimeout", "soon"), Map.of()));
+        assertTrue(
+                bad.getMessage().contains("fenced.parseTimeout in the JDBC URL: expected a positive duration"),
                 bad.getMessage());
         assertThrows(FencingException.class, () -> FencedConfig.of("fenced.tables", "a,a"));
         assertThrows(FencingException.class, () -> FencedConfig.of("fenced.tables", "bad name"));
@@ -79,8 +94,13 @@ class ConfigLoaderTest {
 
     @Test
     void leaseFamiliesNeedAMethod() throws FencingException {
-        FencedConfig c = FencedConfig.of("fenced.lease.nightly.method", "com.acme.Jobs#runNightly",
-                "fenced.lease.nightly.ttl", "45s", "fenced.lease.nightly.onBusy", "wait");
+        FencedConfig c = FencedConfig.of(
+                "fenced.lease.nightly.method",
+                "com.acme.Jobs#runNightly",
+                "fenced.lease.nightly.ttl",
+                "45s",
+                "fenced.lease.nightly.onBusy",
+                "wait");
         LeaseMethod m = c.leaseMethods().get("nightly");
         assertEquals("com.acme.Jobs", m.className());
         assertEquals("runNightly", m.methodName());
@@ -93,11 +113,20 @@ class ConfigLoaderTest {
 
     @Test
     void environmentVariablesUseTheUpperCaseForm() throws FencingException {
-        Map<String, String> env = ConfigLoader.environment(Map.of("FENCED_MODE", "observe",
-                "FENCED_RELATIVEUPDATES", "refuse", "FENCED_LEASE_NIGHTLY_TTL", "10s",
-                "FENCED_TEST_JDBC_URL", "ignored", "PATH", "/bin"));
-        assertEquals(Map.of("fenced.mode", "observe", "fenced.relativeUpdates", "refuse",
-                "fenced.lease.nightly.ttl", "10s"), env);
+        Map<String, String> env = ConfigLoader.environment(Map.of(
+                "FENCED_MODE",
+                "observe",
+                "FENCED_RELATIVEUPDATES",
+                "refuse",
+                "FENCED_LEASE_NIGHTLY_TTL",
+                "10s",
+                "FENCED_TEST_JDBC_URL",
+                "ignored",
+                "PATH",
+                "/bin"));
+        assertEquals(
+                Map.of("fenced.mode", "observe", "fenced.relativeUpdates", "refuse", "fenced.lease.nightly.ttl", "10s"),
+                env);
     }
 
     @Test
@@ -109,8 +138,8 @@ class ConfigLoaderTest {
         Files.writeString(file, "fenced.tables=totals\nhibernate.x=1\n");
         FencingException e = assertThrows(FencingException.class, () -> ConfigLoader.forAgent(file));
         assertTrue(e.getMessage().contains("'hibernate.x'"), e.getMessage());
-        FencingException missing = assertThrows(FencingException.class,
-                () -> ConfigLoader.forAgent(dir.resolve("nope.properties")));
+        FencingException missing =
+                assertThrows(FencingException.class, () -> ConfigLoader.forAgent(dir.resolve("nope.properties")));
         assertTrue(missing.getMessage().contains("does not exist"), missing.getMessage());
     }
 
@@ -125,8 +154,8 @@ class ConfigLoaderTest {
     @Test
     void zeroAndNegativeDurationsAreRefusedInEveryForm() {
         for (String bad : new String[] {"PT0S", "PT-5S", "pt0.000s", "P0D", "0s", "0ms", "-5s", "PT-0.001S"}) {
-            FencingException e = assertThrows(FencingException.class,
-                    () -> FencedConfig.of("fenced.parseTimeout", bad), bad);
+            FencingException e =
+                    assertThrows(FencingException.class, () -> FencedConfig.of("fenced.parseTimeout", bad), bad);
             assertTrue(e.getMessage().contains("positive duration"), e.getMessage());
         }
         for (String good : new String[] {"PT0.5S", "PT2S", "1ms", "2m"}) {
@@ -136,8 +165,9 @@ class ConfigLoaderTest {
 
     @Test
     void twoEnvironmentVariablesSpellingOneKeyAreAnError() {
-        FencingException e = assertThrows(FencingException.class, () -> ConfigLoader.environment(
-                Map.of("FENCED_TABLES", "totals", "FENCED_tables", "orders")));
+        FencingException e = assertThrows(
+                FencingException.class,
+                () -> ConfigLoader.environment(Map.of("FENCED_TABLES", "totals", "FENCED_tables", "orders")));
         assertTrue(e.getMessage().contains("fenced.tables given twice in the environment"), e.getMessage());
     }
 }

@@ -23,12 +23,14 @@ class FencedThreadsTest {
         AtomicLong previous = ContextAccess.swap(cell);
         creator.setContextClassLoader(new URLClassLoader(new URL[0], null));
         try {
-            Thread t = FencedThreads.newThread("fenced-test", () -> { });
+            Thread t = FencedThreads.newThread("fenced-test", () -> {});
             assertEquals("fenced-test", t.getName());
             assertTrue(t.isDaemon());
             assertNull(t.getContextClassLoader());
             assertSame(cell, ContextAccess.current(), "the creator's binding is back after the thread is made");
-            assertEquals("fenced-test", FencedThreads.named("fenced-test").newThread(() -> { }).getName());
+            assertEquals(
+                    "fenced-test",
+                    FencedThreads.named("fenced-test").newThread(() -> {}).getName());
         } finally {
             creator.setContextClassLoader(before);
             ContextAccess.swap(previous);

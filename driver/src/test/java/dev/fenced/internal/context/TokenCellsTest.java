@@ -26,11 +26,14 @@ class TokenCellsTest {
 
     @Test
     void aCellOfADriverCopyInAnotherClassLoaderIsAskedByName() throws Exception {
-        URL driverClasses = TokenCell.class.getProtectionDomain().getCodeSource().getLocation();
-        try (URLClassLoader childFirst = new URLClassLoader(new URL[] {driverClasses}, ClassLoader.getPlatformClassLoader())) {
+        URL driverClasses =
+                TokenCell.class.getProtectionDomain().getCodeSource().getLocation();
+        try (URLClassLoader childFirst =
+                new URLClassLoader(new URL[] {driverClasses}, ClassLoader.getPlatformClassLoader())) {
             Class<?> foreign = childFirst.loadClass(TokenCell.class.getName());
             assertNotSame(TokenCell.class, foreign);
-            AtomicLong cell = (AtomicLong) foreign.getConstructor(String.class, long.class).newInstance("zookeeper", 7L);
+            AtomicLong cell = (AtomicLong)
+                    foreign.getConstructor(String.class, long.class).newInstance("zookeeper", 7L);
             assertEquals("zookeeper", TokenCells.domainOf(cell));
         }
     }

@@ -34,18 +34,23 @@ class FencedUrlTest {
                 + "&fenced.mode=observe&options=-c%20search_path%3Dx");
         assertEquals("jdbc:postgresql://h/db?user=u&ssl=true&options=-c%20search_path%3Dx", u.delegateUrl());
         assertEquals(Map.of("fenced.tables", "a,b", "fenced.mode", "observe"), u.fencedParameters());
-        assertEquals(List.of("fenced.tables", "fenced.mode"), List.copyOf(u.fencedParameters().keySet()),
+        assertEquals(
+                List.of("fenced.tables", "fenced.mode"),
+                List.copyOf(u.fencedParameters().keySet()),
                 "in the order written");
     }
 
     @Test
     void onlyFencedParametersLeaveNoQuestionMark() {
-        assertEquals("jdbc:postgresql://h/db", FencedUrl.parse("jdbc:fenced:postgresql://h/db?fenced.tables=t").delegateUrl());
+        assertEquals(
+                "jdbc:postgresql://h/db",
+                FencedUrl.parse("jdbc:fenced:postgresql://h/db?fenced.tables=t").delegateUrl());
     }
 
     @Test
     void fencedKeysAndValuesArePercentDecoded() {
-        FencedUrl u = FencedUrl.parse("jdbc:fenced:postgresql://h/db?fenced%2Etables=%22Sales%22.%22Totals%22&fenced.flag");
+        FencedUrl u =
+                FencedUrl.parse("jdbc:fenced:postgresql://h/db?fenced%2Etables=%22Sales%22.%22Totals%22&fenced.flag");
         assertEquals("\"Sales\".\"Totals\"", u.fencedParameters().get("fenced.tables"));
         assertEquals("", u.fencedParameters().get("fenced.flag"), "a key with no value is an empty value");
     }

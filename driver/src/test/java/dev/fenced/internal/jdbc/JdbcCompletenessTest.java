@@ -47,7 +47,8 @@ class JdbcCompletenessTest {
                 continue;
             }
             Method impl = wrapper.getMethod(m.getName(), m.getParameterTypes());
-            if (impl.getDeclaringClass().isInterface() || !impl.getDeclaringClass().getName().startsWith("dev.fenced.")) {
+            if (impl.getDeclaringClass().isInterface()
+                    || !impl.getDeclaringClass().getName().startsWith("dev.fenced.")) {
                 missing.add(m.toString());
             }
         }

@@ -32,8 +32,11 @@ class JdbcDelegatesTest {
         if (Boolean.getBoolean("fencedtest.regenerate")) {
             Files.writeString(file, generated, StandardCharsets.UTF_8);
         }
-        assertEquals(generated, Files.readString(file, StandardCharsets.UTF_8), file
-                + " differs from what the generator writes: run `mvn -pl driver test -Dtest=JdbcDelegatesTest"
-                + " -Dfencedtest.regenerate=true` on JDK 17 and commit the result");
+        assertEquals(
+                generated,
+                Files.readString(file, StandardCharsets.UTF_8),
+                file
+                        + " differs from what the generator writes: run `mvn -pl driver test -Dtest=JdbcDelegatesTest"
+                        + " -Dfencedtest.regenerate=true` on JDK 17 and commit the result");
     }
 }

@@ -36,7 +36,9 @@ class RuntimesTest {
         assertSame(alice, dataSource.forDatabase("db|alice", config, null));
 
         Runtimes driver = new Runtimes(null, 4, dev.fenced.Ticker.system());
-        assertNotSame(driver.forDatabase("one", config, null).tracker(), driver.forDatabase("two", config, null).tracker());
+        assertNotSame(
+                driver.forDatabase("one", config, null).tracker(),
+                driver.forDatabase("two", config, null).tracker());
     }
 
     @Test
@@ -46,9 +48,10 @@ class RuntimesTest {
         FencedRuntime a = driver.forDatabase("a", config, null);
         FencedRuntime b = driver.forDatabase("b", config, null);
         assertSame(a, driver.forDatabase("a", config, null)); // a is now the most recent
-        driver.forDatabase("c", config, null);                 // b goes
+        driver.forDatabase("c", config, null); // b goes
         assertSame(a, driver.forDatabase("a", config, null));
-        assertNotSame(b, driver.forDatabase("b", config, null), "an evicted runtime is built again at the next connect");
+        assertNotSame(
+                b, driver.forDatabase("b", config, null), "an evicted runtime is built again at the next connect");
     }
 
     @Test
@@ -57,8 +60,8 @@ class RuntimesTest {
         Runtimes runtimes = new Runtimes(new Tracker(), 1, now::get);
         FencedRuntime runtime = runtimes.forDatabase("db", config("60s"), null);
         AtomicInteger asked = new AtomicInteger();
-        Connection connection = (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+        Connection connection = (Connection) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                     if (method.getName().equals("getAutoCommit")) {
                         asked.incrementAndGet(); // the first thing a due re-read does
                         return true;

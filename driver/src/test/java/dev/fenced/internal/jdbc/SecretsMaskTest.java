@@ -10,21 +10,28 @@ class SecretsMaskTest {
 
     @Test
     void everyParameterWhoseNameSaysSecretIsMasked() {
-        assertEquals("jdbc:postgresql://h/db?user=u&password=***&sslpassword=***&sslkeypassword=***",
+        assertEquals(
+                "jdbc:postgresql://h/db?user=u&password=***&sslpassword=***&sslkeypassword=***",
                 Secrets.mask("jdbc:postgresql://h/db?user=u&password=p1&sslpassword=p2&sslkeypassword=p3"));
-        assertEquals("jdbc:x://h/db?api.token=***&client-secret=***&pwd=***&passwd=***&credentials=***",
+        assertEquals(
+                "jdbc:x://h/db?api.token=***&client-secret=***&pwd=***&passwd=***&credentials=***",
                 Secrets.mask("jdbc:x://h/db?api.token=a&client-secret=b&pwd=c&passwd=d&credentials=e"));
     }
 
     @Test
     void namesAreMatchedWithoutRegardToCaseAndSemicolonsSeparateToo() {
-        assertEquals("jdbc:sqlserver://h;user=u;Password=***;db=x", Secrets.mask("jdbc:sqlserver://h;user=u;Password=p;db=x"));
+        assertEquals(
+                "jdbc:sqlserver://h;user=u;Password=***;db=x",
+                Secrets.mask("jdbc:sqlserver://h;user=u;Password=p;db=x"));
     }
 
     @Test
     void userInfoPasswordsAreMaskedButTheUserIsKept() {
         assertEquals("jdbc:postgresql://alice:***@h:5432/db", Secrets.mask("jdbc:postgresql://alice:s3cret@h:5432/db"));
-        assertEquals("jdbc:postgresql://alice@h/db", Secrets.mask("jdbc:postgresql://alice@h/db"), "no password, nothing to mask");
+        assertEquals(
+                "jdbc:postgresql://alice@h/db",
+                Secrets.mask("jdbc:postgresql://alice@h/db"),
+                "no password, nothing to mask");
     }
 
     @Test

@@ -1,13 +1,12 @@
 package dev.fenced.internal.jdbc;
 
-import dev.fenced.FencedSqlState;
-import dev.fenced.internal.metrics.Tracker;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import dev.fenced.FencedSqlState;
 import dev.fenced.StaleTokenException;
+import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.sql.StaleMarker;
 import java.sql.BatchUpdateException;
 import java.sql.SQLException;
@@ -39,7 +38,8 @@ class StaleWritesTest {
     void aMarkerInABatchsNextExceptionIsFound() {
         BatchUpdateException batch = new BatchUpdateException("Batch entry 0 was aborted", "08000", new int[0]);
         batch.setNextException(tombstone("ERROR: fenced-tombstone:9:t"));
-        StaleTokenException stale = assertInstanceOf(StaleTokenException.class, StaleWrites.translate(batch, 3, TRACKER));
+        StaleTokenException stale =
+                assertInstanceOf(StaleTokenException.class, StaleWrites.translate(batch, 3, TRACKER));
         assertEquals("t", stale.table());
         assertEquals(9, stale.rowToken());
         assertSame(batch, stale.getCause());
@@ -60,8 +60,13 @@ class StaleWritesTest {
 
     @Test
     void malformedMarkersAreLeftAlone() {
-        for (String message : new String[] {"fenced-tombstone::t", "fenced-tombstone:12", "fenced-tombstone:12x:t",
-                "fenced-tombstone:" + "9".repeat(20) + ":t", "no marker here"}) {
+        for (String message : new String[] {
+            "fenced-tombstone::t",
+            "fenced-tombstone:12",
+            "fenced-tombstone:12x:t",
+            "fenced-tombstone:" + "9".repeat(20) + ":t",
+            "no marker here"
+        }) {
             SQLException e = tombstone(message);
             assertSame(e, StaleWrites.translate(e, 7, TRACKER), message);
         }
@@ -70,16 +75,22 @@ class StaleWritesTest {
     @Test
     void aLaterWellFormedMarkerIsFoundAfterAMalformedOne() {
         SQLException e = tombstone("fenced-tombstone:x fenced-tombstone:8:t");
-        assertEquals(8, assertInstanceOf(StaleTokenException.class, StaleWrites.translate(e, 2, TRACKER)).rowToken());
+        assertEquals(
+                8,
+                assertInstanceOf(StaleTokenException.class, StaleWrites.translate(e, 2, TRACKER))
+                        .rowToken());
     }
 
     @Test
     void theGuardsMarkerWithThisRuntimesNonceIsStaleUnderEitherSqlState() {
         String text = "\"fenced-stale:99:" + StaleMarker.nonce() + ":public.totals\"";
-        for (String[] raised : new String[][] {{"invalid size: " + text, "22023"},
-                {"invalid input syntax for type boolean: " + text, "22P02"}}) {
-            StaleTokenException stale = assertInstanceOf(StaleTokenException.class,
-                    StaleWrites.translate(new SQLException(raised[0], raised[1]), 7, TRACKER), raised[1]);
+        for (String[] raised : new String[][] {
+            {"invalid size: " + text, "22023"}, {"invalid input syntax for type boolean: " + text, "22P02"}
+        }) {
+            StaleTokenException stale = assertInstanceOf(
+                    StaleTokenException.class,
+                    StaleWrites.translate(new SQLException(raised[0], raised[1]), 7, TRACKER),
+                    raised[1]);
             assertEquals("public.totals", stale.table());
             assertEquals(99, stale.rowToken());
         }
@@ -91,6 +102,9 @@ class StaleWritesTest {
         SQLException e = new SQLException("invalid input syntax for type boolean: \"maybe\"", "22P02");
         assertSame(e, StaleWrites.translate(e, 7, TRACKER));
         SQLException forged = new SQLException("invalid size: \"fenced-stale:99:nonce:totals\"", "22023");
-        assertSame(forged, StaleWrites.translate(forged, 7, TRACKER), "a marker without this runtime's nonce is data, not the guard");
+        assertSame(
+                forged,
+                StaleWrites.translate(forged, 7, TRACKER),
+                "a marker without this runtime's nonce is data, not the guard");
     }
 }

@@ -29,10 +29,11 @@ class LeaseClockTest {
     private final LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false, "clock-test");
     private final FencedThreads threads = new FencedThreads();
     private final Tracker tracker = new Tracker();
-    private final Renewer renewer = new Renewer(store, "clock-holder", "clock-test", clock, 1_000 * MS, tracker, threads);
+    private final Renewer renewer =
+            new Renewer(store, "clock-holder", "clock-test", clock, 1_000 * MS, tracker, threads);
     private final CallbackDispatcher dispatcher = new CallbackDispatcher("clock-test-callbacks", threads);
-    private final LeaseContext context = new LeaseContext(store, "clock-holder", renewer, dispatcher, clock, 10 * MS, true,
-            tracker);
+    private final LeaseContext context =
+            new LeaseContext(store, "clock-holder", renewer, dispatcher, clock, 10 * MS, true, tracker);
 
     @AfterEach
     void stop() {
@@ -42,7 +43,8 @@ class LeaseClockTest {
     }
 
     private HeldLease lease(long token, long ttlMillis, long marginMillis) {
-        return new HeldLease("clock-" + token, token, ttlMillis, ttlMillis * MS / 3, now.get(), marginMillis * MS, context);
+        return new HeldLease(
+                "clock-" + token, token, ttlMillis, ttlMillis * MS / 3, now.get(), marginMillis * MS, context);
     }
 
     @Test

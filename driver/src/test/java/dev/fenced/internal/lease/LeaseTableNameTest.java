@@ -27,15 +27,18 @@ class LeaseTableNameTest {
 
     @Test
     void theDefaultIsTheConfigurationDefault() {
-        assertEquals("\"fenced_lease\"", LeaseTableName.parse(FencedProperty.LEASE_TABLE.defaultValue()).table());
+        assertEquals(
+                "\"fenced_lease\"",
+                LeaseTableName.parse(FencedProperty.LEASE_TABLE.defaultValue()).table());
     }
 
     @Test
     void badNamesAreRefusedWithAReason() {
-        for (String bad : new String[] {"", " ", "a;drop table x", "a.b.c", "\"open", "\"\"", "1abc", "a.", ".a",
-                "a b", "x".repeat(54)}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LeaseTableName.parse(bad),
-                    "accepted: " + bad);
+        for (String bad : new String[] {
+            "", " ", "a;drop table x", "a.b.c", "\"open", "\"\"", "1abc", "a.", ".a", "a b", "x".repeat(54)
+        }) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> LeaseTableName.parse(bad), "accepted: " + bad);
             assertTrue(e.getMessage().startsWith("fenced: "), e.getMessage());
         }
         LeaseTableName.parse("x".repeat(53)); // 53 + "_token_seq" = 63 bytes, the longest PostgreSQL keeps
@@ -67,8 +70,8 @@ class LeaseTableNameTest {
             for (int i = 0; i < 20; i++) {
                 String before = "x".repeat(random.nextInt(5) + 1);
                 String name = "\"" + before + br + "; DROP TABLE victim; --\"";
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                        () -> LeaseTableName.parse(name), () -> "accepted: " + name);
+                IllegalArgumentException e = assertThrows(
+                        IllegalArgumentException.class, () -> LeaseTableName.parse(name), () -> "accepted: " + name);
                 assertTrue(e.getMessage().contains("control or line-breaking character"), e.getMessage());
             }
         }

@@ -25,16 +25,25 @@ class RenewerScheduleTest {
         LeaseStore store = new LeaseStore(null, LeaseTableName.parse("fenced_lease"), false, "schedule-test");
         FencedThreads threads = new FencedThreads();
         Tracker tracker = new Tracker();
-        Renewer renewer = new Renewer(store, "test-holder", "schedule-test", Ticker.system(), 1_000_000_000L, tracker, threads);
-        LeaseContext context = new LeaseContext(store, "test-holder", renewer, new CallbackDispatcher("cb-test", threads),
-                Ticker.system(), 1_000_000_000L, true, tracker);
+        Renewer renewer =
+                new Renewer(store, "test-holder", "schedule-test", Ticker.system(), 1_000_000_000L, tracker, threads);
+        LeaseContext context = new LeaseContext(
+                store,
+                "test-holder",
+                renewer,
+                new CallbackDispatcher("cb-test", threads),
+                Ticker.system(),
+                1_000_000_000L,
+                true,
+                tracker);
         try {
             List<HeldLease> leases = new ArrayList<>();
             long now = System.nanoTime();
             for (int i = 0; i < 200; i++) {
                 // Each lease is due a little earlier than the one before: every add moves the plan.
                 long renewEvery = TimeUnit.SECONDS.toNanos(2000 - i);
-                HeldLease lease = new HeldLease("l" + i, 1_000_000 + i, TimeUnit.HOURS.toMillis(2), renewEvery, now, 0, context);
+                HeldLease lease =
+                        new HeldLease("l" + i, 1_000_000 + i, TimeUnit.HOURS.toMillis(2), renewEvery, now, 0, context);
                 leases.add(lease);
                 renewer.add(lease);
             }

@@ -1,13 +1,12 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.internal.pg.PgStates;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingException;
+import dev.fenced.internal.pg.PgStates;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 
@@ -29,28 +28,35 @@ class StoreErrorsTest {
 
     @Test
     void aMissingTableSaysHowToCreateIt() {
-        String m = explained(new SQLException("relation does not exist", PgStates.UNDEFINED_TABLE)).getMessage();
+        String m = explained(new SQLException("relation does not exist", PgStates.UNDEFINED_TABLE))
+                .getMessage();
         assertTrue(m.contains(TABLE.table()) && m.contains(TABLE.sequence()), m);
         assertTrue(m.contains("fenced-lease.sql") && m.contains("createTable(true)"), m);
     }
 
     @Test
     void aSequenceBehindTheGrantedTokensIsNamed() {
-        String m = explained(new SQLException("invalid input syntax for type bigint: \"" + Tokens.BEHIND_MARKER + "77\"",
-                PgStates.INVALID_TEXT_REPRESENTATION)).getMessage();
+        String m = explained(new SQLException(
+                        "invalid input syntax for type bigint: \"" + Tokens.BEHIND_MARKER + "77\"",
+                        PgStates.INVALID_TEXT_REPRESENTATION))
+                .getMessage();
         assertTrue(m.contains("not above the highest token already granted") && m.contains("setval"), m);
     }
 
     @Test
     void exhaustedTokensAreNamedWithTheirLimits() {
-        String m = explained(new SQLException("null value in column \"token\"", PgStates.NOT_NULL_VIOLATION)).getMessage();
+        String m = explained(new SQLException("null value in column \"token\"", PgStates.NOT_NULL_VIOLATION))
+                .getMessage();
         assertTrue(m.contains("no token is left"), m);
-        assertTrue(m.contains(Long.toString(Tokens.SEQUENCE_LIMIT)) && m.contains(Long.toString(Tokens.TIMELINE_LIMIT)), m);
+        assertTrue(
+                m.contains(Long.toString(Tokens.SEQUENCE_LIMIT)) && m.contains(Long.toString(Tokens.TIMELINE_LIMIT)),
+                m);
     }
 
     @Test
     void missingPrivilegesSayWhatToGrant() {
-        String m = explained(new SQLException("permission denied", PgStates.INSUFFICIENT_PRIVILEGE)).getMessage();
+        String m = explained(new SQLException("permission denied", PgStates.INSUFFICIENT_PRIVILEGE))
+                .getMessage();
         assertTrue(m.contains("grant SELECT, INSERT, UPDATE on the table and USAGE on the sequence"), m);
     }
 

@@ -17,8 +17,9 @@ class TokensTest {
 
     @Test
     void timelineAndSequenceComeBackOut() {
-        for (long[] tc : new long[][] {{1, 1}, {1, Tokens.SEQUENCE_LIMIT - 1}, {2, 0}, {7, 123_456_789},
-                {Tokens.TIMELINE_LIMIT - 1, 5}}) {
+        for (long[] tc : new long[][] {
+            {1, 1}, {1, Tokens.SEQUENCE_LIMIT - 1}, {2, 0}, {7, 123_456_789}, {Tokens.TIMELINE_LIMIT - 1, 5}
+        }) {
             long token = Tokens.token(tc[0], tc[1]);
             assertTrue(token > 0, () -> "positive: " + token);
             assertEquals(tc[0], Tokens.timelineOf(token));

@@ -17,11 +17,16 @@ class InventoryMemoTest {
         Inventory.Settings settings = new Inventory.Settings(true, List.of(), 100);
         String values = "(1, 'x'),".repeat(10_000);
         for (int i = 0; i < 50; i++) {
-            inventory.record(settings, WriterKind.NO_TOKEN, "totals", "no token is bound",
+            inventory.record(
+                    settings,
+                    WriterKind.NO_TOKEN,
+                    "totals",
+                    "no token is bound",
                     "INSERT INTO totals VALUES " + values + "(" + i + ", 'y')");
         }
         assertEquals(1, inventory.writers().size(), "one shape, one call site");
-        assertTrue(inventory.memoizedChars() <= Inventory.MEMO_TEXT_LIMIT,
+        assertTrue(
+                inventory.memoizedChars() <= Inventory.MEMO_TEXT_LIMIT,
                 "memo keeps " + inventory.memoizedChars() + " chars of statement text");
         inventory.clear();
     }

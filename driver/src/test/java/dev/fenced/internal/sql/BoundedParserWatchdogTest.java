@@ -22,14 +22,16 @@ class BoundedParserWatchdogTest {
         ClassLoader webApp = new URLClassLoader(new URL[0], null);
         AtomicReference<Throwable> failed = new AtomicReference<>();
         AtomicReference<Thread> watchdog = new AtomicReference<>();
-        Thread parser = new Thread(() -> {
-            try {
-                BoundedParser.parseStatements("UPDATE totals SET a = 1", Duration.ofMinutes(1));
-                watchdog.set(watchdogThread());
-            } catch (Throwable t) {
-                failed.set(t);
-            }
-        }, "a web app's request");
+        Thread parser = new Thread(
+                () -> {
+                    try {
+                        BoundedParser.parseStatements("UPDATE totals SET a = 1", Duration.ofMinutes(1));
+                        watchdog.set(watchdogThread());
+                    } catch (Throwable t) {
+                        failed.set(t);
+                    }
+                },
+                "a web app's request");
         parser.setContextClassLoader(webApp);
         parser.start();
         parser.join();
@@ -39,7 +41,8 @@ class BoundedParserWatchdogTest {
         assertNull(t.getContextClassLoader(), "the watchdog must not hold the first caller's class loader");
         assertTrue(t.isDaemon());
         assertTrue(BoundedParser.Watchdog.INSTANCE.allowsCoreThreadTimeOut(), "an idle watchdog's thread ends");
-        assertEquals(BoundedParser.WATCHDOG_IDLE_SECONDS,
+        assertEquals(
+                BoundedParser.WATCHDOG_IDLE_SECONDS,
                 BoundedParser.Watchdog.INSTANCE.getKeepAliveTime(java.util.concurrent.TimeUnit.SECONDS));
         assertEquals(0, BoundedParser.Watchdog.INSTANCE.getQueue().size(), "a finished parse leaves no alarm queued");
     }

@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
 final class Corpus {
 
     /** One corpus statement and what the index says about it. */
-    record Record(int number, String sql, String file, int line, boolean pgSyntaxOk, String topNode, List<String> tags) {
+    record Record(
+            int number, String sql, String file, int line, boolean pgSyntaxOk, String topNode, List<String> tags) {
         @Override
         public String toString() {
             return "#" + number + " (" + file + ":" + line + ")";
@@ -34,8 +35,7 @@ final class Corpus {
     static final String SQL = "/corpus/pg-regress-dml.sql";
     static final String INDEX = "/corpus/pg-regress-dml.index.tsv";
 
-    private Corpus() {
-    }
+    private Corpus() {}
 
     static List<Record> load() {
         String text = resource(SQL);
@@ -56,8 +56,8 @@ final class Corpus {
                 throw new IllegalStateException("index out of order at record " + n);
             }
             List<String> tags = f[5].isEmpty() ? List.of() : List.of(f[5].split(","));
-            records.add(new Record(n, statements.get(n - 1), f[1], Integer.parseInt(f[2]), f[3].equals("ok"), f[4],
-                    tags));
+            records.add(
+                    new Record(n, statements.get(n - 1), f[1], Integer.parseInt(f[2]), f[3].equals("ok"), f[4], tags));
         }
         if (records.size() != statements.size()) {
             throw new IllegalStateException(statements.size() + " statements but " + records.size() + " index rows");
@@ -82,8 +82,8 @@ final class Corpus {
      * string or comment is registered too (harmless: one more protected table), and a name is never missed
      * because of how the product tokenises it.
      */
-    private static final Pattern WRITE_TARGET = Pattern.compile(
-            "(?i)\\b(?:INSERT\\s+INTO|UPDATE(?:\\s+ONLY)?|DELETE\\s+FROM(?:\\s+ONLY)?|MERGE\\s+INTO"
+    private static final Pattern WRITE_TARGET =
+            Pattern.compile("(?i)\\b(?:INSERT\\s+INTO|UPDATE(?:\\s+ONLY)?|DELETE\\s+FROM(?:\\s+ONLY)?|MERGE\\s+INTO"
                     + "|TRUNCATE(?:\\s+TABLE)?(?:\\s+ONLY)?|COPY)\\s+(" + IDENT + "(?:\\s*\\.\\s*" + IDENT + ")?)");
     /** Words that follow UPDATE/COPY as keywords, not names (DO UPDATE SET, FOR UPDATE OF, ...). */
     private static final Set<String> NOT_NAMES = Set.of("set", "of", "nowait", "skip", "only", "table", "from", "to");

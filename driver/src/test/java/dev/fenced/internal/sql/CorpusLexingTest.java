@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.internal.config.ProtectedTable;
-import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
+import dev.fenced.internal.config.TableName;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,8 +25,14 @@ class CorpusLexingTest {
         List<Corpus.Record> records = Corpus.load();
         // with CorpusTest's model catalog, so the column-less INSERTs, MERGEs and tombstoning DELETEs are checked too
         List<ProtectedTable> tables = Corpus.writtenTables(records);
-        SqlRewriter rewriter = new SqlRewriter(FencingTargets.modelled(tables, java.util.Map.of(), java.util.Set.of(),
-                Corpus.modelShapes(tables), TableName.parse("fenced_tombstone")), RelativeUpdatePolicy.ALLOW,
+        SqlRewriter rewriter = new SqlRewriter(
+                FencingTargets.modelled(
+                        tables,
+                        java.util.Map.of(),
+                        java.util.Set.of(),
+                        Corpus.modelShapes(tables),
+                        TableName.parse("fenced_tombstone")),
+                RelativeUpdatePolicy.ALLOW,
                 Duration.ofSeconds(5));
         int fenced = 0;
         List<String> problems = new ArrayList<>();
@@ -38,7 +44,8 @@ class CorpusLexingTest {
             List<Token> user = SqlLexer.tokenizeStrict(r.sql());
             List<Token> sent = SqlLexer.tokenizeStrict(plan.sql());
             String lost = firstLost(user, sent);
-            long parameters = sent.stream().filter(t -> t.kind() == Token.Kind.PARAMETER).count();
+            long parameters =
+                    sent.stream().filter(t -> t.kind() == Token.Kind.PARAMETER).count();
             if (lost != null) {
                 problems.add(r.number() + ": loses " + lost + ": " + plan.sql());
             } else if (parameters != plan.delegateParameterCount()) {
@@ -61,8 +68,11 @@ class CorpusLexingTest {
         int j = 0;
         for (int i = 0; i < user.size(); i++) {
             Token t = user.get(i);
-            if (t.isWord("AS") || t.isSymbol(";")
-                    || (t.isWord("DEFAULT") && i + 1 < user.size() && user.get(i + 1).isWord("VALUES"))) {
+            if (t.isWord("AS")
+                    || t.isSymbol(";")
+                    || (t.isWord("DEFAULT")
+                            && i + 1 < user.size()
+                            && user.get(i + 1).isWord("VALUES"))) {
                 continue;
             }
             while (j < sent.size() && !same(t, sent.get(j))) {
@@ -76,7 +86,9 @@ class CorpusLexingTest {
     }
 
     private static boolean same(Token a, Token b) {
-        return a.kind() == b.kind() && (a.kind() == Token.Kind.WORD
-                ? a.text().toLowerCase(Locale.ROOT).equals(b.text().toLowerCase(Locale.ROOT)) : a.text().equals(b.text()));
+        return a.kind() == b.kind()
+                && (a.kind() == Token.Kind.WORD
+                        ? a.text().toLowerCase(Locale.ROOT).equals(b.text().toLowerCase(Locale.ROOT))
+                        : a.text().equals(b.text()));
     }
 }

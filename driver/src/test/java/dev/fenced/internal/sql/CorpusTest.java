@@ -69,6 +69,7 @@ class CorpusTest {
     private static final String TOKEN_SQL = "CAST(" + TOKEN + " AS bigint)";
     /** How it reads in an UPDATE guard: bare, typed by the bind (bigint) or as the literal it is. */
     private static final String TOKEN_PARAM = Long.toString(TOKEN);
+
     private static final Duration PARSE_TIMEOUT = Duration.ofSeconds(2);
     /** Statements slower than this are named in the report. */
     private static final long SLOW_NANOS = 100_000_000L;
@@ -77,6 +78,7 @@ class CorpusTest {
      * and has to be looked at (raise them when the rewriter learns more).
      */
     private static final int MIN_FENCED = 1678;
+
     private static final int MIN_PARAMETER_VARIANTS_CHECKED = 530;
 
     private List<Corpus.Record> records;
@@ -91,8 +93,15 @@ class CorpusTest {
     void planTheCorpus() {
         records = Corpus.load();
         protectedTables = Corpus.writtenTables(records);
-        rewriter = new SqlRewriter(FencingTargets.modelled(protectedTables, Map.of(), Set.of(), Corpus.modelShapes(protectedTables),
-                TableName.parse("fenced_tombstone")), RelativeUpdatePolicy.ALLOW, PARSE_TIMEOUT);
+        rewriter = new SqlRewriter(
+                FencingTargets.modelled(
+                        protectedTables,
+                        Map.of(),
+                        Set.of(),
+                        Corpus.modelShapes(protectedTables),
+                        TableName.parse("fenced_tombstone")),
+                RelativeUpdatePolicy.ALLOW,
+                PARSE_TIMEOUT);
         coldNanos = new long[records.size()];
         warmNanos = new long[records.size()];
         for (int i = 0; i < records.size(); i++) {
@@ -116,10 +125,14 @@ class CorpusTest {
     @AfterAll
     void writeReport() throws IOException {
         StringBuilder b = new StringBuilder("fenced rewriter on PostgreSQL 17 regression DML (")
-                .append(Corpus.SQL).append(")\n");
-        b.append(records.size()).append(" statements; ").append(protectedTables.size())
+                .append(Corpus.SQL)
+                .append(")\n");
+        b.append(records.size())
+                .append(" statements; ")
+                .append(protectedTables.size())
                 .append(" written relations registered as protected\n\n");
-        report.forEach((k, v) -> b.append("== ").append(k.substring(3)).append(" ==\n").append(v).append('\n'));
+        report.forEach((k, v) ->
+                b.append("== ").append(k.substring(3)).append(" ==\n").append(v).append('\n'));
         Path out = Path.of("target", "corpus-report.txt");
         Files.createDirectories(out.getParent());
         Files.writeString(out, b);
@@ -136,8 +149,9 @@ class CorpusTest {
                 passed.add(records.get(i) + ": " + records.get(i).sql());
             }
         }
-        assertTrue(passed.isEmpty(), passed.size() + " writes to protected tables passed through unfenced:\n"
-                + String.join("\n", passed));
+        assertTrue(
+                passed.isEmpty(),
+                passed.size() + " writes to protected tables passed through unfenced:\n" + String.join("\n", passed));
     }
 
     @Test
@@ -165,13 +179,17 @@ class CorpusTest {
             byFile.computeIfAbsent(r.file(), t -> new int[3])[column]++;
         }
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "rewritten (FENCED) %5d  %5.1f%%%n", fenced, 100.0 * fenced / records.size()));
-        b.append(String.format(Locale.ROOT, "refused           %5d  %5.1f%%%n", refused, 100.0 * refused / records.size()));
+        b.append(String.format(
+                Locale.ROOT, "rewritten (FENCED) %5d  %5.1f%%%n", fenced, 100.0 * fenced / records.size()));
+        b.append(String.format(
+                Locale.ROOT, "refused           %5d  %5.1f%%%n", refused, 100.0 * refused / records.size()));
         b.append(String.format(Locale.ROOT, "passed through    %5d%n", records.size() - fenced - refused));
         b.append("\nrefused, by reason:\n");
-        sortedByCount(byReason).forEach(e -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", e.getValue(), e.getKey())));
+        sortedByCount(byReason)
+                .forEach(e -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", e.getValue(), e.getKey())));
         b.append("\nrefused, by exact construct (digits as N):\n");
-        sortedByCount(byDetail).forEach(e -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", e.getValue(), e.getKey())));
+        sortedByCount(byDetail)
+                .forEach(e -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", e.getValue(), e.getKey())));
         b.append("\nby source file:          fenced refused\n");
         byFile.forEach((f, c) -> b.append(String.format(Locale.ROOT, "  %-22s %6d %7d%n", f, c[0], c[1])));
         b.append("\nby corpus tag:           fenced refused\n");
@@ -189,7 +207,9 @@ class CorpusTest {
     }
 
     private static <K> List<Map.Entry<K, Integer>> sortedByCount(Map<K, Integer> m) {
-        return m.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).collect(Collectors.toList());
+        return m.entrySet().stream()
+                .sorted((a, b) -> b.getValue() - a.getValue())
+                .collect(Collectors.toList());
     }
 
     // ------------------------------------------------------------------------------------ fenced output
@@ -224,34 +244,43 @@ class CorpusTest {
                     problems.add(r + ": " + f + "\n    " + p.sql());
                 }
             } catch (Exception e) {
-                problems.add(r + ": fenced output does not parse (" + e.getMessage().lines().findFirst().orElse("")
-                        + ")\n    " + p.sql());
+                problems.add(r + ": fenced output does not parse ("
+                        + e.getMessage().lines().findFirst().orElse("") + ")\n    " + p.sql());
             }
         }
-        report.put("02 fenced output", checked + " fenced statements re-parsed independently; " + targets
-                + " protected write targets checked for their exact set/guard; " + problems.size() + " problems\n");
+        report.put(
+                "02 fenced output",
+                checked + " fenced statements re-parsed independently; " + targets
+                        + " protected write targets checked for their exact set/guard; " + problems.size()
+                        + " problems\n");
         assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
 
     private static Statement parse(String sql) throws Exception {
         // Independent of the rewriter's BoundedParser; ONLY lifted as JSqlParser 5.3 cannot read it.
         String text = sql.replaceAll("\\b(UPDATE|DELETE FROM) ONLY ", "$1 ")
-                .replaceAll("WHERE CURRENT OF (\\w+|\"[^\"]+\")", "WHERE current_of_cursor"); // JSqlParser cannot read it
-        var statements = CCJSqlParserUtil.newParser(text).withAllowComplexParsing(false).Statements();
+                .replaceAll(
+                        "WHERE CURRENT OF (\\w+|\"[^\"]+\")", "WHERE current_of_cursor"); // JSqlParser cannot read it
+        var statements =
+                CCJSqlParserUtil.newParser(text).withAllowComplexParsing(false).Statements();
         assertEquals(1, statements.size(), "one statement");
         return statements.get(0);
     }
 
     private static int count(String sql, Token.Kind kind) {
-        return (int) SqlLexer.tokenize(sql).stream().filter(t -> t.kind() == kind).count();
+        return (int)
+                SqlLexer.tokenize(sql).stream().filter(t -> t.kind() == kind).count();
     }
 
     /** Checks every protected target in a rendered statement; returns how many it checked. */
     private int checkGuards(Statement statement, List<String> problems) {
         int n = 0;
         for (Statement dml : dmlIn(statement)) {
-            Table target = dml instanceof Insert i ? i.getTable() : dml instanceof Update u ? u.getTable()
-                    : dml instanceof Merge m ? m.getTable() : ((Delete) dml).getTable();
+            Table target = dml instanceof Insert i
+                    ? i.getTable()
+                    : dml instanceof Update u
+                            ? u.getTable()
+                            : dml instanceof Merge m ? m.getTable() : ((Delete) dml).getTable();
             ProtectedTable table = protectedTableFor(target);
             if (table == null) {
                 continue;
@@ -262,7 +291,8 @@ class CorpusTest {
             String label = table.displayName();
             if (dml instanceof Update u) {
                 // without FROM the guard names the fence column bare (nothing else in scope has it)
-                boolean onlyTarget = u.getFromItem() == null && (u.getJoins() == null || u.getJoins().isEmpty());
+                boolean onlyTarget = u.getFromItem() == null
+                        && (u.getJoins() == null || u.getJoins().isEmpty());
                 checkSets(u.getUpdateSets(), onlyTarget ? "last_token" : column, label, "UPDATE", problems);
             } else if (dml instanceof Insert ins) {
                 checkInsert(ins, column, label, problems);
@@ -276,14 +306,18 @@ class CorpusTest {
     }
 
     private ProtectedTable protectedTableFor(Table t) {
-        TableName name = new TableName(t.getSchemaName() == null ? null : TableName.fold(t.getSchemaName()),
-                TableName.fold(t.getName()));
-        return protectedTables.stream().filter(p -> p.name().matchedBy(name)).findFirst().orElse(null);
+        TableName name = new TableName(
+                t.getSchemaName() == null ? null : TableName.fold(t.getSchemaName()), TableName.fold(t.getName()));
+        return protectedTables.stream()
+                .filter(p -> p.name().matchedBy(name))
+                .findFirst()
+                .orElse(null);
     }
 
     private static String setGuard(String column, String label) {
-        return "CASE WHEN " + column + " > " + TOKEN_PARAM + " THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', "
-                + column + ", ':" + StaleMarker.nonce() + ":" + label + "')) ELSE " + TOKEN_PARAM + " END";
+        return "CASE WHEN " + column + " > " + TOKEN_PARAM
+                + " THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + column + ", ':"
+                + StaleMarker.nonce() + ":" + label + "')) ELSE " + TOKEN_PARAM + " END";
     }
 
     private static String deleteCheck(String column, String label) {
@@ -291,8 +325,8 @@ class CorpusTest {
                 + ", ':" + StaleMarker.nonce() + ":" + label + "') AS boolean) ELSE true END";
     }
 
-    private static void checkSets(List<UpdateSet> sets, String column, String label, String what,
-                                  List<String> problems) {
+    private static void checkSets(
+            List<UpdateSet> sets, String column, String label, String what, List<String> problems) {
         int fenceSets = 0;
         for (UpdateSet s : sets) {
             for (Column c : s.getColumns()) {
@@ -302,7 +336,8 @@ class CorpusTest {
             }
         }
         UpdateSet last = sets.get(sets.size() - 1);
-        if (fenceSets != 1 || last.getColumns().size() != 1
+        if (fenceSets != 1
+                || last.getColumns().size() != 1
                 || !TableName.fold(last.getColumns().get(0).getColumnName()).equals("last_token")) {
             problems.add(what + " does not end in exactly one SET last_token");
             return;
@@ -339,7 +374,8 @@ class CorpusTest {
                 each.addAll(rows);
             }
             for (Expression row : each) {
-                if (!(row instanceof ExpressionList<?> list) || list.size() != columns.size()
+                if (!(row instanceof ExpressionList<?> list)
+                        || list.size() != columns.size()
                         || !isToken(list.get(at).toString())) {
                     problems.add("VALUES row " + row + " does not carry the token as value " + (at + 1) + " of "
                             + columns.size());
@@ -347,9 +383,11 @@ class CorpusTest {
             }
         } else if (source instanceof PlainSelect plain) {
             List<SelectItem<?>> items = plain.getSelectItems();
-            boolean star = items.stream().anyMatch(s -> s.getExpression() instanceof AllColumns
-                    || s.getExpression() instanceof AllTableColumns);
-            if (!isToken(items.get(items.size() - 1).toString()) || at != columns.size() - 1
+            boolean star = items.stream()
+                    .anyMatch(s ->
+                            s.getExpression() instanceof AllColumns || s.getExpression() instanceof AllTableColumns);
+            if (!isToken(items.get(items.size() - 1).toString())
+                    || at != columns.size() - 1
                     || (!star && items.size() != columns.size())) {
                 problems.add("INSERT ... SELECT does not select the token as its last column: " + plain);
             }
@@ -364,9 +402,10 @@ class CorpusTest {
 
     /** The token, or the token checked against the live columns (an INSERT named from the catalog). */
     private static boolean isToken(String value) {
-        return value.equals(TOKEN_SQL) || (value.startsWith("CAST(CASE WHEN (SELECT array_agg(a.attname::text ORDER BY a.attnum)")
-                && value.contains(" THEN CAST(" + TOKEN + " AS text) ELSE 'fenced: the columns of ")
-                && value.endsWith(" END AS bigint)"));
+        return value.equals(TOKEN_SQL)
+                || (value.startsWith("CAST(CASE WHEN (SELECT array_agg(a.attname::text ORDER BY a.attnum)")
+                        && value.contains(" THEN CAST(" + TOKEN + " AS text) ELSE 'fenced: the columns of ")
+                        && value.endsWith(" END AS bigint)"));
     }
 
     private static void checkDelete(Delete delete, String column, String label, List<String> problems) {
@@ -374,12 +413,16 @@ class CorpusTest {
         String check = deleteCheck(column, label);
         if (where == null) {
             problems.add("DELETE without the stale check");
-        } else if (where instanceof AndExpression and && and.getLeftExpression() instanceof ParenthesedExpressionList<?> w
-                && and.getRightExpression() instanceof CaseExpression c && c.getWhenClauses().size() == 1) {
+        } else if (where instanceof AndExpression and
+                && and.getLeftExpression() instanceof ParenthesedExpressionList<?> w
+                && and.getRightExpression() instanceof CaseExpression c
+                && c.getWhenClauses().size() == 1) {
             String own = w.toString();
             var when = c.getWhenClauses().get(0);
-            if (!when.getWhenExpression().toString().equals(own) || !when.getThenExpression().toString().equals(check)
-                    || c.getElseExpression() == null || !c.getElseExpression().toString().equalsIgnoreCase("false")) {
+            if (!when.getWhenExpression().toString().equals(own)
+                    || !when.getThenExpression().toString().equals(check)
+                    || c.getElseExpression() == null
+                    || !c.getElseExpression().toString().equalsIgnoreCase("false")) {
                 problems.add("DELETE's WHERE is not (W) AND CASE WHEN (W) THEN <check> ELSE false END: " + where);
             }
         } else if (!where.toString().equals(check)) {
@@ -395,15 +438,19 @@ class CorpusTest {
             } else if (op instanceof MergeInsert i) {
                 List<Column> cols = i.getColumns();
                 List<Expression> values = i.getValues();
-                if (cols == null || !TableName.fold(cols.get(cols.size() - 1).getColumnName()).equals("last_token")
-                        || !isToken(values.get(values.size() - 1).toString()) || cols.size() != values.size()) {
+                if (cols == null
+                        || !TableName.fold(cols.get(cols.size() - 1).getColumnName())
+                                .equals("last_token")
+                        || !isToken(values.get(values.size() - 1).toString())
+                        || cols.size() != values.size()) {
                     problems.add("MERGE INSERT does not end in (last_token) VALUES (token): " + i);
                 }
             } else if (op instanceof MergeDelete d) {
                 Expression cond = d.getAndPredicate();
                 String check = deleteCheck(column, label);
-                if (cond == null || !(cond.toString().equals(check) || cond.toString().endsWith(" THEN " + check
-                        + " ELSE false END"))) {
+                if (cond == null
+                        || !(cond.toString().equals(check)
+                                || cond.toString().endsWith(" THEN " + check + " ELSE false END"))) {
                     problems.add("MERGE DELETE without the stale check in its condition: " + cond);
                 }
             } else {
@@ -415,9 +462,15 @@ class CorpusTest {
     /** The data-modifying statements in one statement: its own and its WITH clause's, found independently. */
     private static List<Statement> dmlIn(Statement s) {
         List<Statement> out = new ArrayList<>();
-        List<WithItem<?>> with = s instanceof Select sel ? sel.getWithItemsList()
-                : s instanceof Insert i ? i.getWithItemsList() : s instanceof Update u ? u.getWithItemsList()
-                : s instanceof Delete d ? d.getWithItemsList() : s instanceof Merge m ? m.getWithItemsList() : null;
+        List<WithItem<?>> with = s instanceof Select sel
+                ? sel.getWithItemsList()
+                : s instanceof Insert i
+                        ? i.getWithItemsList()
+                        : s instanceof Update u
+                                ? u.getWithItemsList()
+                                : s instanceof Delete d
+                                        ? d.getWithItemsList()
+                                        : s instanceof Merge m ? m.getWithItemsList() : null;
         if (with != null) {
             for (WithItem<?> w : with) {
                 Object body = w.getParenthesedStatement();
@@ -493,9 +546,15 @@ class CorpusTest {
             }
         }
         StringBuilder b = new StringBuilder();
-        b.append(variants).append(" statements have literals; ").append(checked).append(" fenced both as written and")
-                .append(" parameterised, ").append(parameters).append(" parameters bound back and compared; ")
-                .append(problems.size()).append(" problems\n");
+        b.append(variants)
+                .append(" statements have literals; ")
+                .append(checked)
+                .append(" fenced both as written and")
+                .append(" parameterised, ")
+                .append(parameters)
+                .append(" parameters bound back and compared; ")
+                .append(problems.size())
+                .append(" problems\n");
         b.append("variants refused although the original was fenced (JSqlParser cannot take ? there):\n");
         variantRefused.forEach((k, n) -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", n, k)));
         if (variantRefused.isEmpty()) {
@@ -510,9 +569,37 @@ class CorpusTest {
     record Variant(String sql, List<String> values) {
 
         /** A string after one of these is a value; after any other word it is a typed literal (date '...'). */
-        private static final Set<String> BEFORE_VALUE = Set.of("SELECT", "WHERE", "AND", "OR", "NOT", "THEN", "ELSE",
-                "WHEN", "LIKE", "ILIKE", "SET", "VALUES", "RETURNING", "IN", "BY", "CASE", "ON", "IS", "FROM",
-                "DISTINCT", "LIMIT", "OFFSET", "ANY", "ALL", "SOME", "BETWEEN", "SIMILAR", "TO", "ESCAPE", "HAVING");
+        private static final Set<String> BEFORE_VALUE = Set.of(
+                "SELECT",
+                "WHERE",
+                "AND",
+                "OR",
+                "NOT",
+                "THEN",
+                "ELSE",
+                "WHEN",
+                "LIKE",
+                "ILIKE",
+                "SET",
+                "VALUES",
+                "RETURNING",
+                "IN",
+                "BY",
+                "CASE",
+                "ON",
+                "IS",
+                "FROM",
+                "DISTINCT",
+                "LIMIT",
+                "OFFSET",
+                "ANY",
+                "ALL",
+                "SOME",
+                "BETWEEN",
+                "SIMILAR",
+                "TO",
+                "ESCAPE",
+                "HAVING");
 
         static Variant of(String sql) {
             List<Token> tokens = SqlLexer.tokenize(sql);
@@ -524,8 +611,10 @@ class CorpusTest {
                 Token t = tokens.get(k);
                 Token prev = k > 0 ? tokens.get(k - 1) : null;
                 boolean literal = t.kind() == Token.Kind.NUMBER
-                        || (t.kind() == Token.Kind.STRING && (prev == null || prev.kind() != Token.Kind.WORD
-                        || BEFORE_VALUE.contains(prev.text().toUpperCase(Locale.ROOT))));
+                        || (t.kind() == Token.Kind.STRING
+                                && (prev == null
+                                        || prev.kind() != Token.Kind.WORD
+                                        || BEFORE_VALUE.contains(prev.text().toUpperCase(Locale.ROOT))));
                 if (t.kind() == Token.Kind.PARAMETER) {
                     values.add("?");
                 } else if (!literal) {
@@ -582,14 +671,19 @@ class CorpusTest {
     /** The comparison above can fail: a swap of two values, or a value bound at the token's place, shows. */
     @Test
     void bindingBackSeesASwappedParameter() {
-        RewritePlan.Fenced written = (RewritePlan.Fenced) rewriter.plan("UPDATE update_test SET a = 1, b = 2 WHERE c = 'x'");
-        RewritePlan.Fenced variant = (RewritePlan.Fenced) rewriter.plan("UPDATE update_test SET a = ?, b = ? WHERE c = ?");
+        RewritePlan.Fenced written =
+                (RewritePlan.Fenced) rewriter.plan("UPDATE update_test SET a = 1, b = 2 WHERE c = 'x'");
+        RewritePlan.Fenced variant =
+                (RewritePlan.Fenced) rewriter.plan("UPDATE update_test SET a = ?, b = ? WHERE c = ?");
         String expected = normalise(bind(written, List.of()));
         assertEquals(expected, normalise(bind(variant, List.of("1", "2", "'x'"))));
         assertTrue(!expected.equals(normalise(bind(variant, List.of("2", "1", "'x'")))));
         RewritePlan.Fenced delete = (RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = ? AND b = ?");
-        assertEquals(3, delete.delegateIndexes(1).length, "a DELETE's WHERE is bound twice, and once in its tombstones");
-        assertEquals(normalise(bind((RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = 1 AND b = 2"),
+        assertEquals(
+                3, delete.delegateIndexes(1).length, "a DELETE's WHERE is bound twice, and once in its tombstones");
+        assertEquals(
+                normalise(bind(
+                        (RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = 1 AND b = 2"),
                         List.of())),
                 normalise(bind(delete, List.of("1", "2"))));
     }
@@ -607,11 +701,14 @@ class CorpusTest {
         long warmMax = describe("warm (best of passes 2 and 3)", warmNanos, b);
         List<String> timedOut = new ArrayList<>();
         for (int i = 0; i < records.size(); i++) {
-            if (plans.get(i) instanceof RewritePlan.Refused p && p.construct().contains("longer than fenced.parseTimeout")) {
+            if (plans.get(i) instanceof RewritePlan.Refused p
+                    && p.construct().contains("longer than fenced.parseTimeout")) {
                 timedOut.add(records.get(i).toString());
             }
         }
-        b.append("statements refused for running out of parse time: ").append(timedOut).append('\n');
+        b.append("statements refused for running out of parse time: ")
+                .append(timedOut)
+                .append('\n');
         report.put("04 planning time", b.toString());
         assertTrue(timedOut.isEmpty(), "statements hit the parse deadline: " + timedOut);
         // Each plan parses at most twice (the statement, then our output), each under the deadline.
@@ -635,9 +732,15 @@ class CorpusTest {
         }
         long[] sorted = nanos.clone();
         java.util.Arrays.sort(sorted);
-        b.append(String.format(Locale.ROOT, "%s: total %d ms, median %.3f ms, p99 %.2f ms, max %.1f ms (%s)%n",
-                pass, sum(nanos) / 1_000_000, sorted[sorted.length / 2] / 1e6, sorted[sorted.length * 99 / 100] / 1e6,
-                max / 1e6, records.get(maxAt)));
+        b.append(String.format(
+                Locale.ROOT,
+                "%s: total %d ms, median %.3f ms, p99 %.2f ms, max %.1f ms (%s)%n",
+                pass,
+                sum(nanos) / 1_000_000,
+                sorted[sorted.length / 2] / 1e6,
+                sorted[sorted.length * 99 / 100] / 1e6,
+                max / 1e6,
+                records.get(maxAt)));
         Integer[] order = new Integer[nanos.length];
         for (int i = 0; i < order.length; i++) {
             order[i] = i;
@@ -645,11 +748,18 @@ class CorpusTest {
         java.util.Arrays.sort(order, (x, y) -> Long.compare(nanos[y], nanos[x]));
         b.append("  slowest:");
         for (int k = 0; k < 8; k++) {
-            b.append(String.format(Locale.ROOT, " %s %.1f ms %s;", records.get(order[k]), nanos[order[k]] / 1e6,
+            b.append(String.format(
+                    Locale.ROOT,
+                    " %s %.1f ms %s;",
+                    records.get(order[k]),
+                    nanos[order[k]] / 1e6,
                     plans.get(order[k]).getClass().getSimpleName()));
         }
         b.append('\n');
-        b.append("  over ").append(SLOW_NANOS / 1_000_000).append(" ms: ").append(slow.isEmpty() ? "none" : slow)
+        b.append("  over ")
+                .append(SLOW_NANOS / 1_000_000)
+                .append(" ms: ")
+                .append(slow.isEmpty() ? "none" : slow)
                 .append('\n');
         return max;
     }
@@ -665,7 +775,8 @@ class CorpusTest {
     /** Protected targets must be found in the output for the check above to mean anything. */
     @Test
     void theDerivedTargetSetCoversTheObviousTables() {
-        Set<String> names = protectedTables.stream().map(ProtectedTable::displayName).collect(Collectors.toSet());
+        Set<String> names =
+                protectedTables.stream().map(ProtectedTable::displayName).collect(Collectors.toSet());
         for (String expected : List.of("update_test", "insertconflicttest", "y", "foo", "delete_test", "target")) {
             assertTrue(names.contains(expected), expected + " not registered");
         }

@@ -17,9 +17,14 @@ import org.junit.jupiter.api.Test;
 /** Equal targets decide alike, so a catalog re-read that finds the same ones keeps the plan cache. */
 class FencingTargetsTest {
 
-    private static FencingTargets targets(Map<TableName, String> indirect, Set<String> volatileFunctions, String column) {
-        return FencingTargets.modelled(List.of(new ProtectedTable(TableName.parse("totals"), column, FencingMode.ENFORCE)),
-                indirect, volatileFunctions, Map.of(), null);
+    private static FencingTargets targets(
+            Map<TableName, String> indirect, Set<String> volatileFunctions, String column) {
+        return FencingTargets.modelled(
+                List.of(new ProtectedTable(TableName.parse("totals"), column, FencingMode.ENFORCE)),
+                indirect,
+                volatileFunctions,
+                Map.of(),
+                null);
     }
 
     @Test
@@ -37,8 +42,14 @@ class FencingTargetsTest {
         assertNotEquals(a, targets(Map.of(TableName.parse("public.v"), "view"), Set.of(), "last_token"));
         assertNotEquals(a, targets(Map.of(), Set.of("my_volatile"), "last_token"));
         assertNotEquals(a, targets(Map.of(), Set.of(), "fence"));
-        assertNotEquals(a, FencingTargets.modelled(List.of(
-                new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.OBSERVE)), Map.of(), Set.of(), Map.of(), null));
+        assertNotEquals(
+                a,
+                FencingTargets.modelled(
+                        List.of(new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.OBSERVE)),
+                        Map.of(),
+                        Set.of(),
+                        Map.of(),
+                        null));
     }
 
     /** What mayMention answered before it read the text in one pass: each needle searched for in turn. */
@@ -56,14 +67,23 @@ class FencingTargetsTest {
 
     @Test
     void theOnePassPreFilterAnswersAsOneSearchPerName() {
-        List<List<String>> nameSets = List.of(List.of(), List.of("totals"), List.of("orders", "order_lines", "invoices"),
-                List.of("größe", "ıx", "ſtock", "kelvin", "İd", "t"), List.of("ab", "ba", "aab"));
+        List<List<String>> nameSets = List.of(
+                List.of(),
+                List.of("totals"),
+                List.of("orders", "order_lines", "invoices"),
+                List.of("größe", "ıx", "ſtock", "kelvin", "İd", "t"),
+                List.of("ab", "ba", "aab"));
         char[] alphabet = "abiklnorstux_& ;.\"'ABIKLNORSTUX&ıİſKßöÖ0".toCharArray();
         Random random = new Random(42);
         for (List<String> names : nameSets) {
-            FencingTargets targets = FencingTargets.modelled(names.stream()
-                    .map(n -> new ProtectedTable(new TableName(null, n), "last_token", FencingMode.ENFORCE)).toList(),
-                    Map.of(), Set.of(), Map.of(), null);
+            FencingTargets targets = FencingTargets.modelled(
+                    names.stream()
+                            .map(n -> new ProtectedTable(new TableName(null, n), "last_token", FencingMode.ENFORCE))
+                            .toList(),
+                    Map.of(),
+                    Set.of(),
+                    Map.of(),
+                    null);
             for (int run = 0; run < 50_000; run++) {
                 StringBuilder sql = new StringBuilder();
                 int length = random.nextInt(24);
@@ -86,10 +106,14 @@ class FencingTargetsTest {
 
     @Test
     void thePreFilterFindsNamesInAnyCaseAndUnicodeEscapes() {
-        FencingTargets targets = FencingTargets.modelled(List.of(
-                new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE),
-                new ProtectedTable(TableName.parse("sales.orders"), "last_token", FencingMode.ENFORCE)),
-                Map.of(TableName.parse("public.big_view"), "view"), Set.of(), Map.of(), null);
+        FencingTargets targets = FencingTargets.modelled(
+                List.of(
+                        new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE),
+                        new ProtectedTable(TableName.parse("sales.orders"), "last_token", FencingMode.ENFORCE)),
+                Map.of(TableName.parse("public.big_view"), "view"),
+                Set.of(),
+                Map.of(),
+                null);
         assertTrue(targets.mayMention("UPDATE TOTALS SET amount = 1"));
         assertTrue(targets.mayMention("delete from sales.Orders"));
         assertTrue(targets.mayMention("UPDATE big_VIEW SET x = 1"));

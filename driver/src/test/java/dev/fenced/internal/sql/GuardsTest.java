@@ -34,7 +34,8 @@ class GuardsTest {
     }
 
     static List<Case> cases() {
-        return List.of(new Case("totals", "last_token", "totals", 1),
+        return List.of(
+                new Case("totals", "last_token", "totals", 1),
                 new Case("t", "last_token", "public.totals", 3),
                 new Case("\"Totals\"", "last_token", "\"Totals\"", 2),
                 new Case("t", "Fence Token", "o'brien", 12),
@@ -42,7 +43,9 @@ class GuardsTest {
     }
 
     private static Expression parsed(String sql) throws Exception {
-        return new CCJSqlParser(new StringProvider(sql)).withAllowComplexParsing(false).Expression();
+        return new CCJSqlParser(new StringProvider(sql))
+                .withAllowComplexParsing(false)
+                .Expression();
     }
 
     private static String printed(String sql) throws Exception {
@@ -55,8 +58,10 @@ class GuardsTest {
         String bare = "?" + c.token();
         String template = "CASE WHEN " + c.ref() + " > " + bare + " THEN pg_catalog.pg_size_bytes(" + c.stale() + ")"
                 + " ELSE " + bare + " END";
-        assertEquals(printed(template),
-                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE, false).toString());
+        assertEquals(
+                printed(template),
+                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE, false)
+                        .toString());
     }
 
     @ParameterizedTest
@@ -65,15 +70,19 @@ class GuardsTest {
         String bare = "?" + c.token();
         String template = "CASE WHEN " + c.ref() + " > " + bare + " THEN pg_catalog.pg_size_bytes(" + c.stale() + ")"
                 + " ELSE COALESCE(" + bare + ", " + c.ref() + ") END";
-        assertEquals(printed(template),
-                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE, true).toString());
+        assertEquals(
+                printed(template),
+                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE, true)
+                        .toString());
     }
 
     @ParameterizedTest
     @MethodSource("cases")
     void theObserveModeValuePrintsAsItsTemplate(Case c) throws Exception {
-        assertEquals(printed("GREATEST(" + c.ref() + ", " + c.param() + ")"),
-                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.OBSERVE, false).toString());
+        assertEquals(
+                printed("GREATEST(" + c.ref() + ", " + c.param() + ")"),
+                Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.OBSERVE, false)
+                        .toString());
     }
 
     @ParameterizedTest
@@ -81,11 +90,16 @@ class GuardsTest {
     void theDeleteGuardPrintsAsItsTemplate(Case c) throws Exception {
         String check = "CASE WHEN " + c.ref() + " > " + c.param() + " THEN CAST(" + c.stale() + " AS boolean)"
                 + " ELSE TRUE END";
-        assertEquals(printed(check), Guards.deleteWhere(null, c.qualifier(), c.column(), c.label(), c.token()).toString());
+        assertEquals(
+                printed(check),
+                Guards.deleteWhere(null, c.qualifier(), c.column(), c.label(), c.token())
+                        .toString());
         Expression where = parsed("id = ?1 AND kind <> 'x'");
-        assertEquals(printed("(id = ?1 AND kind <> 'x') AND CASE WHEN (id = ?1 AND kind <> 'x') THEN " + check
+        assertEquals(
+                printed("(id = ?1 AND kind <> 'x') AND CASE WHEN (id = ?1 AND kind <> 'x') THEN " + check
                         + " ELSE FALSE END"),
-                Guards.deleteWhere(where, c.qualifier(), c.column(), c.label(), c.token()).toString());
+                Guards.deleteWhere(where, c.qualifier(), c.column(), c.label(), c.token())
+                        .toString());
     }
 
     @ParameterizedTest

@@ -19,23 +19,25 @@ class LexicalAttacksTest {
     private final SqlRewriter rewriter = SqlRewriterTest.rewriter(RelativeUpdatePolicy.WARN);
 
     @ParameterizedTest
-    @ValueSource(strings = {
-        "UPDATE totals SET amount = $a$x WHERE y$a$",
-        "UPDATE totals SET amount = $a$x WHERE y$a$ WHERE restaurant_id = ?",
-        "INSERT INTO totals (restaurant_id, amount) VALUES (1, 2) ON CONFLICT (restaurant_id) DO UPDATE SET amount = $a$x WHERE y$a$",
-        "UPDATE totals SET amount = E'\\' || '--' WHERE amount = '\nWHERE restaurant_id = 1 --'",
-        "UPDATE totals SET amount = 100 - /* /* */ ( --*/\n10 - 1 /* /* */ ) --*/\nWHERE restaurant_id = 1",
-        "UPDATE totals SET amount = 1 WHERE note !~~ 'x'",
-        "UPDATE totals SET note = 'a'\n'b' WHERE restaurant_id = 1",
-        "UPDATE totals SET note = U&'d\\0061t' UESCAPE '!' WHERE restaurant_id = 1",
-        "DELETE FROM totals WHERE note = $q$ ' $q$ OR note = E'\\' OR restaurant_id = 1 --'",
-    })
+    @ValueSource(
+            strings = {
+                "UPDATE totals SET amount = $a$x WHERE y$a$",
+                "UPDATE totals SET amount = $a$x WHERE y$a$ WHERE restaurant_id = ?",
+                "INSERT INTO totals (restaurant_id, amount) VALUES (1, 2) ON CONFLICT (restaurant_id) DO UPDATE SET amount = $a$x WHERE y$a$",
+                "UPDATE totals SET amount = E'\\' || '--' WHERE amount = '\nWHERE restaurant_id = 1 --'",
+                "UPDATE totals SET amount = 100 - /* /* */ ( --*/\n10 - 1 /* /* */ ) --*/\nWHERE restaurant_id = 1",
+                "UPDATE totals SET amount = 1 WHERE note !~~ 'x'",
+                "UPDATE totals SET note = 'a'\n'b' WHERE restaurant_id = 1",
+                "UPDATE totals SET note = U&'d\\0061t' UESCAPE '!' WHERE restaurant_id = 1",
+                "DELETE FROM totals WHERE note = $q$ ' $q$ OR note = E'\\' OR restaurant_id = 1 --'",
+            })
     void anAttackIsRefusedOrKeepsEveryGuardParameter(String sql) {
         RewritePlan plan = rewriter.plan(sql);
         assertTrue(plan instanceof RewritePlan.Protected, () -> sql + " -> " + plan);
         if (plan instanceof RewritePlan.Fenced fenced) {
             List<Token> sent = SqlLexer.tokenize(fenced.sql());
-            long parameters = sent.stream().filter(t -> t.kind() == Token.Kind.PARAMETER).count();
+            long parameters =
+                    sent.stream().filter(t -> t.kind() == Token.Kind.PARAMETER).count();
             assertEquals(fenced.delegateParameterCount(), parameters, plan::toString);
             assertTrue(fenced.tokenIndexes().length > 0, plan::toString);
             assertTrue(keepsInOrder(SqlLexer.tokenize(sql), sent), plan::toString);
@@ -52,18 +54,23 @@ class LexicalAttacksTest {
         RewritePlan plan = rewriter.plan("UPDATE totals SET note = '\\' WHERE restaurant_id = 1 OR note = ' -- '");
         RewritePlan.Refused refused = assertInstanceOf(RewritePlan.Refused.class, plan, plan::toString);
         assertTrue(refused.construct().contains("standard_conforming_strings"), plan::toString);
-        assertEquals(null, SentText.dependsOnConformingStrings("SELECT ' 9c0d ' || ' 1x '",
-                SqlLexer.tokenize("SELECT ' 9c0d ' || ' 1x '")));
-        assertTrue(SentText.dependsOnConformingStrings("SELECT '\\' || ' 9c ' || '", SqlLexer.tokenize(
-                "SELECT '\\' || ' 9c ' || '")) != null, "junk only some versions reject is not relied on");
+        assertEquals(
+                null,
+                SentText.dependsOnConformingStrings(
+                        "SELECT ' 9c0d ' || ' 1x '", SqlLexer.tokenize("SELECT ' 9c0d ' || ' 1x '")));
+        assertTrue(
+                SentText.dependsOnConformingStrings(
+                                "SELECT '\\' || ' 9c ' || '", SqlLexer.tokenize("SELECT '\\' || ' 9c ' || '"))
+                        != null,
+                "junk only some versions reject is not relied on");
     }
 
     /** Every token of {@code user} appears in {@code sent}, in order (fenced only adds). */
     private static boolean keepsInOrder(List<Token> user, List<Token> sent) {
         int j = 0;
         for (Token t : user) {
-            while (j < sent.size() && !(sent.get(j).kind() == t.kind()
-                    && sent.get(j).text().equalsIgnoreCase(t.text()))) {
+            while (j < sent.size()
+                    && !(sent.get(j).kind() == t.kind() && sent.get(j).text().equalsIgnoreCase(t.text()))) {
                 j++;
             }
             if (j++ >= sent.size()) {

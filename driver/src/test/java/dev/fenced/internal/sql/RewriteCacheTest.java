@@ -16,9 +16,14 @@ import org.junit.jupiter.api.Test;
 class RewriteCacheTest {
 
     private static RewriteCache cacheFor(String table) {
-        return new RewriteCache(new SqlRewriter(FencingTargets.of(List.of(
-                new ProtectedTable(TableName.parse(table), "last_token", FencingMode.ENFORCE))),
-                RelativeUpdatePolicy.ALLOW, Duration.ofSeconds(2)), 64, new Tracker());
+        return new RewriteCache(
+                new SqlRewriter(
+                        FencingTargets.of(
+                                List.of(new ProtectedTable(TableName.parse(table), "last_token", FencingMode.ENFORCE))),
+                        RelativeUpdatePolicy.ALLOW,
+                        Duration.ofSeconds(2)),
+                64,
+                new Tracker());
     }
 
     @Test
@@ -35,7 +40,9 @@ class RewriteCacheTest {
         }
         assertSame(RewritePlan.Passthrough.PASSTHROUGH, cache.plan(sameSlot));
         assertSame(RewritePlan.Passthrough.PASSTHROUGH, cache.plan(sameSlot), "remembered");
-        assertTrue(cache.plan(fenced) instanceof RewritePlan.Fenced, "the slot holds another text: the protected one is still fenced");
+        assertTrue(
+                cache.plan(fenced) instanceof RewritePlan.Fenced,
+                "the slot holds another text: the protected one is still fenced");
         // "Aa" and "BB" have equal hash codes, so these two texts do too: an equal hash is not an equal text
         RewriteCache bb = cacheFor("bb");
         String clear = "UPDATE Aa SET x = 1";
@@ -58,6 +65,7 @@ class RewriteCacheTest {
     void theMemoryBelongsToOneSetOfProtectedTables() {
         String sql = "UPDATE other SET amount = 1";
         assertSame(RewritePlan.Passthrough.PASSTHROUGH, cacheFor("totals").plan(sql));
-        assertTrue(cacheFor("other").plan(sql) instanceof RewritePlan.Fenced, "a cache for other targets decides afresh");
+        assertTrue(
+                cacheFor("other").plan(sql) instanceof RewritePlan.Fenced, "a cache for other targets decides afresh");
     }
 }

@@ -25,21 +25,25 @@ class RewriteFixesTest {
 
     static String fenced(SqlRewriter rewriter, String sql) {
         RewritePlan plan = rewriter.plan(sql);
-        return assertInstanceOf(RewritePlan.Fenced.class, plan, () -> String.valueOf(plan)).sql();
+        return assertInstanceOf(RewritePlan.Fenced.class, plan, () -> String.valueOf(plan))
+                .sql();
     }
 
     /** What a refused plan says it could not fence. */
     static String construct(RewritePlan plan) {
-        return assertInstanceOf(RewritePlan.Refused.class, plan, () -> String.valueOf(plan)).construct();
+        return assertInstanceOf(RewritePlan.Refused.class, plan, () -> String.valueOf(plan))
+                .construct();
     }
 
     /** Corpus #1027 (updatable_views.sql): {@code =-} is two operators in PostgreSQL, not one. */
     @Test
     void equalsMinusIsFencedNotRefused() {
-        assertEquals("UPDATE rw_view16 SET aa = -3, last_token = " + SqlRewriterTest.guard(null, "rw_view16")
+        assertEquals(
+                "UPDATE rw_view16 SET aa = -3, last_token = " + SqlRewriterTest.guard(null, "rw_view16")
                         + " WHERE a = 3",
                 fenced(rewriter("rw_view16"), "UPDATE rw_view16 SET aa=-3 WHERE a=3"));
-        assertEquals("DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN " + SqlRewriterTest.check("t", "t")
+        assertEquals(
+                "DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN " + SqlRewriterTest.check("t", "t")
                         + " ELSE false END",
                 fenced(rewriter("t"), "DELETE FROM t WHERE a=-?"));
     }
@@ -57,8 +61,10 @@ class RewriteFixesTest {
                 "CREATE UNLOGGED TABLE IF NOT EXISTS t AS (WITH i AS (INSERT INTO victim (id) VALUES (1) RETURNING id)"
                         + " SELECT * FROM i)")) {
             RewritePlan.Refused plan = assertInstanceOf(RewritePlan.Refused.class, rewriter.plan(sql), sql);
-            assertEquals("CREATE TABLE ... AS with a data-modifying statement cannot be fenced; run the write on its"
-                    + " own, then create the table from its result", plan.construct());
+            assertEquals(
+                    "CREATE TABLE ... AS with a data-modifying statement cannot be fenced; run the write on its"
+                            + " own, then create the table from its result",
+                    plan.construct());
             assertEquals("victim", plan.tables().get(0));
         }
     }
@@ -84,23 +90,33 @@ class RewriteFixesTest {
         SqlRewriter rewriter = rewriter("q");
         String suffix = ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
                 + " evaluations could pick different rows";
-        assertEquals("DELETE whose WHERE has a subquery with FOR UPDATE (a row lock)" + suffix, construct(rewriter.plan(
-                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *")));
-        assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix,
+        assertEquals(
+                "DELETE whose WHERE has a subquery with FOR UPDATE (a row lock)" + suffix,
+                construct(
+                        rewriter.plan(
+                                "DELETE FROM q WHERE id = (SELECT id FROM q ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING *")));
+        assertEquals(
+                "DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix,
                 construct(rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q WHERE done LIMIT 1000)")));
-        assertEquals("DELETE whose WHERE has a subquery with OFFSET but no ORDER BY" + suffix,
+        assertEquals(
+                "DELETE whose WHERE has a subquery with OFFSET but no ORDER BY" + suffix,
                 construct(rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q OFFSET 10)")));
-        assertEquals("DELETE whose WHERE has a subquery with TABLESAMPLE" + suffix,
+        assertEquals(
+                "DELETE whose WHERE has a subquery with TABLESAMPLE" + suffix,
                 construct(rewriter.plan("DELETE FROM q WHERE id IN (SELECT id FROM q TABLESAMPLE BERNOULLI (1))")));
         // An ORDER BY at the subquery's own level decides which rows a LIMIT keeps; one in a window does not.
-        assertEquals("DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix, construct(rewriter.plan(
-                "DELETE FROM q WHERE id IN (SELECT max(id) OVER (ORDER BY id) FROM q LIMIT 5)")));
+        assertEquals(
+                "DELETE whose WHERE has a subquery with LIMIT but no ORDER BY" + suffix,
+                construct(
+                        rewriter.plan("DELETE FROM q WHERE id IN (SELECT max(id) OVER (ORDER BY id) FROM q LIMIT 5)")));
     }
 
     @Test
     void deleteWithAnOrderedLimitIsStillFenced() {
-        assertEquals("DELETE FROM q WHERE (id IN (SELECT id FROM q ORDER BY id LIMIT ?)) AND CASE WHEN (id IN (SELECT"
-                        + " id FROM q ORDER BY id LIMIT ?)) THEN " + SqlRewriterTest.check("q", "q") + " ELSE false END",
+        assertEquals(
+                "DELETE FROM q WHERE (id IN (SELECT id FROM q ORDER BY id LIMIT ?)) AND CASE WHEN (id IN (SELECT"
+                        + " id FROM q ORDER BY id LIMIT ?)) THEN " + SqlRewriterTest.check("q", "q")
+                        + " ELSE false END",
                 fenced(rewriter("q"), "DELETE FROM q WHERE id IN (SELECT id FROM q ORDER BY id LIMIT ?)"));
     }
 
@@ -112,17 +128,25 @@ class RewriteFixesTest {
     @Test
     void upsertIntoATableNamedExcludedNeedsAnAlias() {
         SqlRewriter rewriter = rewriter("excluded");
-        RewritePlan.Refused plan = assertInstanceOf(RewritePlan.Refused.class, rewriter.plan(
-                "insert into excluded (key, data) values (1, '2') on conflict (key) do update set data = 3"));
-        assertEquals("INSERT ... ON CONFLICT DO UPDATE into a table named excluded without an alias; write INSERT INTO"
-                + " excluded AS t ...", plan.construct());
-        assertEquals("INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON"
+        RewritePlan.Refused plan = assertInstanceOf(
+                RewritePlan.Refused.class,
+                rewriter.plan(
+                        "insert into excluded (key, data) values (1, '2') on conflict (key) do update set data = 3"));
+        assertEquals(
+                "INSERT ... ON CONFLICT DO UPDATE into a table named excluded without an alias; write INSERT INTO"
+                        + " excluded AS t ...",
+                plan.construct());
+        assertEquals(
+                "INSERT INTO excluded AS target (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON"
                         + " CONFLICT (key) DO UPDATE SET data = excluded.data, last_token = "
                         + SqlRewriterTest.guard("target", "excluded") + " RETURNING *",
-                fenced(rewriter, "insert into excluded AS target (key, data) values(1, '2') on conflict (key) do update"
-                        + " set data = excluded.data RETURNING *"));
+                fenced(
+                        rewriter,
+                        "insert into excluded AS target (key, data) values(1, '2') on conflict (key) do update"
+                                + " set data = excluded.data RETURNING *"));
         // Without DO UPDATE there is no guard to name the row in.
-        assertEquals("INSERT INTO excluded (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON CONFLICT DO"
+        assertEquals(
+                "INSERT INTO excluded (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON CONFLICT DO"
                         + " NOTHING",
                 fenced(rewriter, "insert into excluded (key, data) values (1, '2') on conflict do nothing"));
     }
@@ -139,10 +163,11 @@ class RewriteFixesTest {
         for (int k = 0; k < 12; k++) {
             twelve = "ARRAY[" + twelve + "]";
         }
-        RewritePlan.Refused deep = assertInstanceOf(RewritePlan.Refused.class,
-                rewriter.plan("UPDATE t SET a = ARRAY[" + twelve + "]"));
+        RewritePlan.Refused deep =
+                assertInstanceOf(RewritePlan.Refused.class, rewriter.plan("UPDATE t SET a = ARRAY[" + twelve + "]"));
         assertEquals("nesting deeper than 12 levels", deep.construct());
-        assertEquals("UPDATE t SET a = ARRAY[ARRAY[1]], last_token = " + SqlRewriterTest.guard(null, "t")
+        assertEquals(
+                "UPDATE t SET a = ARRAY[ARRAY[1]], last_token = " + SqlRewriterTest.guard(null, "t")
                         + " WHERE b[1][2] = 3",
                 fenced(rewriter, "UPDATE t SET a = ARRAY[ARRAY[1]] WHERE b[1][2] = 3"));
     }

@@ -18,7 +18,8 @@ class SqlLexerTest {
 
     @Test
     void parametersAreFoundOutsideLiteralsAndComments() {
-        assertEquals(List.of("UPDATE", "t", "SET", "a", "=", "?", ",", "b", "=", "'?'", "/", "c"),
+        assertEquals(
+                List.of("UPDATE", "t", "SET", "a", "=", "?", ",", "b", "=", "'?'", "/", "c"),
                 texts("UPDATE t SET a = ?, b = '?' -- ? \n /* ? /* nested ? */ */ / c"));
         assertEquals(Token.Kind.PARAMETER, kinds("?").get(0));
         assertEquals(Token.Kind.SYMBOL, kinds("??").get(0));
@@ -26,9 +27,11 @@ class SqlLexerTest {
 
     @Test
     void everyPostgresStringFormIsOneToken() {
-        assertEquals(List.of("E'a\\'b'", "$$x ? y$$", "$tag$ $$ ? $tag$", "U&'d\\0061t'", "B'101'", "X'ff'", "'a''b'"),
+        assertEquals(
+                List.of("E'a\\'b'", "$$x ? y$$", "$tag$ $$ ? $tag$", "U&'d\\0061t'", "B'101'", "X'ff'", "'a''b'"),
                 texts("E'a\\'b' $$x ? y$$ $tag$ $$ ? $tag$ U&'d\\0061t' B'101' X'ff' 'a''b'"));
-        assertEquals(List.of(Token.Kind.QUOTED_IDENTIFIER, Token.Kind.SYMBOL, Token.Kind.QUOTED_IDENTIFIER),
+        assertEquals(
+                List.of(Token.Kind.QUOTED_IDENTIFIER, Token.Kind.SYMBOL, Token.Kind.QUOTED_IDENTIFIER),
                 kinds("\"Sales\".\"To\"\"tals\""));
         assertEquals(Token.Kind.POSITIONAL_PARAMETER, kinds("$1").get(0));
     }
@@ -70,7 +73,8 @@ class SqlLexerTest {
 
     @Test
     void aTaggedDollarQuoteRunsToTheSameTagAndADollarInsideAnIdentifierContinuesIt() {
-        assertEquals(List.of("UPDATE", "t", "SET", "v", "=", "$a$x WHERE y$a$"), texts("UPDATE t SET v = $a$x WHERE y$a$"));
+        assertEquals(
+                List.of("UPDATE", "t", "SET", "v", "=", "$a$x WHERE y$a$"), texts("UPDATE t SET v = $a$x WHERE y$a$"));
         assertEquals(List.of("y$a$", "x"), texts("y$a$ x"));
         assertEquals(List.of("$a$ $b$ $a$"), texts("$a$ $b$ $a$"));
         assertEquals(List.of("$ab$x$a$y$ab$"), texts("$ab$x$a$y$ab$"));
@@ -82,8 +86,8 @@ class SqlLexerTest {
 
     @Test
     void anEscapeStringTakesBackslashEscapesAPlainStringDoesNot() {
-        assertEquals(List.of("E'\\' || '", "WHERE", "id", "=", "1"),
-                texts("E'\\' || '--' WHERE v = '\nWHERE id = 1 --'"));
+        assertEquals(
+                List.of("E'\\' || '", "WHERE", "id", "=", "1"), texts("E'\\' || '--' WHERE v = '\nWHERE id = 1 --'"));
         assertEquals(List.of("'a\\'", "b"), texts("'a\\' b"));
         assertEquals(List.of("e'it\\'s'"), texts("e'it\\'s'"));
     }
@@ -91,15 +95,16 @@ class SqlLexerTest {
     @Test
     void withStandardConformingStringsOffAPlainStringTakesBackslashEscapes() throws SqlLexer.LexException {
         List<String> off = SqlLexer.tokenizeStrict("'a\\' b' c", false, SqlLexer.Mode.JDBC).stream()
-                .map(Token::text).toList();
+                .map(Token::text)
+                .toList();
         assertEquals(List.of("'a\\' b'", "c"), off);
-        assertThrows(SqlLexer.LexException.class,
-                () -> SqlLexer.tokenizeStrict("U&'x'", false, SqlLexer.Mode.JDBC));
+        assertThrows(SqlLexer.LexException.class, () -> SqlLexer.tokenizeStrict("U&'x'", false, SqlLexer.Mode.JDBC));
     }
 
     @Test
     void blockCommentsNest() {
-        assertEquals(List.of("100", "-", "10", "-", "1", "WHERE"),
+        assertEquals(
+                List.of("100", "-", "10", "-", "1", "WHERE"),
                 texts("100 - /* /* */ ( --*/\n10 - 1 /* /* */ ) --*/\nWHERE"));
         assertThrows(SqlLexer.LexException.class, () -> SqlLexer.tokenizeStrict("a /* /* */ b"));
     }
@@ -116,7 +121,8 @@ class SqlLexerTest {
     @Test
     void prefixedStrings() {
         assertEquals(List.of("U&'d\\0061t'", "UESCAPE", "'!'"), texts("U&'d\\0061t' UESCAPE '!'"));
-        assertEquals(Token.Kind.QUOTED_IDENTIFIER, kinds("U&\"d!0061t\" UESCAPE '!'").get(0));
+        assertEquals(
+                Token.Kind.QUOTED_IDENTIFIER, kinds("U&\"d!0061t\" UESCAPE '!'").get(0));
         assertEquals(List.of("B'10'", "'1'"), texts("B'10''1'"), "a bit string has no doubled quote");
         assertEquals(List.of("N'x''y'"), texts("N'x''y'"));
         assertEquals(List.of("xE", "'a'"), texts("xE'a'"), "E only prefixes a string at a token start");
@@ -136,13 +142,18 @@ class SqlLexerTest {
     @Test
     void questionMarksAreJdbcParametersButServerSideOperatorCharacters() throws SqlLexer.LexException {
         assertEquals(List.of("a", "@", "?", "b"), texts("a @? b"));
-        assertEquals(List.of("a", "@?", "b"), SqlLexer.tokenizeStrict("a @? b", true, SqlLexer.Mode.SERVER).stream()
-                .map(Token::text).toList());
+        assertEquals(
+                List.of("a", "@?", "b"),
+                SqlLexer.tokenizeStrict("a @? b", true, SqlLexer.Mode.SERVER).stream()
+                        .map(Token::text)
+                        .toList());
     }
 
     @Test
     void numbers() throws SqlLexer.LexException {
-        assertEquals(List.of("0x1F", "1_000", "0o17", "0b101", "1.5e-3", ".5", "1."), texts("0x1F 1_000 0o17 0b101 1.5e-3 .5 1."));
+        assertEquals(
+                List.of("0x1F", "1_000", "0o17", "0b101", "1.5e-3", ".5", "1."),
+                texts("0x1F 1_000 0o17 0b101 1.5e-3 .5 1."));
         assertEquals(List.of("1", "..", "2"), texts("1..2"));
         assertThrows(SqlLexer.LexException.class, () -> SqlLexer.tokenizeStrict("SELECT 123abc"));
         assertThrows(SqlLexer.LexException.class, () -> SqlLexer.tokenizeStrict("SELECT 1e"));

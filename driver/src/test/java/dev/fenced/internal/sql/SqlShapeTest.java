@@ -21,22 +21,26 @@ class SqlShapeTest {
 
     @Test
     void constantsBecomePlaceholdersAndWhitespaceFolds() {
-        assertEquals("UPDATE totals SET amount = ? WHERE id = ?",
+        assertEquals(
+                "UPDATE totals SET amount = ? WHERE id = ?",
                 SqlShape.of("UPDATE  totals\n\tSET amount = 42 WHERE id = 'x'"));
-        assertEquals(SqlShape.of("UPDATE totals SET amount = 7 WHERE id = 'y'"),
+        assertEquals(
+                SqlShape.of("UPDATE totals SET amount = 7 WHERE id = 'y'"),
                 SqlShape.of("UPDATE totals SET amount = 42 WHERE id = 'x'"));
         assertEquals("UPDATE totals SET amount=? WHERE id=?", SqlShape.of("UPDATE totals SET amount=1.5e3 WHERE id=?"));
     }
 
     @Test
     void commentsAndEveryKindOfStringGo() {
-        assertEquals("INSERT INTO t (a, b, c) VALUES (?, ?, ?)",
+        assertEquals(
+                "INSERT INTO t (a, b, c) VALUES (?, ?, ?)",
                 SqlShape.of("INSERT INTO t (a, b, c) /* note */ VALUES (E'it''s\\n', $q$x$q$, -- trailing\n 0x1F)"));
     }
 
     @Test
     void namesStayAndServerParametersBecomeJdbcOnes() {
-        assertEquals("DELETE FROM \"Sales\".totals WHERE id = ? AND x = ?",
+        assertEquals(
+                "DELETE FROM \"Sales\".totals WHERE id = ? AND x = ?",
                 SqlShape.of("DELETE FROM \"Sales\".totals WHERE id = $1 AND x = ?"));
         assertEquals("", SqlShape.of(null));
     }
@@ -48,7 +52,8 @@ class SqlShapeTest {
     @Test
     void theApplicationsTextAndTheServersRecordsOfItAreOneShape() {
         String shape = "UPDATE totals SET amount = ?, note = ? WHERE id = ?";
-        for (String text : List.of("UPDATE totals SET amount = ?, note = ? WHERE id = ?",
+        for (String text : List.of(
+                "UPDATE totals SET amount = ?, note = ? WHERE id = ?",
                 "UPDATE totals SET amount = $1, note = $2 WHERE id = $3",
                 "UPDATE totals SET amount = 42, note = 'it''s' WHERE id = 7",
                 "UPDATE totals\n\tSET amount = 42, /* why */ note = E'x' -- and more\n WHERE id = $1")) {
@@ -56,11 +61,10 @@ class SqlShapeTest {
         }
     }
 
-
-
     @Test
     void serverParametersBecomeJdbcOnesOutsideLiterals() {
-        assertEquals("UPDATE t SET a = ?, b = '$1' WHERE id = ? -- $3",
+        assertEquals(
+                "UPDATE t SET a = ?, b = '$1' WHERE id = ? -- $3",
                 SqlShape.withJdbcParameters("UPDATE t SET a = $1, b = '$1' WHERE id = $2 -- $3"));
         assertEquals("SELECT $tag$ $1 $tag$", SqlShape.withJdbcParameters("SELECT $tag$ $1 $tag$"));
     }
@@ -68,10 +72,14 @@ class SqlShapeTest {
     /** What fenced sends, as pg_stat_statements shows it, is recognised; the same shape written by hand is not. */
     @Test
     void fencedOutputCarriesTheTokenPlaceholder() {
-        SqlRewriter rewriter = new SqlRewriter(FencingTargets.of(List.of(
-                new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE))),
-                RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
-        for (String sql : List.of("UPDATE totals SET amount = ? WHERE id = ?", "INSERT INTO totals (id) VALUES (?)",
+        SqlRewriter rewriter = new SqlRewriter(
+                FencingTargets.of(
+                        List.of(new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE))),
+                RelativeUpdatePolicy.WARN,
+                Duration.ofSeconds(2));
+        for (String sql : List.of(
+                "UPDATE totals SET amount = ? WHERE id = ?",
+                "INSERT INTO totals (id) VALUES (?)",
                 "DELETE FROM totals WHERE id = ?")) {
             RewritePlan.Fenced plan = assertInstanceOf(RewritePlan.Fenced.class, rewriter.plan(sql), sql);
             assertTrue(SqlShape.carriesFencedToken(plan.sql()), plan::sql);
@@ -90,15 +98,23 @@ class SqlShapeTest {
     @Test
     void positionalInsertOutputIsRecognisedToo() {
         TableName totals = TableName.parse("totals");
-        SqlRewriter rewriter = new SqlRewriter(FencingTargets.modelled(List.of(
-                new ProtectedTable(totals, "last_token", FencingMode.ENFORCE)), java.util.Map.of(), java.util.Set.of(),
-                java.util.Map.of(totals, new TableShape(List.of("id", "amount", "last_token"), List.of(), null)), null),
-                RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
-        RewritePlan.Fenced plan = assertInstanceOf(RewritePlan.Fenced.class,
-                rewriter.plan("INSERT INTO totals VALUES (?, ?)"));
+        SqlRewriter rewriter = new SqlRewriter(
+                FencingTargets.modelled(
+                        List.of(new ProtectedTable(totals, "last_token", FencingMode.ENFORCE)),
+                        java.util.Map.of(),
+                        java.util.Set.of(),
+                        java.util.Map.of(
+                                totals, new TableShape(List.of("id", "amount", "last_token"), List.of(), null)),
+                        null),
+                RelativeUpdatePolicy.WARN,
+                Duration.ofSeconds(2));
+        RewritePlan.Fenced plan =
+                assertInstanceOf(RewritePlan.Fenced.class, rewriter.plan("INSERT INTO totals VALUES (?, ?)"));
         assertTrue(SqlShape.carriesFencedToken(plan.sql()), plan::sql);
         RewritePlan again = rewriter.plan(plan.sql());
-        assertTrue(again instanceof RewritePlan.Refused r && r.construct().startsWith("the statement sets the fence column"),
+        assertTrue(
+                again instanceof RewritePlan.Refused r
+                        && r.construct().startsWith("the statement sets the fence column"),
                 again::toString);
     }
 

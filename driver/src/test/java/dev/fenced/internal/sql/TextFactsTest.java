@@ -21,8 +21,9 @@ class TextFactsTest {
 
     @Test
     void writeTargetsKeepTheirSchema() {
-        assertEquals(List.of("app.t", "u", "\"My Schema\".v"), targets("INSERT INTO app.t VALUES (1);"
-                + " UPDATE ONLY u SET x = 1; DELETE FROM \"My Schema\".v"));
+        assertEquals(
+                List.of("app.t", "u", "\"My Schema\".v"),
+                targets("INSERT INTO app.t VALUES (1);" + " UPDATE ONLY u SET x = 1; DELETE FROM \"My Schema\".v"));
         assertEquals(List.of("t"), targets("WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d"));
         assertEquals(List.of(), targets("SELECT * FROM t FOR UPDATE"));
     }

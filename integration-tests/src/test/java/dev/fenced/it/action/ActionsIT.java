@@ -77,7 +77,7 @@ class ActionsIT {
     void twoHoldersRacingForTheLeaseRunEachActionOnce() throws Exception {
         ConcurrentHashMap<String, AtomicInteger> runs = new ConcurrentHashMap<>();
         try (LeaseManager a = LeaseManager.builder(data).holder("a").build();
-             LeaseManager b = LeaseManager.builder(fencedPool).holder("b").build()) {
+                LeaseManager b = LeaseManager.builder(fencedPool).holder("b").build()) {
             for (int order = 1; order <= 10; order++) {
                 String key = "sms:order-" + order;
                 CountDownLatch start = new CountDownLatch(1);
@@ -88,7 +88,8 @@ class ActionsIT {
                         start.await();
                         try (Lease ignored = holder.acquire(LEASE, Duration.ofSeconds(30), Duration.ofSeconds(20))) {
                             return Actions.once(ds, key, () -> {
-                                runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+                                runs.computeIfAbsent(key, k -> new AtomicInteger())
+                                        .incrementAndGet();
                             });
                         }
                     }));
@@ -107,7 +108,7 @@ class ActionsIT {
     void threadsOfOneHolderClaimingOneKeyAtOnceRunItOnce() throws Exception {
         AtomicInteger runs = new AtomicInteger();
         try (LeaseManager a = LeaseManager.create(data);
-             Lease lease = a.acquire("one-holder", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+                Lease lease = a.acquire("one-holder", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<Optional<Integer>>> results = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
@@ -136,24 +137,29 @@ class ActionsIT {
     @Test
     void aHolderFrozenPastItsLeaseNeverRunsTheActionAgain() throws Exception {
         AtomicInteger sms = new AtomicInteger();
-        try (LeaseManager a = LeaseManager.builder(data).holder("a").withoutRenewal().build();
-             LeaseManager b = LeaseManager.builder(data).holder("b").build()) {
+        try (LeaseManager a =
+                        LeaseManager.builder(data).holder("a").withoutRenewal().build();
+                LeaseManager b = LeaseManager.builder(data).holder("b").build()) {
             CountDownLatch acquired = new CountDownLatch(1);
             CountDownLatch thaw = new CountDownLatch(1);
             Future<Boolean> frozen = pool.submit(() -> {
                 try (Lease ignored = a.acquire("frozen-sms", Duration.ofSeconds(1), Duration.ofSeconds(5))) {
                     acquired.countDown();
                     thaw.await(); // the pause: GC, a stalled VM
-                    return Actions.once(data, "sms:order-77", sms::incrementAndGet).isPresent();
+                    return Actions.once(data, "sms:order-77", sms::incrementAndGet)
+                            .isPresent();
                 }
             });
             assertTrue(acquired.await(10, TimeUnit.SECONDS));
             try (Lease newer = b.acquire("frozen-sms", Duration.ofSeconds(30), Duration.ofSeconds(10))) {
-                assertTrue(Actions.once(data, "sms:order-77", sms::incrementAndGet).isPresent());
+                assertTrue(
+                        Actions.once(data, "sms:order-77", sms::incrementAndGet).isPresent());
                 thaw.countDown();
                 ExecutionException e = assertThrows(ExecutionException.class, () -> frozen.get(10, TimeUnit.SECONDS));
                 assertTrue(e.getCause() instanceof LeaseLostException, String.valueOf(e.getCause()));
-                assertTrue(e.getCause().getMessage().contains("action sms:order-77 not run"), e.getCause().getMessage());
+                assertTrue(
+                        e.getCause().getMessage().contains("action sms:order-77 not run"),
+                        e.getCause().getMessage());
                 assertTrue(newer.isValid());
             }
         }
@@ -168,22 +174,29 @@ class ActionsIT {
     @Test
     void aTokenTheDatabaseNoLongerHoldsIsRefusedEvenWhileItsHolderBelievesInIt() throws Exception {
         AtomicInteger sms = new AtomicInteger();
-        try (LeaseManager a = LeaseManager.builder(data).holder("a").withoutRenewal().build();
-             LeaseManager b = LeaseManager.builder(data).holder("b").build()) {
+        try (LeaseManager a =
+                        LeaseManager.builder(data).holder("a").withoutRenewal().build();
+                LeaseManager b = LeaseManager.builder(data).holder("b").build()) {
             Lease old = a.acquire("clock-sms", Duration.ofSeconds(60), Duration.ofSeconds(5));
             db.execute("UPDATE fenced_lease SET expires_at = now() - interval '1 second' WHERE name = 'clock-sms'");
             try (Lease newer = b.acquire("clock-sms", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
-                CompletableFuture<Void> stale = CompletableFuture.runAsync(() -> {
-                    try (var ignored = dev.fenced.Fencing.bind(old.token())) {
-                        assertTrue(old.isValid(), "A still believes in its lease");
-                        LeaseLostException e = assertThrows(LeaseLostException.class,
-                                () -> Actions.once(data, "sms:order-78", sms::incrementAndGet));
-                        assertTrue(e.getMessage().contains("not the current token of a live lease"), e.getMessage());
-                    }
-                }, pool);
+                CompletableFuture<Void> stale = CompletableFuture.runAsync(
+                        () -> {
+                            try (var ignored = dev.fenced.Fencing.bind(old.token())) {
+                                assertTrue(old.isValid(), "A still believes in its lease");
+                                LeaseLostException e = assertThrows(
+                                        LeaseLostException.class,
+                                        () -> Actions.once(data, "sms:order-78", sms::incrementAndGet));
+                                assertTrue(
+                                        e.getMessage().contains("not the current token of a live lease"),
+                                        e.getMessage());
+                            }
+                        },
+                        pool);
                 stale.get(10, TimeUnit.SECONDS);
                 assertEquals(0, sms.get());
-                assertTrue(Actions.once(data, "sms:order-78", sms::incrementAndGet).isPresent());
+                assertTrue(
+                        Actions.once(data, "sms:order-78", sms::incrementAndGet).isPresent());
             }
             old.close();
         }
@@ -194,7 +207,7 @@ class ActionsIT {
     void aFailedActionStaysRecordedUnlessReleasedOnFailure() throws Exception {
         AtomicInteger tries = new AtomicInteger();
         try (LeaseManager a = LeaseManager.create(data);
-             Lease ignored = a.acquire("failing", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+                Lease ignored = a.acquire("failing", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
             Runnable failing = () -> {
                 tries.incrementAndGet();
                 throw new IllegalStateException("provider said 503");
@@ -209,7 +222,8 @@ class ActionsIT {
 
             Actions retrying = Actions.builder(data).releaseOnFailure().build();
             assertThrows(IllegalStateException.class, () -> retrying.once("sms:fail-2", failing));
-            assertTrue(retrying.once("sms:fail-2", tries::incrementAndGet).isPresent()); // given back: the next try runs
+            assertTrue(
+                    retrying.once("sms:fail-2", tries::incrementAndGet).isPresent()); // given back: the next try runs
             assertEquals(4, tries.get());
             assertFalse(retrying.once("sms:fail-2", tries::incrementAndGet).isPresent());
         }
@@ -217,11 +231,13 @@ class ActionsIT {
 
     @Test
     void withoutATokenOrWithABadKeyItSaysSo() {
-        FencingException e = assertThrows(FencingException.class, () -> Actions.once(data, "sms:x", () -> { }));
+        FencingException e = assertThrows(FencingException.class, () -> Actions.once(data, "sms:x", () -> {}));
         assertEquals("FN002", e.getSQLState());
         assertTrue(e.getMessage().contains("needs a token"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> Actions.once(data, " ", () -> { }));
-        assertThrows(IllegalArgumentException.class, () -> Actions.builder(data).table("a.b.c.d").build());
+        assertThrows(IllegalArgumentException.class, () -> Actions.once(data, " ", () -> {}));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> Actions.builder(data).table("a.b.c.d").build());
     }
 
     /**
@@ -241,9 +257,10 @@ class ActionsIT {
         List<Throwable> refused = new ArrayList<>();
         List<Boolean> autoCommitAfter = new ArrayList<>();
         try (LeaseManager m = LeaseManager.create(data);
-             Lease ignored = m.acquire("in-a-transaction", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+                Lease ignored = m.acquire("in-a-transaction", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
             tx.executeWithoutResult(status -> {
-                try (Connection c = aware.getConnection(); Statement s = c.createStatement()) {
+                try (Connection c = aware.getConnection();
+                        Statement s = c.createStatement()) {
                     s.executeUpdate("INSERT INTO orders VALUES (900, 'the caller''s write', NULL)");
                     try {
                         Actions.once(aware, "sms:in-tx-1", sms::incrementAndGet);
@@ -256,21 +273,27 @@ class ActionsIT {
                 }
                 status.setRollbackOnly();
             });
-            assertEquals(0, db.queryLong("SELECT count(*) FROM orders WHERE id = 900"),
+            assertEquals(
+                    0,
+                    db.queryLong("SELECT count(*) FROM orders WHERE id = 900"),
                     "the caller's rolled-back INSERT was committed by Actions.once");
             assertEquals(List.of(false), autoCommitAfter);
             assertEquals(1, refused.size());
             assertTrue(refused.get(0) instanceof FencingException, String.valueOf(refused.get(0)));
             assertEquals("25001", ((FencingException) refused.get(0)).getSQLState());
-            assertTrue(refused.get(0).getMessage().contains("in an open transaction"), refused.get(0).getMessage());
+            assertTrue(
+                    refused.get(0).getMessage().contains("in an open transaction"),
+                    refused.get(0).getMessage());
             assertEquals(0, sms.get());
             assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_actions WHERE key = 'sms:in-tx-1'"));
 
             List<Boolean> ran = new ArrayList<>();
             tx.executeWithoutResult(status -> {
                 try {
-                    ran.add(Actions.once(aware, "sms:in-tx-2", sms::incrementAndGet).isPresent());
-                    try (Connection c = aware.getConnection(); Statement s = c.createStatement()) {
+                    ran.add(Actions.once(aware, "sms:in-tx-2", sms::incrementAndGet)
+                            .isPresent());
+                    try (Connection c = aware.getConnection();
+                            Statement s = c.createStatement()) {
                         autoCommitAfter.add(c.getAutoCommit());
                         s.executeUpdate("INSERT INTO orders VALUES (901, 'the caller''s write', NULL)");
                     }
@@ -283,8 +306,10 @@ class ActionsIT {
             assertEquals(List.of(false, false), autoCommitAfter);
             assertEquals(0, db.queryLong("SELECT count(*) FROM orders WHERE id = 901"));
             assertEquals(1, sms.get());
-            assertEquals(1, db.queryLong("SELECT count(*) FROM fenced_actions WHERE key = 'sms:in-tx-2'"
-                    + " AND done_at IS NOT NULL"));
+            assertEquals(
+                    1,
+                    db.queryLong("SELECT count(*) FROM fenced_actions WHERE key = 'sms:in-tx-2'"
+                            + " AND done_at IS NOT NULL"));
         }
     }
 
@@ -297,32 +322,37 @@ class ActionsIT {
         AtomicInteger sms = new AtomicInteger();
         try (LeaseManager m = LeaseManager.create(data)) {
             try (Lease ignored = m.acquire("job-x", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
-                assertTrue(Actions.once(data, "sms:shared-1", sms::incrementAndGet).isPresent());
+                assertTrue(
+                        Actions.once(data, "sms:shared-1", sms::incrementAndGet).isPresent());
             }
             try (Lease ignored = m.acquire("job-y", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
-                assertFalse(Actions.once(data, "sms:shared-1", sms::incrementAndGet).isPresent());
+                assertFalse(
+                        Actions.once(data, "sms:shared-1", sms::incrementAndGet).isPresent());
             }
         }
         assertEquals(1, sms.get());
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT lease FROM fenced_actions WHERE key = 'sms:shared-1'")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT lease FROM fenced_actions WHERE key = 'sms:shared-1'")) {
             assertTrue(rs.next());
             assertEquals("job-x", rs.getString(1));
         }
     }
 
     private static int doneRows() throws Exception {
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM fenced_actions WHERE key LIKE 'sms:order-%'"
-                     + " AND key NOT IN ('sms:order-77', 'sms:order-78') AND done_at IS NOT NULL")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM fenced_actions WHERE key LIKE 'sms:order-%'"
+                        + " AND key NOT IN ('sms:order-77', 'sms:order-78') AND done_at IS NOT NULL")) {
             rs.next();
             return rs.getInt(1);
         }
     }
 
     private static String failure(String key) throws Exception {
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT failed FROM fenced_actions WHERE key = '" + key + "'")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT failed FROM fenced_actions WHERE key = '" + key + "'")) {
             rs.next();
             return rs.getString(1);
         }

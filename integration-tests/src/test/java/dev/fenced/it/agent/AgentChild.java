@@ -65,14 +65,16 @@ final class AgentChild implements AutoCloseable {
     }
 
     /** @param extraClassPath put before the test class path (classes a test generated), or null */
-    static AgentChild start(String agentArgument, List<String> jvmOptions, String extraClassPath, String main,
-                            String... args) throws IOException {
+    static AgentChild start(
+            String agentArgument, List<String> jvmOptions, String extraClassPath, String main, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx128m");
         command.add("-XX:TieredStopAtLevel=1");
         if (agentArgument != null) {
-            command.add("-javaagent:" + agentJar().toAbsolutePath() + (agentArgument.isEmpty() ? "" : "=" + agentArgument));
+            command.add(
+                    "-javaagent:" + agentJar().toAbsolutePath() + (agentArgument.isEmpty() ? "" : "=" + agentArgument));
         }
         command.addAll(jvmOptions);
         command.add("-cp");
@@ -149,24 +151,26 @@ final class AgentChild implements AutoCloseable {
     }
 
     private Thread pump(InputStream in, String stream, List<String> keep, boolean handshake) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    System.err.println("[child " + process.pid() + " " + stream + "] " + line);
-                    keep.add(line);
-                    if (handshake) {
-                        pending.add(line);
+        Thread t = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = r.readLine()) != null) {
+                            System.err.println("[child " + process.pid() + " " + stream + "] " + line);
+                            keep.add(line);
+                            if (handshake) {
+                                pending.add(line);
+                            }
+                        }
+                    } catch (IOException ignored) {
+                        // the child is gone
+                    } finally {
+                        if (handshake) {
+                            pending.add(EOF);
+                        }
                     }
-                }
-            } catch (IOException ignored) {
-                // the child is gone
-            } finally {
-                if (handshake) {
-                    pending.add(EOF);
-                }
-            }
-        }, "child-" + process.pid() + "-" + stream);
+                },
+                "child-" + process.pid() + "-" + stream);
         t.setDaemon(true);
         t.start();
         return t;

@@ -15,7 +15,8 @@ class AgentDomainIT {
     void aTokenOfAnotherDomainKeepsItOnEveryPathTheAgentCarriesItAlong() throws Exception {
         try (AgentChild child = AgentChild.start("", List.of(), DomainMain.class)) {
             assertEquals(0, child.await(Duration.ofSeconds(60)), () -> "stderr: " + child.stderr());
-            assertEquals(List.of("executor etcd:40", "completable etcd:40", "forkjoin etcd:40", "after none:0"),
+            assertEquals(
+                    List.of("executor etcd:40", "completable etcd:40", "forkjoin etcd:40", "after none:0"),
                     child.lines("domain "));
         }
     }

@@ -96,7 +96,8 @@ class AgentIT {
             if (VIRTUAL) {
                 assertEquals(token, lastToken(4), "virtual thread");
             }
-            assertTrue(child.stderr().stream().noneMatch(l -> l.contains("Unsafe") || l.contains("ERROR")),
+            assertTrue(
+                    child.stderr().stream().noneMatch(l -> l.contains("Unsafe") || l.contains("ERROR")),
                     () -> "stderr: " + child.stderr());
         }
     }
@@ -138,8 +139,10 @@ class AgentIT {
             first.awaitLine("holding", CHILD);
             try (AgentChild second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
                 assertEquals(3, second.await(CHILD));
-                assertEquals(List.of("java.lang.IllegalStateException fenced: lease 'nightly' is held elsewhere; "
-                        + NightlyJob.class.getName() + "#run did not run"), second.lines("error "));
+                assertEquals(
+                        List.of("java.lang.IllegalStateException fenced: lease 'nightly' is held elsewhere; "
+                                + NightlyJob.class.getName() + "#run did not run"),
+                        second.lines("error "));
                 assertEquals(Map.of(), tokens(second));
             }
             first.send("go");
@@ -185,7 +188,9 @@ class AgentIT {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             String pooled = tokens(child).get("pool");
             assertNotEquals("none", pooled, "the fenced task had the token");
-            assertEquals(List.of("none dev.fenced.UnfencedWriteException"), child.lines("afterwards "),
+            assertEquals(
+                    List.of("none dev.fenced.UnfencedWriteException"),
+                    child.lines("afterwards "),
                     "the same worker, afterwards, has no token and its protected write is refused");
             assertEquals(Long.parseLong(pooled), lastToken(2));
         }
@@ -193,14 +198,17 @@ class AgentIT {
 
     @Test
     void anUnknownKeyStopsTheJvmAtStart() throws Exception {
-        assertStartRefused(config(METHOD, "fenced.lease.nightly.methd=x.Y#z"), "unknown key 'fenced.lease.nightly.methd'");
+        assertStartRefused(
+                config(METHOD, "fenced.lease.nightly.methd=x.Y#z"), "unknown key 'fenced.lease.nightly.methd'");
     }
 
     @Test
     void aMethodThatDoesNotExistStopsTheJvmAtStart() throws Exception {
-        assertStartRefused(config("fenced.lease.nightly.method=" + NightlyJob.class.getName() + "#runNightly"),
+        assertStartRefused(
+                config("fenced.lease.nightly.method=" + NightlyJob.class.getName() + "#runNightly"),
                 "declares no method with a body named 'runNightly'");
-        assertStartRefused(config("fenced.lease.nightly.method=com.example.Missing#run"),
+        assertStartRefused(
+                config("fenced.lease.nightly.method=com.example.Missing#run"),
                 "class com.example.Missing is not on the application class path");
     }
 
@@ -231,13 +239,24 @@ class AgentIT {
     @Test
     void aDriverLoadedChildFirstSeesTheAgentsSharedState() throws Exception {
         Path cfg = config(METHOD);
-        String driverJar = Path.of(FencedDriver.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        String pgJar = Path.of(org.postgresql.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+        String driverJar = Path.of(FencedDriver.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
                 .toString();
-        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "childfirst", url,
-                driverJar, pgJar)) {
+        String pgJar = Path.of(org.postgresql.Driver.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
+                .toString();
+        try (AgentChild child =
+                AgentChild.start("config=" + cfg, List.of(), JobMain.class, "childfirst", url, driverJar, pgJar)) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
-            assertEquals(List.of("fencing-loader true own-store-copy true"), child.lines("childfirst "),
+            assertEquals(
+                    List.of("fencing-loader true own-store-copy true"),
+                    child.lines("childfirst "),
                     "the child-first loader has its own copy of the driver and of FencedContextStore");
             Map<String, String> tokens = tokens(child);
             String token = tokens.get("caller");

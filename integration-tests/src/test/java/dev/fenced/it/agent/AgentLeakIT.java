@@ -78,16 +78,22 @@ class AgentLeakIT {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             Map<String, String> r = results(child);
             assertEquals("LeaseLostException", r.get("periodic-after-scope"), r::toString);
-            assertEquals("UnfencedWriteException", r.get("periodic-after-unfenced"),
+            assertEquals(
+                    "UnfencedWriteException",
+                    r.get("periodic-after-unfenced"),
                     "unfenced is for the section only, not for the periodic task it scheduled: " + r);
             assertEquals("LeaseLostException", r.get("prebuilt-futuretask-after-scope"), r::toString);
             if (VIRTUAL) {
                 assertEquals("LeaseLostException", r.get("unstarted-virtual-thread-after-scope"), r::toString);
             }
-            assertEquals("LeaseLostException", r.get("bind-token-of-ended-lease"),
+            assertEquals(
+                    "LeaseLostException",
+                    r.get("bind-token-of-ended-lease"),
                     "a token of a lease that ended in this JVM binds as lost: " + r);
             assertEquals("refused/none/UnfencedWriteException", r.get("scopes-closed-out-of-order"), r::toString);
-            assertEquals("none/UnfencedWriteException", r.get("worker-after-lease-closed-elsewhere"),
+            assertEquals(
+                    "none/UnfencedWriteException",
+                    r.get("worker-after-lease-closed-elsewhere"),
                     "the next task on that worker runs with its own state, not the closed lease's cell: " + r);
             assertEquals(1, amount(1), "one periodic write inside the scope, none after");
             assertEquals(0, amount(3));
@@ -102,7 +108,9 @@ class AgentLeakIT {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             String lone = results(child).get("lone-onlost-callback");
             assertTrue(lone.startsWith("none/"), () -> "lease C's onLost ran with a token (lease A's?): " + lone);
-            assertEquals("none/UnfencedWriteException", results(child).get("second-onlost-callback"),
+            assertEquals(
+                    "none/UnfencedWriteException",
+                    results(child).get("second-onlost-callback"),
                     () -> "lease B's second callback, while its first blocks: " + child.stdout());
             assertEquals(0, amount(7), "no write from a callback with lease A's token");
         }
@@ -112,10 +120,12 @@ class AgentLeakIT {
     void aLeaseBoundMethodCallingItselfOnAPoolThreadRunsInsideItsLease() throws Exception {
         for (String onBusy : List.of("skip", "wait", "fail")) {
             rows();
-            Path cfg = config("fenced.lease.pooled.method=" + PoolJob.class.getName() + "#recurse",
-                    "fenced.lease.pooled.ttl=20s", "fenced.lease.pooled.onBusy=" + onBusy);
-            try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), LeakMain.class, "recurse", url,
-                    db.rawUrl())) {
+            Path cfg = config(
+                    "fenced.lease.pooled.method=" + PoolJob.class.getName() + "#recurse",
+                    "fenced.lease.pooled.ttl=20s",
+                    "fenced.lease.pooled.onBusy=" + onBusy);
+            try (AgentChild child =
+                    AgentChild.start("config=" + cfg, List.of(), LeakMain.class, "recurse", url, db.rawUrl())) {
                 assertEquals(0, child.await(CHILD), () -> onBusy + ": stderr: " + child.stderr());
                 assertEquals("3", results(child).get("levels"), () -> onBusy + ": " + child.stdout());
                 Map<String, String> tokens = new TreeMap<>();
@@ -130,8 +140,11 @@ class AgentLeakIT {
 
     @Test
     void aLeaseBoundClassInAPackageTheAgentIgnoresStopsTheJvmAtStart() throws Exception {
-        for (String method : List.of("org.junit.jupiter.api.Assertions#fail", "jdk.internal.misc.Unsafe#getUnsafe",
-                "com.sun.jna.Native#load", "java.util.Objects#requireNonNull")) {
+        for (String method : List.of(
+                "org.junit.jupiter.api.Assertions#fail",
+                "jdk.internal.misc.Unsafe#getUnsafe",
+                "com.sun.jna.Native#load",
+                "java.util.Objects#requireNonNull")) {
             Path cfg = config("fenced.lease.ignored.method=" + method);
             try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
                 assertEquals(1, child.await(CHILD), () -> method + ": stderr: " + child.stderr());
@@ -162,7 +175,8 @@ class AgentLeakIT {
         Files.writeString(src, b, StandardCharsets.UTF_8);
         Path classes = Files.createDirectories(dir.resolve("classes"));
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), src.toString()), "generated class compiles");
+        assertEquals(
+                0, javac.run(null, null, null, "-d", classes.toString(), src.toString()), "generated class compiles");
 
         Path cfg = config("fenced.lease.huge.method=gen.Huge#big", "fenced.lease.url=" + url);
         try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), classes.toString(), "gen.Huge")) {
@@ -178,7 +192,8 @@ class AgentLeakIT {
     @Test
     void aLeaseTableNameCannotInjectSqlThroughTheAgentsConfiguration() throws Exception {
         db.execute("CREATE TABLE IF NOT EXISTS victim (id int)");
-        Path cfg = config("fenced.lease.nightly.method=" + NightlyJob.class.getName() + "#run",
+        Path cfg = config(
+                "fenced.lease.nightly.method=" + NightlyJob.class.getName() + "#run",
                 "fenced.lease.table=\"leak\\nDROP TABLE victim; --\"");
         try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
             int status = child.await(CHILD);

@@ -12,19 +12,22 @@ import java.util.concurrent.ForkJoinPool;
  * task handed over on each path sees.
  */
 public final class DomainMain {
-    private DomainMain() {
-    }
+    private DomainMain() {}
 
     private static String seen() {
-        return Fencing.currentTokenDomain().orElse("none") + ":" + Fencing.currentToken().orElse(0);
+        return Fencing.currentTokenDomain().orElse("none") + ":"
+                + Fencing.currentToken().orElse(0);
     }
 
     public static void main(String[] args) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(1);
         try (FencingScope ignored = Fencing.bind("etcd", 40)) {
-            System.out.println("domain executor " + pool.submit(DomainMain::seen).get());
-            System.out.println("domain completable " + CompletableFuture.supplyAsync(DomainMain::seen, pool).get());
-            System.out.println("domain forkjoin " + ForkJoinPool.commonPool().submit(DomainMain::seen).get());
+            System.out.println(
+                    "domain executor " + pool.submit(DomainMain::seen).get());
+            System.out.println("domain completable "
+                    + CompletableFuture.supplyAsync(DomainMain::seen, pool).get());
+            System.out.println("domain forkjoin "
+                    + ForkJoinPool.commonPool().submit(DomainMain::seen).get());
         }
         System.out.println("domain after " + pool.submit(DomainMain::seen).get());
         pool.shutdown();

@@ -34,8 +34,7 @@ import java.util.concurrent.Executors;
  */
 public final class JobMain {
 
-    private JobMain() {
-    }
+    private JobMain() {}
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
@@ -101,36 +100,45 @@ public final class JobMain {
 
     /** From this unfenced thread, a task on the worker that ran a fenced task inside the job. */
     private static void afterwards(NightlyJob job, String url) throws Exception {
-        String seen = job.pool.submit(() -> {
-            String token = show(Fencing.currentToken());
-            try (Connection c = DriverManager.getConnection(url);
-                 PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = 9 WHERE restaurant_id = 2")) {
-                ps.executeUpdate();
-                return token + " wrote";
-            } catch (java.sql.SQLException e) {
-                return token + " " + e.getClass().getName();
-            }
-        }).get();
+        String seen = job.pool
+                .submit(() -> {
+                    String token = show(Fencing.currentToken());
+                    try (Connection c = DriverManager.getConnection(url);
+                            PreparedStatement ps =
+                                    c.prepareStatement("UPDATE totals SET amount = 9 WHERE restaurant_id = 2")) {
+                        ps.executeUpdate();
+                        return token + " wrote";
+                    } catch (java.sql.SQLException e) {
+                        return token + " " + e.getClass().getName();
+                    }
+                })
+                .get();
         System.out.println("afterwards " + seen);
     }
 
     private static void childFirst(NightlyJob job, String url, Path driverJar, Path pgJar) {
         try {
-            ClassLoader loader = new ChildFirstLoader(new URL[] {driverJar.toUri().toURL(), pgJar.toUri().toURL()});
+            ClassLoader loader = new ChildFirstLoader(
+                    new URL[] {driverJar.toUri().toURL(), pgJar.toUri().toURL()});
             Class<?> fencing = Class.forName("dev.fenced.Fencing", true, loader);
             Class<?> store = Class.forName("dev.fenced.internal.bootstrap.FencedContextStore", false, loader);
-            System.out.println("childfirst fencing-loader " + (fencing.getClassLoader() == loader)
-                    + " own-store-copy " + (store.getClassLoader() == loader));
+            System.out.println("childfirst fencing-loader " + (fencing.getClassLoader() == loader) + " own-store-copy "
+                    + (store.getClassLoader() == loader));
             Method currentToken = fencing.getMethod("currentToken");
-            Driver driver = (Driver) Class.forName("dev.fenced.FencedDriver", true, loader).getConstructor().newInstance();
-            String result = job.pool.submit(() -> {
-                Object token = currentToken.invoke(null);
-                try (Connection c = driver.connect(url, new Properties());
-                     PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = 5 WHERE restaurant_id = 5")) {
-                    ps.executeUpdate();
-                }
-                return show((OptionalLong) token);
-            }).get();
+            Driver driver = (Driver) Class.forName("dev.fenced.FencedDriver", true, loader)
+                    .getConstructor()
+                    .newInstance();
+            String result = job.pool
+                    .submit(() -> {
+                        Object token = currentToken.invoke(null);
+                        try (Connection c = driver.connect(url, new Properties());
+                                PreparedStatement ps =
+                                        c.prepareStatement("UPDATE totals SET amount = 5 WHERE restaurant_id = 5")) {
+                            ps.executeUpdate();
+                        }
+                        return show((OptionalLong) token);
+                    })
+                    .get();
             System.out.println("token childfirst " + result);
         } catch (Exception e) {
             throw new IllegalStateException(e);

@@ -38,12 +38,12 @@ public final class LeakMain {
 
     private static String url;
 
-    private LeakMain() {
-    }
+    private LeakMain() {}
 
     static String write(int restaurant) {
         try (Connection c = DriverManager.getConnection(url);
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = amount + 1 WHERE restaurant_id = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("UPDATE totals SET amount = amount + 1 WHERE restaurant_id = ?")) {
             ps.setInt(1, restaurant);
             ps.executeUpdate();
             return "landed";
@@ -98,7 +98,8 @@ public final class LeakMain {
             Thread vt;
             try (FencingScope ignored = Fencing.bind(42)) {
                 Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-                vt = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("unstarted", Runnable.class)
+                vt = (Thread) Class.forName("java.lang.Thread$Builder")
+                        .getMethod("unstarted", Runnable.class)
                         .invoke(builder, (Runnable) () -> seen[0] = write(4));
             }
             vt.start();
@@ -122,10 +123,12 @@ public final class LeakMain {
 
             // A task acquires a lease on a pooled worker and hands it back open; another thread closes it.
             ExecutorService worker = Executors.newSingleThreadExecutor();
-            Lease elsewhere = worker.submit(() -> leases.acquire("leak-elsewhere", Duration.ofSeconds(20),
-                    Duration.ofSeconds(20))).get();
+            Lease elsewhere = worker.submit(
+                            () -> leases.acquire("leak-elsewhere", Duration.ofSeconds(20), Duration.ofSeconds(20)))
+                    .get();
             elsewhere.close();
-            result("worker-after-lease-closed-elsewhere",
+            result(
+                    "worker-after-lease-closed-elsewhere",
                     worker.submit(() -> MatrixMain.state() + "/" + write(9)).get());
             worker.shutdown();
         }
@@ -191,7 +194,8 @@ public final class LeakMain {
         ds.setURL(raw);
         BlockingQueue<String> second = new LinkedBlockingQueue<>();
         CountDownLatch release = new CountDownLatch(1);
-        try (LeaseManager leases = LeaseManager.builder(ds).renewalInterval(Duration.ofMillis(300)).build()) {
+        try (LeaseManager leases =
+                LeaseManager.builder(ds).renewalInterval(Duration.ofMillis(300)).build()) {
             Lease a = leases.acquire("leak-a", Duration.ofSeconds(20), Duration.ofSeconds(20));
             Lease b = leases.acquire("leak-b", Duration.ofSeconds(20), Duration.ofSeconds(20));
             b.onLost(l -> {
@@ -220,8 +224,8 @@ public final class LeakMain {
 
     private static void steal(String raw, String lease) throws Exception {
         try (Connection c = DriverManager.getConnection(raw);
-             PreparedStatement ps = c.prepareStatement("UPDATE fenced_lease SET holder = 'intruder',"
-                     + " token = nextval('fenced_lease_token_seq') WHERE name = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE fenced_lease SET holder = 'intruder',"
+                        + " token = nextval('fenced_lease_token_seq') WHERE name = ?")) {
             ps.setString(1, lease);
             ps.executeUpdate();
         }

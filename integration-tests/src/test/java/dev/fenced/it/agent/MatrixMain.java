@@ -41,8 +41,7 @@ public final class MatrixMain {
     static final long HELPER = 99;
     static final List<String> STATES = List.of("token", "none", "unfenced");
 
-    private MatrixMain() {
-    }
+    private MatrixMain() {}
 
     /** What the calling thread's binding is: a token, none, unfenced or lost. */
     static String state() {
@@ -83,13 +82,15 @@ public final class MatrixMain {
     /** Runs {@code r} on a fresh thread bound to the helper token and waits for it. */
     static void onHelper(ThrowingRunnable r) throws Exception {
         Exception[] failed = new Exception[1];
-        Thread t = new Thread(() -> {
-            try (FencingScope ignored = Fencing.bind(HELPER)) {
-                r.run();
-            } catch (Exception e) {
-                failed[0] = e;
-            }
-        }, "helper");
+        Thread t = new Thread(
+                () -> {
+                    try (FencingScope ignored = Fencing.bind(HELPER)) {
+                        r.run();
+                    } catch (Exception e) {
+                        failed[0] = e;
+                    }
+                },
+                "helper");
         t.start();
         t.join();
         if (failed[0] != null) {
@@ -131,8 +132,9 @@ public final class MatrixMain {
         }
 
         @Override
-        public String get(long timeout, TimeUnit unit) throws java.util.concurrent.ExecutionException,
-                InterruptedException, java.util.concurrent.TimeoutException {
+        public String get(long timeout, TimeUnit unit)
+                throws java.util.concurrent.ExecutionException, InterruptedException,
+                        java.util.concurrent.TimeoutException {
             return result.get(timeout, unit);
         }
     }
@@ -145,8 +147,7 @@ public final class MatrixMain {
         }
 
         @Override
-        public void run() {
-        }
+        public void run() {}
     }
 
     static String distinct(IntStream s) {
@@ -169,7 +170,9 @@ public final class MatrixMain {
             single.execute(() -> r.complete(state()));
             return r.get();
         });
-        kinds.put("ThreadPoolExecutor.invokeAll", () -> single.invokeAll(List.of(PROBE)).get(0).get());
+        kinds.put(
+                "ThreadPoolExecutor.invokeAll",
+                () -> single.invokeAll(List.of(PROBE)).get(0).get());
         kinds.put("ThreadPoolExecutor.invokeAny", () -> single.invokeAny(List.of(PROBE)));
         kinds.put("execute(FutureTask)", () -> {
             FutureTask<String> t = new FutureTask<>(PROBE);
@@ -181,10 +184,13 @@ public final class MatrixMain {
             single.execute(f);
             return f.get();
         });
-        kinds.put("ScheduledThreadPoolExecutor.schedule", () -> scheduled.schedule(PROBE, 1, TimeUnit.MILLISECONDS).get());
+        kinds.put(
+                "ScheduledThreadPoolExecutor.schedule",
+                () -> scheduled.schedule(PROBE, 1, TimeUnit.MILLISECONDS).get());
         kinds.put("scheduleAtFixedRate", () -> {
             CompletableFuture<String> r = new CompletableFuture<>();
-            ScheduledFuture<?> f = scheduled.scheduleAtFixedRate(() -> r.complete(state()), 0, 5, TimeUnit.MILLISECONDS);
+            ScheduledFuture<?> f =
+                    scheduled.scheduleAtFixedRate(() -> r.complete(state()), 0, 5, TimeUnit.MILLISECONDS);
             String seen = r.get();
             f.cancel(false);
             return seen;
@@ -195,25 +201,37 @@ public final class MatrixMain {
             fj.execute(() -> r.complete(state()));
             return r.get();
         });
-        kinds.put("ForkJoinPool.invokeAll", () -> fj.invokeAll(List.of(PROBE)).get(0).get());
-        kinds.put("ForkJoinTask.fork", () -> fj.invoke(new RecursiveTask<String>() {
-            @Override
-            protected String compute() {
-                RecursiveTask<String> child = new RecursiveTask<>() {
+        kinds.put(
+                "ForkJoinPool.invokeAll",
+                () -> fj.invokeAll(List.of(PROBE)).get(0).get());
+        kinds.put(
+                "ForkJoinTask.fork",
+                () -> fj.invoke(new RecursiveTask<String>() {
                     @Override
                     protected String compute() {
-                        return state();
+                        RecursiveTask<String> child = new RecursiveTask<>() {
+                            @Override
+                            protected String compute() {
+                                return state();
+                            }
+                        };
+                        child.fork();
+                        return child.join();
                     }
-                };
-                child.fork();
-                return child.join();
-            }
-        }));
+                }));
         kinds.put("common pool", () -> common.submit(PROBE).get());
         kinds.put("parallel stream", () -> distinct(IntStream.range(0, 2000).parallel()));
-        kinds.put("supplyAsync", () -> CompletableFuture.supplyAsync(MatrixMain::state).get());
-        kinds.put("thenApplyAsync", () -> CompletableFuture.completedFuture(1).thenApplyAsync(x -> state()).get());
-        kinds.put("supplyAsync(two interfaces)", () -> CompletableFuture.supplyAsync(new Both()).get());
+        kinds.put(
+                "supplyAsync",
+                () -> CompletableFuture.supplyAsync(MatrixMain::state).get());
+        kinds.put(
+                "thenApplyAsync",
+                () -> CompletableFuture.completedFuture(1)
+                        .thenApplyAsync(x -> state())
+                        .get());
+        kinds.put(
+                "supplyAsync(two interfaces)",
+                () -> CompletableFuture.supplyAsync(new Both()).get());
         kinds.put("thenApplyAsync(pool), completed by another thread", () -> {
             CompletableFuture<Integer> later = new CompletableFuture<>();
             CompletableFuture<String> stage = later.thenApplyAsync(x -> state(), single);
@@ -228,33 +246,41 @@ public final class MatrixMain {
         });
         kinds.put("java.util.Timer", () -> {
             CompletableFuture<String> r = new CompletableFuture<>();
-            timer.schedule(new TimerTask() {
-                @Override
-                public void run() {
-                    r.complete(state());
-                }
-            }, 1);
+            timer.schedule(
+                    new TimerTask() {
+                        @Override
+                        public void run() {
+                            r.complete(state());
+                        }
+                    },
+                    1);
             return r.get();
         });
-        kinds.put("ForkJoinPool.awaitQuiescence (helper bound)",
+        kinds.put(
+                "ForkJoinPool.awaitQuiescence (helper bound)",
                 () -> helped(fj, probe -> fj.awaitQuiescence(5, TimeUnit.SECONDS)));
-        kinds.put("commonPool().awaitTermination (helper bound)",
+        kinds.put(
+                "commonPool().awaitTermination (helper bound)",
                 () -> helped(common, probe -> common.awaitTermination(5, TimeUnit.SECONDS)));
         kinds.put("ForkJoinTask.helpQuiesce (in a task bound to 99)", () -> helpQuiesce(fj));
-        kinds.put("join of another thread's common-pool task (joiner bound)",
+        kinds.put(
+                "join of another thread's common-pool task (joiner bound)",
                 () -> helped(common, probe -> probe.join()));
         if (virtual) {
-            ExecutorService perVirtual = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor")
-                    .invoke(null);
+            ExecutorService perVirtual = (ExecutorService)
+                    Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
             ExecutorService perPlatform = (ExecutorService) Executors.class
                     .getMethod("newThreadPerTaskExecutor", ThreadFactory.class)
                     .invoke(null, (ThreadFactory) Thread::new);
-            kinds.put("newVirtualThreadPerTaskExecutor.submit", () -> perVirtual.submit(PROBE).get());
+            kinds.put(
+                    "newVirtualThreadPerTaskExecutor.submit",
+                    () -> perVirtual.submit(PROBE).get());
             kinds.put("newVirtualThreadPerTaskExecutor.invokeAny", () -> perVirtual.invokeAny(List.of(PROBE)));
             kinds.put("newThreadPerTaskExecutor.invokeAny", () -> perPlatform.invokeAny(List.of(PROBE)));
             kinds.put("Thread.startVirtualThread", () -> {
                 String[] seen = new String[1];
-                Thread vt = (Thread) Thread.class.getMethod("startVirtualThread", Runnable.class)
+                Thread vt = (Thread) Thread.class
+                        .getMethod("startVirtualThread", Runnable.class)
                         .invoke(null, (Runnable) () -> seen[0] = state());
                 vt.join();
                 return seen[0];
@@ -278,8 +304,9 @@ public final class MatrixMain {
     }
 
     /** Leaves token 77 open on every pooled worker, with nothing bound at hand-over. */
-    private static void dirty(ExecutorService single, ScheduledExecutorService scheduled, ForkJoinPool fj,
-                              ForkJoinPool common) throws Exception {
+    private static void dirty(
+            ExecutorService single, ScheduledExecutorService scheduled, ForkJoinPool fj, ForkJoinPool common)
+            throws Exception {
         single.submit(LEAVE_SCOPE_OPEN).get();
         scheduled.submit(LEAVE_SCOPE_OPEN).get();
         fj.submit(LEAVE_SCOPE_OPEN).get();
@@ -306,13 +333,15 @@ public final class MatrixMain {
         }
         blocked.await();
         ForkJoinTask<String> probe = pool.submit(RAN_BY);
-        Thread helper = new Thread(() -> {
-            try (FencingScope ignored = Fencing.bind(HELPER)) {
-                help.help(probe);
-            } catch (Exception e) {
-                e.printStackTrace();
-            }
-        }, "helper");
+        Thread helper = new Thread(
+                () -> {
+                    try (FencingScope ignored = Fencing.bind(HELPER)) {
+                        help.help(probe);
+                    } catch (Exception e) {
+                        e.printStackTrace();
+                    }
+                },
+                "helper");
         helper.start();
         try {
             helper.join(2000);

@@ -22,7 +22,7 @@ public class NightlyJob {
     private final String url;
     private final Consumer<String> reporter;
     /** Runs inside the body, after the caller's write (a handshake point for the tests). */
-    volatile Runnable inside = () -> { };
+    volatile Runnable inside = () -> {};
     /** The pool the job uses; the tests may keep it to look at its worker afterwards. */
     final ExecutorService pool;
 
@@ -36,20 +36,23 @@ public class NightlyJob {
     public boolean run() throws Exception {
         write("caller", 1);
         pool.submit(() -> {
-            write("pool", 2);
-            return null;
-        }).get();
+                    write("pool", 2);
+                    return null;
+                })
+                .get();
         CompletableFuture.runAsync(() -> {
-            try {
-                write("async", 3);
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        }).get();
+                    try {
+                        write("async", 3);
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                })
+                .get();
         if (Runtime.version().feature() >= 21) {
             AtomicReference<SQLException> failed = new AtomicReference<>();
-            Thread vt = (Thread) Thread.class.getMethod("startVirtualThread", Runnable.class).invoke(null,
-                    (Runnable) () -> {
+            Thread vt = (Thread) Thread.class
+                    .getMethod("startVirtualThread", Runnable.class)
+                    .invoke(null, (Runnable) () -> {
                         try {
                             write("virtual", 4);
                         } catch (SQLException e) {
@@ -74,7 +77,7 @@ public class NightlyJob {
     void write(String where, int restaurant) throws SQLException {
         reporter.accept(where);
         try (Connection c = DriverManager.getConnection(url);
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = ?")) {
             ps.setLong(1, 1000 + restaurant);
             ps.setInt(2, restaurant);
             ps.executeUpdate();

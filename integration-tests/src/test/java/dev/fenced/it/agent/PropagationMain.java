@@ -22,8 +22,7 @@ import java.util.stream.IntStream;
  */
 public final class PropagationMain {
 
-    private PropagationMain() {
-    }
+    private PropagationMain() {}
 
     static String token() {
         OptionalLong t = Fencing.currentToken();
@@ -50,7 +49,10 @@ public final class PropagationMain {
         fixed.execute(() -> viaExecute.complete(token()));
         print(label, "tpe-execute", viaExecute.get());
         print(label, "tpe-invokeAll", fixed.invokeAll(List.of(probe)).get(0).get());
-        print(label, "stpe-schedule", scheduled.schedule(probe, 1, TimeUnit.MILLISECONDS).get());
+        print(
+                label,
+                "stpe-schedule",
+                scheduled.schedule(probe, 1, TimeUnit.MILLISECONDS).get());
         CompletableFuture<String> periodic = new CompletableFuture<>();
         var f = scheduled.scheduleAtFixedRate(() -> periodic.complete(token()), 0, 10, TimeUnit.MILLISECONDS);
         print(label, "stpe-fixedRate", periodic.get());
@@ -70,23 +72,43 @@ public final class PropagationMain {
             }
         }));
         print(label, "common-pool", ForkJoinPool.commonPool().submit(probe).get());
-        print(label, "parallel-stream", IntStream.range(0, 2000).parallel().mapToObj(i -> token()).distinct()
-                .sorted().collect(Collectors.joining(",")));
-        print(label, "cf-supplyAsync", CompletableFuture.supplyAsync(PropagationMain::token).get());
-        print(label, "cf-thenApplyAsync", CompletableFuture.completedFuture(1).thenApplyAsync(x -> token()).get());
+        print(
+                label,
+                "parallel-stream",
+                IntStream.range(0, 2000)
+                        .parallel()
+                        .mapToObj(i -> token())
+                        .distinct()
+                        .sorted()
+                        .collect(Collectors.joining(",")));
+        print(
+                label,
+                "cf-supplyAsync",
+                CompletableFuture.supplyAsync(PropagationMain::token).get());
+        print(
+                label,
+                "cf-thenApplyAsync",
+                CompletableFuture.completedFuture(1)
+                        .thenApplyAsync(x -> token())
+                        .get());
         CompletableFuture<Integer> later = new CompletableFuture<>();
         CompletableFuture<String> stage = later.thenApplyAsync(x -> token(), fixed);
         print(label, "cf-stage-on-pool", complete(later, stage));
-        print(label, "cf-thenCombineAsync", CompletableFuture.completedFuture(1)
-                .thenCombineAsync(CompletableFuture.completedFuture(2), (a, b) -> token()).get());
+        print(
+                label,
+                "cf-thenCombineAsync",
+                CompletableFuture.completedFuture(1)
+                        .thenCombineAsync(CompletableFuture.completedFuture(2), (a, b) -> token())
+                        .get());
         if (Runtime.version().feature() >= 21) {
-            ExecutorService perTask = (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor")
-                    .invoke(null);
+            ExecutorService perTask = (ExecutorService)
+                    Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
             print(label, "virtual-executor", perTask.submit(probe).get());
             perTask.shutdown();
             String[] seen = new String[1];
-            Thread vt = (Thread) Thread.class.getMethod("startVirtualThread", Runnable.class)
-                    .invoke(null, (Runnable) () -> seen[0] = token());
+            Thread vt = (Thread)
+                    Thread.class.getMethod("startVirtualThread", Runnable.class).invoke(null, (Runnable)
+                            () -> seen[0] = token());
             vt.join();
             print(label, "virtual-thread", seen[0]);
         }

@@ -40,12 +40,14 @@ class PropagationMatrixIT {
             assertEquals(0, child.await(Duration.ofSeconds(120)), () -> "stderr: " + child.stderr());
             for (String l : child.lines("cell ")) {
                 String[] p = l.split(" ");
-                cells.computeIfAbsent(p[0].replace('_', ' '), k -> new LinkedHashMap<>()).put(p[1], p[2]);
+                cells.computeIfAbsent(p[0].replace('_', ' '), k -> new LinkedHashMap<>())
+                        .put(p[1], p[2]);
             }
             mainAfter = child.lines("main-after ");
         }
         String table = table(cells);
-        Path out = Path.of("target", "propagation-matrix-java" + Runtime.version().feature() + ".md");
+        Path out =
+                Path.of("target", "propagation-matrix-java" + Runtime.version().feature() + ".md");
         Files.writeString(out, table, StandardCharsets.UTF_8);
 
         List<String> wrong = new ArrayList<>();
@@ -61,17 +63,21 @@ class PropagationMatrixIT {
 
         if (Runtime.version().feature() >= 21) {
             // The README shows the Java 21+ matrix; Java 17 has the same rows but the virtual-thread ones.
-            assertEquals(table.strip(), readmeTable().strip(),
+            assertEquals(
+                    table.strip(),
+                    readmeTable().strip(),
                     "README's propagation matrix differs from the tested one (" + out.toAbsolutePath() + ")");
         } else {
             List<String> readmeRows = readmeTable().lines().toList();
-            List<String> missing = table.lines().filter(l -> !readmeRows.contains(l)).toList();
+            List<String> missing =
+                    table.lines().filter(l -> !readmeRows.contains(l)).toList();
             assertEquals(List.of(), missing, "rows missing from the README's propagation matrix");
         }
     }
 
     static String table(Map<String, Map<String, String>> cells) {
-        StringBuilder b = new StringBuilder("| hand-over | submitter has token 42 | submitter has none | inside `Fencing.unfenced` |\n");
+        StringBuilder b = new StringBuilder(
+                "| hand-over | submitter has token 42 | submitter has none | inside `Fencing.unfenced` |\n");
         b.append("|---|---|---|---|\n");
         cells.forEach((kind, byState) -> {
             b.append("| ").append(kind);

@@ -6,20 +6,20 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.WriterInventory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
-import dev.fenced.WriterInventory;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.Locale;
-import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,8 +36,11 @@ class AuditCommandIT {
     @BeforeEach
     void database() {
         url = CliServer.createDatabase();
-        CliServer.execute(url, "CREATE TABLE ledger (id int PRIMARY KEY, amount int, last_token bigint, note text)",
-                "CREATE TABLE side (id int)", "INSERT INTO ledger VALUES (1, 0, NULL), (2, 0, NULL)");
+        CliServer.execute(
+                url,
+                "CREATE TABLE ledger (id int PRIMARY KEY, amount int, last_token bigint, note text)",
+                "CREATE TABLE side (id int)",
+                "INSERT INTO ledger VALUES (1, 0, NULL), (2, 0, NULL)");
     }
 
     private void writers() throws Exception {
@@ -60,8 +63,9 @@ class AuditCommandIT {
     private void fencedWriter() throws Exception {
         String fenced = "jdbc:fenced:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?")
                 + "fenced.tables=ledger&fenced.tombstones=false";
-        try (Connection c = DriverManager.getConnection(fenced); FencingScope ignored = Fencing.bind(7);
-             PreparedStatement ps = c.prepareStatement("UPDATE ledger SET amount = ? WHERE id = ?")) {
+        try (Connection c = DriverManager.getConnection(fenced);
+                FencingScope ignored = Fencing.bind(7);
+                PreparedStatement ps = c.prepareStatement("UPDATE ledger SET amount = ? WHERE id = ?")) {
             ps.setInt(1, 9);
             ps.setInt(2, 2);
             ps.executeUpdate();
@@ -76,11 +80,14 @@ class AuditCommandIT {
         Cli.Result r = Cli.run("audit", "--url", url, "--tables", "ledger");
         assertEquals(1, r.exit(), r::toString);
         String out = r.out();
-        assertTrue(out.matches("(?s).*\\n1 +refused +ledger +TRUNCATE ledger +TRUNCATE cannot be fenced; use DELETE\\n.*"),
+        assertTrue(
+                out.matches("(?s).*\\n1 +refused +ledger +TRUNCATE ledger +TRUNCATE cannot be fenced; use DELETE\\n.*"),
                 out);
         assertTrue(out.matches("(?s).*\\n3 +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"), out);
-        assertTrue(out.matches("(?s).*\\n1 +fenced \\(sent through fenced\\) +ledger +UPDATE ledger SET amount = \\?,"
-                + " last_token = CASE.*"), out);
+        assertTrue(
+                out.matches("(?s).*\\n1 +fenced \\(sent through fenced\\) +ledger +UPDATE ledger SET amount = \\?,"
+                        + " last_token = CASE.*"),
+                out);
         assertTrue(!out.contains("INSERT INTO side"), out);
         assertTrue(out.contains("refused by enforce mode"), out);
 
@@ -100,15 +107,19 @@ class AuditCommandIT {
     @Test
     void roleWithoutPgReadAllStatsIsToldWhatToGrant() throws Exception {
         assumeTrue(CliServer.hasPgStatStatements(), "the test server does not preload pg_stat_statements");
-        String role = "fenced_cli_" + UUID.randomUUID().toString().substring(0, 8).toLowerCase(Locale.ROOT);
+        String role =
+                "fenced_cli_" + UUID.randomUUID().toString().substring(0, 8).toLowerCase(Locale.ROOT);
         CliServer.execute(url, "CREATE EXTENSION pg_stat_statements", "CREATE ROLE " + role + " LOGIN");
         writers();
         String limited = url.replaceFirst("user=[^&]*", "user=" + role);
         assumeTrue(limited.contains("user=" + role), "the test URL names no user to replace");
         Cli.Result r = Cli.run("audit", "--url", limited, "--tables", "ledger").oneLineError();
         assertEquals(1, r.exit(), r::toString);
-        assertTrue(r.err().contains("hidden from role " + role + " (<insufficient privilege>): GRANT pg_read_all_stats TO "
-                + role), r::toString);
+        assertTrue(
+                r.err()
+                        .contains("hidden from role " + role
+                                + " (<insufficient privilege>): GRANT pg_read_all_stats TO " + role),
+                r::toString);
         CliServer.execute(url, "GRANT pg_read_all_stats TO " + role);
         Cli.Result granted = Cli.run("audit", "--url", limited, "--tables", "ledger");
         assertEquals(1, granted.exit(), granted::toString); // now it sees the TRUNCATE
@@ -120,7 +131,8 @@ class AuditCommandIT {
     void withoutTheExtensionItSaysHowToGetIt() {
         Cli.Result r = Cli.run("audit", "--url", url, "--tables", "ledger").oneLineError();
         assertEquals(1, r.exit(), r::toString);
-        assertTrue(r.err().contains("pg_stat_statements is not installed in this database: run CREATE EXTENSION"),
+        assertTrue(
+                r.err().contains("pg_stat_statements is not installed in this database: run CREATE EXTENSION"),
                 r::toString);
     }
 
@@ -133,8 +145,9 @@ class AuditCommandIT {
         assumeTrue(CliServer.log() != null, "the external test server's log is not readable here");
         writers();
         String marker = "marker_" + UUID.randomUUID().toString().substring(0, 8);
-        try (Connection c = DriverManager.getConnection(url + (url.contains("?") ? "&" : "?") + "preferQueryMode=simple");
-             Statement s = c.createStatement()) {
+        try (Connection c =
+                        DriverManager.getConnection(url + (url.contains("?") ? "&" : "?") + "preferQueryMode=simple");
+                Statement s = c.createStatement()) {
             s.execute("UPDATE ledger\n   SET amount = 5\n WHERE id = 2 AND amount IS NOT NULL");
             s.execute("INSERT INTO side SELECT 1 WHERE '" + marker + "' <> ''");
         }
@@ -142,21 +155,29 @@ class AuditCommandIT {
             Path log = CliServer.log(extension);
             String text = logged(log, marker);
             if (extension.equals("log")) {
-                assertTrue(text.contains("execute <unnamed>: UPDATE ledger SET amount = $1 WHERE id = $2")
-                        || text.contains("execute S_"), text);
+                assertTrue(
+                        text.contains("execute <unnamed>: UPDATE ledger SET amount = $1 WHERE id = $2")
+                                || text.contains("execute S_"),
+                        text);
             }
             // by content too: the same log under a name that says nothing
-            Path renamed = Files.copy(log, log.resolveSibling("copy-of-" + extension + ".txt"),
+            Path renamed = Files.copy(
+                    log,
+                    log.resolveSibling("copy-of-" + extension + ".txt"),
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             for (Path file : List.of(log, renamed)) {
                 Cli.Result r = Cli.run("audit", "--tables", "ledger", "--log", file.toString(), "--url", url);
                 assertEquals(1, r.exit(), r::toString);
                 String out = r.out();
                 assertTrue(out.matches("(?s).*\\n\\d+ +refused +ledger +TRUNCATE ledger .*"), out);
-                assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"),
+                assertTrue(
+                        out.matches(
+                                "(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\?\\n.*"),
                         out);
-                assertTrue(out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\? AND"
-                        + " amount IS NOT NULL\\n.*"), out);
+                assertTrue(
+                        out.matches("(?s).*\\n\\d+ +fenced +ledger +UPDATE ledger SET amount = \\? WHERE id = \\? AND"
+                                + " amount IS NOT NULL\\n.*"),
+                        out);
                 assertTrue(out.contains("fenced (sent through fenced)"), out);
             }
         }
@@ -173,7 +194,8 @@ class AuditCommandIT {
         CliServer.execute(url, "CREATE EXTENSION pg_stat_statements", "SELECT pg_stat_statements_reset()");
         String marker = "shape_" + UUID.randomUUID().toString().substring(0, 8);
         application(url + (url.contains("?") ? "&" : "?") + "preferQueryMode=extended", marker);
-        Set<String> expected = Set.of("UPDATE ledger SET amount = ? WHERE id = ?",
+        Set<String> expected = Set.of(
+                "UPDATE ledger SET amount = ? WHERE id = ?",
                 "DELETE FROM ledger WHERE id = ? AND amount > ? AND note <> ?");
         Cli.Result pgss = Cli.run("audit", "--url", url, "--tables", "ledger", "--format", "json");
         assertEquals(0, pgss.exit(), pgss::toString);
@@ -181,17 +203,31 @@ class AuditCommandIT {
         if (CliServer.log() != null) {
             for (String extension : List.of("log", "csv", "json")) {
                 logged(CliServer.log(extension), marker);
-                Cli.Result log = Cli.run("audit", "--url", url, "--tables", "ledger", "--format", "json", "--log",
+                Cli.Result log = Cli.run(
+                        "audit",
+                        "--url",
+                        url,
+                        "--tables",
+                        "ledger",
+                        "--format",
+                        "json",
+                        "--log",
                         CliServer.log(extension).toString());
                 assertTrue(auditShapes(log.out()).containsAll(expected), log::toString);
             }
         }
 
         WriterInventory.clear();
-        application("jdbc:fenced:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?")
-                + "fenced.tables=ledger&fenced.mode=observe&fenced.tombstones=false", marker);
-        assertEquals(expected, WriterInventory.writers("ledger").stream().map(WriterInventory.Writer::shape)
-                .collect(Collectors.toSet()), WriterInventory.writers().toString());
+        application(
+                "jdbc:fenced:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?")
+                        + "fenced.tables=ledger&fenced.mode=observe&fenced.tombstones=false",
+                marker);
+        assertEquals(
+                expected,
+                WriterInventory.writers("ledger").stream()
+                        .map(WriterInventory.Writer::shape)
+                        .collect(Collectors.toSet()),
+                WriterInventory.writers().toString());
     }
 
     /** An application's two writers: a prepared UPDATE, and a DELETE with its constants written in. */
@@ -235,8 +271,10 @@ class AuditCommandIT {
     @Test
     void statementsFileWithAndWithoutTheCatalog(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("statements.sql");
-        Files.writeString(file, "-- from the application's repository\nINSERT INTO ledger VALUES ($1, $2)\n"
-                + "UPDATE ledger SET amount = $1 WHERE id = $2\n\nDELETE FROM ledger WHERE id = 1\n");
+        Files.writeString(
+                file,
+                "-- from the application's repository\nINSERT INTO ledger VALUES ($1, $2)\n"
+                        + "UPDATE ledger SET amount = $1 WHERE id = $2\n\nDELETE FROM ledger WHERE id = 1\n");
         Cli.Result names = Cli.run("audit", "--tables", "ledger", "--statements", file.toString());
         assertEquals(1, names.exit(), names::toString); // without the catalog the column order is unknown
         assertTrue(names.out().contains("INSERT without a column list"), names::toString);
@@ -244,8 +282,9 @@ class AuditCommandIT {
         Cli.Result catalog = Cli.run("audit", "--tables", "ledger", "--statements", file.toString(), "--url", url);
         assertEquals(0, catalog.exit(), catalog::toString);
         assertTrue(catalog.out().contains("3 statement shape(s) reach protected tables, 0 refused"), catalog::toString);
-        Cli.Result both = Cli.run("audit", "--tables", "ledger", "--statements", file.toString(), "--log",
-                file.toString()).oneLineError();
+        Cli.Result both = Cli.run(
+                        "audit", "--tables", "ledger", "--statements", file.toString(), "--log", file.toString())
+                .oneLineError();
         assertEquals(2, both.exit());
     }
 }

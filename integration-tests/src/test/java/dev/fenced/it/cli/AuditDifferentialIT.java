@@ -33,8 +33,9 @@ class AuditDifferentialIT {
     private static String runtime(String url, String sql, boolean token) throws SQLException {
         String fenced = "jdbc:fenced:" + url.substring("jdbc:".length()) + (url.contains("?") ? "&" : "?")
                 + "fenced.tables=ledger";
-        try (Connection c = DriverManager.getConnection(fenced); Statement s = c.createStatement();
-             FencingScope ignored = token ? Fencing.bind(7) : null) {
+        try (Connection c = DriverManager.getConnection(fenced);
+                Statement s = c.createStatement();
+                FencingScope ignored = token ? Fencing.bind(7) : null) {
             c.setAutoCommit(false);
             try {
                 s.execute(sql);
@@ -50,8 +51,8 @@ class AuditDifferentialIT {
 
     private static String audit(String url, Path dir, String sql) throws Exception {
         Path file = Files.writeString(Files.createTempFile(dir, "statement", ".sql"), sql + "\n");
-        Cli.Result r = Cli.run("audit", "--url", url, "--tables", "ledger", "--statements", file.toString(),
-                "--format", "json");
+        Cli.Result r = Cli.run(
+                "audit", "--url", url, "--tables", "ledger", "--statements", file.toString(), "--format", "json");
         Matcher m = VERDICT.matcher(r.out());
         return m.find() ? m.group(1) : "not listed";
     }
@@ -59,8 +60,11 @@ class AuditDifferentialIT {
     @Test
     void theAuditsVerdictIsWhatEnforceModeDoes(@TempDir Path dir) throws Exception {
         String url = CliServer.createDatabase();
-        CliServer.execute(url, "CREATE TABLE ledger (id int PRIMARY KEY, amount int, last_token bigint)",
-                "CREATE TABLE side (id int)", "INSERT INTO ledger VALUES (1, 0, NULL), (2, 0, NULL)",
+        CliServer.execute(
+                url,
+                "CREATE TABLE ledger (id int PRIMARY KEY, amount int, last_token bigint)",
+                "CREATE TABLE side (id int)",
+                "INSERT INTO ledger VALUES (1, 0, NULL), (2, 0, NULL)",
                 "CREATE VIEW ledger_view AS SELECT * FROM ledger",
                 "CREATE FUNCTION touch() RETURNS void LANGUAGE sql AS 'UPDATE ledger SET amount = 0'");
         List<String> statements = List.of(

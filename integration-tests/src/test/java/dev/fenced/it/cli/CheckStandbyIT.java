@@ -38,7 +38,8 @@ class CheckStandbyIT {
     @Test
     void standbyPrimaryAndPromotion() throws Exception {
         root = Files.createTempDirectory("fenced-check-standby-");
-        primary = PgServer.init(root.resolve("primary"), Map.of("wal_keep_size", "'64MB'")).start();
+        primary = PgServer.init(root.resolve("primary"), Map.of("wal_keep_size", "'64MB'"))
+                .start();
         primary.execute("CREATE TABLE totals (id int PRIMARY KEY, amount int, last_token bigint)");
         standby = primary.startStandby(root.resolve("standby"), Map.of());
 
@@ -46,9 +47,11 @@ class CheckStandbyIT {
         assertEquals(1, onStandby.exit(), onStandby::toString);
         String out = onStandby.out();
         assertTrue(out.contains("missing standby (in recovery), PostgreSQL "), out);
-        assertTrue(out.contains(": fenced's lease store refuses to grant tokens here and writes fail; writers and"
-                + " leases must use the primary, and check must run against it (a standby's synchronous_commit and"
-                + " replication are not the ones writes meet)"), out);
+        assertTrue(
+                out.contains(": fenced's lease store refuses to grant tokens here and writes fail; writers and"
+                        + " leases must use the primary, and check must run against it (a standby's synchronous_commit and"
+                        + " replication are not the ones writes meet)"),
+                out);
         assertTrue(out.contains("ok      public.totals: fence column last_token is bigint"), out);
         assertTrue(out.contains("table totals (fence column last_token, mode enforce): enforce"), out);
         assertTrue(out.contains("1 of 1 protected tables ready for enforce mode; needs action"), out);
@@ -60,16 +63,22 @@ class CheckStandbyIT {
         Cli.Result async = Cli.run("check", "--url", primary.url("postgres"), "--tables", "totals");
         assertEquals(0, async.exit(), async::toString);
         assertTrue(async.out().contains("ok      primary, PostgreSQL "), async::toString);
-        assertTrue(async.out().contains("warn    replication: 1 standby(s), all asynchronous"
-                + " (synchronous_standby_names is empty): after a failover the newest writes may be missing"),
+        assertTrue(
+                async.out()
+                        .contains(
+                                "warn    replication: 1 standby(s), all asynchronous"
+                                        + " (synchronous_standby_names is empty): after a failover the newest writes may be missing"),
                 async::toString);
 
         primary.execute("ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()");
         primary.awaitTrue("SELECT count(*) = 1 FROM pg_stat_replication WHERE sync_state = 'sync'");
         Cli.Result sync = Cli.run("check", "--url", primary.url("postgres"), "--tables", "totals");
         assertEquals(0, sync.exit(), sync::toString);
-        assertTrue(sync.out().contains("info    replication: 1 standby(s), 1 synchronous"
-                + " (synchronous_standby_names = '*')"), sync::toString);
+        assertTrue(
+                sync.out()
+                        .contains("info    replication: 1 standby(s), 1 synchronous"
+                                + " (synchronous_standby_names = '*')"),
+                sync::toString);
 
         primary.execute("ALTER SYSTEM RESET synchronous_standby_names", "SELECT pg_reload_conf()");
         standby.promote();

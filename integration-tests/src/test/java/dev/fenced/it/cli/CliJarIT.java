@@ -16,14 +16,22 @@ class CliJarIT {
 
     /** pgjdbc's jar, from this JVM's class path. */
     private static Path pgjdbc() throws Exception {
-        return Path.of(org.postgresql.Driver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        return Path.of(org.postgresql.Driver.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
     }
 
     @Test
     void helpNeedsNoPgjdbc(@TempDir Path home) throws Exception {
         Cli.Result r = Cli.process(Cli.jar(), List.of("-Duser.home=" + home), "--help");
         assertEquals(0, r.exit(), r::toString);
-        assertTrue(r.out().contains("check") && r.out().contains("audit") && r.out().contains("explain"), r::toString);
+        assertTrue(
+                r.out().contains("check")
+                        && r.out().contains("audit")
+                        && r.out().contains("explain"),
+                r::toString);
         Cli.Result none = Cli.process(Cli.jar(), List.of("-Duser.home=" + home)).oneLineError();
         assertEquals(2, none.exit(), none::toString);
     }
@@ -39,8 +47,8 @@ class CliJarIT {
         CliServer.execute(url, "ALTER TABLE public.totals ADD COLUMN last_token bigint");
         Cli.Result ok = Cli.process(Cli.jar(), List.of(), "check", "--url", url, "--tables", "totals");
         assertEquals(0, ok.exit(), ok::toString);
-        Cli.Result explain = Cli.process(Cli.jar(), List.of(), "explain", "--tables", "totals",
-                "DELETE FROM totals WHERE id = ?");
+        Cli.Result explain =
+                Cli.process(Cli.jar(), List.of(), "explain", "--tables", "totals", "DELETE FROM totals WHERE id = ?");
         assertEquals(0, explain.exit(), explain::toString);
         assertTrue(explain.out().contains("fenced [totals] (enforce mode), sends:"), explain::toString);
     }
@@ -50,11 +58,15 @@ class CliJarIT {
     void pgjdbcBesideTheJarOrNamedByOption(@TempDir Path dir, @TempDir Path home) throws Exception {
         Path jar = Files.copy(Cli.jar(), dir.resolve(Cli.jar().getFileName()));
         List<String> noM2 = List.of("-Duser.home=" + home);
-        Cli.Result missing = Cli.process(jar, noM2, "explain", "--tables", "t", "SELECT 1").oneLineError();
+        Cli.Result missing =
+                Cli.process(jar, noM2, "explain", "--tables", "t", "SELECT 1").oneLineError();
         assertEquals(2, missing.exit(), missing::toString);
-        assertTrue(missing.err().contains("pgjdbc (org.postgresql:postgresql) not found: put postgresql-"), missing::toString);
+        assertTrue(
+                missing.err().contains("pgjdbc (org.postgresql:postgresql) not found: put postgresql-"),
+                missing::toString);
 
-        Cli.Result named = Cli.process(jar, noM2, "explain", "--pgjdbc", pgjdbc().toString(), "--tables", "t", "SELECT 1");
+        Cli.Result named =
+                Cli.process(jar, noM2, "explain", "--pgjdbc", pgjdbc().toString(), "--tables", "t", "SELECT 1");
         assertEquals(0, named.exit(), named::toString);
 
         Cli.Result notAJar = Cli.process(jar, noM2, "explain", "--pgjdbc", jar.toString(), "--tables", "t", "SELECT 1")

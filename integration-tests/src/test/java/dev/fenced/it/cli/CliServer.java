@@ -27,8 +27,7 @@ final class CliServer {
     private static Path logDir;
     private static boolean pgStatStatements;
 
-    private CliServer() {
-    }
+    private CliServer() {}
 
     static synchronized String adminUrl() {
         if (adminUrl == null) {
@@ -55,8 +54,9 @@ final class CliServer {
                         }
                     }));
                 }
-                try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement();
-                     ResultSet rs = s.executeQuery("SHOW shared_preload_libraries")) {
+                try (Connection c = DriverManager.getConnection(adminUrl);
+                        Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SHOW shared_preload_libraries")) {
                     rs.next();
                     pgStatStatements = rs.getString(1).contains("pg_stat_statements");
                 }
@@ -86,7 +86,8 @@ final class CliServer {
 
     /** A fresh database; returns its plain jdbc:postgresql: URL. */
     static String createDatabase() {
-        String db = "fenced_cli_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+        String db = "fenced_cli_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         execute(adminUrl(), "CREATE DATABASE " + db);
         return withDatabase(adminUrl(), db);
     }
@@ -98,7 +99,8 @@ final class CliServer {
     }
 
     static void execute(String url, String... sql) {
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             for (String q : sql) {
                 s.execute(q);
             }

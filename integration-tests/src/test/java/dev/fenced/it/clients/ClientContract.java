@@ -25,8 +25,8 @@ import org.junit.jupiter.api.function.Executable;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class ClientContract {
 
-    static final String TOTALS = "CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL,"
-            + " last_token bigint)";
+    static final String TOTALS =
+            "CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL," + " last_token bigint)";
 
     protected TestDatabase db;
 
@@ -106,8 +106,8 @@ abstract class ClientContract {
     @Test
     void aCurrentHolderUpsertsWithItsTokenOnBothPaths() throws Throwable {
         as(9, () -> {
-            upsert(2, 22);   // conflict: the guarded update path
-            upsert(5, 50);   // no conflict: the insert path
+            upsert(2, 22); // conflict: the guarded update path
+            upsert(5, 50); // no conflict: the insert path
         });
         assertEquals("1:10:5,2:22:9,3:30:9,5:50:9", Rows.totals(db));
     }

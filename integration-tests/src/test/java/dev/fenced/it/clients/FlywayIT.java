@@ -50,8 +50,10 @@ class FlywayIT {
             MigrateResult result = flyway(app, SCHEMA).migrate();
             assertEquals(2, result.migrationsExecuted);
             assertEquals("1:t,2:t", applied(db));
-            try (var ignored = Fencing.bind(9); Connection c = app.getConnection();
-                 PreparedStatement ps = c.prepareStatement("INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)")) {
+            try (var ignored = Fencing.bind(9);
+                    Connection c = app.getConnection();
+                    PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)")) {
                 ps.setInt(1, 1);
                 ps.setLong(2, 10);
                 ps.executeUpdate();
@@ -64,7 +66,8 @@ class FlywayIT {
     void aDataMigrationWithoutATokenFailsAndIsRolledBack() {
         TestDatabase db = TestDatabase.create();
         try (HikariDataSource app = Pools.fenced(db, 2, "fenced.tables=totals", MIGRATED_LATER)) {
-            FlywayException e = assertThrows(FlywayException.class, () -> flyway(app, SCHEMA, DATA).migrate());
+            FlywayException e = assertThrows(
+                    FlywayException.class, () -> flyway(app, SCHEMA, DATA).migrate());
             UnfencedWriteException refused = Rows.find(e, UnfencedWriteException.class);
             assertNotNull(refused, Rows.chain(e));
             assertTrue(e.getMessage().contains("V3__seed_totals.sql"), e.getMessage());
@@ -90,12 +93,13 @@ class FlywayIT {
     void aDataMigrationRunsOnAMigrationDataSourceWithModeOff() throws Throwable {
         TestDatabase db = TestDatabase.create();
         try (HikariDataSource migrations = Pools.fenced(db, 2, "fenced.tables=totals", "fenced.mode=off");
-             HikariDataSource app = Pools.fenced(db, 2, "fenced.tables=totals", MIGRATED_LATER)) {
+                HikariDataSource app = Pools.fenced(db, 2, "fenced.tables=totals", MIGRATED_LATER)) {
             assertEquals(3, flyway(migrations, SCHEMA, DATA).migrate().migrationsExecuted);
             assertEquals("2:2000:null,3:3000:null", Rows.totals(db));
             // The application's pool is fenced as usual.
             assertThrows(UnfencedWriteException.class, () -> {
-                try (Connection c = app.getConnection(); var s = c.createStatement()) {
+                try (Connection c = app.getConnection();
+                        var s = c.createStatement()) {
                     s.executeUpdate("UPDATE totals SET amount = 0");
                 }
             });
@@ -107,7 +111,8 @@ class FlywayIT {
         TestDatabase db = TestDatabase.create();
         String doBlock = "classpath:dev/fenced/it/clients/flyway/doblock";
         try (HikariDataSource app = Pools.fenced(db, 2, "fenced.tables=totals", MIGRATED_LATER)) {
-            FlywayException e = assertThrows(FlywayException.class, () -> flyway(app, SCHEMA, doBlock).migrate());
+            FlywayException e = assertThrows(
+                    FlywayException.class, () -> flyway(app, SCHEMA, doBlock).migrate());
             UnsupportedStatementException refused = Rows.find(e, UnsupportedStatementException.class);
             assertNotNull(refused, Rows.chain(e));
             assertTrue(refused.getMessage().contains("DO"), refused.getMessage());
@@ -126,7 +131,9 @@ class FlywayIT {
         }
         try (HikariDataSource app = Pools.fenced(db, 2, "fenced.tables=totals", MIGRATED_LATER)) {
             UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class, () -> {
-                try (var ignored = Fencing.bind(9); Connection c = app.getConnection(); var s = c.createStatement()) {
+                try (var ignored = Fencing.bind(9);
+                        Connection c = app.getConnection();
+                        var s = c.createStatement()) {
                     s.executeUpdate("UPDATE big_totals SET amount = 0");
                 }
             });
@@ -138,8 +145,13 @@ class FlywayIT {
     void flywayGivenTheFencedUrlItselfCannotTellTheDatabase() {
         // Flyway picks its database support by URL prefix (jdbc:postgresql:); hand it a DataSource instead.
         TestDatabase db = TestDatabase.create();
-        Exception e = assertThrows(Exception.class, () -> Flyway.configure()
-                .dataSource(db.fencedUrl("fenced.tables=totals", MIGRATED_LATER), null, null).locations(SCHEMA).load().migrate());
+        Exception e = assertThrows(
+                Exception.class,
+                () -> Flyway.configure()
+                        .dataSource(db.fencedUrl("fenced.tables=totals", MIGRATED_LATER), null, null)
+                        .locations(SCHEMA)
+                        .load()
+                        .migrate());
         assertTrue(e.getMessage().contains("No Flyway database plugin found to handle jdbc:fenced:"), e.getMessage());
     }
 }

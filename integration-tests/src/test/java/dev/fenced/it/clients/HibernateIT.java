@@ -46,13 +46,14 @@ class HibernateIT extends ClientContract {
         @Id
         @Column(name = "restaurant_id")
         Integer id;
+
         long amount;
+
         @Generated(event = {EventType.INSERT, EventType.UPDATE})
         @Column(name = "last_token", insertable = false, updatable = false)
         Long lastToken;
 
-        protected Total() {
-        }
+        protected Total() {}
 
         Total(int id, long amount) {
             this.id = id;
@@ -70,10 +71,10 @@ class HibernateIT extends ClientContract {
         @Id
         @Column(name = "restaurant_id")
         Integer id;
+
         long amount;
 
-        protected PlainTotal() {
-        }
+        protected PlainTotal() {}
 
         PlainTotal(int id, long amount) {
             this.id = id;
@@ -88,12 +89,13 @@ class HibernateIT extends ClientContract {
         @Id
         @Column(name = "restaurant_id")
         Integer id;
+
         long amount;
+
         @Version
         int version;
 
-        protected VersionedTotal() {
-        }
+        protected VersionedTotal() {}
     }
 
     /** Assigned ids and no generated columns: Hibernate batches these inserts and updates. */
@@ -102,12 +104,13 @@ class HibernateIT extends ClientContract {
     public static class Sale {
         @Id
         Long id;
+
         @Column(name = "restaurant_id")
         int restaurantId;
+
         long amount;
 
-        protected Sale() {
-        }
+        protected Sale() {}
 
         Sale(long id, int restaurantId, long amount) {
             this.id = id;
@@ -123,23 +126,26 @@ class HibernateIT extends ClientContract {
         @Id
         @Column(name = "restaurant_id")
         Integer id;
+
         long amount;
+
         @Column(name = "last_token")
         Long lastToken;
 
-        protected WritableTokenTotal() {
-        }
+        protected WritableTokenTotal() {}
     }
 
     SessionFactory sessions;
 
     @Override
     protected String[] schema() {
-        return new String[] {TOTALS,
+        return new String[] {
+            TOTALS,
             "CREATE TABLE versioned_totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL,"
                     + " version int NOT NULL, last_token bigint)",
             "CREATE TABLE sales (id bigint PRIMARY KEY, restaurant_id int NOT NULL, amount bigint NOT NULL,"
-                    + " last_token bigint)"};
+                    + " last_token bigint)"
+        };
     }
 
     @Override
@@ -150,8 +156,8 @@ class HibernateIT extends ClientContract {
                 .addAnnotatedClass(VersionedTotal.class)
                 .addAnnotatedClass(Sale.class)
                 .addAnnotatedClass(WritableTokenTotal.class)
-                .setProperty(AvailableSettings.JAKARTA_JDBC_URL,
-                        db.fencedUrl("fenced.tables=totals,versioned_totals,sales"))
+                .setProperty(
+                        AvailableSettings.JAKARTA_JDBC_URL, db.fencedUrl("fenced.tables=totals,versioned_totals,sales"))
                 .setProperty(AvailableSettings.POOL_SIZE, "2")
                 .setProperty(AvailableSettings.HBM2DDL_AUTO, "validate")
                 .setProperty(AvailableSettings.STATEMENT_BATCH_SIZE, "20")
@@ -205,11 +211,15 @@ class HibernateIT extends ClientContract {
     void aStaleFlushIsAGenericJdbcExceptionAndTheTransactionRollsBack() throws Throwable {
         as(12, () -> update(1, 111));
         // Token 11 may write row 2 (token 5) but not row 1 (12): the flush fails, the whole transaction goes.
-        GenericJDBCException e = assertThrows(GenericJDBCException.class, () -> as(11, () -> sessions.inTransaction(s -> {
-            s.find(Total.class, 2).amount = 222;
-            s.persist(new Total(6, 66));
-            s.find(Total.class, 1).amount = 999;
-        })));
+        GenericJDBCException e = assertThrows(
+                GenericJDBCException.class,
+                () -> as(
+                        11,
+                        () -> sessions.inTransaction(s -> {
+                            s.find(Total.class, 2).amount = 222;
+                            s.persist(new Total(6, 66));
+                            s.find(Total.class, 1).amount = 999;
+                        })));
         StaleTokenException stale = assertInstanceOf(StaleTokenException.class, e.getSQLException());
         assertEquals(12, stale.rowToken());
         assertTrue(e.getMessage().contains("stale write refused on table totals"), e.getMessage());
@@ -218,17 +228,19 @@ class HibernateIT extends ClientContract {
 
     @Test
     void theEntityLearnsItsRowsTokenThroughReturning() throws Throwable {
-        as(9, () -> sessions.inTransaction(s -> {
-            Total fresh = new Total(8, 80);
-            s.persist(fresh);
-            s.flush();
-            assertEquals(9L, fresh.lastToken);   // insert ... returning last_token
-            Total one = s.find(Total.class, 1);
-            assertEquals(5L, one.lastToken);
-            one.amount = 11;
-            s.flush();
-            assertEquals(9L, one.lastToken);     // update ... returning last_token
-        }));
+        as(
+                9,
+                () -> sessions.inTransaction(s -> {
+                    Total fresh = new Total(8, 80);
+                    s.persist(fresh);
+                    s.flush();
+                    assertEquals(9L, fresh.lastToken); // insert ... returning last_token
+                    Total one = s.find(Total.class, 1);
+                    assertEquals(5L, one.lastToken);
+                    one.amount = 11;
+                    s.flush();
+                    assertEquals(9L, one.lastToken); // update ... returning last_token
+                }));
     }
 
     @Test
@@ -253,29 +265,39 @@ class HibernateIT extends ClientContract {
         // 45 inserts in JDBC batches of 20: three executeBatch calls, not 45 statements.
         assertEquals(3, batches.get());
         assertEquals(45, db.queryLong("SELECT count(*) FROM sales WHERE last_token = 9"));
-        as(10, () -> sessions.inTransaction(s -> {
-            for (Sale sale : s.createSelectionQuery("from Sale", Sale.class).getResultList()) {
-                sale.amount += 1;
-            }
-        }));
+        as(
+                10,
+                () -> sessions.inTransaction(s -> {
+                    for (Sale sale :
+                            s.createSelectionQuery("from Sale", Sale.class).getResultList()) {
+                        sale.amount += 1;
+                    }
+                }));
         assertEquals(45, db.queryLong("SELECT count(*) FROM sales WHERE last_token = 10"));
     }
 
     @Test
     void aStaleRowInAJdbcBatchFailsTheWholeFlush() throws Throwable {
         db.execute("TRUNCATE sales");
-        as(9, () -> sessions.inTransaction(s -> {
-            for (long i = 1; i <= 30; i++) {
-                s.persist(new Sale(i, 1, i));
-            }
-        }));
-        db.execute("UPDATE sales SET last_token = 11 WHERE id = 17");   // a newer holder got to one row
+        as(
+                9,
+                () -> sessions.inTransaction(s -> {
+                    for (long i = 1; i <= 30; i++) {
+                        s.persist(new Sale(i, 1, i));
+                    }
+                }));
+        db.execute("UPDATE sales SET last_token = 11 WHERE id = 17"); // a newer holder got to one row
         String before = Rows.snapshot(db, "SELECT id, amount, last_token FROM sales ORDER BY id");
-        Throwable e = assertThrows(Throwable.class, () -> as(10, () -> sessions.inTransaction(s -> {
-            for (Sale sale : s.createSelectionQuery("from Sale", Sale.class).getResultList()) {
-                sale.amount = 0;
-            }
-        })));
+        Throwable e = assertThrows(
+                Throwable.class,
+                () -> as(
+                        10,
+                        () -> sessions.inTransaction(s -> {
+                            for (Sale sale : s.createSelectionQuery("from Sale", Sale.class)
+                                    .getResultList()) {
+                                sale.amount = 0;
+                            }
+                        })));
         assertEquals(11, Rows.stale(e).rowToken());
         assertEquals(before, Rows.snapshot(db, "SELECT id, amount, last_token FROM sales ORDER BY id"));
     }
@@ -290,18 +312,25 @@ class HibernateIT extends ClientContract {
         // Stale data, newer token: the version check refuses (the fence never sees a matching row).
         VersionedTotal old = sessions.fromTransaction(s -> s.find(VersionedTotal.class, 1));
         as(12, () -> sessions.inTransaction(s -> s.find(VersionedTotal.class, 1).amount = 12));
-        Throwable versionFailure = assertThrows(Throwable.class, () -> as(13, () -> sessions.inTransaction(s -> {
-            old.amount = 13;
-            s.merge(old);
-        })));
-        assertTrue(Rows.find(versionFailure, StaleObjectStateException.class) != null
-                || Rows.find(versionFailure, OptimisticLockException.class) != null, Rows.chain(versionFailure));
+        Throwable versionFailure = assertThrows(
+                Throwable.class,
+                () -> as(
+                        13,
+                        () -> sessions.inTransaction(s -> {
+                            old.amount = 13;
+                            s.merge(old);
+                        })));
+        assertTrue(
+                Rows.find(versionFailure, StaleObjectStateException.class) != null
+                        || Rows.find(versionFailure, OptimisticLockException.class) != null,
+                Rows.chain(versionFailure));
         assertNull(Rows.find(versionFailure, StaleTokenException.class));
         assertEquals("1:12:2:12", Rows.snapshot(db, "SELECT * FROM versioned_totals"));
 
         // Fresh data, stale token: only the fence can tell, and it refuses.
-        Throwable fenceFailure = assertThrows(Throwable.class, () -> as(11, () -> sessions.inTransaction(s ->
-                s.find(VersionedTotal.class, 1).amount = 14)));
+        Throwable fenceFailure = assertThrows(
+                Throwable.class,
+                () -> as(11, () -> sessions.inTransaction(s -> s.find(VersionedTotal.class, 1).amount = 14)));
         assertEquals(12, Rows.stale(fenceFailure).rowToken());
         assertEquals("1:12:2:12", Rows.snapshot(db, "SELECT * FROM versioned_totals"));
 
@@ -313,16 +342,31 @@ class HibernateIT extends ClientContract {
 
     @Test
     void hqlBulkUpdatesAndDeletesAreFenced() throws Throwable {
-        as(9, () -> assertEquals(2, (int) sessions.fromTransaction(s -> s.createMutationQuery(
-                "update Total t set t.amount = :amount where t.id in (:ids)")
-                .setParameter("amount", 7L).setParameter("ids", List.of(1, 2)).executeUpdate())));
+        as(
+                9,
+                () -> assertEquals(2, (int) sessions.fromTransaction(
+                        s -> s.createMutationQuery("update Total t set t.amount = :amount where t.id in (:ids)")
+                                .setParameter("amount", 7L)
+                                .setParameter("ids", List.of(1, 2))
+                                .executeUpdate())));
         assertEquals("1:7:9,2:7:9,3:30:9", Rows.totals(db));
-        refusedAsStale(8, () -> sessions.inTransaction(s -> s.createMutationQuery(
-                "update Total set amount = :amount where amount < 100").setParameter("amount", 0L).executeUpdate()));
-        refusedAsStale(8, () -> sessions.inTransaction(s -> s.createMutationQuery(
-                "delete from Total where id = :id").setParameter("id", 3).executeUpdate()));
-        as(9, () -> assertEquals(1, (int) sessions.fromTransaction(s -> s.createMutationQuery(
-                "delete from Total where id = :id").setParameter("id", 3).executeUpdate())));
+        refusedAsStale(
+                8,
+                () -> sessions.inTransaction(
+                        s -> s.createMutationQuery("update Total set amount = :amount where amount < 100")
+                                .setParameter("amount", 0L)
+                                .executeUpdate()));
+        refusedAsStale(
+                8,
+                () -> sessions.inTransaction(s -> s.createMutationQuery("delete from Total where id = :id")
+                        .setParameter("id", 3)
+                        .executeUpdate()));
+        as(
+                9,
+                () -> assertEquals(
+                        1, (int) sessions.fromTransaction(s -> s.createMutationQuery("delete from Total where id = :id")
+                                .setParameter("id", 3)
+                                .executeUpdate())));
         assertEquals("1:7:9,2:7:9", Rows.totals(db));
     }
 
@@ -330,40 +374,65 @@ class HibernateIT extends ClientContract {
     void hqlInsertOnConflictIsFencedOnItsUpdatePath() throws Throwable {
         String upsert = "insert into Total (id, amount) values (:id, :amount)"
                 + " on conflict(id) do update set amount = excluded.amount";
-        as(9, () -> sessions.inTransaction(s -> {
-            s.createMutationQuery(upsert).setParameter("id", 1).setParameter("amount", 100L).executeUpdate();
-            s.createMutationQuery(upsert).setParameter("id", 9).setParameter("amount", 900L).executeUpdate();
-        }));
+        as(
+                9,
+                () -> sessions.inTransaction(s -> {
+                    s.createMutationQuery(upsert)
+                            .setParameter("id", 1)
+                            .setParameter("amount", 100L)
+                            .executeUpdate();
+                    s.createMutationQuery(upsert)
+                            .setParameter("id", 9)
+                            .setParameter("amount", 900L)
+                            .executeUpdate();
+                }));
         assertEquals("1:100:9,2:20:5,3:30:9,9:900:9", Rows.totals(db));
-        refusedAsStale(8, () -> sessions.inTransaction(s -> s.createMutationQuery(upsert)
-                .setParameter("id", 3).setParameter("amount", 0L).executeUpdate()));
+        refusedAsStale(
+                8,
+                () -> sessions.inTransaction(s -> s.createMutationQuery(upsert)
+                        .setParameter("id", 3)
+                        .setParameter("amount", 0L)
+                        .executeUpdate()));
     }
 
     @Test
     void nativeMutationQueriesAreFenced() throws Throwable {
-        as(9, () -> sessions.inTransaction(s -> s.createNativeMutationQuery(
-                "UPDATE totals SET amount = :amount WHERE restaurant_id = :id")
-                .setParameter("amount", 1L).setParameter("id", 2).executeUpdate()));
+        as(
+                9,
+                () -> sessions.inTransaction(
+                        s -> s.createNativeMutationQuery("UPDATE totals SET amount = :amount WHERE restaurant_id = :id")
+                                .setParameter("amount", 1L)
+                                .setParameter("id", 2)
+                                .executeUpdate()));
         assertEquals(9, Rows.token(db, 2));
-        refusedAsStale(8, () -> sessions.inTransaction(s -> s.createNativeMutationQuery(
-                "UPDATE totals SET amount = :amount WHERE restaurant_id = :id")
-                .setParameter("amount", 1L).setParameter("id", 3).executeUpdate()));
+        refusedAsStale(
+                8,
+                () -> sessions.inTransaction(
+                        s -> s.createNativeMutationQuery("UPDATE totals SET amount = :amount WHERE restaurant_id = :id")
+                                .setParameter("amount", 1L)
+                                .setParameter("id", 3)
+                                .executeUpdate()));
     }
 
     @Test
     void anEntityMappingTheFenceColumnWritableIsRefused() {
-        Throwable onInsert = assertThrows(Throwable.class, () -> as(9, () -> sessions.inTransaction(s -> {
-            WritableTokenTotal t = new WritableTokenTotal();
-            t.id = 20;
-            t.amount = 1;
-            s.persist(t);
-        })));
+        Throwable onInsert = assertThrows(
+                Throwable.class,
+                () -> as(
+                        9,
+                        () -> sessions.inTransaction(s -> {
+                            WritableTokenTotal t = new WritableTokenTotal();
+                            t.id = 20;
+                            t.amount = 1;
+                            s.persist(t);
+                        })));
         UnsupportedStatementException refused = Rows.find(onInsert, UnsupportedStatementException.class);
         assertNotNull(refused, Rows.chain(onInsert));
         assertTrue(refused.getMessage().contains("sets the fence column last_token itself"), refused.getMessage());
 
-        Throwable onUpdate = assertThrows(Throwable.class, () -> as(9, () -> sessions.inTransaction(s ->
-                s.find(WritableTokenTotal.class, 1).amount = 2)));
+        Throwable onUpdate = assertThrows(
+                Throwable.class,
+                () -> as(9, () -> sessions.inTransaction(s -> s.find(WritableTokenTotal.class, 1).amount = 2)));
         assertNotNull(Rows.find(onUpdate, UnsupportedStatementException.class), Rows.chain(onUpdate));
         assertEquals("1:10:5,2:20:5,3:30:9", Rows.totals(db));
     }

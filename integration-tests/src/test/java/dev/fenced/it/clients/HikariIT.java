@@ -34,7 +34,7 @@ class HikariIT {
         @Override
         protected void open() {
             HikariConfig config = config();
-            config.setMaximumPoolSize(1);   // one connection: every test below reuses it across tokens
+            config.setMaximumPoolSize(1); // one connection: every test below reuses it across tokens
             config.setPoolName(getClass().getSimpleName());
             pool = new HikariDataSource(config);
         }
@@ -45,7 +45,8 @@ class HikariIT {
         }
 
         private int write(String sql, Object... args) throws SQLException {
-            try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            try (Connection c = pool.getConnection();
+                    PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int i = 0; i < args.length; i++) {
                     ps.setObject(i + 1, args[i]);
                 }
@@ -65,8 +66,11 @@ class HikariIT {
 
         @Override
         protected void upsert(int id, long amount) throws SQLException {
-            write("INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)"
-                    + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount", id, amount);
+            write(
+                    "INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)"
+                            + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount",
+                    id,
+                    amount);
         }
 
         @Override
@@ -75,8 +79,9 @@ class HikariIT {
         }
 
         private int backendPid() throws SQLException {
-            try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT pg_backend_pid()");
-                 ResultSet rs = ps.executeQuery()) {
+            try (Connection c = pool.getConnection();
+                    PreparedStatement ps = c.prepareStatement("SELECT pg_backend_pid()");
+                    ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getInt(1);
             }
@@ -115,7 +120,7 @@ class HikariIT {
             HikariConfig config = new HikariConfig();
             config.setDriverClassName("dev.fenced.FencedDriver");
             config.setJdbcUrl(db.fencedUrl());
-            config.addDataSourceProperty("fenced.tables", "totals");   // Properties given to connect
+            config.addDataSourceProperty("fenced.tables", "totals"); // Properties given to connect
             return config;
         }
     }

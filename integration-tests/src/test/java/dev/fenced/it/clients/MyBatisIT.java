@@ -40,8 +40,7 @@ class MyBatisIT extends ClientContract {
         int restaurantId;
         long amount;
 
-        public Order() {
-        }
+        public Order() {}
 
         Order(int restaurantId, long amount) {
             this.restaurantId = restaurantId;
@@ -66,8 +65,7 @@ class MyBatisIT extends ClientContract {
     }
 
     /** A row to insert in a multi-row VALUES. */
-    public record Row(int id, long amount) {
-    }
+    public record Row(int id, long amount) {}
 
     public interface TotalsMapper {
         @Update("UPDATE totals SET amount = #{amount} WHERE restaurant_id = #{id}")
@@ -83,7 +81,8 @@ class MyBatisIT extends ClientContract {
         @Delete("DELETE FROM totals WHERE restaurant_id = #{id}")
         int delete(@Param("id") int id);
 
-        @Update({"<script>",
+        @Update({
+            "<script>",
             "UPDATE totals",
             "<set>",
             "  <if test='amount != null'>amount = #{amount},</if>",
@@ -91,13 +90,16 @@ class MyBatisIT extends ClientContract {
             "</set>",
             "WHERE restaurant_id IN",
             "<foreach collection='ids' item='id' open='(' separator=',' close=')'>#{id}</foreach>",
-            "</script>"})
+            "</script>"
+        })
         int patch(@Param("ids") List<Integer> ids, @Param("amount") Long amount, @Param("note") String note);
 
-        @Insert({"<script>",
+        @Insert({
+            "<script>",
             "INSERT INTO totals (restaurant_id, amount) VALUES",
             "<foreach collection='rows' item='r' separator=','>(#{r.id}, #{r.amount})</foreach>",
-            "</script>"})
+            "</script>"
+        })
         int insertAll(@Param("rows") List<Row> rows);
 
         @Insert("INSERT INTO orders (restaurant_id, amount) VALUES (#{restaurantId}, #{amount})")
@@ -114,16 +116,19 @@ class MyBatisIT extends ClientContract {
 
     @Override
     protected String[] schema() {
-        return new String[] {TOTALS, "ALTER TABLE totals ADD COLUMN note text",
-            "CREATE TABLE orders (id serial PRIMARY KEY, restaurant_id int NOT NULL, amount bigint, last_token bigint)"};
+        return new String[] {
+            TOTALS,
+            "ALTER TABLE totals ADD COLUMN note text",
+            "CREATE TABLE orders (id serial PRIMARY KEY, restaurant_id int NOT NULL, amount bigint, last_token bigint)"
+        };
     }
 
     @Override
     protected void open() {
-        dataSource = new PooledDataSource("dev.fenced.FencedDriver", db.fencedUrl("fenced.tables=totals,orders"),
-                null, null);
-        Configuration configuration = new Configuration(
-                new Environment("fenced", new JdbcTransactionFactory(), dataSource));
+        dataSource = new PooledDataSource(
+                "dev.fenced.FencedDriver", db.fencedUrl("fenced.tables=totals,orders"), null, null);
+        Configuration configuration =
+                new Configuration(new Environment("fenced", new JdbcTransactionFactory(), dataSource));
         configuration.addMapper(TotalsMapper.class);
         factory = new SqlSessionFactoryBuilder().build(configuration);
     }
@@ -178,14 +183,18 @@ class MyBatisIT extends ClientContract {
     void dynamicSqlWithSetAndForeachIsFenced() throws Throwable {
         as(9, () -> assertEquals(2, (int) inSession(m -> m.patch(List.of(1, 2), null, "checked"))));
         as(9, () -> assertEquals(1, (int) inSession(m -> m.patch(List.of(1), 100L, null))));
-        assertEquals("1:100:checked:9,2:20:checked:9,3:30:null:9",
+        assertEquals(
+                "1:100:checked:9,2:20:checked:9,3:30:null:9",
                 Rows.snapshot(db, "SELECT restaurant_id, amount, note, last_token FROM totals ORDER BY 1"));
         refusedAsStale(8, () -> inSession(m -> m.patch(List.of(1, 2, 3), 0L, "stale")));
     }
 
     @Test
     void multiRowValuesFromForeachCarryTheTokenOnEveryRow() throws Throwable {
-        as(9, () -> assertEquals(3, (int) inSession(m -> m.insertAll(List.of(new Row(4, 4), new Row(5, 5), new Row(6, 6))))));
+        as(
+                9,
+                () -> assertEquals(3, (int)
+                        inSession(m -> m.insertAll(List.of(new Row(4, 4), new Row(5, 5), new Row(6, 6))))));
         assertEquals(3, db.queryLong("SELECT count(*) FROM totals WHERE restaurant_id > 3 AND last_token = 9"));
     }
 
@@ -195,8 +204,12 @@ class MyBatisIT extends ClientContract {
         Order second = new Order(2, 6);
         as(21, () -> inSession(m -> m.insertOrder(first) + m.insertOrder(second)));
         assertEquals(first.id + 1, second.id);
-        assertEquals(first.id + ":21," + second.id + ":21",
-                Rows.snapshot(db, "SELECT id, last_token FROM orders WHERE id IN (" + first.id + "," + second.id + ") ORDER BY id"));
+        assertEquals(
+                first.id + ":21," + second.id + ":21",
+                Rows.snapshot(
+                        db,
+                        "SELECT id, last_token FROM orders WHERE id IN (" + first.id + "," + second.id
+                                + ") ORDER BY id"));
     }
 
     @Test
@@ -221,7 +234,7 @@ class MyBatisIT extends ClientContract {
         refusedAsStale(8, () -> {
             try (SqlSession session = factory.openSession(ExecutorType.BATCH)) {
                 TotalsMapper m = session.getMapper(TotalsMapper.class);
-                m.update(7, 0);      // token 9: refused
+                m.update(7, 0); // token 9: refused
                 m.insert(8, 80);
                 session.commit();
             }

@@ -63,8 +63,8 @@ class OwnJSqlParserIT {
         assertTrue(jarOf(theirs).endsWith("jsqlparser-" + APP_VERSION + ".jar"), jarOf(theirs));
         assertTrue(jarOf(ours).contains("fenced-driver"), jarOf(ours));
         // The driver jar carries no net.sf.jsqlparser of its own: the application's is the only one.
-        List<URL> copies = Collections.list(getClass().getClassLoader()
-                .getResources("net/sf/jsqlparser/parser/CCJSqlParserUtil.class"));
+        List<URL> copies = Collections.list(
+                getClass().getClassLoader().getResources("net/sf/jsqlparser/parser/CCJSqlParserUtil.class"));
         assertEquals(1, copies.size(), copies.toString());
         try (JarFile driver = new JarFile(jarOf(ours))) {
             assertFalse(driver.stream().anyMatch(e -> e.getName().startsWith("net/sf/jsqlparser/")));
@@ -80,13 +80,16 @@ class OwnJSqlParserIT {
         assertEquals("totals", assertInstanceOf(Update.class, parsed).getTable().getName());
         // ...ours parses the same text (reflectively: it is internal, relocated API).
         Object oursParsed = Class.forName(OURS).getMethod("parse", String.class).invoke(null, sql);
-        assertTrue(oursParsed.getClass().getName().startsWith("dev.fenced.internal.jsqlparser."), oursParsed.getClass().getName());
+        assertTrue(
+                oursParsed.getClass().getName().startsWith("dev.fenced.internal.jsqlparser."),
+                oursParsed.getClass().getName());
         try (Connection c = pool.getConnection()) {
             String fenced = c.nativeSQL(sql);
             // The application's parser reads what fenced sends, too.
             Update sent = assertInstanceOf(Update.class, CCJSqlParserUtil.parse(fenced));
             assertEquals(2, sent.getUpdateSets().size());
-            try (FencingScope ignored = Fencing.bind(9); PreparedStatement ps = c.prepareStatement(sql)) {
+            try (FencingScope ignored = Fencing.bind(9);
+                    PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setLong(1, 100);
                 ps.setInt(2, 1);
                 assertEquals(1, ps.executeUpdate());

@@ -14,8 +14,7 @@ import java.util.List;
 /** Reading a table behind fenced's back, and finding fenced's exception inside a library's. */
 final class Rows {
 
-    private Rows() {
-    }
+    private Rows() {}
 
     /** {@code id:amount:token} for every row of {@code totals}, by id: a whole-table snapshot to compare. */
     static String totals(TestDatabase db) {
@@ -24,7 +23,9 @@ final class Rows {
 
     /** Each row of {@code sql} as its columns joined by ':' (NULL as "null"), rows joined by ','. */
     static String snapshot(TestDatabase db, String sql) {
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             List<String> rows = new ArrayList<>();
             int n = rs.getMetaData().getColumnCount();
             while (rs.next()) {

@@ -58,8 +58,8 @@ class SpringBootIT extends ClientContract {
 
         @Transactional
         public void publish(Map<Integer, Long> amounts) {
-            amounts.forEach((id, amount) ->
-                    jdbc.update("UPDATE totals SET amount = ? WHERE restaurant_id = ?", amount, id));
+            amounts.forEach(
+                    (id, amount) -> jdbc.update("UPDATE totals SET amount = ? WHERE restaurant_id = ?", amount, id));
         }
     }
 
@@ -81,7 +81,8 @@ class SpringBootIT extends ClientContract {
 
     @Override
     protected void open() {
-        app = start("spring.datasource.url=" + db.fencedUrl(),
+        app = start(
+                "spring.datasource.url=" + db.fencedUrl(),
                 "spring.datasource.driver-class-name=dev.fenced.FencedDriver",
                 "spring.datasource.hikari.data-source-properties.fenced.tables=totals");
         jdbc = app.getBean(JdbcTemplate.class);
@@ -105,8 +106,10 @@ class SpringBootIT extends ClientContract {
 
     @Override
     protected void upsert(int id, long amount) {
-        named.update("INSERT INTO totals (restaurant_id, amount) VALUES (:id, :amount)"
-                + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount", Map.of("id", id, "amount", amount));
+        named.update(
+                "INSERT INTO totals (restaurant_id, amount) VALUES (:id, :amount)"
+                        + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount",
+                Map.of("id", id, "amount", amount));
     }
 
     @Override
@@ -120,15 +123,16 @@ class SpringBootIT extends ClientContract {
         assertInstanceOf(HikariDataSource.class, ds);
         try (Connection c = ds.getConnection()) {
             assertTrue(c.isWrapperFor(FencedConnection.class));
-            assertTrue(c.nativeSQL("UPDATE totals SET amount = ? WHERE restaurant_id = ?").contains("fenced-stale:"));
+            assertTrue(c.nativeSQL("UPDATE totals SET amount = ? WHERE restaurant_id = ?")
+                    .contains("fenced-stale:"));
         }
     }
 
     @Test
     void theAutoConfiguredJdbcTemplateUsesTheTranslatorBean() throws Throwable {
         as(12, () -> update(1, 1));
-        OptimisticLockingFailureException e = assertThrows(OptimisticLockingFailureException.class,
-                () -> as(11, () -> update(1, 2)));
+        OptimisticLockingFailureException e =
+                assertThrows(OptimisticLockingFailureException.class, () -> as(11, () -> update(1, 2)));
         assertInstanceOf(StaleTokenException.class, e.getCause());
     }
 
@@ -137,7 +141,8 @@ class SpringBootIT extends ClientContract {
         TotalsService service = app.getBean(TotalsService.class);
         // Token 8 may write rows 1 and 2 (token 5) but not row 3 (token 9).
         refusedAsStale(8, () -> service.publish(new java.util.TreeMap<>(Map.of(1, 111L, 2, 222L, 3, 333L))));
-        assertThrows(OptimisticLockingFailureException.class,
+        assertThrows(
+                OptimisticLockingFailureException.class,
                 () -> as(8, () -> service.publish(new java.util.TreeMap<>(Map.of(1, 111L, 3, 333L)))));
         assertEquals("1:10:5,2:20:5,3:30:9", Rows.totals(db));
     }
@@ -163,7 +168,10 @@ class SpringBootIT extends ClientContract {
     @Test
     void theUrlAloneIsNotEnoughForBootItNeedsTheDriverClassName() {
         // Boot picks a driver class from the URL prefix and knows no jdbc:fenced: (DatabaseDriver.fromJdbcUrl).
-        Exception e = assertThrows(Exception.class, () -> start("spring.datasource.url=" + db.fencedUrl("fenced.tables=totals")).close());
+        Exception e = assertThrows(
+                Exception.class,
+                () -> start("spring.datasource.url=" + db.fencedUrl("fenced.tables=totals"))
+                        .close());
         assertTrue(Rows.chain(e).contains("Failed to determine a suitable driver class"), Rows.chain(e));
     }
 }

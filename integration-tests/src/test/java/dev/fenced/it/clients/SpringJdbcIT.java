@@ -40,14 +40,18 @@ class SpringJdbcIT extends ClientContract {
     JdbcTemplate jdbc;
     /** Spring's defaults, untouched: what an application gets before adding the translator. */
     JdbcTemplate plain;
+
     NamedParameterJdbcTemplate named;
     TransactionTemplate tx;
 
     @Override
     protected String[] schema() {
-        return new String[] {TOTALS, "ALTER TABLE totals ADD COLUMN note text",
-                "CREATE TABLE orders (id serial PRIMARY KEY, restaurant_id int NOT NULL, amount bigint,"
-                        + " last_token bigint)"};
+        return new String[] {
+            TOTALS,
+            "ALTER TABLE totals ADD COLUMN note text",
+            "CREATE TABLE orders (id serial PRIMARY KEY, restaurant_id int NOT NULL, amount bigint,"
+                    + " last_token bigint)"
+        };
     }
 
     @Override
@@ -72,13 +76,16 @@ class SpringJdbcIT extends ClientContract {
 
     @Override
     protected void insert(int id, long amount) {
-        new SimpleJdbcInsert(jdbc).withTableName("totals").usingColumns("restaurant_id", "amount")
+        new SimpleJdbcInsert(jdbc)
+                .withTableName("totals")
+                .usingColumns("restaurant_id", "amount")
                 .execute(Map.of("restaurant_id", id, "amount", amount));
     }
 
     @Override
     protected void upsert(int id, long amount) {
-        named.update("INSERT INTO totals (restaurant_id, amount) VALUES (:id, :amount)"
+        named.update(
+                "INSERT INTO totals (restaurant_id, amount) VALUES (:id, :amount)"
                         + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount",
                 new MapSqlParameterSource("id", id).addValue("amount", amount));
     }
@@ -91,11 +98,12 @@ class SpringJdbcIT extends ClientContract {
     @Test
     void byDefaultSpringCallsAStaleWriteUncategorized() throws Throwable {
         as(12, () -> update(1, 1));
-        StaleTokenException stale = refusedAsStale(11,
-                () -> plain.update("UPDATE totals SET amount = ? WHERE restaurant_id = ?", 2, 1));
+        StaleTokenException stale =
+                refusedAsStale(11, () -> plain.update("UPDATE totals SET amount = ? WHERE restaurant_id = ?", 2, 1));
         // SQLExceptionSubclassTranslator knows no SQLState class FN: the generic fallback.
-        UncategorizedSQLException e = assertThrows(UncategorizedSQLException.class, () -> as(11,
-                () -> plain.update("UPDATE totals SET amount = ? WHERE restaurant_id = ?", 2, 1)));
+        UncategorizedSQLException e = assertThrows(
+                UncategorizedSQLException.class,
+                () -> as(11, () -> plain.update("UPDATE totals SET amount = ? WHERE restaurant_id = ?", 2, 1)));
         assertInstanceOf(StaleTokenException.class, e.getSQLException());
         assertEquals("FN001", e.getSQLException().getSQLState());
         assertEquals(stale.getMessage(), e.getSQLException().getMessage());
@@ -104,8 +112,8 @@ class SpringJdbcIT extends ClientContract {
     @Test
     void withTheTranslatorAStaleWriteIsAnOptimisticLockingFailure() throws Throwable {
         as(12, () -> update(1, 1));
-        OptimisticLockingFailureException e = assertThrows(OptimisticLockingFailureException.class,
-                () -> as(11, () -> update(1, 2)));
+        OptimisticLockingFailureException e =
+                assertThrows(OptimisticLockingFailureException.class, () -> as(11, () -> update(1, 2)));
         StaleTokenException stale = assertInstanceOf(StaleTokenException.class, e.getCause());
         assertEquals(12, stale.rowToken());
         assertTrue(e.getMessage().contains("stale write refused on table totals"), e.getMessage());
@@ -114,8 +122,8 @@ class SpringJdbcIT extends ClientContract {
 
     @Test
     void withTheTranslatorAWriteWithoutATokenIsAnApiUsageError() {
-        InvalidDataAccessApiUsageException e = assertThrows(InvalidDataAccessApiUsageException.class,
-                () -> update(1, 2));
+        InvalidDataAccessApiUsageException e =
+                assertThrows(InvalidDataAccessApiUsageException.class, () -> update(1, 2));
         assertInstanceOf(UnfencedWriteException.class, e.getCause());
         assertEquals("1:10:5,2:20:5,3:30:9", Rows.totals(db));
     }
@@ -124,16 +132,22 @@ class SpringJdbcIT extends ClientContract {
     void aNullArgumentTakesSpringsParameterMetadataPath() throws Throwable {
         // For a null value Spring asks getParameterMetaData() for the type: it must see the user's two ?s.
         as(9, () -> assertEquals(1, jdbc.update("UPDATE totals SET note = ? WHERE restaurant_id = ?", null, 1)));
-        as(9, () -> assertEquals(1, jdbc.update("UPDATE totals SET amount = ?, note = ? WHERE restaurant_id = ?",
-                11L, null, 1)));
-        assertEquals("1:11:null:9", Rows.snapshot(db,
-                "SELECT restaurant_id, amount, note, last_token FROM totals WHERE restaurant_id = 1"));
+        as(
+                9,
+                () -> assertEquals(
+                        1,
+                        jdbc.update("UPDATE totals SET amount = ?, note = ? WHERE restaurant_id = ?", 11L, null, 1)));
+        assertEquals(
+                "1:11:null:9",
+                Rows.snapshot(
+                        db, "SELECT restaurant_id, amount, note, last_token FROM totals WHERE restaurant_id = 1"));
     }
 
     @Test
     void batchUpdateCarriesTheTokenOnEveryRow() throws Throwable {
         as(9, () -> {
-            int[] counts = jdbc.batchUpdate("UPDATE totals SET amount = ? WHERE restaurant_id = ?",
+            int[] counts = jdbc.batchUpdate(
+                    "UPDATE totals SET amount = ? WHERE restaurant_id = ?",
                     List.of(new Object[] {101, 1}, new Object[] {102, 2}, new Object[] {103, 3}));
             assertArrayEquals(new int[] {1, 1, 1}, counts);
         });
@@ -143,17 +157,27 @@ class SpringJdbcIT extends ClientContract {
     @Test
     void aStaleRowAnywhereInABatchFailsTheWholeBatchEvenInAutoCommit() {
         // Rows 1 and 2 would accept token 8; row 3 holds 9. pgjdbc sends the batch as one implicit transaction.
-        refusedAsStale(8, () -> jdbc.batchUpdate("UPDATE totals SET amount = ? WHERE restaurant_id = ?",
-                List.of(new Object[] {101, 1}, new Object[] {102, 2}, new Object[] {103, 3})));
-        assertInstanceOf(OptimisticLockingFailureException.class, assertThrows(DataAccessException.class,
-                () -> as(8, () -> jdbc.batchUpdate("DELETE FROM totals WHERE restaurant_id = ?",
-                        List.of(new Object[] {1}, new Object[] {3})))));
+        refusedAsStale(
+                8,
+                () -> jdbc.batchUpdate(
+                        "UPDATE totals SET amount = ? WHERE restaurant_id = ?",
+                        List.of(new Object[] {101, 1}, new Object[] {102, 2}, new Object[] {103, 3})));
+        assertInstanceOf(
+                OptimisticLockingFailureException.class,
+                assertThrows(
+                        DataAccessException.class,
+                        () -> as(
+                                8,
+                                () -> jdbc.batchUpdate(
+                                        "DELETE FROM totals WHERE restaurant_id = ?",
+                                        List.of(new Object[] {1}, new Object[] {3})))));
     }
 
     @Test
     void pgjdbcsReWriteBatchedInsertsKeepsTheTokenOnEveryRow() throws Throwable {
         // A common production setting: pgjdbc folds a batch of INSERTs into multi-row VALUES statements.
-        try (HikariDataSource rewriting = Pools.fenced(db, 1, "fenced.tables=totals,orders", "reWriteBatchedInserts=true")) {
+        try (HikariDataSource rewriting =
+                Pools.fenced(db, 1, "fenced.tables=totals,orders", "reWriteBatchedInserts=true")) {
             JdbcTemplate t = new JdbcTemplate(rewriting);
             t.setExceptionTranslator(new FencedExceptionTranslator());
             db.execute("TRUNCATE orders");
@@ -165,7 +189,10 @@ class SpringJdbcIT extends ClientContract {
             assertEquals(37, db.queryLong("SELECT count(*) FROM orders WHERE last_token = 9"));
             String upsert = "INSERT INTO totals (restaurant_id, amount) VALUES (?, ?)"
                     + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount";
-            as(9, () -> t.batchUpdate(upsert, List.of(new Object[] {1, 11L}, new Object[] {2, 22L}, new Object[] {8, 88L})));
+            as(
+                    9,
+                    () -> t.batchUpdate(
+                            upsert, List.of(new Object[] {1, 11L}, new Object[] {2, 22L}, new Object[] {8, 88L})));
             assertEquals("1:11:9,2:22:9,3:30:9,8:88:9", Rows.totals(db));
             refusedAsStale(8, () -> t.batchUpdate(upsert, List.of(new Object[] {4, 44L}, new Object[] {3, 33L})));
         }
@@ -175,17 +202,24 @@ class SpringJdbcIT extends ClientContract {
     void namedBatchUpdateUpsertsWithTheToken() throws Throwable {
         SqlParameterSource[] rows = {
             new MapSqlParameterSource("id", 1).addValue("amount", 1001L),
-            new MapSqlParameterSource("id", 7).addValue("amount", 7007L)};
-        as(10, () -> named.batchUpdate("INSERT INTO totals (restaurant_id, amount) VALUES (:id, :amount)"
-                + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount", rows));
+            new MapSqlParameterSource("id", 7).addValue("amount", 7007L)
+        };
+        as(
+                10,
+                () -> named.batchUpdate(
+                        "INSERT INTO totals (restaurant_id, amount) VALUES (:id, :amount)"
+                                + " ON CONFLICT (restaurant_id) DO UPDATE SET amount = EXCLUDED.amount",
+                        rows));
         assertEquals("1:1001:10,2:20:5,3:30:9,7:7007:10", Rows.totals(db));
     }
 
     @Test
     void simpleJdbcInsertReturnsGeneratedKeys() throws Throwable {
         db.execute("TRUNCATE orders RESTART IDENTITY");
-        SimpleJdbcInsert insert = new SimpleJdbcInsert(jdbc).withTableName("orders")
-                .usingColumns("restaurant_id", "amount").usingGeneratedKeyColumns("id");
+        SimpleJdbcInsert insert = new SimpleJdbcInsert(jdbc)
+                .withTableName("orders")
+                .usingColumns("restaurant_id", "amount")
+                .usingGeneratedKeyColumns("id");
         Number[] keys = new Number[2];
         as(21, () -> {
             keys[0] = insert.executeAndReturnKey(Map.of("restaurant_id", 1, "amount", 5L));
@@ -193,7 +227,8 @@ class SpringJdbcIT extends ClientContract {
         });
         assertNotNull(keys[0]);
         assertEquals(keys[0].longValue() + 1, keys[1].longValue());
-        assertEquals(keys[0] + ":1:5:21," + keys[1] + ":2:6:21",
+        assertEquals(
+                keys[0] + ":1:5:21," + keys[1] + ":2:6:21",
                 Rows.snapshot(db, "SELECT id, restaurant_id, amount, last_token FROM orders ORDER BY id"));
     }
 
@@ -202,8 +237,10 @@ class SpringJdbcIT extends ClientContract {
         // Without usingColumns, SimpleJdbcInsert inserts every column the metadata lists, last_token included
         // (NULL when the map lacks it): that is the writer choosing the token, so fenced refuses it.
         long before = db.queryLong("SELECT count(*) FROM orders");
-        SimpleJdbcInsert all = new SimpleJdbcInsert(jdbc).withTableName("orders").usingGeneratedKeyColumns("id");
-        InvalidDataAccessApiUsageException e = assertThrows(InvalidDataAccessApiUsageException.class,
+        SimpleJdbcInsert all =
+                new SimpleJdbcInsert(jdbc).withTableName("orders").usingGeneratedKeyColumns("id");
+        InvalidDataAccessApiUsageException e = assertThrows(
+                InvalidDataAccessApiUsageException.class,
                 () -> as(21, () -> all.executeAndReturnKey(Map.of("restaurant_id", 1, "amount", 5L))));
         UnsupportedStatementException refused = assertInstanceOf(UnsupportedStatementException.class, e.getCause());
         assertTrue(refused.getMessage().contains("sets the fence column last_token itself"), refused.getMessage());
@@ -213,31 +250,36 @@ class SpringJdbcIT extends ClientContract {
     @Test
     void aTransactionThatMeetsAStaleRowRollsBackWhole() {
         // Token 8 may write rows 1 and 2 (token 5), not row 3 (token 9): the third write fails, the first two go.
-        OptimisticLockingFailureException e = assertThrows(OptimisticLockingFailureException.class,
-                () -> as(8, () -> tx.executeWithoutResult(status -> {
-                    update(1, 111);
-                    upsert(4, 444);
-                    update(3, 333);
-                })));
+        OptimisticLockingFailureException e = assertThrows(
+                OptimisticLockingFailureException.class,
+                () -> as(
+                        8,
+                        () -> tx.executeWithoutResult(status -> {
+                            update(1, 111);
+                            upsert(4, 444);
+                            update(3, 333);
+                        })));
         assertEquals(9, Rows.stale(e).rowToken());
         assertEquals("1:10:5,2:20:5,3:30:9", Rows.totals(db));
     }
 
     @Test
     void aTransactionOfACurrentHolderCommitsWithItsToken() throws Throwable {
-        as(9, () -> tx.executeWithoutResult(status -> {
-            update(1, 111);
-            update(3, 333);
-            delete(2);
-        }));
+        as(
+                9,
+                () -> tx.executeWithoutResult(status -> {
+                    update(1, 111);
+                    update(3, 333);
+                    delete(2);
+                }));
         assertEquals("1:111:9,3:333:9", Rows.totals(db));
     }
 
     @Test
     void theStaleTokenExceptionIsTheVeryOneTheDriverThrew() throws Throwable {
         as(12, () -> update(1, 1));
-        OptimisticLockingFailureException e = assertThrows(OptimisticLockingFailureException.class,
-                () -> as(11, () -> update(1, 2)));
+        OptimisticLockingFailureException e =
+                assertThrows(OptimisticLockingFailureException.class, () -> as(11, () -> update(1, 2)));
         StaleTokenException stale = (StaleTokenException) e.getCause();
         assertSame(stale, Rows.stale(e));
         assertEquals(11, stale.token());

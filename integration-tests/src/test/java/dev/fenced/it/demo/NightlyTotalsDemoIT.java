@@ -3,8 +3,8 @@ package dev.fenced.it.demo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fenced.demo.ModeFigures;
 import dev.fenced.demo.DemoMain;
+import dev.fenced.demo.ModeFigures;
 import dev.fenced.it.support.TestDatabase;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -18,7 +18,8 @@ class NightlyTotalsDemoIT {
 
     @Test
     void leaseAloneCorruptsTotalsAndFencedRefusesEveryStaleWrite() throws Exception {
-        List<ModeFigures> figures = DemoMain.figures("--quick", "--jdbc-url", TestDatabase.create().rawUrl());
+        List<ModeFigures> figures =
+                DemoMain.figures("--quick", "--jdbc-url", TestDatabase.create().rawUrl());
         ModeFigures lease = figures.get(0);
         ModeFigures fenced = figures.get(1);
         assertEquals("lease", lease.mode());
@@ -27,7 +28,9 @@ class NightlyTotalsDemoIT {
             assertEquals(0, f.unfinished(), f.mode() + ": every restaurant's run finished");
             assertTrue(f.freezes() > 0, f.mode() + ": holders froze past their lease");
             assertTrue(f.secondHolders() >= f.freezes(), f.mode() + ": each freeze let a second holder in");
-            assertEquals(f.staleAttempted(), f.staleRefused() + f.staleLandedHarmlessly() + f.staleLandedHarmfully(),
+            assertEquals(
+                    f.staleAttempted(),
+                    f.staleRefused() + f.staleLandedHarmlessly() + f.staleLandedHarmfully(),
                     f.mode() + ": every stale attempt is accounted for");
             assertTrue(f.wrongTotals() <= f.staleLandedHarmfully(), f.mode() + ": only overwrites can corrupt a total");
         }
@@ -41,7 +44,9 @@ class NightlyTotalsDemoIT {
         assertEquals(0, fenced.wrongTotals(), "fenced: no total is wrong");
         assertEquals(0, fenced.staleLandedHarmfully(), "fenced: no stale write landed over a newer one");
         assertTrue(fenced.staleRefusedByDatabase() > 0, "the database itself refused writes already on their way");
-        assertEquals(fenced.staleAttempted() - fenced.staleLandedHarmlessly(), fenced.staleRefused(),
+        assertEquals(
+                fenced.staleAttempted() - fenced.staleLandedHarmlessly(),
+                fenced.staleRefused(),
                 "refused = stale writes that came after the newer holder's write");
     }
 }

@@ -44,7 +44,8 @@ class DifferentialIT {
     static final long STALE = 50;
 
     /** What one execution did. */
-    record Outcome(String error, long count, List<String> returned, Map<Integer, String> rows, Map<Integer, Long> tokens) {
+    record Outcome(
+            String error, long count, List<String> returned, Map<Integer, String> rows, Map<Integer, Long> tokens) {
         boolean failed() {
             return error != null;
         }
@@ -60,8 +61,16 @@ class DifferentialIT {
         String[] texts = {"one", "it''s", "x--y", null, "$a$", "a/*b", "WHERE id = 1 --", "?"};
         for (int i = 1; i <= DmlGenerator.ROWS; i++) {
             String b = texts[i - 1];
-            load.append(i > 1 ? ", " : "").append('(').append(i).append(", ").append(i * 3 % 7).append(", ")
-                    .append(b == null ? "NULL" : "'" + b + "'").append(", ").append(ROW_TOKEN).append(')');
+            load.append(i > 1 ? ", " : "")
+                    .append('(')
+                    .append(i)
+                    .append(", ")
+                    .append(i * 3 % 7)
+                    .append(", ")
+                    .append(b == null ? "NULL" : "'" + b + "'")
+                    .append(", ")
+                    .append(ROW_TOKEN)
+                    .append(')');
         }
         db.execute(load.toString());
         DmlGenerator generator = new DmlGenerator(seed);
@@ -77,8 +86,8 @@ class DifferentialIT {
         List<String> mismatches = new ArrayList<>();
         Map<String, Integer> refusals = new TreeMap<>();
         try (Connection raw = DriverManager.getConnection(db.rawUrl());
-             Connection fenced = DriverManager.getConnection(db.fencedUrl("fenced.tables=dh",
-                     "fenced.relativeUpdates=allow"))) {
+                Connection fenced =
+                        DriverManager.getConnection(db.fencedUrl("fenced.tables=dh", "fenced.relativeUpdates=allow"))) {
             raw.setAutoCommit(false);
             fenced.setAutoCommit(false);
             Outcome initial = run(raw, null);
@@ -122,12 +131,25 @@ class DifferentialIT {
         }
         sections.setLevel(was);
         StringBuilder report = new StringBuilder();
-        report.append("differential harness, seed ").append(seed).append(": ").append(cases).append(" cases, ")
-                .append(agreed).append(" agreed with raw PostgreSQL (stale: ").append(staleRefused)
-                .append(" refused as stale), ").append(bothFailed).append(" failed alike, ").append(refused)
-                .append(" refused by fenced; ").append(unfencedAgreed).append(" run unfenced exactly as raw; ")
-                .append(mismatches.size()).append(" mismatches\n");
-        refusals.forEach((r, c) -> report.append("  refused ").append(c).append(": ").append(r).append('\n'));
+        report.append("differential harness, seed ")
+                .append(seed)
+                .append(": ")
+                .append(cases)
+                .append(" cases, ")
+                .append(agreed)
+                .append(" agreed with raw PostgreSQL (stale: ")
+                .append(staleRefused)
+                .append(" refused as stale), ")
+                .append(bothFailed)
+                .append(" failed alike, ")
+                .append(refused)
+                .append(" refused by fenced; ")
+                .append(unfencedAgreed)
+                .append(" run unfenced exactly as raw; ")
+                .append(mismatches.size())
+                .append(" mismatches\n");
+        refusals.forEach((r, c) ->
+                report.append("  refused ").append(c).append(": ").append(r).append('\n'));
         mismatches.stream().limit(20).forEach(m -> report.append(m).append('\n'));
         System.out.println(report);
         assertEquals(List.of(), mismatches, report::toString);
@@ -164,8 +186,10 @@ class DifferentialIT {
      */
     private static String compareResults(Outcome raw, Outcome other, String label) {
         if (raw.failed() || other.failed()) {
-            return raw.failed() && other.failed() ? null : "raw " + (raw.failed() ? "failed: " + raw.error()
-                    : "succeeded") + ", " + label + " " + (other.failed() ? "failed: " + other.error() : "succeeded");
+            return raw.failed() && other.failed()
+                    ? null
+                    : "raw " + (raw.failed() ? "failed: " + raw.error() : "succeeded") + ", " + label + " "
+                            + (other.failed() ? "failed: " + other.error() : "succeeded");
         }
         if (raw.count() != other.count()) {
             return "update count " + raw.count() + " raw, " + other.count() + " " + label;
@@ -182,13 +206,16 @@ class DifferentialIT {
     private static String checkStale(Outcome initial, Outcome stale) {
         if (stale.failed()) {
             return stale.error().startsWith(StaleTokenException.SQLSTATE)
-                    || stale.error().startsWith(UnsupportedStatementException.SQLSTATE)
-                    || !stale.error().startsWith("FN") ? null : "stale token: " + stale.error();
+                            || stale.error().startsWith(UnsupportedStatementException.SQLSTATE)
+                            || !stale.error().startsWith("FN")
+                    ? null
+                    : "stale token: " + stale.error();
         }
         for (Map.Entry<Integer, String> e : initial.rows().entrySet()) {
             if (!e.getValue().equals(stale.rows().get(e.getKey()))
                     || !initial.tokens().get(e.getKey()).equals(stale.tokens().get(e.getKey()))) {
-                return "a stale token changed row " + e.getKey() + ": " + stale.rows().get(e.getKey());
+                return "a stale token changed row " + e.getKey() + ": "
+                        + stale.rows().get(e.getKey());
             }
         }
         return null;
@@ -243,7 +270,8 @@ class DifferentialIT {
         Map<Integer, String> rows = new TreeMap<>();
         Map<Integer, Long> tokens = new TreeMap<>();
         if (error == null) {
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, a, b, last_token FROM dh")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT id, a, b, last_token FROM dh")) {
                 while (rs.next()) {
                     rows.put(rs.getInt(1), rs.getString(2) + "|" + rs.getString(3));
                     long t = rs.getLong(4);

@@ -17,12 +17,23 @@ final class DmlGenerator {
     /** Rows the harness loads: ids 1..ROWS. */
     static final int ROWS = 8;
 
-    record Case(String sql, List<Object> parameters, boolean prepared) {
-    }
+    record Case(String sql, List<Object> parameters, boolean prepared) {}
 
     private static final String[] GAPS = {
-        " ", " ", " ", "  ", "\n", "\t", " /* c */ ", " /* a /* nested */ b */ ", " -- line ' $a$ /*\n",
-        " /* ' -- $$ */ ", " /**/ ", " /* *-/ /* ** */ */ ", "\n--\n", " /*/ */ ",
+        " ",
+        " ",
+        " ",
+        "  ",
+        "\n",
+        "\t",
+        " /* c */ ",
+        " /* a /* nested */ b */ ",
+        " -- line ' $a$ /*\n",
+        " /* ' -- $$ */ ",
+        " /**/ ",
+        " /* *-/ /* ** */ */ ",
+        "\n--\n",
+        " /*/ */ ",
     };
 
     private static final String[] TEXTS = {
@@ -337,8 +348,11 @@ final class DmlGenerator {
             case 4 -> raw.contains("$$") ? "'" + text + "'" : "$$" + raw + "$$";
             case 5 -> raw.contains("$t$") ? "'" + text + "'" : "$t$" + raw + "$t$";
             case 6 -> raw.contains("$a$") ? "'" + text + "'" : "$a$" + raw + "$a$";
-            case 7 -> raw.isEmpty() ? "''" : "'" + raw.substring(0, 1).replace("'", "''") + "'\n'"
-                    + raw.substring(1).replace("'", "''") + "'";
+            case 7 ->
+                raw.isEmpty()
+                        ? "''"
+                        : "'" + raw.substring(0, 1).replace("'", "''") + "'\n'"
+                                + raw.substring(1).replace("'", "''") + "'";
             default -> "U&'" + raw.replace("'", "''").replace("\\", "\\\\") + "'";
         };
     }

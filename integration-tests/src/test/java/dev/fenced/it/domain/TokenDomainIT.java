@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.FencedDataSource;
+import dev.fenced.FencedStats;
 import dev.fenced.Fencing;
 import dev.fenced.FencingException;
 import dev.fenced.FencingScope;
@@ -14,8 +16,6 @@ import dev.fenced.TokenDomainException;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.FencedDataSource;
-import dev.fenced.FencedStats;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -43,7 +43,8 @@ class TokenDomainIT {
     @BeforeAll
     static void start() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "CREATE TABLE orders (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "CREATE TABLE events (id int, at date, last_token bigint) PARTITION BY RANGE (at)",
                 "CREATE TABLE events_2026 PARTITION OF events FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')");
@@ -57,8 +58,11 @@ class TokenDomainIT {
 
     @BeforeEach
     void rows() {
-        db.execute("TRUNCATE totals, orders", "INSERT INTO totals VALUES (1, 10, NULL)",
-                "INSERT INTO orders VALUES (1, 10, NULL)", FORGET_DOMAINS);
+        db.execute(
+                "TRUNCATE totals, orders",
+                "INSERT INTO totals VALUES (1, 10, NULL)",
+                "INSERT INTO orders VALUES (1, 10, NULL)",
+                FORGET_DOMAINS);
     }
 
     /**
@@ -70,7 +74,8 @@ class TokenDomainIT {
     }
 
     private static int update(String url, String sql) throws SQLException {
-        try (Connection c = connect(url); Statement s = c.createStatement()) {
+        try (Connection c = connect(url);
+                Statement s = c.createStatement()) {
             return s.executeUpdate(sql);
         }
     }
@@ -89,14 +94,17 @@ class TokenDomainIT {
         assertEquals(7, db.queryLong("SELECT last_token FROM totals"));
         // a much bigger number of another source: it would pass the row's check, so it must never get there
         try (FencingScope ignored = Fencing.bind("zookeeper", 1_000_000)) {
-            TokenDomainException e = assertThrows(TokenDomainException.class,
-                    () -> update(url, "UPDATE totals SET amount = 666 WHERE id = 1"));
+            TokenDomainException e = assertThrows(
+                    TokenDomainException.class, () -> update(url, "UPDATE totals SET amount = 666 WHERE id = 1"));
             assertEquals(TokenDomainException.SQLSTATE, e.getSQLState());
             assertEquals("totals", e.table());
             assertEquals("etcd", e.tableDomain());
             assertEquals("zookeeper", e.tokenDomain());
-            assertTrue(e.getMessage().contains("totals") && e.getMessage().contains("'etcd'")
-                    && e.getMessage().contains("'zookeeper'"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("totals")
+                            && e.getMessage().contains("'etcd'")
+                            && e.getMessage().contains("'zookeeper'"),
+                    e.getMessage());
         }
         assertEquals(11, db.queryLong("SELECT amount FROM totals"));
         assertEquals(7, db.queryLong("SELECT last_token FROM totals"));
@@ -107,7 +115,8 @@ class TokenDomainIT {
         try (FencingScope scope = Fencing.bind(1_000_000)) {
             assertEquals(Fencing.FENCED_DOMAIN, scope.tokenDomain());
             assertEquals("fenced", Fencing.currentTokenDomain().orElseThrow());
-            TokenDomainException e = assertThrows(TokenDomainException.class,
+            TokenDomainException e = assertThrows(
+                    TokenDomainException.class,
                     () -> update(etcdTotals(), "UPDATE totals SET amount = 666 WHERE id = 1"));
             assertEquals("fenced", e.tokenDomain());
             // a table left at the default domain takes it, as before token domains existed
@@ -120,9 +129,11 @@ class TokenDomainIT {
     @Test
     void aLeaseTokenIsOfFencedsDomain() throws Exception {
         try (LeaseManager leases = LeaseManager.create(dataSource());
-             Lease lease = leases.acquire("domain-test", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+                Lease lease = leases.acquire("domain-test", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
             assertEquals("fenced", Fencing.currentTokenDomain().orElseThrow());
-            assertThrows(TokenDomainException.class, () -> update(etcdTotals(), "UPDATE totals SET amount = 1 WHERE id = 1"));
+            assertThrows(
+                    TokenDomainException.class,
+                    () -> update(etcdTotals(), "UPDATE totals SET amount = 1 WHERE id = 1"));
             assertEquals(1, update(db.fencedUrl("fenced.tables=orders"), "UPDATE orders SET amount = 13 WHERE id = 1"));
             assertEquals(lease.token(), db.queryLong("SELECT last_token FROM orders"));
         }
@@ -133,13 +144,21 @@ class TokenDomainIT {
         String url = db.fencedUrl("fenced.tables=totals,orders", "fenced.table.totals.tokenDomain=etcd");
         for (String domain : new String[] {"etcd", "fenced"}) {
             try (FencingScope ignored = Fencing.bind(domain, 5)) {
-                UnsupportedStatementException e = assertThrows(UnsupportedStatementException.class, () -> update(url,
-                        "WITH o AS (UPDATE orders SET amount = 1 WHERE id = 1 RETURNING id)"
-                                + " UPDATE totals SET amount = 1 WHERE id IN (SELECT id FROM o)"));
-                assertTrue(e.getMessage().contains("token domain etcd") && e.getMessage().contains("token domain fenced"),
+                UnsupportedStatementException e = assertThrows(
+                        UnsupportedStatementException.class,
+                        () -> update(
+                                url,
+                                "WITH o AS (UPDATE orders SET amount = 1 WHERE id = 1 RETURNING id)"
+                                        + " UPDATE totals SET amount = 1 WHERE id IN (SELECT id FROM o)"));
+                assertTrue(
+                        e.getMessage().contains("token domain etcd")
+                                && e.getMessage().contains("token domain fenced"),
                         e.getMessage());
-                assertThrows(UnsupportedStatementException.class, () -> update(url,
-                        "UPDATE orders SET amount = 2 WHERE id = 1; UPDATE totals SET amount = 2 WHERE id = 1"));
+                assertThrows(
+                        UnsupportedStatementException.class,
+                        () -> update(
+                                url,
+                                "UPDATE orders SET amount = 2 WHERE id = 1; UPDATE totals SET amount = 2 WHERE id = 1"));
             }
         }
         assertEquals(10, db.queryLong("SELECT amount FROM totals"));
@@ -152,16 +171,24 @@ class TokenDomainIT {
     @Test
     void theDatabaseRecordsTheDomainSoASecondConfigurationCannotConnect() throws SQLException {
         connect(etcdTotals()).close(); // the first connect records totals as etcd
-        assertEquals(1, db.queryLong("SELECT count(*) FROM fenced_token_domain WHERE relation_schema = 'public'"
-                + " AND relation_name = 'totals' AND token_domain = 'etcd'"));
-        FencingException e = assertThrows(FencingException.class,
+        assertEquals(
+                1,
+                db.queryLong("SELECT count(*) FROM fenced_token_domain WHERE relation_schema = 'public'"
+                        + " AND relation_name = 'totals' AND token_domain = 'etcd'"));
+        FencingException e = assertThrows(
+                FencingException.class,
                 () -> connect(db.fencedUrl("fenced.tables=totals")).close());
         assertEquals(FencingException.TOKEN_DOMAIN_RECORDED, e.getSQLState());
-        assertTrue(e.getMessage().contains("public.totals") && e.getMessage().contains("'etcd'")
-                && e.getMessage().contains("'fenced'"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("public.totals")
+                        && e.getMessage().contains("'etcd'")
+                        && e.getMessage().contains("'fenced'"),
+                e.getMessage());
         // the same holds for a default set for every table, and for the first configuration again
-        FencingException other = assertThrows(FencingException.class, () -> connect(
-                db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=zookeeper")).close());
+        FencingException other = assertThrows(
+                FencingException.class,
+                () -> connect(db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=zookeeper"))
+                        .close());
         assertTrue(other.getMessage().contains("'zookeeper'"), other.getMessage());
         connect(etcdTotals()).close();
         connect(db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=etcd")).close();
@@ -173,7 +200,9 @@ class TokenDomainIT {
             db.execute(FORGET_DOMAINS);
             CompletableFuture<Boolean> etcd = CompletableFuture.supplyAsync(() -> connects(etcdTotals()), pool);
             boolean fenced = connects(db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=redisson"));
-            assertTrue(etcd.get() ^ fenced, "exactly one of two configurations that disagree connects (round " + round + ")");
+            assertTrue(
+                    etcd.get() ^ fenced,
+                    "exactly one of two configurations that disagree connects (round " + round + ")");
         }
     }
 
@@ -192,22 +221,29 @@ class TokenDomainIT {
     void aPartitionTakesItsTablesDomainAndIsRecordedWithIt() throws SQLException {
         String url = db.fencedUrl("fenced.tables=events", "fenced.table.events.tokenDomain=etcd");
         connect(url).close();
-        assertEquals(1, db.queryLong("SELECT count(*) FROM fenced_token_domain WHERE relation_name = 'events_2026'"
-                + " AND token_domain = 'etcd'"));
+        assertEquals(
+                1,
+                db.queryLong("SELECT count(*) FROM fenced_token_domain WHERE relation_name = 'events_2026'"
+                        + " AND token_domain = 'etcd'"));
         try (FencingScope ignored = Fencing.bind(9)) {
-            assertThrows(TokenDomainException.class,
+            assertThrows(
+                    TokenDomainException.class,
                     () -> update(url, "INSERT INTO events_2026 (id, at) VALUES (1, '2026-05-01')"));
         }
         // protecting the partition alone under another domain: its rows are the etcd table's
-        FencingException e = assertThrows(FencingException.class,
+        FencingException e = assertThrows(
+                FencingException.class,
                 () -> connect(db.fencedUrl("fenced.tables=events_2026")).close());
         assertTrue(e.getMessage().contains("events_2026"), e.getMessage());
     }
 
     @Test
     void entriesThatCanNameOneTableMustAgreeOnItsDomain() {
-        FencingException e = assertThrows(FencingException.class, () -> connect(
-                db.fencedUrl("fenced.tables=totals,public.totals", "fenced.table.totals.tokenDomain=etcd")).close());
+        FencingException e = assertThrows(
+                FencingException.class,
+                () -> connect(db.fencedUrl(
+                                "fenced.tables=totals,public.totals", "fenced.table.totals.tokenDomain=etcd"))
+                        .close());
         assertEquals(FencingException.CONFIGURATION, e.getSQLState());
         assertTrue(e.getMessage().contains("can name the same table"), e.getMessage());
     }
@@ -218,21 +254,25 @@ class TokenDomainIT {
         assertTrue(e.getMessage().contains("lower-case"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Fencing.bind("", 1));
         assertThrows(IllegalArgumentException.class, () -> Fencing.bind(null, 1));
-        FencingException config = assertThrows(FencingException.class, () -> connect(
-                db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=ETCD")).close());
+        FencingException config = assertThrows(
+                FencingException.class,
+                () -> connect(db.fencedUrl("fenced.tables=totals", "fenced.tokenDomain=ETCD"))
+                        .close());
         assertTrue(config.getMessage().contains("fenced.tokenDomain"), config.getMessage());
     }
 
     @Test
     void observeModeSendsNoTokenForAnotherDomainAndCountsIt() throws SQLException {
         db.execute("UPDATE totals SET last_token = 4");
-        String url = db.fencedUrl("fenced.tables=totals", "fenced.mode=observe", "fenced.table.totals.tokenDomain=etcd");
+        String url =
+                db.fencedUrl("fenced.tables=totals", "fenced.mode=observe", "fenced.table.totals.tokenDomain=etcd");
         long before = FencedStats.counters().get("fenced.writes.unfenced.observed");
         try (FencingScope ignored = Fencing.bind(1_000_000)) {
             assertEquals(1, update(url, "UPDATE totals SET amount = 12 WHERE id = 1"));
         }
         assertEquals(before + 1, FencedStats.counters().get("fenced.writes.unfenced.observed"));
-        assertEquals(4, db.queryLong("SELECT last_token FROM totals"), "the other domain's number never reaches the row");
+        assertEquals(
+                4, db.queryLong("SELECT last_token FROM totals"), "the other domain's number never reaches the row");
     }
 
     @Test
@@ -241,10 +281,14 @@ class TokenDomainIT {
         db.execute("UPDATE totals SET last_token = 50");
         String url = etcdTotals();
         try (FencingScope ignored = Fencing.bind("etcd", 40)) {
-            CompletableFuture<Void> run = CompletableFuture.runAsync(FencedTestExtension.carry(() -> {
-                assertEquals("etcd", Fencing.currentTokenDomain().orElseThrow());
-                assertThrows(StaleTokenException.class, () -> update(url, "UPDATE totals SET amount = 1 WHERE id = 1"));
-            }), pool);
+            CompletableFuture<Void> run = CompletableFuture.runAsync(
+                    FencedTestExtension.carry(() -> {
+                        assertEquals("etcd", Fencing.currentTokenDomain().orElseThrow());
+                        assertThrows(
+                                StaleTokenException.class,
+                                () -> update(url, "UPDATE totals SET amount = 1 WHERE id = 1"));
+                    }),
+                    pool);
             run.get();
         }
     }

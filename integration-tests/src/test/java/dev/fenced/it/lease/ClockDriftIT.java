@@ -45,14 +45,24 @@ class ClockDriftIT {
         root = Files.createTempDirectory("fenced-clock-");
         Path offset = root.resolve("faketime");
         Files.writeString(offset, "+0\n");
-        server = PgServer.init(root.resolve("data"), Map.of()).withEnv(Map.of(
-                "LD_PRELOAD", LIBFAKETIME.toString(),
-                "FAKETIME_TIMESTAMP_FILE", offset.toString(),
-                "FAKETIME_NO_CACHE", "1",
-                "FAKETIME_DONT_FAKE_MONOTONIC", "1")).start();
+        server = PgServer.init(root.resolve("data"), Map.of())
+                .withEnv(Map.of(
+                        "LD_PRELOAD",
+                        LIBFAKETIME.toString(),
+                        "FAKETIME_TIMESTAMP_FILE",
+                        offset.toString(),
+                        "FAKETIME_NO_CACHE",
+                        "1",
+                        "FAKETIME_DONT_FAKE_MONOTONIC",
+                        "1"))
+                .start();
         Duration ttl = Duration.ofSeconds(10);
-        try (LeaseManager first = LeaseManager.builder(server.dataSource()).withoutRenewal().build();
-             LeaseManager second = LeaseManager.builder(server.dataSource()).withoutRenewal().build()) {
+        try (LeaseManager first = LeaseManager.builder(server.dataSource())
+                        .withoutRenewal()
+                        .build();
+                LeaseManager second = LeaseManager.builder(server.dataSource())
+                        .withoutRenewal()
+                        .build()) {
             Lease held = first.tryAcquire("drift", ttl).orElseThrow();
             FencedTestExtension.unbind();
             Timestamp before = (Timestamp) server.query("SELECT now()");
@@ -69,8 +79,10 @@ class ClockDriftIT {
                 }
             }
             assertTrue(taken.isPresent(), "the second holder never got the lease");
-            assertFalse(held.isValid(), "the first holder still believes in its lease after the database gave it to "
-                    + "another (token " + taken.get().token() + ")");
+            assertFalse(
+                    held.isValid(),
+                    "the first holder still believes in its lease after the database gave it to " + "another (token "
+                            + taken.get().token() + ")");
         }
     }
 }

@@ -8,8 +8,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 /** The DataSources the lease tests hand to LeaseManager: plain pgjdbc, or a HikariCP pool. */
 final class DataSources {
 
-    private DataSources() {
-    }
+    private DataSources() {}
 
     /** A new physical connection per borrow. */
     static PGSimpleDataSource simple(String jdbcUrl) {

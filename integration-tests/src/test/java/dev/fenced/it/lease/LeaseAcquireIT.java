@@ -23,14 +23,14 @@ import org.junit.jupiter.api.Test;
 @Tag("server-sensitive")
 class LeaseAcquireIT extends LeaseDatabase {
 
-
     @Test
     void acquireWaitsForTheHolderAndGetsANewerToken() throws Exception {
         ProbeDataSource waiterSource = new ProbeDataSource(pool);
         CountDownLatch triedThrice = new CountDownLatch(3);
         waiterSource.onBorrow(n -> triedThrice.countDown());
         ExecutorService waiterThread = Executors.newSingleThreadExecutor();
-        try (LeaseManager holder = LeaseManager.create(pool); LeaseManager waiter = LeaseManager.create(waiterSource)) {
+        try (LeaseManager holder = LeaseManager.create(pool);
+                LeaseManager waiter = LeaseManager.create(waiterSource)) {
             Lease held = holder.tryAcquire("queue", Duration.ofSeconds(30)).orElseThrow();
             Future<long[]> waited = waiterThread.submit(() -> {
                 Lease lease = waiter.acquire("queue", Duration.ofSeconds(30), Duration.ofSeconds(20));
@@ -46,7 +46,9 @@ class LeaseAcquireIT extends LeaseDatabase {
             long releasedAt = System.nanoTime();
             held.close();
             long[] result = waited.get(10, TimeUnit.SECONDS);
-            assertTrue(result[0] > held.token(), "the waiter's token " + result[0] + " must be newer than " + held.token());
+            assertTrue(
+                    result[0] > held.token(),
+                    "the waiter's token " + result[0] + " must be newer than " + held.token());
             assertEquals(result[0], result[1], "the waiter's lease is bound to the thread that acquired it");
             long tookMs = (result[2] - releasedAt) / 1_000_000;
             assertTrue(tookMs < 2000, "the waiter took " + tookMs + " ms to notice the release");
@@ -57,10 +59,12 @@ class LeaseAcquireIT extends LeaseDatabase {
 
     @Test
     void acquireTimesOutWithLeaseTimeoutNamingTheLeaseAndTheWait() throws Exception {
-        try (LeaseManager holder = LeaseManager.create(pool); LeaseManager waiter = LeaseManager.create(pool)) {
+        try (LeaseManager holder = LeaseManager.create(pool);
+                LeaseManager waiter = LeaseManager.create(pool)) {
             Lease held = holder.tryAcquire("busy", Duration.ofSeconds(30)).orElseThrow();
             long start = System.nanoTime();
-            FencingException e = assertThrows(FencingException.class,
+            FencingException e = assertThrows(
+                    FencingException.class,
                     () -> waiter.acquire("busy", Duration.ofSeconds(30), Duration.ofMillis(300)));
             long waitedMs = (System.nanoTime() - start) / 1_000_000;
             assertEquals(FencingException.LEASE_TIMEOUT, e.getSQLState());

@@ -23,14 +23,17 @@ import org.junit.jupiter.api.Test;
 @Tag("jvm-sensitive")
 class LeaseBindingIT extends LeaseDatabase {
 
-
     @Test
     void leasesBindAndCloseRestoresTheOuterBindingInNestingOrder() throws Exception {
-        try (LeaseManager leases = LeaseManager.create(pool); FencingScope outer = Fencing.bind(7)) {
-            try (Lease a = leases.tryAcquire("outer-job", Duration.ofSeconds(30)).orElseThrow()) {
+        try (LeaseManager leases = LeaseManager.create(pool);
+                FencingScope outer = Fencing.bind(7)) {
+            try (Lease a =
+                    leases.tryAcquire("outer-job", Duration.ofSeconds(30)).orElseThrow()) {
                 assertEquals(OptionalLong.of(a.token()), Fencing.currentToken());
-                assertTrue(List.of(LeaseRegistry.nameOf(a.token()).split(" or ")).contains("outer-job"));
-                try (Lease b = leases.tryAcquire("inner-job", Duration.ofSeconds(30)).orElseThrow()) {
+                assertTrue(
+                        List.of(LeaseRegistry.nameOf(a.token()).split(" or ")).contains("outer-job"));
+                try (Lease b =
+                        leases.tryAcquire("inner-job", Duration.ofSeconds(30)).orElseThrow()) {
                     assertEquals(OptionalLong.of(b.token()), Fencing.currentToken());
                 }
                 assertEquals(OptionalLong.of(a.token()), Fencing.currentToken());
@@ -49,9 +52,11 @@ class LeaseBindingIT extends LeaseDatabase {
             lease.close();
             lease.close();
             assertFalse(lease.isValid());
-            assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = 'closing' AND expires_at > now()"));
+            assertEquals(
+                    0, db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = 'closing' AND expires_at > now()"));
             // Tokens are per store, and this JVM's test databases all count from 1: other leases may share it.
-            assertTrue(List.of(LeaseRegistry.nameOf(lease.token()).split(" or ")).contains("closing"),
+            assertTrue(
+                    List.of(LeaseRegistry.nameOf(lease.token()).split(" or ")).contains("closing"),
                     "recently ended leases keep their name: " + LeaseRegistry.nameOf(lease.token()));
             Lease again = leases.tryAcquire("closing", Duration.ofSeconds(30)).orElseThrow();
             again.close();
@@ -66,11 +71,17 @@ class LeaseBindingIT extends LeaseDatabase {
     @Test
     void closeOnAnotherThreadReleasesButLeavesTheBindingPoisoned() throws Exception {
         try (LeaseManager leases = LeaseManager.create(pool)) {
-            Lease lease = leases.tryAcquire("handed-over", Duration.ofSeconds(30)).orElseThrow();
+            Lease lease =
+                    leases.tryAcquire("handed-over", Duration.ofSeconds(30)).orElseThrow();
             CompletableFuture.runAsync(lease::close).get();
-            assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = 'handed-over' AND expires_at > now()"));
+            assertEquals(
+                    0,
+                    db.queryLong(
+                            "SELECT count(*) FROM fenced_lease WHERE name = 'handed-over' AND expires_at > now()"));
             assertEquals(OptionalLong.empty(), Fencing.currentToken());
-            assertTrue(FencedTestExtension.boundCell() != null && FencedTestExtension.boundCell().get() == -lease.token(),
+            assertTrue(
+                    FencedTestExtension.boundCell() != null
+                            && FencedTestExtension.boundCell().get() == -lease.token(),
                     "the cell stays bound, poisoned");
         }
     }
@@ -92,13 +103,16 @@ class LeaseBindingIT extends LeaseDatabase {
 
     @Test
     void argumentsAreChecked() {
-        try (LeaseManager leases = LeaseManager.builder(pool).renewalInterval(Duration.ofSeconds(1)).build()) {
+        try (LeaseManager leases = LeaseManager.builder(pool)
+                .renewalInterval(Duration.ofSeconds(1))
+                .build()) {
             assertThrows(IllegalArgumentException.class, () -> leases.tryAcquire("", Duration.ofSeconds(30)));
             assertThrows(IllegalArgumentException.class, () -> leases.tryAcquire("x", Duration.ZERO));
-            IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class,
-                    () -> leases.tryAcquire("x", Duration.ofMillis(900)));
+            IllegalArgumentException tooShort =
+                    assertThrows(IllegalArgumentException.class, () -> leases.tryAcquire("x", Duration.ofMillis(900)));
             assertTrue(tooShort.getMessage().contains("renewal interval"), tooShort.getMessage());
         }
-        assertThrows(IllegalArgumentException.class, () -> LeaseManager.builder(pool).table("no;such table"));
+        assertThrows(
+                IllegalArgumentException.class, () -> LeaseManager.builder(pool).table("no;such table"));
     }
 }

@@ -41,11 +41,20 @@ class LeaseCrashIT {
     void noTokenIsGrantedTwiceAcrossAPowerCutWithSynchronousCommitOff() throws Exception {
         root = Files.createTempDirectory("fenced-crash-");
         // Asynchronous commit, and a WAL writer that waits long: an acknowledged commit sits in WAL buffers.
-        server = PgServer.init(root.resolve("data"), Map.of("synchronous_commit", "off", "wal_writer_delay", "'10s'",
-                "wal_writer_flush_after", "'1GB'")).start();
+        server = PgServer.init(
+                        root.resolve("data"),
+                        Map.of(
+                                "synchronous_commit",
+                                "off",
+                                "wal_writer_delay",
+                                "'10s'",
+                                "wal_writer_flush_after",
+                                "'1GB'"))
+                .start();
         assertEquals("off", server.query("SHOW synchronous_commit"));
         TreeSet<Long> before = new TreeSet<>();
-        LeaseManager first = LeaseManager.builder(server.dataSource()).withoutRenewal().build();
+        LeaseManager first =
+                LeaseManager.builder(server.dataSource()).withoutRenewal().build();
         var unused = first.tryAcquire("warm-up", Duration.ofMinutes(5)).orElseThrow(); // creates the store
         server.execute("CHECKPOINT");
         for (int i = 0; i < 40; i++) {
@@ -58,16 +67,20 @@ class LeaseCrashIT {
         server.start(); // crash recovery on the same data directory
 
         List<Long> repeated = new ArrayList<>();
-        try (LeaseManager second = LeaseManager.builder(server.dataSource()).withoutRenewal().build()) {
+        try (LeaseManager second =
+                LeaseManager.builder(server.dataSource()).withoutRenewal().build()) {
             for (int i = 0; i < 40; i++) {
-                try (Lease l = second.tryAcquire("after-" + i, Duration.ofMinutes(5)).orElseThrow()) {
+                try (Lease l =
+                        second.tryAcquire("after-" + i, Duration.ofMinutes(5)).orElseThrow()) {
                     if (l.token() <= before.last()) {
                         repeated.add(l.token());
                     }
                 }
             }
         }
-        assertTrue(repeated.isEmpty(), "tokens granted before the crash came out again after it: " + repeated
-                + " (before: " + before.first() + ".." + before.last() + ")");
+        assertTrue(
+                repeated.isEmpty(),
+                "tokens granted before the crash came out again after it: " + repeated + " (before: " + before.first()
+                        + ".." + before.last() + ")");
     }
 }

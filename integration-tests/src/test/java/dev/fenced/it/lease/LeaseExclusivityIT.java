@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Test;
 /** One lease name, one holder at a time: across managers and across racing threads. */
 class LeaseExclusivityIT extends LeaseDatabase {
 
-
     @Test
     void twoManagersOneLease() throws Exception {
-        try (LeaseManager a = LeaseManager.create(pool); LeaseManager b = LeaseManager.create(pool)) {
+        try (LeaseManager a = LeaseManager.create(pool);
+                LeaseManager b = LeaseManager.create(pool)) {
             assertNotEquals(a.holder(), b.holder(), "default holders must differ");
             Optional<Lease> first = a.tryAcquire("exclusive", Duration.ofSeconds(30));
             assertTrue(first.isPresent());
@@ -74,18 +74,23 @@ class LeaseExclusivityIT extends LeaseDatabase {
                     f.get(30, TimeUnit.SECONDS).ifPresent(winners::add);
                 }
                 assertEquals(1, winners.size(), "round " + round + ": winners " + winners);
-                assertEquals(winners.get(0).token(), db.queryLong("SELECT token FROM fenced_lease WHERE name = '" + name + "'"));
+                assertEquals(
+                        winners.get(0).token(),
+                        db.queryLong("SELECT token FROM fenced_lease WHERE name = '" + name + "'"));
             }
         } finally {
             threads.shutdownNow();
             ms.forEach(LeaseManager::close);
         }
-        assertEquals(0, db.queryLong("SELECT count(*) FROM fenced_lease WHERE name LIKE 'race-%' AND expires_at > now()"),
+        assertEquals(
+                0,
+                db.queryLong("SELECT count(*) FROM fenced_lease WHERE name LIKE 'race-%' AND expires_at > now()"),
                 "closing the managers released every lease");
     }
 
     private static String holderOf(String name) throws Exception {
-        try (var c = db.rawConnection(); var ps = c.prepareStatement("SELECT holder FROM fenced_lease WHERE name = ?")) {
+        try (var c = db.rawConnection();
+                var ps = c.prepareStatement("SELECT holder FROM fenced_lease WHERE name = ?")) {
             ps.setString(1, name);
             try (var rs = ps.executeQuery()) {
                 rs.next();

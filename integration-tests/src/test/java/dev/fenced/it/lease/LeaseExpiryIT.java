@@ -34,8 +34,10 @@ class LeaseExpiryIT {
             long crashedToken;
             Timestamp crashedExpiry;
             try (ChildJvm child = ChildJvm.start(LeaseHolderChild.class, "hold", db.rawUrl(), "nightly", "1500")) {
-                crashedToken = Long.parseLong(child.awaitLine(Duration.ofSeconds(30), "READY ").substring(6));
-                assertTrue(survivor.tryAcquire("nightly", Duration.ofSeconds(10)).isEmpty(), "the child holds it");
+                crashedToken = Long.parseLong(
+                        child.awaitLine(Duration.ofSeconds(30), "READY ").substring(6));
+                assertTrue(
+                        survivor.tryAcquire("nightly", Duration.ofSeconds(10)).isEmpty(), "the child holds it");
                 child.kill();
                 // The child renewed until it died; what counts now is the expiry the database wrote.
                 crashedExpiry = expiresAt("nightly");
@@ -43,14 +45,16 @@ class LeaseExpiryIT {
             Lease next = survivor.acquire("nightly", Duration.ofSeconds(10), Duration.ofSeconds(15));
             assertTrue(next.token() > crashedToken, next.token() + " must be larger than " + crashedToken);
             Timestamp grantedAt = timestamp("SELECT granted_at FROM fenced_lease WHERE name = 'nightly'");
-            assertTrue(!grantedAt.before(crashedExpiry),
+            assertTrue(
+                    !grantedAt.before(crashedExpiry),
                     "granted at " + grantedAt + ", before the crashed holder's lease expired at " + crashedExpiry);
             assertEquals(survivor.holder(), holderOf("nightly"));
         }
     }
 
     private static String holderOf(String name) throws Exception {
-        try (var c = db.rawConnection(); var ps = c.prepareStatement("SELECT holder FROM fenced_lease WHERE name = ?")) {
+        try (var c = db.rawConnection();
+                var ps = c.prepareStatement("SELECT holder FROM fenced_lease WHERE name = ?")) {
             ps.setString(1, name);
             try (var rs = ps.executeQuery()) {
                 rs.next();
@@ -64,7 +68,9 @@ class LeaseExpiryIT {
     }
 
     private static Timestamp timestamp(String sql) throws Exception {
-        try (var c = db.rawConnection(); var s = c.createStatement(); var rs = s.executeQuery(sql)) {
+        try (var c = db.rawConnection();
+                var s = c.createStatement();
+                var rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getTimestamp(1);
         }

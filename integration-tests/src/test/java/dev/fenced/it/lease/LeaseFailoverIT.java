@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.it.lease.fault.PgServer;
 import dev.fenced.internal.lease.Tokens;
+import dev.fenced.it.lease.fault.PgServer;
 import dev.fenced.it.support.FencedTestExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -59,8 +59,8 @@ class LeaseFailoverIT {
      */
     @Test
     void aPromotedSynchronousStandbyNeverRepeatsATokenEither() throws Exception {
-        startPrimaryAndStandby(Map.of("wal_keep_size", "'64MB'", "synchronous_standby_names", "'*'",
-                "synchronous_commit", "off"));
+        startPrimaryAndStandby(
+                Map.of("wal_keep_size", "'64MB'", "synchronous_standby_names", "'*'", "synchronous_commit", "off"));
         primary.awaitTrue("SELECT count(*) = 1 FROM pg_stat_replication WHERE sync_state = 'sync'");
         List<Long> old = grant(primary, "sync", 60);
         primary.killAll();
@@ -80,13 +80,15 @@ class LeaseFailoverIT {
         standby.promote();
         // What the two timeline sources say right after promotion (the checkpoint's lags until the
         // end-of-recovery checkpoint is done; the WAL insert position's does not).
-        System.out.println("after promotion: insert timeline " + standby.query(
-                "SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)") + ", checkpoint timeline "
+        System.out.println("after promotion: insert timeline "
+                + standby.query("SELECT substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)") + ", checkpoint timeline "
                 + standby.query("SELECT timeline_id FROM pg_control_checkpoint()"));
         List<Long> fresh = grant(standby, "after-failover", 20);
         List<Long> repeated = fresh.stream().filter(t -> t <= highestOld).toList();
-        assertTrue(repeated.isEmpty(), "the promoted standby granted tokens the old primary had granted: " + repeated
-                + " (old primary's highest " + highestOld + ")");
+        assertTrue(
+                repeated.isEmpty(),
+                "the promoted standby granted tokens the old primary had granted: " + repeated
+                        + " (old primary's highest " + highestOld + ")");
         for (int i = 1; i < fresh.size(); i++) {
             assertTrue(fresh.get(i) > fresh.get(i - 1), "tokens strictly grow: " + fresh);
         }
@@ -95,9 +97,11 @@ class LeaseFailoverIT {
 
     private static List<Long> grant(PgServer server, String prefix, int n) throws Exception {
         List<Long> tokens = new ArrayList<>();
-        try (LeaseManager leases = LeaseManager.builder(server.dataSource()).withoutRenewal().build()) {
+        try (LeaseManager leases =
+                LeaseManager.builder(server.dataSource()).withoutRenewal().build()) {
             for (int i = 0; i < n; i++) {
-                Lease l = leases.tryAcquire(prefix + "-" + i, Duration.ofMinutes(5)).orElseThrow();
+                Lease l = leases.tryAcquire(prefix + "-" + i, Duration.ofMinutes(5))
+                        .orElseThrow();
                 tokens.add(l.token());
                 FencedTestExtension.unbind();
             }

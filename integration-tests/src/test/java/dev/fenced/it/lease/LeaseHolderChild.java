@@ -30,8 +30,7 @@ import java.time.Duration;
  */
 public final class LeaseHolderChild {
 
-    private LeaseHolderChild() {
-    }
+    private LeaseHolderChild() {}
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
@@ -40,9 +39,10 @@ public final class LeaseHolderChild {
         Duration ttl = Duration.ofMillis(Long.parseLong(args[3]));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         LeaseManager leases = LeaseManager.builder(DataSources.simple(rawUrl))
-                .holder("child-" + ProcessHandle.current().pid()).build();
-        Lease lease = leases.tryAcquire(name, ttl)
-                .orElseThrow(() -> new IllegalStateException("lease " + name + " is busy"));
+                .holder("child-" + ProcessHandle.current().pid())
+                .build();
+        Lease lease =
+                leases.tryAcquire(name, ttl).orElseThrow(() -> new IllegalStateException("lease " + name + " is busy"));
         switch (mode) {
             case "hold" -> {
                 System.out.println("READY " + lease.token());
@@ -59,11 +59,13 @@ public final class LeaseHolderChild {
                     System.out.println("READY " + lease.token());
                     String command = in.readLine(); // frozen here by SIGSTOP, like a GC pause mid-job
                     long amount = Long.parseLong(command.substring("WRITE ".length()));
-                    try (PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
+                    try (PreparedStatement ps =
+                            c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
                         ps.setLong(1, amount);
                         System.out.println("WROTE " + ps.executeUpdate());
                     } catch (StaleTokenException | LeaseLostException refused) {
-                        System.out.println("REFUSED " + refused.getClass().getSimpleName() + " " + refused.getMessage());
+                        System.out.println(
+                                "REFUSED " + refused.getClass().getSimpleName() + " " + refused.getMessage());
                     } catch (SQLException other) {
                         System.out.println("ERROR " + other.getSQLState() + " " + other);
                     }

@@ -40,8 +40,13 @@ class LeaseIsolationIT {
             for (int i = 0; i < racers; i++) {
                 managers.add(LeaseManager.create(pool));
             }
-            managers.get(0).tryAcquire("warm-up", Duration.ofSeconds(30)).orElseThrow().close();
-            try (var c = pool.getConnection(); var st = c.createStatement(); var rs = st.executeQuery("SHOW transaction_isolation")) {
+            managers.get(0)
+                    .tryAcquire("warm-up", Duration.ofSeconds(30))
+                    .orElseThrow()
+                    .close();
+            try (var c = pool.getConnection();
+                    var st = c.createStatement();
+                    var rs = st.executeQuery("SHOW transaction_isolation")) {
                 rs.next();
                 assertEquals(level, rs.getString(1));
             }

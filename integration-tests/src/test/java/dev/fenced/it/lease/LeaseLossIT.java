@@ -9,14 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fenced.FencedStats;
 import dev.fenced.Fencing;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.it.support.FencedTestExtension;
-import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.internal.lease.LeaseSchema;
-import dev.fenced.FencedStats;
+import dev.fenced.it.support.FencedTestExtension;
+import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -47,7 +47,8 @@ class LeaseLossIT {
         db = database;
         role = "fenced_holder_" + UUID.randomUUID().toString().substring(0, 8).toLowerCase(Locale.ROOT);
         // The store is created the way createTable=false users create it: the shipped script, run as is.
-        db.execute(LeaseSchema.script(),
+        db.execute(
+                LeaseSchema.script(),
                 "CREATE ROLE " + role + " LOGIN",
                 "GRANT SELECT, INSERT, UPDATE ON fenced_lease TO " + role,
                 "GRANT USAGE ON SEQUENCE fenced_lease_token_seq TO " + role);
@@ -73,7 +74,8 @@ class LeaseLossIT {
         config.setMaximumPoolSize(2);
         config.setConnectionTimeout(250);
         try (HikariDataSource holderPool = new HikariDataSource(config);
-             LeaseManager holder = LeaseManager.builder(holderPool).createTable(false).build()) {
+                LeaseManager holder =
+                        LeaseManager.builder(holderPool).createTable(false).build()) {
             long beforeGrant = System.nanoTime();
             Lease lease = holder.tryAcquire("outage", Duration.ofMillis(1200)).orElseThrow();
             AtomicLong lostAt = new AtomicLong();
@@ -95,7 +97,8 @@ class LeaseLossIT {
                 assertTrue(System.nanoTime() < full, "the holder's pool never filled");
                 java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // Hikari offers no signal for it
             }
-            db.execute("ALTER ROLE " + role + " NOLOGIN",
+            db.execute(
+                    "ALTER ROLE " + role + " NOLOGIN",
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + role + "'");
             try {
                 assertSame(lease, lost.get(10, TimeUnit.SECONDS));
@@ -110,10 +113,13 @@ class LeaseLossIT {
             assertFalse(lease.isValid());
             assertEquals(OptionalLong.empty(), Fencing.currentToken(), "the acquiring thread's token must be poisoned");
             assertNotEquals(acquiringThread, callbackThread.get(), "onLost must not run on the holder's thread");
-            assertTrue(FencedStats.counters().get("fenced.leases.renewals_failed") > failedBefore, "failed renewals must be counted");
+            assertTrue(
+                    FencedStats.counters().get("fenced.leases.renewals_failed") > failedBefore,
+                    "failed renewals must be counted");
             assertTrue(FencedStats.counters().get("fenced.leases.lost") > lostBefore);
             // Tokens are per store, and this JVM's test databases all count from 1: other leases may share it.
-            assertTrue(List.of(LeaseRegistry.nameOf(lease.token()).split(" or ")).contains("outage"),
+            assertTrue(
+                    List.of(LeaseRegistry.nameOf(lease.token()).split(" or ")).contains("outage"),
                     "the driver names lost leases by token: " + LeaseRegistry.nameOf(lease.token()));
 
             // A callback registered after the loss runs at once, exactly once.
@@ -145,8 +151,10 @@ class LeaseLossIT {
             assertFalse(lease.isValid());
             assertEquals(OptionalLong.empty(), Fencing.currentToken());
             lease.close(); // not ours any more: close must leave the intruder's row alone
-            assertEquals(1, db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = 'taken' AND holder = 'intruder'"
-                    + " AND expires_at > now()"));
+            assertEquals(
+                    1,
+                    db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = 'taken' AND holder = 'intruder'"
+                            + " AND expires_at > now()"));
         }
     }
 

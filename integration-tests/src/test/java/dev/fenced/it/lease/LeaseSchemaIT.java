@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
+import dev.fenced.internal.lease.LeaseSchema;
 import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.TestDatabase;
-import dev.fenced.internal.lease.LeaseSchema;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,13 +25,18 @@ import org.junit.jupiter.api.Test;
 @Tag("server-sensitive")
 class LeaseSchemaIT extends LeaseDatabase {
 
-
     @Test
     void missingTableWithCreateTableOffIsRefusedNamingTheScript() {
-        try (LeaseManager leases = LeaseManager.builder(pool).table("never_created").createTable(false).build()) {
-            FencingException e = assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
+        try (LeaseManager leases = LeaseManager.builder(pool)
+                .table("never_created")
+                .createTable(false)
+                .build()) {
+            FencingException e =
+                    assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
             assertEquals(FencingException.LEASE_STORE, e.getSQLState());
-            assertTrue(e.getMessage().contains("\"never_created\"") && e.getMessage().contains("fenced-lease.sql"),
+            assertTrue(
+                    e.getMessage().contains("\"never_created\"")
+                            && e.getMessage().contains("fenced-lease.sql"),
                     e.getMessage());
         }
         assertEquals(0, db.queryLong("SELECT count(*) FROM pg_class WHERE relname LIKE 'never_created%'"));
@@ -40,8 +45,10 @@ class LeaseSchemaIT extends LeaseDatabase {
     @Test
     void schemaQualifiedAndQuotedTableNamesGetTheirOwnSequence() throws Exception {
         db.execute("CREATE SCHEMA locks");
-        try (LeaseManager plain = LeaseManager.builder(pool).table("Locks.Job_Lease").build();
-             LeaseManager quoted = LeaseManager.builder(pool).table("\"Odd \"\"Name\"\"\"").build()) {
+        try (LeaseManager plain =
+                        LeaseManager.builder(pool).table("Locks.Job_Lease").build();
+                LeaseManager quoted =
+                        LeaseManager.builder(pool).table("\"Odd \"\"Name\"\"\"").build()) {
             Lease a = plain.tryAcquire("x", Duration.ofSeconds(5)).orElseThrow();
             Lease b = quoted.tryAcquire("x", Duration.ofSeconds(5)).orElseThrow();
             assertEquals(a.token(), db.queryLong("SELECT token FROM locks.job_lease WHERE name = 'x'"));
@@ -61,7 +68,8 @@ class LeaseSchemaIT extends LeaseDatabase {
             CountDownLatch go = new CountDownLatch(1);
             List<Future<Boolean>> results = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
-                LeaseManager m = LeaseManager.builder(pool).table("racing.fenced_lease").build();
+                LeaseManager m =
+                        LeaseManager.builder(pool).table("racing.fenced_lease").build();
                 managers.add(m);
                 int n = i;
                 results.add(threads.submit(() -> {
@@ -87,10 +95,13 @@ class LeaseSchemaIT extends LeaseDatabase {
     @Test
     void aSequenceThatCouldRepeatOrReorderTokensIsRefused() {
         // Someone created the sequence by hand before running the script, with a per-session cache.
-        db.execute("CREATE SEQUENCE cached_lease_token_seq CACHE 20",
+        db.execute(
+                "CREATE SEQUENCE cached_lease_token_seq CACHE 20",
                 LeaseSchema.script().replace("fenced_lease", "cached_lease"));
-        try (LeaseManager leases = LeaseManager.builder(pool).table("cached_lease").build()) {
-            FencingException e = assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
+        try (LeaseManager leases =
+                LeaseManager.builder(pool).table("cached_lease").build()) {
+            FencingException e =
+                    assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
             assertEquals(FencingException.LEASE_STORE, e.getSQLState());
             assertTrue(e.getMessage().contains("CACHE 20"), e.getMessage());
         }
@@ -105,9 +116,11 @@ class LeaseSchemaIT extends LeaseDatabase {
         }
         readOnly.execute("ALTER DATABASE " + readOnly.name() + " SET default_transaction_read_only = on");
         try (LeaseManager leases = LeaseManager.create(DataSources.simple(readOnly))) {
-            FencingException e = assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
+            FencingException e =
+                    assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
             assertEquals(FencingException.LEASE_STORE, e.getSQLState());
-            assertTrue(e.getMessage().contains("read-only") && !e.getMessage().contains("is a standby"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("read-only") && !e.getMessage().contains("is a standby"), e.getMessage());
             assertTrue(e.getCause() != null && "25006".equals(((java.sql.SQLException) e.getCause()).getSQLState()));
         }
     }
@@ -115,10 +128,13 @@ class LeaseSchemaIT extends LeaseDatabase {
     /** A sequence owned by a table goes when the table is dropped, and tokens restart with the new one. */
     @Test
     void aSequenceOwnedByATableIsRefused() {
-        db.execute(LeaseSchema.script().replace("fenced_lease", "owned_lease"),
+        db.execute(
+                LeaseSchema.script().replace("fenced_lease", "owned_lease"),
                 "ALTER SEQUENCE owned_lease_token_seq OWNED BY owned_lease.token");
-        try (LeaseManager leases = LeaseManager.builder(pool).table("owned_lease").build()) {
-            FencingException e = assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
+        try (LeaseManager leases =
+                LeaseManager.builder(pool).table("owned_lease").build()) {
+            FencingException e =
+                    assertThrows(FencingException.class, () -> leases.tryAcquire("x", Duration.ofSeconds(5)));
             assertEquals(FencingException.LEASE_STORE, e.getSQLState());
             assertTrue(e.getMessage().contains("OWNED BY NONE"), e.getMessage());
         }
@@ -127,13 +143,16 @@ class LeaseSchemaIT extends LeaseDatabase {
     /** A sequence reset below the tokens already in the table would grant them again. */
     @Test
     void aSequenceBehindTheTokensInTheTableIsRefused() throws Exception {
-        try (LeaseManager leases = LeaseManager.builder(pool).table("reset_lease").build()) {
+        try (LeaseManager leases =
+                LeaseManager.builder(pool).table("reset_lease").build()) {
             leases.tryAcquire("a", Duration.ofSeconds(5)).orElseThrow().close();
             leases.tryAcquire("b", Duration.ofSeconds(5)).orElseThrow().close();
         }
         db.execute("SELECT setval('reset_lease_token_seq', 1, false)");
-        try (LeaseManager leases = LeaseManager.builder(pool).table("reset_lease").build()) {
-            FencingException e = assertThrows(FencingException.class, () -> leases.tryAcquire("c", Duration.ofSeconds(5)));
+        try (LeaseManager leases =
+                LeaseManager.builder(pool).table("reset_lease").build()) {
+            FencingException e =
+                    assertThrows(FencingException.class, () -> leases.tryAcquire("c", Duration.ofSeconds(5)));
             assertEquals(FencingException.LEASE_STORE, e.getSQLState());
             assertTrue(e.getMessage().contains("highest token"), e.getMessage());
         }

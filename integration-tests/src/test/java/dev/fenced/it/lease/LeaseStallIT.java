@@ -83,13 +83,16 @@ class LeaseStallIT {
             Lease after = leases.acquire("stall-after", TTL, Duration.ofSeconds(20));
             long grantedAt = System.nanoTime();
             long firstRenewal = awaitRenewal("stall-after", after.token(), Duration.ofSeconds(15));
-            System.out.printf("stall 5 s: grant %d ms after the heal, first renewal %d ms after the heal%n",
+            System.out.printf(
+                    "stall 5 s: grant %d ms after the heal, first renewal %d ms after the heal%n",
                     (grantedAt - healedAt) / 1_000_000, (firstRenewal - healedAt) / 1_000_000);
             assertTrue(after.isValid());
             long grantMs = (grantedAt - healedAt) / 1_000_000;
             long renewalMs = (firstRenewal - grantedAt) / 1_000_000;
             assertTrue(grantMs <= STORE_TIMEOUT_MILLIS + SLACK_MILLIS, "grant " + grantMs + " ms after the heal");
-            assertTrue(renewalMs <= TTL.toMillis() / 3 + SLACK_MILLIS, "first renewal " + renewalMs + " ms after the grant");
+            assertTrue(
+                    renewalMs <= TTL.toMillis() / 3 + SLACK_MILLIS,
+                    "first renewal " + renewalMs + " ms after the grant");
             after.close();
         }
     }
@@ -102,16 +105,20 @@ class LeaseStallIT {
             proxy.stall();
             Duration maxWait = Duration.ofSeconds(1);
             long start = System.nanoTime();
-            assertTimeoutPreemptively(Duration.ofSeconds(15), () -> assertThrows(SQLException.class,
-                    () -> leases.acquire("stall-acquire", TTL, maxWait)));
+            assertTimeoutPreemptively(
+                    Duration.ofSeconds(15),
+                    () -> assertThrows(SQLException.class, () -> leases.acquire("stall-acquire", TTL, maxWait)));
             long acquireMs = (System.nanoTime() - start) / 1_000_000;
             start = System.nanoTime();
-            assertTimeoutPreemptively(Duration.ofSeconds(15), () -> assertThrows(SQLException.class,
-                    () -> leases.tryAcquire("stall-try", TTL)));
+            assertTimeoutPreemptively(
+                    Duration.ofSeconds(15),
+                    () -> assertThrows(SQLException.class, () -> leases.tryAcquire("stall-try", TTL)));
             long tryMs = (System.nanoTime() - start) / 1_000_000;
-            System.out.printf("stalled store: acquire(maxWait 1000 ms) returned after %d ms, tryAcquire after %d ms%n",
+            System.out.printf(
+                    "stalled store: acquire(maxWait 1000 ms) returned after %d ms, tryAcquire after %d ms%n",
                     acquireMs, tryMs);
-            assertTrue(acquireMs <= maxWait.toMillis() + 2 * LeaseManager.ACQUIRE_GRACE_MILLIS + SLACK_MILLIS,
+            assertTrue(
+                    acquireMs <= maxWait.toMillis() + 2 * LeaseManager.ACQUIRE_GRACE_MILLIS + SLACK_MILLIS,
                     "acquire returned after " + acquireMs + " ms");
             assertTrue(tryMs <= STORE_TIMEOUT_MILLIS + SLACK_MILLIS, "tryAcquire returned after " + tryMs + " ms");
         }
@@ -146,18 +153,21 @@ class LeaseStallIT {
             lease.onLost(l -> lost.countDown());
             long grantedAt = System.nanoTime();
             proxy.stall(); // the renewal due at 2 s goes out into the silence
-            TimeUnit.NANOSECONDS.sleep(Math.max(0, grantedAt + TimeUnit.MILLISECONDS.toNanos(2500) - System.nanoTime()));
+            TimeUnit.NANOSECONDS.sleep(
+                    Math.max(0, grantedAt + TimeUnit.MILLISECONDS.toNanos(2500) - System.nanoTime()));
             long before = db.queryLong("SELECT (extract(epoch FROM renewed_at) * 1000000)::bigint FROM fenced_lease"
                     + " WHERE name = 'stall-short'");
             proxy.heal();
             long healedAt = System.nanoTime();
             long renewedAt = awaitRenewalAfter("stall-short", before, Duration.ofSeconds(10));
-            System.out.printf("stall 2.5 s (ttl 6 s): first renewal %d ms after the heal%n",
-                    (renewedAt - healedAt) / 1_000_000);
+            System.out.printf(
+                    "stall 2.5 s (ttl 6 s): first renewal %d ms after the heal%n", (renewedAt - healedAt) / 1_000_000);
             assertTrue(lease.isValid(), "the lease outlived a stall shorter than its deadline: " + lease);
             long afterHealMs = (renewedAt - healedAt) / 1_000_000;
-            assertTrue(afterHealMs <= ttl.toMillis() * 55 / 100 + SLACK_MILLIS, "first renewal " + afterHealMs
-                    + " ms after the heal, bound 0.55 x ttl = " + ttl.toMillis() * 55 / 100 + " ms");
+            assertTrue(
+                    afterHealMs <= ttl.toMillis() * 55 / 100 + SLACK_MILLIS,
+                    "first renewal " + afterHealMs + " ms after the heal, bound 0.55 x ttl = "
+                            + ttl.toMillis() * 55 / 100 + " ms");
             assertTrue(lost.getCount() == 1);
             lease.close();
         }
@@ -167,7 +177,8 @@ class LeaseStallIT {
         long end = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < end) {
             if (db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = '" + name + "' AND"
-                    + " (extract(epoch FROM renewed_at) * 1000000)::bigint > " + renewedMicros) > 0) {
+                            + " (extract(epoch FROM renewed_at) * 1000000)::bigint > " + renewedMicros)
+                    > 0) {
                 return System.nanoTime();
             }
             Thread.sleep(20);
@@ -180,7 +191,8 @@ class LeaseStallIT {
         long end = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < end) {
             if (db.queryLong("SELECT count(*) FROM fenced_lease WHERE name = '" + name + "' AND token = " + token
-                    + " AND renewed_at > granted_at") > 0) {
+                            + " AND renewed_at > granted_at")
+                    > 0) {
                 return System.nanoTime();
             }
             Thread.sleep(20);

@@ -46,10 +46,14 @@ class LeaseStandbyIT {
         root = Files.createTempDirectory("fenced-standby-");
         Path primaryDir = root.resolve("primary");
         Path standbyDir = root.resolve("standby");
-        EmbeddedPostgres first = EmbeddedPostgres.builder().setDataDirectory(primaryDir).setCleanDataDirectory(false).start();
+        EmbeddedPostgres first = EmbeddedPostgres.builder()
+                .setDataDirectory(primaryDir)
+                .setCleanDataDirectory(false)
+                .start();
         int port = first.getPort();
         try (LeaseManager leases = LeaseManager.create(first.getPostgresDatabase())) {
-            try (Lease lease = leases.tryAcquire("before-restart", Duration.ofSeconds(30)).orElseThrow()) {
+            try (Lease lease =
+                    leases.tryAcquire("before-restart", Duration.ofSeconds(30)).orElseThrow()) {
                 tokenBeforeRestart = lease.token();
             }
         } finally {
@@ -60,11 +64,20 @@ class LeaseStandbyIT {
         copy(primaryDir, standbyDir);
         Files.setPosixFilePermissions(standbyDir, PosixFilePermissions.fromString("rwx------"));
         Files.createFile(standbyDir.resolve("standby.signal"));
-        Files.writeString(standbyDir.resolve("postgresql.auto.conf"),
-                "primary_conninfo = 'host=localhost port=" + port + " user=postgres'\n", StandardOpenOption.APPEND);
+        Files.writeString(
+                standbyDir.resolve("postgresql.auto.conf"),
+                "primary_conninfo = 'host=localhost port=" + port + " user=postgres'\n",
+                StandardOpenOption.APPEND);
 
-        primary = EmbeddedPostgres.builder().setDataDirectory(primaryDir).setCleanDataDirectory(false).setPort(port).start();
-        standby = EmbeddedPostgres.builder().setDataDirectory(standbyDir).setCleanDataDirectory(false).start();
+        primary = EmbeddedPostgres.builder()
+                .setDataDirectory(primaryDir)
+                .setCleanDataDirectory(false)
+                .setPort(port)
+                .start();
+        standby = EmbeddedPostgres.builder()
+                .setDataDirectory(standbyDir)
+                .setCleanDataDirectory(false)
+                .start();
     }
 
     @AfterAll
@@ -85,15 +98,19 @@ class LeaseStandbyIT {
     @Test
     void theStandbyIsReal() throws Exception {
         assertTrue(queryBoolean(standby.getPostgresDatabase(), "SELECT pg_is_in_recovery()"));
-        assertTrue(queryBoolean(standby.getPostgresDatabase(),
-                "SELECT status = 'streaming' FROM pg_stat_wal_receiver"), "the standby streams from the primary");
+        assertTrue(
+                queryBoolean(standby.getPostgresDatabase(), "SELECT status = 'streaming' FROM pg_stat_wal_receiver"),
+                "the standby streams from the primary");
     }
 
     @Test
     void tokensKeepGrowingAcrossAServerRestart() throws Exception {
         try (LeaseManager leases = LeaseManager.create(primary.getPostgresDatabase())) {
-            Lease after = leases.tryAcquire("after-restart", Duration.ofSeconds(30)).orElseThrow();
-            assertTrue(after.token() > tokenBeforeRestart, after.token() + " after a restart, " + tokenBeforeRestart + " before");
+            Lease after =
+                    leases.tryAcquire("after-restart", Duration.ofSeconds(30)).orElseThrow();
+            assertTrue(
+                    after.token() > tokenBeforeRestart,
+                    after.token() + " after a restart, " + tokenBeforeRestart + " before");
         }
     }
 
@@ -102,8 +119,8 @@ class LeaseStandbyIT {
     void aManagerOnTheStandbyRefusesToGrant() throws Exception {
         awaitReplayOf("fenced_lease");
         try (LeaseManager leases = LeaseManager.create(standby.getPostgresDatabase())) {
-            FencingException e = assertThrows(FencingException.class,
-                    () -> leases.tryAcquire("job", Duration.ofSeconds(30)));
+            FencingException e =
+                    assertThrows(FencingException.class, () -> leases.tryAcquire("job", Duration.ofSeconds(30)));
             assertStandbyRefusal(e, "job");
         }
     }
@@ -119,8 +136,8 @@ class LeaseStandbyIT {
         try (LeaseManager leases = LeaseManager.create(moving)) {
             leases.tryAcquire("moving-1", Duration.ofSeconds(30)).orElseThrow().close();
             moving.pointAt(standby.getPostgresDatabase());
-            FencingException e = assertThrows(FencingException.class,
-                    () -> leases.tryAcquire("moving-2", Duration.ofSeconds(30)));
+            FencingException e =
+                    assertThrows(FencingException.class, () -> leases.tryAcquire("moving-2", Duration.ofSeconds(30)));
             assertStandbyRefusal(e, "moving-2");
             assertEquals("25006", ((SQLException) e.getCause()).getSQLState(), "the server's own refusal is the cause");
             moving.pointAt(primary.getPostgresDatabase());
@@ -148,7 +165,9 @@ class LeaseStandbyIT {
     }
 
     private static boolean queryBoolean(DataSource ds, String sql) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             return rs.next() && rs.getBoolean(1);
         }
     }

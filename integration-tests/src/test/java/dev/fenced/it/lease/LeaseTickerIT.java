@@ -43,13 +43,17 @@ class LeaseTickerIT extends LeaseDatabase {
 
     @Test
     void aLeaseEndsWhenTheTickerPassesItsDeadlineAndItsWritesAreRefused() throws Exception {
-        db.execute("CREATE TABLE IF NOT EXISTS ticked (id int PRIMARY KEY, last_token bigint)",
+        db.execute(
+                "CREATE TABLE IF NOT EXISTS ticked (id int PRIMARY KEY, last_token bigint)",
                 "INSERT INTO ticked VALUES (1, NULL) ON CONFLICT DO NOTHING");
         FakeTicker ticker = new FakeTicker();
-        try (LeaseManager leases = LeaseManager.builder(pool).ticker(ticker).withoutRenewal().build();
-             Lease lease = leases.tryAcquire("ticked", Duration.ofHours(1)).orElseThrow();
-             Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=ticked"));
-             Statement s = c.createStatement()) {
+        try (LeaseManager leases = LeaseManager.builder(pool)
+                        .ticker(ticker)
+                        .withoutRenewal()
+                        .build();
+                Lease lease = leases.tryAcquire("ticked", Duration.ofHours(1)).orElseThrow();
+                Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=ticked"));
+                Statement s = c.createStatement()) {
             assertSame(ticker, leases.ticker());
             assertEquals(1, s.executeUpdate("UPDATE ticked SET id = 1"));
             ticker.advance(Duration.ofMinutes(53)); // within the hour less its tenth of clock-drift margin
@@ -70,9 +74,11 @@ class LeaseTickerIT extends LeaseDatabase {
             return ticker.read();
         };
         try (LeaseManager holder = LeaseManager.create(pool);
-             Lease held = holder.tryAcquire("ticked-wait", Duration.ofMinutes(5)).orElseThrow();
-             LeaseManager waiter = LeaseManager.builder(pool).ticker(leaping).build()) {
-            FencingException e = assertThrows(FencingException.class,
+                Lease held =
+                        holder.tryAcquire("ticked-wait", Duration.ofMinutes(5)).orElseThrow();
+                LeaseManager waiter = LeaseManager.builder(pool).ticker(leaping).build()) {
+            FencingException e = assertThrows(
+                    FencingException.class,
                     () -> waiter.acquire("ticked-wait", Duration.ofMinutes(5), Duration.ofSeconds(30)));
             assertEquals(FencingException.LEASE_TIMEOUT, e.getSQLState());
             assertTrue(held.isValid());
@@ -82,8 +88,11 @@ class LeaseTickerIT extends LeaseDatabase {
     @Test
     void theSpringIntegrationLockIsIdleForAsLongAsItsManagersTickerSays() {
         FakeTicker ticker = new FakeTicker();
-        try (LeaseManager leases = LeaseManager.builder(pool).ticker(ticker).withoutRenewal().build();
-             FencedLockRegistry registry = new FencedLockRegistry(leases, Duration.ofSeconds(30), "ticked-")) {
+        try (LeaseManager leases = LeaseManager.builder(pool)
+                        .ticker(ticker)
+                        .withoutRenewal()
+                        .build();
+                FencedLockRegistry registry = new FencedLockRegistry(leases, Duration.ofSeconds(30), "ticked-")) {
             Lock lock = registry.obtain("idle");
             assertTrue(lock.tryLock());
             lock.unlock();

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 @Tag("server-sensitive")
 class LeaseTokenOrderIT extends LeaseDatabase {
 
-
     @Test
     void tokensGrowAcrossNamesReleasesExpiriesAndManagers() throws Exception {
         List<Long> tokens = new ArrayList<>();
@@ -38,19 +37,22 @@ class LeaseTokenOrderIT extends LeaseDatabase {
                 Lease c2 = m2.acquire("c", Duration.ofSeconds(30), Duration.ofSeconds(10));
                 tokens.add(c2.token()); // after an expiry
                 assertTrue(!c.isValid(), "m1 must have lost c by now");
-                tokens.add(m2.tryAcquire("d", Duration.ofSeconds(30)).orElseThrow().token());
+                tokens.add(
+                        m2.tryAcquire("d", Duration.ofSeconds(30)).orElseThrow().token());
             }
             partitionable.pointAt(pool);
         }
         // A new manager (a restarted application) continues above every old token.
         try (LeaseManager m3 = LeaseManager.create(pool)) {
             tokens.add(m3.tryAcquire("a", Duration.ofSeconds(30)).orElseThrow().token());
-            tokens.add(m3.tryAcquire("fresh", Duration.ofSeconds(30)).orElseThrow().token());
+            tokens.add(
+                    m3.tryAcquire("fresh", Duration.ofSeconds(30)).orElseThrow().token());
         }
         for (int i = 1; i < tokens.size(); i++) {
             assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens must strictly grow: " + tokens);
         }
-        assertTrue(db.queryLong("SELECT last_value FROM fenced_lease_token_seq") >= dev.fenced.internal.lease.Tokens.sequenceOf(tokens.get(tokens.size() - 1)));
+        assertTrue(db.queryLong("SELECT last_value FROM fenced_lease_token_seq")
+                >= dev.fenced.internal.lease.Tokens.sequenceOf(tokens.get(tokens.size() - 1)));
     }
 
     /**
@@ -75,8 +77,8 @@ class LeaseTokenOrderIT extends LeaseDatabase {
                     dev.fenced.FencingException.class, () -> m.tryAcquire("reset-me", Duration.ofSeconds(30)));
             org.junit.jupiter.api.Assertions.assertEquals(dev.fenced.FencingException.LEASE_STORE, e.getSQLState());
             assertTrue(e.getMessage().contains("not above the highest token already granted"), e.getMessage());
-            org.junit.jupiter.api.Assertions.assertEquals(first,
-                    db.queryLong("SELECT token FROM reset_lease WHERE name = 'reset-me'"));
+            org.junit.jupiter.api.Assertions.assertEquals(
+                    first, db.queryLong("SELECT token FROM reset_lease WHERE name = 'reset-me'"));
         }
     }
 }

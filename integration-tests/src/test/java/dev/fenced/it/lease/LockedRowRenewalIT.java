@@ -22,7 +22,8 @@ class LockedRowRenewalIT extends LeaseDatabase {
     @Test
     void aLockedRowDoesNotCostTheOtherLeases() throws Exception {
         Duration ttl = Duration.ofSeconds(3);
-        try (LeaseManager leases = LeaseManager.create(pool); Connection locker = db.rawConnection()) {
+        try (LeaseManager leases = LeaseManager.create(pool);
+                Connection locker = db.rawConnection()) {
             Lease a = leases.tryAcquire("locked-a", ttl).orElseThrow();
             Lease b = leases.tryAcquire("locked-b", ttl).orElseThrow();
             Lease c = leases.tryAcquire("locked-c", ttl).orElseThrow();
@@ -35,7 +36,8 @@ class LockedRowRenewalIT extends LeaseDatabase {
             try (Statement s = locker.createStatement()) {
                 s.execute("SELECT * FROM fenced_lease WHERE name = 'locked-b' FOR UPDATE");
             }
-            assertFalse(othersLost.await(ttl.toMillis() * 3, TimeUnit.MILLISECONDS),
+            assertFalse(
+                    othersLost.await(ttl.toMillis() * 3, TimeUnit.MILLISECONDS),
                     "leases whose rows nobody locked were lost: a=" + a + " c=" + c);
             assertTrue(bLost.await(ttl.toMillis() * 2, TimeUnit.MILLISECONDS), "the locked lease could not be renewed");
             locker.rollback();

@@ -34,7 +34,8 @@ class PausedHolderIT {
     @BeforeAll
     static void setUp(TestDatabase database) {
         db = database;
-        db.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
                 "INSERT INTO totals VALUES (77, 0, NULL)");
     }
 
@@ -46,7 +47,8 @@ class PausedHolderIT {
     @Test
     void aThawedStaleHolderCannotOverwriteTheNewerHoldersTotal() throws Exception {
         String outcome = pauseWriteAndResume("write");
-        assertTrue(outcome.startsWith("REFUSED StaleTokenException") || outcome.startsWith("REFUSED LeaseLostException"),
+        assertTrue(
+                outcome.startsWith("REFUSED StaleTokenException") || outcome.startsWith("REFUSED LeaseLostException"),
                 outcome);
         if (outcome.startsWith("REFUSED LeaseLostException")) {
             assertTrue(outcome.contains("'" + LEASE + "'"), "the refusal names the lease: " + outcome);
@@ -64,8 +66,9 @@ class PausedHolderIT {
         db.execute("UPDATE totals SET amount = 0, last_token = NULL WHERE restaurant_id = 77");
         String fencedUrl = db.fencedUrl("fenced.tables=totals");
         try (ChildJvm stale = ChildJvm.start(LeaseHolderChild.class, mode, db.rawUrl(), LEASE, "1000", fencedUrl);
-             LeaseManager leases = LeaseManager.create(DataSources.simple(db))) {
-            long staleToken = Long.parseLong(stale.awaitLine(Duration.ofSeconds(30), "READY ").substring(6));
+                LeaseManager leases = LeaseManager.create(DataSources.simple(db))) {
+            long staleToken = Long.parseLong(
+                    stale.awaitLine(Duration.ofSeconds(30), "READY ").substring(6));
 
             stale.signal("STOP");
             stale.awaitStopped(Duration.ofSeconds(5));
@@ -74,7 +77,8 @@ class PausedHolderIT {
             Lease lease = leases.acquire(LEASE, Duration.ofSeconds(30), Duration.ofSeconds(15));
             assertTrue(lease.token() > staleToken);
             try (Connection c = DriverManager.getConnection(fencedUrl);
-                 PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
+                    PreparedStatement ps =
+                            c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
                 ps.setLong(1, 42_000);
                 assertEquals(1, ps.executeUpdate());
             }

@@ -19,7 +19,7 @@ final class ProbeDataSource implements DataSource {
 
     private final AtomicReference<DataSource> target;
     private final AtomicInteger borrows = new AtomicInteger();
-    private volatile IntConsumer onBorrow = n -> { };
+    private volatile IntConsumer onBorrow = n -> {};
 
     ProbeDataSource(DataSource target) {
         this.target = new AtomicReference<>(target);
@@ -64,12 +64,10 @@ final class ProbeDataSource implements DataSource {
     }
 
     @Override
-    public void setLogWriter(PrintWriter out) {
-    }
+    public void setLogWriter(PrintWriter out) {}
 
     @Override
-    public void setLoginTimeout(int seconds) {
-    }
+    public void setLoginTimeout(int seconds) {}
 
     @Override
     public int getLoginTimeout() {

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.it.support.FencedTestExtension;
-import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.lease.LeaseStore;
 import dev.fenced.internal.lease.LeaseTableName;
+import dev.fenced.it.support.FencedTestExtension;
+import dev.fenced.it.support.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,7 +42,9 @@ class RenewalLoadIT {
     }
 
     private static String setting(String name) throws Exception {
-        try (var c = db.rawConnection(); var st = c.createStatement(); var rs = st.executeQuery("SHOW " + name)) {
+        try (var c = db.rawConnection();
+                var st = c.createStatement();
+                var rs = st.executeQuery("SHOW " + name)) {
             rs.next();
             return rs.getString(1);
         }
@@ -53,9 +55,12 @@ class RenewalLoadIT {
         // Long ttls: the manager's own renewer stays out of the way while we time the statement it sends.
         Duration ttl = Duration.ofMinutes(30);
         LeaseStore store = new LeaseStore(pool, LeaseTableName.parse("fenced_lease"), false, "load-test");
-        StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+        StringBuilder report = new StringBuilder(String.format(
+                Locale.ROOT,
                 "renewal load (%s PostgreSQL %s, fsync=%s, synchronous_commit=%s; one statement per tick):%n",
-                TestDatabase.isEmbedded() ? "embedded" : "external", setting("server_version"), setting("fsync"),
+                TestDatabase.isEmbedded() ? "embedded" : "external",
+                setting("server_version"),
+                setting("fsync"),
                 setting("synchronous_commit")));
         try (LeaseManager manager = LeaseManager.create(pool)) {
             List<Lease> held = new ArrayList<>();
@@ -64,7 +69,8 @@ class RenewalLoadIT {
                 held.add(manager.tryAcquire("load-" + i, ttl).orElseThrow());
             }
             double grantMs = (System.nanoTime() - grantStart) / 1e6;
-            report.append(String.format(Locale.ROOT, "  10000 grants one by one: %.0f ms (%.3f ms each)%n", grantMs, grantMs / 10_000));
+            report.append(String.format(
+                    Locale.ROOT, "  10000 grants one by one: %.0f ms (%.3f ms each)%n", grantMs, grantMs / 10_000));
             for (int n : new int[] {1_000, 10_000}) {
                 String[] names = new String[n];
                 long[] tokens = new long[n];
@@ -77,18 +83,26 @@ class RenewalLoadIT {
                 double[] ms = new double[RUNS];
                 for (int run = 0; run < RUNS; run++) {
                     long t0 = System.nanoTime();
-                    LeaseStore.Renewal r = store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.Ticker.system());
+                    LeaseStore.Renewal r = store.renew(
+                            manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.Ticker.system());
                     ms[run] = (System.nanoTime() - t0) / 1e6;
                     assertEquals(n, r.renewed().size(), "every lease must be renewed");
                 }
                 Arrays.sort(ms);
-                report.append(String.format(Locale.ROOT,
+                report.append(String.format(
+                        Locale.ROOT,
                         "  %5d leases in one statement: median %.1f ms, min %.1f ms, max %.1f ms (%d runs)%n",
-                        n, ms[RUNS / 2], ms[0], ms[RUNS - 1], RUNS));
+                        n,
+                        ms[RUNS / 2],
+                        ms[0],
+                        ms[RUNS - 1],
+                        RUNS));
             }
             long closeStart = System.nanoTime();
             manager.close(); // releases all 10,000 with one statement
-            report.append(String.format(Locale.ROOT, "  close (release of 10000 in one statement): %.0f ms%n",
+            report.append(String.format(
+                    Locale.ROOT,
+                    "  close (release of 10000 in one statement): %.0f ms%n",
                     (System.nanoTime() - closeStart) / 1e6));
         } finally {
             FencedTestExtension.unbind();

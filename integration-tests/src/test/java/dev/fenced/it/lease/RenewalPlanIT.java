@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
-import dev.fenced.it.support.FencedTestExtension;
-import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.lease.LeaseStore;
 import dev.fenced.internal.lease.LeaseTableName;
+import dev.fenced.it.support.FencedTestExtension;
+import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -62,12 +62,19 @@ class RenewalPlanIT {
             long[] ttls = new long[HELD];
             java.util.Arrays.fill(ttls, ttl.toMillis());
             for (int run = 0; run < RUNS; run++) {
-                assertEquals(HELD, store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.Ticker.system()).renewed().size());
+                assertEquals(
+                        HELD,
+                        store.renew(manager.holder(), names, tokens, ttls, 30_000_000_000L, dev.fenced.Ticker.system())
+                                .renewed()
+                                .size());
                 // another holder's release matches no row, but is planned and run like the real one
                 assertEquals(0, store.release("not-the-holder", names, tokens, 30_000_000_000L));
             }
-            assertEquals(0, genericPlansOfUnnestStatements(), "a lease statement over unnest(...) was planned"
-                    + " generically; with many leases that plan is a quadratic nested loop");
+            assertEquals(
+                    0,
+                    genericPlansOfUnnestStatements(),
+                    "a lease statement over unnest(...) was planned"
+                            + " generically; with many leases that plan is a quadratic nested loop");
         } finally {
             FencedTestExtension.unbind();
         }
@@ -75,9 +82,10 @@ class RenewalPlanIT {
 
     /** Generic plans made so far, in this pool's one session, for prepared statements that unnest arrays. */
     private static long genericPlansOfUnnestStatements() throws Exception {
-        try (Connection c = oneSession.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT coalesce(sum(generic_plans), 0) FROM pg_prepared_statements"
-                     + " WHERE statement LIKE '%unnest(%'")) {
+        try (Connection c = oneSession.getConnection();
+                Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT coalesce(sum(generic_plans), 0) FROM pg_prepared_statements"
+                        + " WHERE statement LIKE '%unnest(%'")) {
             rs.next();
             return rs.getLong(1);
         }

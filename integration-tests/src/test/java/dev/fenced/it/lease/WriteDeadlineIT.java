@@ -44,17 +44,16 @@ class WriteDeadlineIT extends LeaseDatabase {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     };
 
     @BeforeAll
     static void table() {
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
                 "INSERT INTO totals VALUES (1, 0, NULL)");
     }
 
@@ -68,12 +67,13 @@ class WriteDeadlineIT extends LeaseDatabase {
     void aWriteAfterTheDeadlineIsRefusedWhileTheRenewerIsStuckLogging() throws Exception {
         LEASE_LOG.addHandler(blocking);
         try (LeaseManager leases = LeaseManager.builder(pool).withoutRenewal().build();
-             Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = 1")) {
+                Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=totals"));
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = 1")) {
             // The first lease runs out first; announcing its loss blocks.
             Thread other = new Thread(() -> {
                 try {
-                    var unused = leases.tryAcquire("first", Duration.ofMillis(300)).orElseThrow();
+                    var unused =
+                            leases.tryAcquire("first", Duration.ofMillis(300)).orElseThrow();
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -87,7 +87,9 @@ class WriteDeadlineIT extends LeaseDatabase {
             ps.executeUpdate(); // within the deadline: fine
             TimeUnit.NANOSECONDS.sleep(Math.max(0, granted + TimeUnit.MILLISECONDS.toNanos(1300) - System.nanoTime()));
             ps.setLong(1, 2);
-            assertThrows(LeaseLostException.class, ps::executeUpdate,
+            assertThrows(
+                    LeaseLostException.class,
+                    ps::executeUpdate,
                     "a write after the lease's deadline goes out with a live token");
             second.close();
         }

@@ -37,8 +37,11 @@ class PlainLockIT {
     @BeforeAll
     static void setUp() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)", "INSERT INTO counter VALUES (1, 0)",
-                "CREATE TABLE audit (note text)", "CREATE TABLE notes (note text)");
+        db.execute(
+                "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)",
+                "INSERT INTO counter VALUES (1, 0)",
+                "CREATE TABLE audit (note text)",
+                "CREATE TABLE notes (note text)");
         pool = Pools.fenced(db, 6);
     }
 
@@ -63,7 +66,8 @@ class PlainLockIT {
                     // read, then write what was read plus one: lost updates without the lock
                     PlainLock.run(pool, "counter", Duration.ofSeconds(20), Duration.ofSeconds(20), c -> {
                         int n;
-                        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT n FROM counter")) {
+                        try (Statement s = c.createStatement();
+                                ResultSet rs = s.executeQuery("SELECT n FROM counter")) {
                             rs.next();
                             n = rs.getInt(1);
                         }
@@ -81,8 +85,9 @@ class PlainLockIT {
         for (Future<?> f : done) {
             f.get(60, TimeUnit.SECONDS);
         }
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT n FROM counter")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT n FROM counter")) {
             rs.next();
             assertEquals(100, rs.getInt(1));
         }
@@ -92,53 +97,61 @@ class PlainLockIT {
     void aWaiterGivesUpAfterItsLockTimeoutWithAClearError() throws Exception {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Future<String> holder = threads.submit(() -> PlainLock.run(pool, "report", Duration.ofSeconds(5),
-                Duration.ofSeconds(30), c -> {
+        Future<String> holder =
+                threads.submit(() -> PlainLock.run(pool, "report", Duration.ofSeconds(5), Duration.ofSeconds(30), c -> {
                     held.countDown();
                     release.await();
                     return "held";
                 }));
         assertTrue(held.await(10, TimeUnit.SECONDS));
-        FencingException e = assertThrows(FencingException.class, () -> PlainLock.run(pool, "report",
-                Duration.ofMillis(200), Duration.ofSeconds(5), c -> "never"));
+        FencingException e = assertThrows(
+                FencingException.class,
+                () -> PlainLock.run(pool, "report", Duration.ofMillis(200), Duration.ofSeconds(5), c -> "never"));
         assertEquals(FencingException.LOCK_TIMEOUT, e.getSQLState());
-        assertTrue(e.getMessage().contains("plain lock 'report' is held by another transaction; gave up after 200 ms"),
+        assertTrue(
+                e.getMessage().contains("plain lock 'report' is held by another transaction; gave up after 200 ms"),
                 e.getMessage());
         // another name is free meanwhile
-        assertEquals("other", PlainLock.run(pool, "other-report", Duration.ofMillis(200), Duration.ofSeconds(5),
-                c -> "other"));
+        assertEquals(
+                "other",
+                PlainLock.run(pool, "other-report", Duration.ofMillis(200), Duration.ofSeconds(5), c -> "other"));
         release.countDown();
         assertEquals("held", holder.get(10, TimeUnit.SECONDS));
-        assertEquals("again", PlainLock.run(pool, "report", Duration.ofMillis(200), Duration.ofSeconds(5), c -> "again"));
+        assertEquals(
+                "again", PlainLock.run(pool, "report", Duration.ofMillis(200), Duration.ofSeconds(5), c -> "again"));
     }
 
     @Test
     void aHolderIdlePastItsTimeoutLosesItsTransactionAndTheLock() throws Exception {
         CountDownLatch ended = new CountDownLatch(1);
-        Future<Object> stalled = threads.submit(() -> PlainLock.run(pool, "stall", Duration.ofSeconds(5),
-                Duration.ofMillis(300), c -> {
+        Future<Object> stalled =
+                threads.submit(() -> PlainLock.run(pool, "stall", Duration.ofSeconds(5), Duration.ofMillis(300), c -> {
                     try (Statement s = c.createStatement()) {
                         s.executeUpdate("INSERT INTO audit VALUES ('written by the stalled holder')");
                     }
                     // The holder stalls (a slow call elsewhere) until the server has ended its session. The lock
                     // ends with that session, so a waiter for it gets it exactly then: the server's own latch.
-                    assertEquals("taken over", PlainLock.run(pool, "stall", Duration.ofSeconds(20),
-                            Duration.ofSeconds(5), w -> "taken over"));
+                    assertEquals(
+                            "taken over",
+                            PlainLock.run(
+                                    pool, "stall", Duration.ofSeconds(20), Duration.ofSeconds(5), w -> "taken over"));
                     ended.countDown();
                     try (Statement s = c.createStatement()) {
                         s.executeUpdate("INSERT INTO audit VALUES ('after the stall')");
                     }
                     return null;
                 }));
-        java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> stalled.get(30, TimeUnit.SECONDS));
+        java.util.concurrent.ExecutionException e =
+                assertThrows(java.util.concurrent.ExecutionException.class, () -> stalled.get(30, TimeUnit.SECONDS));
         assertTrue(ended.await(0, TimeUnit.SECONDS));
         FencingException lost = (FencingException) e.getCause();
         assertEquals(FencingException.LOCK_LOST, lost.getSQLState());
-        assertTrue(lost.getMessage().contains("plain lock 'stall' lost: the transaction was idle longer than 300 ms"),
+        assertTrue(
+                lost.getMessage().contains("plain lock 'stall' lost: the transaction was idle longer than 300 ms"),
                 lost.getMessage());
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM audit")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM audit")) {
             rs.next();
             assertEquals(0, rs.getInt(1), "nothing the stalled holder wrote was committed");
         }
@@ -166,21 +179,24 @@ class PlainLockIT {
         endings.put("COMMIT", c -> c.createStatement().execute("COMMIT"));
         endings.put("END in a multi-statement text", c -> c.createStatement().execute("SELECT 1; END"));
         endings.put("ROLLBACK AND CHAIN", c -> c.createStatement().executeUpdate("ROLLBACK AND CHAIN"));
-        endings.put("prepared COMMIT", c -> c.prepareStatement("/* done */ commit").execute());
+        endings.put(
+                "prepared COMMIT", c -> c.prepareStatement("/* done */ commit").execute());
         endings.put("batched ABORT", c -> {
             Statement s = c.createStatement();
             s.addBatch("INSERT INTO notes VALUES ('batched')");
             s.addBatch("ABORT");
             s.executeBatch();
         });
-        endings.put("statement's connection commit()", c -> c.createStatement().getConnection().commit());
+        endings.put(
+                "statement's connection commit()",
+                c -> c.createStatement().getConnection().commit());
         for (var ending : endings.entrySet()) {
             db.execute("DELETE FROM notes");
             CountDownLatch ended = new CountDownLatch(1);
             CountDownLatch goOn = new CountDownLatch(1);
             List<String> refusals = new java.util.concurrent.CopyOnWriteArrayList<>();
-            Future<Object> first = threads.submit(() -> PlainLock.run(pool, "overlap", Duration.ofSeconds(5),
-                    Duration.ofSeconds(30), c -> {
+            Future<Object> first = threads.submit(() ->
+                    PlainLock.run(pool, "overlap", Duration.ofSeconds(5), Duration.ofSeconds(30), c -> {
                         try (Statement s = c.createStatement()) {
                             s.executeUpdate("INSERT INTO notes VALUES ('before')");
                         }
@@ -198,8 +214,10 @@ class PlainLockIT {
                     }));
             assertTrue(ended.await(10, TimeUnit.SECONDS), ending.getKey());
             try {
-                FencingException busy = assertThrows(FencingException.class, () -> PlainLock.run(pool, "overlap",
-                        Duration.ofMillis(300), Duration.ofSeconds(5), c -> "overlapping"),
+                FencingException busy = assertThrows(
+                        FencingException.class,
+                        () -> PlainLock.run(
+                                pool, "overlap", Duration.ofMillis(300), Duration.ofSeconds(5), c -> "overlapping"),
                         ending.getKey() + ": a second worker got the lock while the first was still working");
                 assertEquals(FencingException.LOCK_TIMEOUT, busy.getSQLState(), ending.getKey());
             } finally {
@@ -207,8 +225,11 @@ class PlainLockIT {
             }
             first.get(10, TimeUnit.SECONDS);
             assertEquals(1, refusals.size(), ending.getKey());
-            assertTrue(refusals.get(0).startsWith("FN031 fenced: plain lock 'overlap': the work may not end its"
-                    + " transaction"), ending.getKey() + ": " + refusals.get(0));
+            assertTrue(
+                    refusals.get(0)
+                            .startsWith(
+                                    "FN031 fenced: plain lock 'overlap': the work may not end its" + " transaction"),
+                    ending.getKey() + ": " + refusals.get(0));
             assertEquals(2, db.queryLong("SELECT count(*) FROM notes"), ending.getKey());
         }
     }
@@ -220,23 +241,26 @@ class PlainLockIT {
     @Test
     void aTransactionEndedAroundTheGuardIsFoundAndWhatFollowedIsRolledBack() throws Exception {
         db.execute("DELETE FROM notes");
-        java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
-                () -> threads.submit(() -> PlainLock.run(pool, "around", Duration.ofSeconds(5), Duration.ofSeconds(30),
-                        c -> {
-                            try (Statement s = c.createStatement()) {
-                                s.executeUpdate("INSERT INTO notes VALUES ('under the lock')");
-                            }
-                            ((Connection) c.unwrap(org.postgresql.PGConnection.class)).commit();
-                            try (Statement s = c.createStatement()) {
-                                s.executeUpdate("INSERT INTO notes VALUES ('without the lock')");
-                            }
-                            return null;
-                        })).get(10, TimeUnit.SECONDS));
+        java.util.concurrent.ExecutionException e = assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> threads.submit(() ->
+                                PlainLock.run(pool, "around", Duration.ofSeconds(5), Duration.ofSeconds(30), c -> {
+                                    try (Statement s = c.createStatement()) {
+                                        s.executeUpdate("INSERT INTO notes VALUES ('under the lock')");
+                                    }
+                                    ((Connection) c.unwrap(org.postgresql.PGConnection.class)).commit();
+                                    try (Statement s = c.createStatement()) {
+                                        s.executeUpdate("INSERT INTO notes VALUES ('without the lock')");
+                                    }
+                                    return null;
+                                }))
+                        .get(10, TimeUnit.SECONDS));
         FencingException lost = (FencingException) e.getCause();
         assertEquals(FencingException.LOCK_LOST, lost.getSQLState());
         assertTrue(lost.getMessage().contains("ended through a path around the connection"), lost.getMessage());
-        try (Connection c = db.rawConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT string_agg(note, ',') FROM notes")) {
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT string_agg(note, ',') FROM notes")) {
             rs.next();
             assertEquals("under the lock", rs.getString(1));
         }
@@ -255,7 +279,8 @@ class PlainLockIT {
                         new org.springframework.jdbc.datasource.DataSourceTransactionManager(pool));
         List<Throwable> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
         tx.executeWithoutResult(status -> {
-            try (Connection c = aware.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = aware.getConnection();
+                    Statement s = c.createStatement()) {
                 s.executeUpdate("INSERT INTO notes VALUES ('the caller''s write')");
                 try {
                     PlainLock.run(aware, "in-a-transaction", Duration.ofSeconds(5), Duration.ofSeconds(5), w -> null);
@@ -267,19 +292,25 @@ class PlainLockIT {
             }
             status.setRollbackOnly();
         });
-        assertEquals(0, db.queryLong("SELECT count(*) FROM notes WHERE note = 'the caller''s write'"),
+        assertEquals(
+                0,
+                db.queryLong("SELECT count(*) FROM notes WHERE note = 'the caller''s write'"),
                 "the caller's rolled-back INSERT was committed by PlainLock");
         assertEquals(1, refused.size());
         assertEquals("25001", ((FencingException) refused.get(0)).getSQLState());
-        assertTrue(refused.get(0).getMessage().contains("needs a connection of its own"), refused.get(0).getMessage());
+        assertTrue(
+                refused.get(0).getMessage().contains("needs a connection of its own"),
+                refused.get(0).getMessage());
     }
 
     @Test
     void badArgumentsAreNamed() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> PlainLock.run(pool, "x", Duration.ZERO, Duration.ofSeconds(1), c -> null));
         assertTrue(e.getMessage().contains("lockTimeout must be a positive duration"), e.getMessage());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> PlainLock.run(pool, " ", Duration.ofSeconds(1), Duration.ofSeconds(1), c -> null));
     }
 }

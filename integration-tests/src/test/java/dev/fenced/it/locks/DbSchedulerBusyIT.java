@@ -45,10 +45,12 @@ class DbSchedulerBusyIT {
         JobAudit audit = new JobAudit(db, 1);
         CountDownLatch done = new CountDownLatch(1);
         try (FencedNode node = new FencedNode(db.fencedUrl("fenced.tables=totals"), 4, true);
-             LeaseManager other = LeaseManager.create(node.pool);
-             Lease held = other.tryAcquire("db-scheduler:once/1", Duration.ofSeconds(30)).orElseThrow()) {
+                LeaseManager other = LeaseManager.create(node.pool);
+                Lease held = other.tryAcquire("db-scheduler:once/1", Duration.ofSeconds(30))
+                        .orElseThrow()) {
             FencedExecutionInterceptor fencing = new FencedExecutionInterceptor(node.leases, Duration.ofSeconds(30));
-            OneTimeTask<Void> once = Tasks.oneTime("once").execute((instance, c) -> audit.run(node.pool, () -> false, null));
+            OneTimeTask<Void> once =
+                    Tasks.oneTime("once").execute((instance, c) -> audit.run(node.pool, () -> false, null));
             Scheduler scheduler = SchedulerLibrary.dbScheduler(Scheduler.create(node.pool, once), "busy")
                     .addExecutionInterceptor(fencing)
                     .addSchedulerListener(new AbstractSchedulerListener() {
@@ -63,9 +65,13 @@ class DbSchedulerBusyIT {
                 scheduler.schedule(once.instance("1"), Instant.now());
                 assertTrue(done.await(30, TimeUnit.SECONDS), "the execution never came");
                 assertEquals(1, fencing.busyExecutions());
-                assertEquals(0, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"), "the task did not run");
-                assertEquals(1, db.queryLong("SELECT count(*) FROM scheduled_tasks WHERE task_name = 'once'"
-                        + " AND execution_time > now() + interval '20 seconds'"), "rescheduled a ttl later");
+                assertEquals(
+                        0, db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"), "the task did not run");
+                assertEquals(
+                        1,
+                        db.queryLong("SELECT count(*) FROM scheduled_tasks WHERE task_name = 'once'"
+                                + " AND execution_time > now() + interval '20 seconds'"),
+                        "rescheduled a ttl later");
             } finally {
                 scheduler.stop();
             }

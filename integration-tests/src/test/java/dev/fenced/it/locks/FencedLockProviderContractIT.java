@@ -71,8 +71,8 @@ class FencedLockProviderContractIT extends AbstractExtensibleLockProviderIntegra
     @Test
     void aRenewingLeaseManagerIsRefused() {
         try (LeaseManager renewing = LeaseManager.create(dataSource(db))) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> new FencedLockProvider(renewing));
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> new FencedLockProvider(renewing));
             assertTrue(e.getMessage().contains("withoutRenewal()"), e.getMessage());
         }
     }

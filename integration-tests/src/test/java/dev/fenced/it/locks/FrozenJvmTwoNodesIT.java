@@ -38,8 +38,10 @@ class FrozenJvmTwoNodesIT {
 
     /** Every library, its job writing on its own thread, or under a copy of its token bound at its start. */
     static Stream<Arguments> cases() {
-        return Stream.of(SchedulerLibrary.values()).flatMap(library -> Stream.of(
-                Arguments.of(library, LateWrite.OWN_THREAD), Arguments.of(library, LateWrite.COPY_BOUND_EARLY)));
+        return Stream.of(SchedulerLibrary.values())
+                .flatMap(library -> Stream.of(
+                        Arguments.of(library, LateWrite.OWN_THREAD),
+                        Arguments.of(library, LateWrite.COPY_BOUND_EARLY)));
     }
 
     /**
@@ -78,8 +80,10 @@ class FrozenJvmTwoNodesIT {
                 a.jvm().signal("CONT");
                 String outcome = a.await("REFUSED ", "RAN ", "UNEXPECTED ");
                 assertTrue(outcome.startsWith("REFUSED " + aToken + " "), "A's late write is refused: " + outcome);
-                assertTrue(outcome.contains("StaleTokenException")
-                        || how == LateWrite.OWN_THREAD && outcome.contains("LeaseLostException"), outcome);
+                assertTrue(
+                        outcome.contains("StaleTokenException")
+                                || how == LateWrite.OWN_THREAD && outcome.contains("LeaseLostException"),
+                        outcome);
                 if (outcome.contains("LeaseLostException")) {
                     assertTrue(outcome.contains(library.leaseName()), "the refusal names the lease: " + outcome);
                 }
@@ -88,13 +92,23 @@ class FrozenJvmTwoNodesIT {
 
                 a.stop();
                 b.stop();
-                System.out.printf("%s %s: A frozen %d ms; A's late write: %s; runs A %d, B %d; %d ms in all%n", library, how,
-                        frozenFor / 1_000_000, outcome, a.runs().size(), b.runs().size(),
+                System.out.printf(
+                        "%s %s: A frozen %d ms; A's late write: %s; runs A %d, B %d; %d ms in all%n",
+                        library,
+                        how,
+                        frozenFor / 1_000_000,
+                        outcome,
+                        a.runs().size(),
+                        b.runs().size(),
                         (System.nanoTime() - began) / 1_000_000);
 
                 assertCounted(outcome);
-                assertTrue(a.lines("UNEXPECTED ").isEmpty() && b.lines("UNEXPECTED ").isEmpty(), "unexpected failures");
-                assertEquals(1, a.lines("REFUSED ").size() + b.lines("REFUSED ").size(), "one refused write, A's late one");
+                assertTrue(
+                        a.lines("UNEXPECTED ").isEmpty()
+                                && b.lines("UNEXPECTED ").isEmpty(),
+                        "unexpected failures");
+                assertEquals(
+                        1, a.lines("REFUSED ").size() + b.lines("REFUSED ").size(), "one refused write, A's late one");
                 if (library.renews()) {
                     // A's lease was renewed while A ran: B could only run once A was frozen.
                     assertTrue(b.runs().stream().allMatch(r -> r.start() > stoppedAt), "B ran while A held the lease");
@@ -111,6 +125,7 @@ class FrozenJvmTwoNodesIT {
         long stale = Long.parseLong(outcome.replaceAll(".* stale=(\\d+) .*", "$1"));
         long lost = Long.parseLong(outcome.replaceAll(".* lost=(\\d+) .*", "$1"));
         assertEquals(1, stale + lost, "the refused write is counted once: " + outcome);
-        assertEquals(outcome.contains("StaleTokenException") ? 1 : 0, stale, "counted where it was refused: " + outcome);
+        assertEquals(
+                outcome.contains("StaleTokenException") ? 1 : 0, stale, "counted where it was refused: " + outcome);
     }
 }

@@ -94,8 +94,11 @@ final class JobAudit {
             if (r instanceof LeaseLostException) {
                 assertTrue(r.getMessage().contains(lease), r.getMessage());
             }
-            assertEquals(lostBefore + staleBefore + 1, FencedStats.counters().get("fenced.writes.lease_lost")
-                    + FencedStats.counters().get("fenced.writes.stale"), "the refused write is counted");
+            assertEquals(
+                    lostBefore + staleBefore + 1,
+                    FencedStats.counters().get("fenced.writes.lease_lost")
+                            + FencedStats.counters().get("fenced.writes.stale"),
+                    "the refused write is counted");
             assertNoOverlapNoLostUpdate(db, runs);
         }
     }
@@ -114,10 +117,14 @@ final class JobAudit {
             assertTrue(after.start() > before.end(), "runs overlap: " + before + " and " + after);
             assertTrue(after.token() > before.token(), "tokens go up: " + before + " then " + after);
         }
-        assertEquals(sorted.size(), db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"),
+        assertEquals(
+                sorted.size(),
+                db.queryLong("SELECT amount FROM totals WHERE restaurant_id = 77"),
                 "the total counts every successful run once: no lost update");
-        assertEquals(sorted.get(sorted.size() - 1).token(),
-                db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 77"), "the last run's write stands");
+        assertEquals(
+                sorted.get(sorted.size() - 1).token(),
+                db.queryLong("SELECT last_token FROM totals WHERE restaurant_id = 77"),
+                "the last run's write stands");
     }
 
     /** The one refused write, once {@link #assertOneLateWriteRefusedNoOverlapNoLostUpdate} has passed. */

@@ -58,10 +58,15 @@ class QuartzTwoNodesIT {
         CountDownLatch bRanThrice = new CountDownLatch(3);
         JobAudit.FreezeOnce freezeA = new JobAudit.FreezeOnce();
 
-        try (Node a = new Node("two-nodes", "a", audit, freezeA, null); Node b = new Node("two-nodes", "b", audit, () -> false, bRanThrice)) {
-            a.scheduler.scheduleJob(JobBuilder.newJob(TotalsJob.class).withIdentity(JOB).build(),
-                    TriggerBuilder.newTrigger().withIdentity("every-20ms", "fenced").startNow()
-                            .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever().withIntervalInMilliseconds(20))
+        try (Node a = new Node("two-nodes", "a", audit, freezeA, null);
+                Node b = new Node("two-nodes", "b", audit, () -> false, bRanThrice)) {
+            a.scheduler.scheduleJob(
+                    JobBuilder.newJob(TotalsJob.class).withIdentity(JOB).build(),
+                    TriggerBuilder.newTrigger()
+                            .withIdentity("every-20ms", "fenced")
+                            .startNow()
+                            .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever()
+                                    .withIntervalInMilliseconds(20))
                             .build());
             a.scheduler.start();
             assertTrue(freezeA.awaitFrozen(), "node A never ran");
@@ -80,21 +85,30 @@ class QuartzTwoNodesIT {
         JobKey key = JobKey.jobKey("busy-totals", "fenced");
         CountDownLatch fired = new CountDownLatch(1);
         try (Node a = new Node("busy", "a", audit, () -> false, null);
-             LeaseManager other = LeaseManager.create(a.pool);
-             Lease held = other.tryAcquire(FencedJobFactory.defaultLeaseName(key), Duration.ofSeconds(30)).orElseThrow()) {
-            a.scheduler.getListenerManager().addJobListener(new JobListenerSupport() {
-                @Override
-                public String getName() {
-                    return "fired";
-                }
+                LeaseManager other = LeaseManager.create(a.pool);
+                Lease held = other.tryAcquire(FencedJobFactory.defaultLeaseName(key), Duration.ofSeconds(30))
+                        .orElseThrow()) {
+            a.scheduler
+                    .getListenerManager()
+                    .addJobListener(
+                            new JobListenerSupport() {
+                                @Override
+                                public String getName() {
+                                    return "fired";
+                                }
 
-                @Override
-                public void jobWasExecuted(JobExecutionContext context, JobExecutionException e) {
-                    fired.countDown();
-                }
-            }, KeyMatcher.keyEquals(key));
-            a.scheduler.scheduleJob(JobBuilder.newJob(TotalsJob.class).withIdentity(key).build(),
-                    TriggerBuilder.newTrigger().withIdentity("once", "fenced").startNow().build());
+                                @Override
+                                public void jobWasExecuted(JobExecutionContext context, JobExecutionException e) {
+                                    fired.countDown();
+                                }
+                            },
+                            KeyMatcher.keyEquals(key));
+            a.scheduler.scheduleJob(
+                    JobBuilder.newJob(TotalsJob.class).withIdentity(key).build(),
+                    TriggerBuilder.newTrigger()
+                            .withIdentity("once", "fenced")
+                            .startNow()
+                            .build());
             a.scheduler.start();
             assertTrue(fired.await(30, TimeUnit.SECONDS), "the job never fired");
             assertEquals(1, a.jobs.skippedExecutions());

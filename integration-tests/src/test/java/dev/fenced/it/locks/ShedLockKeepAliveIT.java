@@ -36,19 +36,22 @@ class ShedLockKeepAliveIT {
     @Test
     void keepAliveExtendsTheLeaseAndTheLongJobStillWrites() throws Exception {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (restaurant_id int PRIMARY KEY, amount bigint NOT NULL, last_token bigint)",
                 "INSERT INTO totals VALUES (77, 0, NULL)");
         // Not shorter: an extension gets half the time left to the deadline (at least 100 ms), and a first statement
         // on a loaded two-core CI machine can take longer than that; it then fails, and the lease runs out (closed).
         Duration atMost = Duration.ofSeconds(1);
         ScheduledExecutorService keepAliveThread = Executors.newSingleThreadScheduledExecutor();
         try (HikariDataSource poolA = Pools.fenced(db, 2, "fenced.tables=totals");
-             HikariDataSource poolB = Pools.fenced(db, 2, "fenced.tables=totals");
-             FencedLockProvider a = new FencedLockProvider(poolA);
-             FencedLockProvider b = new FencedLockProvider(poolB)) {
+                HikariDataSource poolB = Pools.fenced(db, 2, "fenced.tables=totals");
+                FencedLockProvider a = new FencedLockProvider(poolA);
+                FencedLockProvider b = new FencedLockProvider(poolB)) {
             // The first lock creates the lease table and opens the pool's connections: on a loaded machine that can
             // take longer than lockAtMostFor, and ShedLock's keep-alive then gives up before its first extension.
-            a.lock(new LockConfiguration(Instant.now(), "warm-up", atMost, Duration.ZERO)).orElseThrow().unlock();
+            a.lock(new LockConfiguration(Instant.now(), "warm-up", atMost, Duration.ZERO))
+                    .orElseThrow()
+                    .unlock();
             Semaphore extended = new Semaphore(0);
             KeepAliveLockProvider keepAlive = ShortKeepAlive.of(
                     configuration -> a.lock(configuration).map(lock -> reporting(lock, extended)), keepAliveThread);
@@ -56,14 +59,19 @@ class ShedLockKeepAliveIT {
             CountDownLatch finish = new CountDownLatch(1);
             CompletableFuture<Integer> job = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return new DefaultLockingTaskExecutor(keepAlive).executeWithLock(() -> {
-                        started.countDown();
-                        assertTrue(finish.await(30, TimeUnit.SECONDS));
-                        try (Connection c = poolA.getConnection(); PreparedStatement ps = c.prepareStatement(
-                                "UPDATE totals SET amount = 1 WHERE restaurant_id = 77")) {
-                            return ps.executeUpdate();
-                        }
-                    }, new LockConfiguration(Instant.now(), "long-job", atMost, Duration.ZERO)).getResult();
+                    return new DefaultLockingTaskExecutor(keepAlive)
+                            .executeWithLock(
+                                    () -> {
+                                        started.countDown();
+                                        assertTrue(finish.await(30, TimeUnit.SECONDS));
+                                        try (Connection c = poolA.getConnection();
+                                                PreparedStatement ps = c.prepareStatement(
+                                                        "UPDATE totals SET amount = 1 WHERE restaurant_id = 77")) {
+                                            return ps.executeUpdate();
+                                        }
+                                    },
+                                    new LockConfiguration(Instant.now(), "long-job", atMost, Duration.ZERO))
+                            .getResult();
                 } catch (Throwable e) {
                     throw new IllegalStateException(e);
                 }
@@ -74,7 +82,9 @@ class ShedLockKeepAliveIT {
             // lockAtMostFor / 2. After each, the other node is refused the lock.
             for (int i = 1; i <= 5; i++) {
                 assertTrue(extended.tryAcquire(30, TimeUnit.SECONDS), "extension " + i + " did not come");
-                assertTrue(b.lock(new LockConfiguration(Instant.now(), "long-job", atMost, Duration.ZERO)).isEmpty(),
+                assertTrue(
+                        b.lock(new LockConfiguration(Instant.now(), "long-job", atMost, Duration.ZERO))
+                                .isEmpty(),
                         "another node took the lock while the job was kept alive (after extension " + i + ")");
             }
             assertTrue(FencedStats.counters().get("fenced.leases.renewed") >= renewed + 5, "extensions");

@@ -65,7 +65,7 @@ class ShedLockTwoNodesIT {
         switch (how) {
             case OWN_THREAD -> assertInstanceOf(LeaseLostException.class, audit.refusal());
             case COPY_BOUND_EARLY -> assertInstanceOf(StaleTokenException.class, audit.refusal());
-            case COPY_BOUND_LATE -> { } // either, as assertOneLateWriteRefusedNoOverlapNoLostUpdate accepts
+            case COPY_BOUND_LATE -> {} // either, as assertOneLateWriteRefusedNoOverlapNoLostUpdate accepts
         }
     }
 

@@ -70,27 +70,39 @@ class SpringIntegrationLeaderIT {
     @Test
     void aHeldLockIsExclusiveReentrantAndBindsItsToken() throws Exception {
         try (HikariDataSource pool = Pools.fenced(db, 4, "fenced.tables=totals");
-             FencedLockRegistry registry = new FencedLockRegistry(pool)) {
+                FencedLockRegistry registry = new FencedLockRegistry(pool)) {
             Lock lock = registry.obtain("orders");
             assertFalse(Fencing.currentToken().isPresent());
             assertTrue(lock.tryLock());
             long token = Fencing.currentToken().orElseThrow();
             assertTrue(lock.tryLock(), "reentrant");
-            assertFalse(CompletableFuture.supplyAsync(() -> registry.obtain("orders").tryLock()).get(),
+            assertFalse(
+                    CompletableFuture.supplyAsync(
+                                    () -> registry.obtain("orders").tryLock())
+                            .get(),
                     "another thread does not get it");
-            assertTrue(assertThrows(CompletionException.class, () -> CompletableFuture.runAsync(lock::unlock).join())
-                    .getCause() instanceof IllegalMonitorStateException, "only the holder unlocks");
+            assertTrue(
+                    assertThrows(
+                                            CompletionException.class,
+                                            () -> CompletableFuture.runAsync(lock::unlock)
+                                                    .join())
+                                    .getCause()
+                            instanceof IllegalMonitorStateException,
+                    "only the holder unlocks");
             lock.unlock();
             assertEquals(token, Fencing.currentToken().orElseThrow(), "still held once");
             registry.renewLock("orders");
             lock.unlock();
             assertFalse(Fencing.currentToken().isPresent(), "released: no token bound");
-            assertTrue(CompletableFuture.supplyAsync(() -> {
-                Lock other = registry.obtain("orders");
-                boolean got = other.tryLock();
-                other.unlock();
-                return got;
-            }).get(), "free for another thread");
+            assertTrue(
+                    CompletableFuture.supplyAsync(() -> {
+                                Lock other = registry.obtain("orders");
+                                boolean got = other.tryLock();
+                                other.unlock();
+                                return got;
+                            })
+                            .get(),
+                    "free for another thread");
         }
     }
 
@@ -103,7 +115,8 @@ class SpringIntegrationLeaderIT {
         Node(String name, JobAudit audit, BooleanSupplier freeze, CountDownLatch led) {
             // Without renewal only the initiator's heartbeat extends the lease: a leader stuck in its term loses it.
             super(db.fencedUrl("fenced.tables=totals"), 4, false);
-            leader = new SchedulerLibrary.Leader(locks, name, () -> audit.run(pool, freeze, led), revoked::incrementAndGet);
+            leader = new SchedulerLibrary.Leader(
+                    locks, name, () -> audit.run(pool, freeze, led), revoked::incrementAndGet);
         }
 
         @Override

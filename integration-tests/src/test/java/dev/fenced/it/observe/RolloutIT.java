@@ -55,8 +55,8 @@ class RolloutIT {
         /** Already right: writes under the nightly lease. */
         void nightlyTotals() throws SQLException {
             try (Lease ignored = leases.acquire("rollout-nightly", Duration.ofSeconds(30), Duration.ofSeconds(5));
-                 Connection c = data.getConnection();
-                 PreparedStatement ps = c.prepareStatement("UPDATE rollout_totals SET amount = ? WHERE id = ?")) {
+                    Connection c = data.getConnection();
+                    PreparedStatement ps = c.prepareStatement("UPDATE rollout_totals SET amount = ? WHERE id = ?")) {
                 ps.setLong(1, 100);
                 ps.setInt(2, 1);
                 ps.executeUpdate();
@@ -65,9 +65,10 @@ class RolloutIT {
 
         /** Forgot the lease: its writes carry no token (fixed: takes one). */
         void manualCorrection() throws SQLException {
-            Lease lease = fixed ? leases.acquire("rollout-correction", Duration.ofSeconds(30), Duration.ofSeconds(5)) : null;
+            Lease lease =
+                    fixed ? leases.acquire("rollout-correction", Duration.ofSeconds(30), Duration.ofSeconds(5)) : null;
             try (Connection c = data.getConnection();
-                 PreparedStatement ps = c.prepareStatement("UPDATE rollout_totals SET amount = ? WHERE id = ?")) {
+                    PreparedStatement ps = c.prepareStatement("UPDATE rollout_totals SET amount = ? WHERE id = ?")) {
                 ps.setLong(1, 200);
                 ps.setInt(2, 2);
                 ps.executeUpdate();
@@ -81,7 +82,8 @@ class RolloutIT {
         /** Deletes through a cursor, which fenced cannot fence (fixed: a plain DELETE by key). */
         void purgeClosed() throws SQLException {
             try (Lease ignored = leases.acquire("rollout-purge", Duration.ofSeconds(30), Duration.ofSeconds(5));
-                 Connection c = data.getConnection(); Statement s = c.createStatement()) {
+                    Connection c = data.getConnection();
+                    Statement s = c.createStatement()) {
                 if (fixed) {
                     s.executeUpdate("DELETE FROM rollout_totals WHERE id = 3 AND closed");
                     return;
@@ -108,22 +110,30 @@ class RolloutIT {
     @Test
     void observeNamesTheTwoWritersThatNeedWorkAndAfterTheFixEnforceRefusesNothing(@TempDir Path dir) throws Exception {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE rollout_totals (id int PRIMARY KEY, amount bigint, closed boolean NOT NULL DEFAULT false,"
-                + " last_token bigint)", "INSERT INTO rollout_totals VALUES (1, 0, false), (2, 0, false), (3, 0, true)");
+        db.execute(
+                "CREATE TABLE rollout_totals (id int PRIMARY KEY, amount bigint, closed boolean NOT NULL DEFAULT false,"
+                        + " last_token bigint)",
+                "INSERT INTO rollout_totals VALUES (1, 0, false), (2, 0, false), (3, 0, true)");
         WriterInventory.clear();
         String app = App.class.getName();
 
         // 1. observe: the application as it is
         try (HikariDataSource observe = Pools.fenced(db, 2, "fenced.tables=rollout_totals", "fenced.mode=observe");
-             LeaseManager leases = LeaseManager.create(observe)) {
+                LeaseManager leases = LeaseManager.create(observe)) {
             new App(observe, leases, false).runAll();
         }
         List<WriterInventory.Writer> writers = WriterInventory.writers("rollout_totals");
-        Map<String, String> byKind = writers.stream().collect(Collectors.toMap(w -> w.kind().label(),
-                w -> w.callSite().substring(0, w.callSite().indexOf('('))));
-        assertEquals(Map.of("no token", app + ".manualCorrection", "unfenceable", app + ".purgeClosed"), byKind,
+        Map<String, String> byKind = writers.stream()
+                .collect(Collectors.toMap(
+                        w -> w.kind().label(),
+                        w -> w.callSite().substring(0, w.callSite().indexOf('('))));
+        assertEquals(
+                Map.of("no token", app + ".manualCorrection", "unfenceable", app + ".purgeClosed"),
+                byKind,
                 writers.toString());
-        assertEquals(Set.of("UPDATE rollout_totals SET amount = ? WHERE id = ?",
+        assertEquals(
+                Set.of(
+                        "UPDATE rollout_totals SET amount = ? WHERE id = ?",
                         "DELETE FROM rollout_totals WHERE CURRENT OF closed_rows"),
                 writers.stream().map(WriterInventory.Writer::shape).collect(Collectors.toSet()));
         WriterInventory.TableState state = state();
@@ -138,20 +148,27 @@ class RolloutIT {
             WriterInventory.writeReport(written);
             String[] check = check(db, written);
             assertEquals("1", check[0], check[1]);
-            assertTrue(check[1].contains("table rollout_totals (fence column last_token, mode observe): observe,"
-                    + " 1 writer(s) without a token, 1 unfenceable"), check[1]);
-            assertTrue(check[1].contains("missing writer without a token (no token) at " + app + ".manualCorrection("),
+            assertTrue(
+                    check[1].contains("table rollout_totals (fence column last_token, mode observe): observe,"
+                            + " 1 writer(s) without a token, 1 unfenceable"),
+                    check[1]);
+            assertTrue(
+                    check[1].contains("missing writer without a token (no token) at " + app + ".manualCorrection("),
                     check[1]);
             assertTrue(check[1].contains("UPDATE rollout_totals SET amount = ? WHERE id = ?"), check[1]);
-            assertTrue(check[1].contains("missing unfenceable writer (") && check[1].contains(" at " + app
-                    + ".purgeClosed(") && check[1].contains("DELETE FROM rollout_totals WHERE CURRENT OF closed_rows"),
+            assertTrue(
+                    check[1].contains("missing unfenceable writer (")
+                            && check[1].contains(" at " + app + ".purgeClosed(")
+                            && check[1].contains("DELETE FROM rollout_totals WHERE CURRENT OF closed_rows"),
                     check[1]);
         }
 
         // audit of the application's write statements (as pg_stat_statements records them) says the same
         Path unfixedStatements = dir.resolve("unfixed.sql");
-        Files.writeString(unfixedStatements, "UPDATE rollout_totals SET amount = $1 WHERE id = $2\n"
-                + "DELETE FROM rollout_totals WHERE CURRENT OF closed_rows\n");
+        Files.writeString(
+                unfixedStatements,
+                "UPDATE rollout_totals SET amount = $1 WHERE id = $2\n"
+                        + "DELETE FROM rollout_totals WHERE CURRENT OF closed_rows\n");
         String[] audit = audit(db, unfixedStatements);
         assertEquals("1", audit[0], audit[1]);
         assertTrue(audit[1].contains("1 refused"), audit[1]);
@@ -159,7 +176,7 @@ class RolloutIT {
 
         // the same application in enforce mode would be refused twice
         try (HikariDataSource enforce = Pools.fenced(db, 2, "fenced.tables=rollout_totals");
-             LeaseManager leases = LeaseManager.create(enforce)) {
+                LeaseManager leases = LeaseManager.create(enforce)) {
             App unfixed = new App(enforce, leases, false);
             unfixed.nightlyTotals();
             assertThrows(UnfencedWriteException.class, unfixed::manualCorrection);
@@ -169,7 +186,7 @@ class RolloutIT {
         // 2. the two writers fixed, observe again: nothing new
         WriterInventory.clear();
         try (HikariDataSource observe = Pools.fenced(db, 2, "fenced.tables=rollout_totals", "fenced.mode=observe");
-             LeaseManager leases = LeaseManager.create(observe)) {
+                LeaseManager leases = LeaseManager.create(observe)) {
             new App(observe, leases, true).runAll();
         }
         assertEquals(List.of(), WriterInventory.writers("rollout_totals"));
@@ -178,13 +195,18 @@ class RolloutIT {
         WriterInventory.writeReport(clean);
         String[] check = check(db, clean);
         assertEquals("0", check[0], check[1]);
-        assertTrue(check[1].contains("table rollout_totals (fence column last_token, mode observe): observe, ready for"
-                + " enforce"), check[1]);
-        assertTrue(check[1].contains("mode observe in the application, 0 writer(s) without a token, 0 unfenceable"),
+        assertTrue(
+                check[1].contains("table rollout_totals (fence column last_token, mode observe): observe, ready for"
+                        + " enforce"),
+                check[1]);
+        assertTrue(
+                check[1].contains("mode observe in the application, 0 writer(s) without a token, 0 unfenceable"),
                 check[1]);
         Path fixedStatements = dir.resolve("fixed.sql");
-        Files.writeString(fixedStatements, "UPDATE rollout_totals SET amount = $1 WHERE id = $2\n"
-                + "DELETE FROM rollout_totals WHERE id = 3 AND closed\n");
+        Files.writeString(
+                fixedStatements,
+                "UPDATE rollout_totals SET amount = $1 WHERE id = $2\n"
+                        + "DELETE FROM rollout_totals WHERE id = 3 AND closed\n");
         audit = audit(db, fixedStatements);
         assertEquals("0", audit[0], audit[1]);
         assertTrue(audit[1].contains("2 statement shape(s) reach protected tables, 0 refused"), audit[1]);
@@ -192,12 +214,15 @@ class RolloutIT {
         // 3. enforce: nothing refused
         Map<String, Long> before = FencedStats.counters();
         try (HikariDataSource enforce = Pools.fenced(db, 2, "fenced.tables=rollout_totals");
-             LeaseManager leases = LeaseManager.create(enforce)) {
+                LeaseManager leases = LeaseManager.create(enforce)) {
             new App(enforce, leases, true).runAll();
         }
         Map<String, Long> after = FencedStats.counters();
-        for (String refused : List.of("fenced.writes.unfenced.refused", "fenced.statements.unsupported.refused",
-                "fenced.writes.stale", "fenced.writes.lease_lost")) {
+        for (String refused : List.of(
+                "fenced.writes.unfenced.refused",
+                "fenced.statements.unsupported.refused",
+                "fenced.writes.stale",
+                "fenced.writes.lease_lost")) {
             assertEquals(before.get(refused), after.get(refused), refused);
         }
         assertTrue(after.get("fenced.writes.fenced") >= before.get("fenced.writes.fenced") + 3);
@@ -211,19 +236,30 @@ class RolloutIT {
 
     /** {@code check --inventory FILE} in observe mode against the test database. */
     private static String[] check(TestDatabase db, Path inventory) {
-        return cli("check", "--url", db.rawUrl(), "--tables", "rollout_totals", "--fenced.mode=observe", "--inventory",
+        return cli(
+                "check",
+                "--url",
+                db.rawUrl(),
+                "--tables",
+                "rollout_totals",
+                "--fenced.mode=observe",
+                "--inventory",
                 inventory.toString());
     }
 
     private static String[] cli(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int exit = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int exit = Main.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(out, true, StandardCharsets.UTF_8));
         return new String[] {Integer.toString(exit), out.toString(StandardCharsets.UTF_8)};
     }
 
     private static WriterInventory.TableState state() {
-        return WriterInventory.tables().stream().filter(t -> t.table().equals("rollout_totals")).findFirst()
+        return WriterInventory.tables().stream()
+                .filter(t -> t.table().equals("rollout_totals"))
+                .findFirst()
                 .orElseThrow();
     }
 }

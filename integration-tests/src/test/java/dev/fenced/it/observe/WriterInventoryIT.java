@@ -46,7 +46,8 @@ class WriterInventoryIT {
     @BeforeAll
     static void setUp() {
         db = TestDatabase.create();
-        db.execute("CREATE TABLE inv_totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE inv_totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO inv_totals SELECT g, 0, NULL FROM generate_series(1, 10) g");
         pool = Pools.fenced(db, 2, "fenced.tables=inv_totals", "fenced.mode=observe");
     }
@@ -63,24 +64,33 @@ class WriterInventoryIT {
 
     @Test
     void aWriteWithoutATokenIsRecordedWithItsCallSiteAndShape() throws Exception {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.executeUpdate("UPDATE inv_totals SET amount = 5 WHERE id = 1");
             s.executeUpdate("update   inv_totals SET amount = 6 WHERE id = 2");
         }
         List<WriterInventory.Writer> writers = WriterInventory.writers("inv_totals");
         assertEquals(2, writers.size(), writers.toString()); // the keyword's case is part of the shape
-        WriterInventory.Writer w = writers.stream().filter(x -> x.shape().startsWith("UPDATE")).findFirst().orElseThrow();
+        WriterInventory.Writer w = writers.stream()
+                .filter(x -> x.shape().startsWith("UPDATE"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("UPDATE inv_totals SET amount = ? WHERE id = ?", w.shape());
         assertEquals("no token", w.kind().label());
         assertEquals("no token is bound", w.reason());
-        assertTrue(w.callSite().startsWith(SELF + ".aWriteWithoutATokenIsRecordedWithItsCallSiteAndShape("
-                + "WriterInventoryIT.java:"), w.callSite());
+        assertTrue(
+                w.callSite()
+                        .startsWith(SELF + ".aWriteWithoutATokenIsRecordedWithItsCallSiteAndShape("
+                                + "WriterInventoryIT.java:"),
+                w.callSite());
         assertEquals(1, w.samples());
         assertEquals(1, w.shapeWrites());
         assertFalse(w.lastSeen().isBefore(w.firstSeen()));
 
         WriterInventory.TableState state = WriterInventory.tables().stream()
-                .filter(t -> t.table().equals("inv_totals")).findFirst().orElseThrow();
+                .filter(t -> t.table().equals("inv_totals"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("observe", state.mode().key());
         assertEquals("last_token", state.column());
         assertTrue(state.columnChecked());
@@ -101,16 +111,20 @@ class WriterInventoryIT {
             assertEquals("UPDATE inv_totals SET amount = ? WHERE id = ?", w.shape());
             assertEquals(4, w.shapeWrites());
         }
-        assertTrue(writers.stream().anyMatch(w -> w.callSite().startsWith(SELF + ".writeThroughPreparedStatement(")
-                && w.samples() == 3), writers.toString());
+        assertTrue(
+                writers.stream()
+                        .anyMatch(w ->
+                                w.callSite().startsWith(SELF + ".writeThroughPreparedStatement(") && w.samples() == 3),
+                writers.toString());
         // JdbcTemplate's frames and HikariCP's are stepped over: the site is the method that called Spring
-        assertTrue(writers.stream().anyMatch(w -> w.callSite().startsWith(SELF + ".writeFromSpring(")
-                && w.samples() == 1), writers.toString());
+        assertTrue(
+                writers.stream().anyMatch(w -> w.callSite().startsWith(SELF + ".writeFromSpring(") && w.samples() == 1),
+                writers.toString());
     }
 
     private static void writeThroughPreparedStatement(int id) throws Exception {
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE inv_totals SET amount = ? WHERE id = ?")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE inv_totals SET amount = ? WHERE id = ?")) {
             ps.setLong(1, id * 10L);
             ps.setInt(2, id);
             ps.executeUpdate();
@@ -123,8 +137,9 @@ class WriterInventoryIT {
 
     @Test
     void aWriteWithATokenNeverReachesTheInventory() throws Exception {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             FencingScope ignored = Fencing.bind(100)) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(100)) {
             s.executeUpdate("UPDATE inv_totals SET amount = 1 WHERE id = 3");
         }
         assertEquals(List.of(), WriterInventory.writers("inv_totals"));
@@ -132,8 +147,9 @@ class WriterInventoryIT {
 
     @Test
     void anUnfenceableStatementIsRecordedWithTheConstruct() throws Exception {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             FencingScope ignored = Fencing.bind(200)) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(200)) {
             c.setAutoCommit(false);
             s.execute("DECLARE inv_cur CURSOR FOR SELECT * FROM inv_totals WHERE id = 5 FOR UPDATE");
             s.execute("FETCH inv_cur");
@@ -148,15 +164,20 @@ class WriterInventoryIT {
         assertEquals("DELETE FROM inv_totals WHERE CURRENT OF inv_cur", w.shape());
         assertTrue(w.reason().contains("CURRENT OF"), w.reason());
         assertTrue(w.callSite().startsWith(SELF + ".anUnfenceableStatementIsRecordedWithTheConstruct("), w.callSite());
-        assertEquals("observe: 1 writer needs work (1 unfenceable)", WriterInventory.tables().stream()
-                .filter(t -> t.table().equals("inv_totals")).findFirst().orElseThrow().state());
+        assertEquals(
+                "observe: 1 writer needs work (1 unfenceable)",
+                WriterInventory.tables().stream()
+                        .filter(t -> t.table().equals("inv_totals"))
+                        .findFirst()
+                        .orElseThrow()
+                        .state());
     }
 
     @Test
     void afterTheFirstWritesOfAShapeTheCallSiteIsSampled() throws Exception {
         long observedBefore = FencedStats.counters().get("fenced.writes.unfenced.observed");
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE inv_totals SET amount = ? WHERE id = 6")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE inv_totals SET amount = ? WHERE id = 6")) {
             for (int i = 0; i < 200; i++) {
                 ps.setLong(1, i);
                 ps.executeUpdate();
@@ -171,9 +192,10 @@ class WriterInventoryIT {
 
     @Test
     void theInventoryIsCappedAndCountsWhatItDropped() throws Exception {
-        try (HikariDataSource small = Pools.fenced(db, 1, "fenced.tables=inv_totals", "fenced.mode=observe",
-                "fenced.observe.maxWriters=4");
-             Connection c = small.getConnection(); Statement s = c.createStatement()) {
+        try (HikariDataSource small = Pools.fenced(
+                        db, 1, "fenced.tables=inv_totals", "fenced.mode=observe", "fenced.observe.maxWriters=4");
+                Connection c = small.getConnection();
+                Statement s = c.createStatement()) {
             for (int i = 0; i < 6; i++) {
                 s.executeUpdate("UPDATE inv_totals SET amount = 1 WHERE id = 7" + " AND amount >= 0".repeat(i));
             }
@@ -185,13 +207,16 @@ class WriterInventoryIT {
 
     @Test
     void theInventoryCanBeTurnedOffAndEnforceModeRecordsNothing() throws Exception {
-        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=inv_totals", "fenced.mode=observe",
-                "fenced.observe.inventory=false")); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(db.fencedUrl(
+                        "fenced.tables=inv_totals", "fenced.mode=observe", "fenced.observe.inventory=false"));
+                Statement s = c.createStatement()) {
             s.executeUpdate("UPDATE inv_totals SET amount = 2 WHERE id = 8");
         }
         try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=inv_totals"));
-             Statement s = c.createStatement()) {
-            assertThrows(UnfencedWriteException.class, () -> s.executeUpdate("UPDATE inv_totals SET amount = 2 WHERE id = 8"));
+                Statement s = c.createStatement()) {
+            assertThrows(
+                    UnfencedWriteException.class,
+                    () -> s.executeUpdate("UPDATE inv_totals SET amount = 2 WHERE id = 8"));
             assertThrows(UnsupportedStatementException.class, () -> s.execute("TRUNCATE inv_totals"));
         }
         assertEquals(List.of(), WriterInventory.writers("inv_totals"));
@@ -201,15 +226,17 @@ class WriterInventoryIT {
     void theReportIsWrittenOnDemandAsMarkdownOrJsonAndReadOverJmx(@TempDir Path dir) throws Exception {
         Path md = dir.resolve("inventory.md");
         Path json = dir.resolve("inventory.json");
-        try (HikariDataSource reporting = Pools.fenced(db, 1, "fenced.tables=inv_totals", "fenced.mode=observe",
-                "fenced.observe.report=" + json);
-             Connection c = reporting.getConnection(); Statement s = c.createStatement()) {
+        try (HikariDataSource reporting = Pools.fenced(
+                        db, 1, "fenced.tables=inv_totals", "fenced.mode=observe", "fenced.observe.report=" + json);
+                Connection c = reporting.getConnection();
+                Statement s = c.createStatement()) {
             s.executeUpdate("UPDATE inv_totals SET amount = 3 WHERE id = 9");
         }
         WriterInventory.writeReport(md);
         String markdown = Files.readString(md);
         assertTrue(markdown.startsWith("# fenced writer inventory"), markdown);
-        assertTrue(markdown.contains("| inv_totals | observe | last_token (present) | observe: 1 writer needs work"),
+        assertTrue(
+                markdown.contains("| inv_totals | observe | last_token (present) | observe: 1 writer needs work"),
                 markdown);
         assertTrue(markdown.contains("`UPDATE inv_totals SET amount = ? WHERE id = ?`"), markdown);
         assertTrue(markdown.contains(SELF + ".theReportIsWrittenOnDemandAsMarkdownOrJsonAndReadOverJmx("), markdown);
@@ -222,7 +249,8 @@ class WriterInventoryIT {
         var server = ManagementFactory.getPlatformMBeanServer();
         ObjectName name = new ObjectName("dev.fenced:type=WriterInventory");
         String[] lines = (String[]) server.getAttribute(name, "Writers");
-        assertTrue(List.of(lines).stream().anyMatch(l -> l.startsWith("inv_totals\tno token\tUPDATE inv_totals")),
+        assertTrue(
+                List.of(lines).stream().anyMatch(l -> l.startsWith("inv_totals\tno token\tUPDATE inv_totals")),
                 List.of(lines).toString());
         assertTrue(((String) server.getAttribute(name, "ReportMarkdown")).contains("inv_totals"));
         assertTrue(((String) server.invoke(name, "writeReport", null, null)).contains(json.toString()));
@@ -231,10 +259,16 @@ class WriterInventoryIT {
     @Test
     void theReportIsWrittenAtShutdown(@TempDir Path dir) throws Exception {
         Path report = dir.resolve("at-exit.md");
-        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), ObserveChild.class.getName(),
-                db.fencedUrl("fenced.tables=inv_totals", "fenced.mode=observe", "fenced.observe.report=" + report))
-                .redirectErrorStream(true).redirectOutput(dir.resolve("child.log").toFile()).start();
+        Process child = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        ObserveChild.class.getName(),
+                        db.fencedUrl(
+                                "fenced.tables=inv_totals", "fenced.mode=observe", "fenced.observe.report=" + report))
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("child.log").toFile())
+                .start();
         assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the child JVM ends");
         assertEquals(0, child.exitValue(), Files.readString(dir.resolve("child.log")));
         String text = Files.readString(report);

@@ -61,11 +61,12 @@ public final class ChildJvm implements AutoCloseable {
             long left = end - System.nanoTime();
             String line = left <= 0 ? null : lines.poll(left, TimeUnit.NANOSECONDS);
             if (line == null) {
-                throw new AssertionError("child " + pid() + " said none of " + List.of(prefixes) + " within " + timeout);
+                throw new AssertionError(
+                        "child " + pid() + " said none of " + List.of(prefixes) + " within " + timeout);
             }
             if (line.equals(EOF)) {
-                throw new AssertionError("child " + pid() + " ended (exit " + exitValueOrNull() + ") before saying any of "
-                        + List.of(prefixes));
+                throw new AssertionError("child " + pid() + " ended (exit " + exitValueOrNull()
+                        + ") before saying any of " + List.of(prefixes));
             }
             for (String p : prefixes) {
                 if (line.startsWith(p)) {
@@ -89,7 +90,9 @@ public final class ChildJvm implements AutoCloseable {
 
     /** Sends a real signal: STOP freezes every thread of the child at once, CONT thaws it. */
     public void signal(String name) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).redirectErrorStream(true).start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid()))
+                .redirectErrorStream(true)
+                .start();
         String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             throw new IOException("kill -" + name + " " + pid() + " failed: " + out);
@@ -151,26 +154,28 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     private void pump(InputStream in, String stream, boolean keep) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    System.err.println("[child " + process.pid() + " " + stream + "] " + line);
-                    if (keep) {
-                        synchronized (said) {
-                            said.add(line);
+        Thread t = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = r.readLine()) != null) {
+                            System.err.println("[child " + process.pid() + " " + stream + "] " + line);
+                            if (keep) {
+                                synchronized (said) {
+                                    said.add(line);
+                                }
+                                lines.add(line);
+                            }
                         }
-                        lines.add(line);
+                    } catch (IOException ignored) {
+                        // the child is gone
+                    } finally {
+                        if (keep) {
+                            lines.add(EOF);
+                        }
                     }
-                }
-            } catch (IOException ignored) {
-                // the child is gone
-            } finally {
-                if (keep) {
-                    lines.add(EOF);
-                }
-            }
-        }, "child-" + process.pid() + "-" + stream);
+                },
+                "child-" + process.pid() + "-" + stream);
         t.setDaemon(true);
         t.start();
     }

@@ -6,8 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 /** HikariCP pools as applications configure them: only the JDBC URL changes. */
 public final class Pools {
 
-    private Pools() {
-    }
+    private Pools() {}
 
     public static HikariDataSource fenced(TestDatabase db, int size, String... fencedParameters) {
         return pool(db.fencedUrl(fencedParameters), size, "fenced-" + db.name());

@@ -45,18 +45,33 @@ class EtcdTokenIT {
     @BeforeAll
     static void start() throws Exception {
         Path etcdBinary = binary();
-        Services.require(etcdBinary != null, "etcd is not installed (apt-get install -y etcd-server): the etcd token"
-                + " source cannot be tested");
+        Services.require(
+                etcdBinary != null,
+                "etcd is not installed (apt-get install -y etcd-server): the etcd token" + " source cannot be tested");
         int clientPort = freePort();
         int peerPort = freePort();
         dataDir = Files.createTempDirectory("fenced-etcd");
         String clientUrl = "http://127.0.0.1:" + clientPort;
         String peerUrl = "http://127.0.0.1:" + peerPort;
-        etcd = new ProcessBuilder(etcdBinary.toString(), "--name", "fenced-test", "--data-dir", dataDir.toString(),
-                "--listen-client-urls", clientUrl, "--advertise-client-urls", clientUrl,
-                "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
-                "--initial-cluster", "fenced-test=" + peerUrl)
-                .redirectErrorStream(true).redirectOutput(dataDir.resolve("etcd.log").toFile()).start();
+        etcd = new ProcessBuilder(
+                        etcdBinary.toString(),
+                        "--name",
+                        "fenced-test",
+                        "--data-dir",
+                        dataDir.toString(),
+                        "--listen-client-urls",
+                        clientUrl,
+                        "--advertise-client-urls",
+                        clientUrl,
+                        "--listen-peer-urls",
+                        peerUrl,
+                        "--initial-advertise-peer-urls",
+                        peerUrl,
+                        "--initial-cluster",
+                        "fenced-test=" + peerUrl)
+                .redirectErrorStream(true)
+                .redirectOutput(dataDir.resolve("etcd.log").toFile())
+                .start();
         client = Client.builder().endpoints(clientUrl).build();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) { // ready when it answers a read
@@ -65,7 +80,8 @@ class EtcdTokenIT {
                 break;
             } catch (Exception e) {
                 if (!etcd.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("etcd did not start: " + Files.readString(dataDir.resolve("etcd.log")), e);
+                    throw new IllegalStateException(
+                            "etcd did not start: " + Files.readString(dataDir.resolve("etcd.log")), e);
                 }
             }
         }
@@ -95,7 +111,10 @@ class EtcdTokenIT {
 
     /** The recipe: lock under a lease; the token is the lock key's create revision. */
     static long lockAndGetToken(long ttlSeconds) throws Exception {
-        long lease = client.getLeaseClient().grant(ttlSeconds).get(10, TimeUnit.SECONDS).getID();
+        long lease = client.getLeaseClient()
+                .grant(ttlSeconds)
+                .get(10, TimeUnit.SECONDS)
+                .getID();
         LockResponse lock = client.getLockClient().lock(LOCK, lease).get(30, TimeUnit.SECONDS);
         GetResponse key = client.getKVClient().get(lock.getKey()).get(10, TimeUnit.SECONDS);
         assertEquals(1, key.getKvs().size(), "the lock key exists while its lease lives");
@@ -105,8 +124,8 @@ class EtcdTokenIT {
     @Test
     void aPausedHolderWhoseLeaseExpiredCannotWriteAfterTheNextHolder() throws Exception {
         // the first holder's lease is never kept alive: paused, it lets the lease run out after 2 s
-        PausedHolder paused = PausedHolder.start("etcd-holder-1", () -> lockAndGetToken(2),
-                token -> table.writeUnder(token, 111));
+        PausedHolder paused =
+                PausedHolder.start("etcd-holder-1", () -> lockAndGetToken(2), token -> table.writeUnder(token, 111));
         long firstToken = paused.token();
 
         long secondToken = lockAndGetToken(30); // waits until the first lease expired and etcd deleted its key

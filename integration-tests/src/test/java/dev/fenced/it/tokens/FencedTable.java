@@ -33,15 +33,17 @@ final class FencedTable {
     /** Table {@code totals}, one row, fence column empty, token domain {@code domain}. */
     static FencedTable create(String domain) {
         TestDatabase db = TestDatabase.create();
-        db.execute("CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
+        db.execute(
+                "CREATE TABLE totals (id int PRIMARY KEY, amount bigint, last_token bigint)",
                 "INSERT INTO totals VALUES (1, 0, NULL)");
-        return new FencedTable(db, domain, db.fencedUrl("fenced.tables=totals", "fenced.table.totals.tokenDomain=" + domain));
+        return new FencedTable(
+                db, domain, db.fencedUrl("fenced.tables=totals", "fenced.table.totals.tokenDomain=" + domain));
     }
 
     /** The row's amount := {@code amount}, through the fenced driver, under whatever token the thread has bound. */
     void write(long amount) throws SQLException {
         try (Connection c = DriverManager.getConnection(url);
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = 1")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE id = 1")) {
             ps.setLong(1, amount);
             assertEquals(1, ps.executeUpdate());
         }
@@ -69,8 +71,9 @@ final class FencedTable {
      */
     void assertOnlyTheSecondHolderWrote(long first, long second, long amount, Throwable lateWrite) throws SQLException {
         assertTrue(second > first, "the lock service's token grew: " + first + " then " + second);
-        assertTrue(lateWrite instanceof StaleTokenException, "the paused holder's late write is refused as stale, got "
-                + lateWrite);
+        assertTrue(
+                lateWrite instanceof StaleTokenException,
+                "the paused holder's late write is refused as stale, got " + lateWrite);
         assertEquals(amount, amount(), "the row is the second holder's");
         assertEquals(second, lastToken());
         for (String other : new String[] {Fencing.FENCED_DOMAIN, domain.equals("etcd") ? "zookeeper" : "etcd"}) {

@@ -21,29 +21,30 @@ final class PausedHolder {
     private final CompletableFuture<Long> token = new CompletableFuture<>();
     private final CompletableFuture<Throwable> written = new CompletableFuture<>();
 
-    private PausedHolder() {
-    }
+    private PausedHolder() {}
 
     /** Starts the holder: {@code acquire} takes the lock and returns its token. */
     static PausedHolder start(String name, Callable<Long> acquire, LateWrite write) {
         PausedHolder h = new PausedHolder();
-        Thread t = new Thread(() -> {
-            long mine;
-            try {
-                mine = acquire.call();
-                h.token.complete(mine);
-            } catch (Throwable e) {
-                h.token.completeExceptionally(e);
-                return;
-            }
-            try {
-                h.resume.await();
-                write.write(mine);
-                h.written.complete(null);
-            } catch (Throwable e) {
-                h.written.complete(e);
-            }
-        }, name);
+        Thread t = new Thread(
+                () -> {
+                    long mine;
+                    try {
+                        mine = acquire.call();
+                        h.token.complete(mine);
+                    } catch (Throwable e) {
+                        h.token.completeExceptionally(e);
+                        return;
+                    }
+                    try {
+                        h.resume.await();
+                        write.write(mine);
+                        h.written.complete(null);
+                    } catch (Throwable e) {
+                        h.written.complete(e);
+                    }
+                },
+                name);
         t.setDaemon(true);
         t.start();
         return h;

@@ -33,8 +33,10 @@ class RedissonTokenIT {
 
     @BeforeAll
     static void start() {
-        Services.require(answersPing(), "no Redis answers at 127.0.0.1:6379 (apt-get install -y redis-server): the"
-                + " Redisson token source cannot be tested");
+        Services.require(
+                answersPing(),
+                "no Redis answers at 127.0.0.1:6379 (apt-get install -y redis-server): the"
+                        + " Redisson token source cannot be tested");
         first = client(2_000);
         second = client(30_000);
         table = FencedTable.create(DOMAIN);
@@ -53,7 +55,10 @@ class RedissonTokenIT {
     private static RedissonClient client(long watchdogMillis) {
         Config config = new Config();
         config.setLockWatchdogTimeout(watchdogMillis);
-        config.useSingleServer().setAddress(ADDRESS).setConnectionMinimumIdleSize(1).setConnectionPoolSize(2);
+        config.useSingleServer()
+                .setAddress(ADDRESS)
+                .setConnectionMinimumIdleSize(1)
+                .setConnectionPoolSize(2);
         return Redisson.create(config);
     }
 
@@ -75,8 +80,10 @@ class RedissonTokenIT {
     @Test
     void aPausedHolderWhoseLockExpiredCannotWriteAfterTheNextHolder() throws Exception {
         String name = "fenced-test:" + UUID.randomUUID(); // the Redis here is shared
-        PausedHolder paused = PausedHolder.start("redisson-holder-1",
-                () -> first.getFencedLock(name).lockAndGetToken(), token -> table.writeUnder(token, 111));
+        PausedHolder paused = PausedHolder.start(
+                "redisson-holder-1",
+                () -> first.getFencedLock(name).lockAndGetToken(),
+                token -> table.writeUnder(token, 111));
         long firstToken = paused.token();
         // the first holder's process pauses (a GC pause, a stalled VM): its watchdog stops renewing too, and the
         // lock runs out 2 s after its last renewal. Its thread still holds the token and writes once it resumes.

@@ -7,8 +7,7 @@ import org.junit.jupiter.api.Assumptions;
 /** Lock services the tests need as real servers: skipped here when absent, a failure in CI (.ci/run provides them). */
 final class Services {
 
-    private Services() {
-    }
+    private Services() {}
 
     static void require(boolean available, String why) {
         if (available) {

@@ -54,8 +54,12 @@ class ZooKeeperTokenIT {
     }
 
     private static CuratorFramework client() throws InterruptedException {
-        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(zookeeper.getConnectString())
-                .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
+        CuratorFramework c = CuratorFrameworkFactory.builder()
+                .connectString(zookeeper.getConnectString())
+                .sessionTimeoutMs(10_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryOneTime(100))
+                .build();
         c.start();
         assertTrue(c.blockUntilConnected(10, TimeUnit.SECONDS));
         return c;
@@ -68,23 +72,32 @@ class ZooKeeperTokenIT {
     private static void expireSession(CuratorFramework paused) throws Exception {
         ZooKeeper zk = paused.getZookeeperClient().getZooKeeper();
         CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper other = new ZooKeeper(zookeeper.getConnectString(), 10_000, e -> {
-            if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, zk.getSessionId(), zk.getSessionPasswd());
+        ZooKeeper other = new ZooKeeper(
+                zookeeper.getConnectString(),
+                10_000,
+                e -> {
+                    if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                        connected.countDown();
+                    }
+                },
+                zk.getSessionId(),
+                zk.getSessionPasswd());
         assertTrue(connected.await(10, TimeUnit.SECONDS));
         other.close();
     }
 
     @Test
     void aPausedHolderWhoseSessionExpiredCannotWriteAfterTheNextHolder() throws Exception {
-        try (CuratorFramework first = client(); CuratorFramework second = client()) {
+        try (CuratorFramework first = client();
+                CuratorFramework second = client()) {
             FencedMutex firstLock = new FencedMutex(first, "/locks/totals");
-            PausedHolder paused = PausedHolder.start("zookeeper-holder-1", () -> {
-                assertTrue(firstLock.acquire(10, TimeUnit.SECONDS));
-                return firstLock.token();
-            }, token -> table.writeUnder(token, 111));
+            PausedHolder paused = PausedHolder.start(
+                    "zookeeper-holder-1",
+                    () -> {
+                        assertTrue(firstLock.acquire(10, TimeUnit.SECONDS));
+                        return firstLock.token();
+                    },
+                    token -> table.writeUnder(token, 111));
             long firstToken = paused.token();
 
             expireSession(first);

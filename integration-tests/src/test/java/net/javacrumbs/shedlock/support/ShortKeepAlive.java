@@ -10,8 +10,7 @@ import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
  */
 public final class ShortKeepAlive {
 
-    private ShortKeepAlive() {
-    }
+    private ShortKeepAlive() {}
 
     public static KeepAliveLockProvider of(ExtensibleLockProvider wrapped, ScheduledExecutorService executor) {
         return new KeepAliveLockProvider(wrapped, executor, Duration.ofMillis(100));

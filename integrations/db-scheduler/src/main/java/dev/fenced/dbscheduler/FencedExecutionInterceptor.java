@@ -58,8 +58,8 @@ public final class FencedExecutionInterceptor implements ExecutionInterceptor {
     }
 
     /** Leases named by {@code leaseName}; a busy execution is rescheduled {@code busyRetry} later. */
-    public FencedExecutionInterceptor(LeaseManager leases, Duration ttl, Duration busyRetry,
-                                      Function<TaskInstance<?>, String> leaseName) {
+    public FencedExecutionInterceptor(
+            LeaseManager leases, Duration ttl, Duration busyRetry, Function<TaskInstance<?>, String> leaseName) {
         this.leases = Objects.requireNonNull(leases, "leases");
         this.ttl = positive(ttl, "ttl");
         this.busyRetry = positive(busyRetry, "busyRetry");
@@ -72,8 +72,8 @@ public final class FencedExecutionInterceptor implements ExecutionInterceptor {
     }
 
     @Override
-    public CompletionHandler<?> execute(TaskInstance<?> taskInstance, ExecutionContext executionContext,
-                                        ExecutionChain chain) {
+    public CompletionHandler<?> execute(
+            TaskInstance<?> taskInstance, ExecutionContext executionContext, ExecutionChain chain) {
         String name = leaseName.apply(taskInstance);
         if (name == null || name.isEmpty()) {
             throw new IllegalStateException("fenced: no lease name for db-scheduler execution " + taskInstance);
@@ -83,19 +83,26 @@ public final class FencedExecutionInterceptor implements ExecutionInterceptor {
             lease = leases.tryAcquire(name, ttl);
         } catch (SQLException e) {
             // Fail closed: without the lease the task does not run; db-scheduler's failure handler decides when again.
-            throw new IllegalStateException("fenced: could not take lease '" + name + "' for db-scheduler execution "
-                    + taskInstance + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "fenced: could not take lease '" + name + "' for db-scheduler execution " + taskInstance + ": "
+                            + e.getMessage(),
+                    e);
         }
         if (lease.isEmpty()) {
             busy.incrementAndGet();
-            LOG.log(System.Logger.Level.INFO, () -> "fenced: db-scheduler execution " + taskInstance
-                    + " not run: lease '" + name + "' is held by another run; rescheduled in " + busyRetry);
-            return (complete, operations) -> operations.reschedule(complete, complete.getTimeDone().plus(busyRetry));
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    () -> "fenced: db-scheduler execution " + taskInstance + " not run: lease '" + name
+                            + "' is held by another run; rescheduled in " + busyRetry);
+            return (complete, operations) ->
+                    operations.reschedule(complete, complete.getTimeDone().plus(busyRetry));
         }
         try (Lease held = lease.get()) {
-            held.onLost(l -> LOG.log(System.Logger.Level.WARNING, () -> "fenced: db-scheduler execution "
-                    + taskInstance + " lost lease '" + name + "' (token " + l.token()
-                    + ") while running: its writes to protected tables are refused from now on"));
+            held.onLost(l -> LOG.log(
+                    System.Logger.Level.WARNING,
+                    () -> "fenced: db-scheduler execution "
+                            + taskInstance + " lost lease '" + name + "' (token " + l.token()
+                            + ") while running: its writes to protected tables are refused from now on"));
             return chain.proceed(taskInstance, executionContext);
         }
     }

@@ -32,19 +32,26 @@ class FencedJob implements Job {
             lease = factory.leases().tryAcquire(leaseName, factory.ttl());
         } catch (SQLException e) {
             // Fail closed: without the lease the job does not run.
-            throw new JobExecutionException("fenced: could not take lease '" + leaseName + "' for Quartz job "
-                    + context.getJobDetail().getKey() + ": " + e.getMessage(), e, false);
+            throw new JobExecutionException(
+                    "fenced: could not take lease '" + leaseName + "' for Quartz job "
+                            + context.getJobDetail().getKey() + ": " + e.getMessage(),
+                    e,
+                    false);
         }
         if (lease.isEmpty()) {
             factory.countSkip();
-            LOG.log(System.Logger.Level.INFO, () -> "fenced: skipped Quartz job " + context.getJobDetail().getKey()
-                    + " (fire " + context.getFireInstanceId() + "): lease '" + leaseName + "' is held by another run");
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    () -> "fenced: skipped Quartz job " + context.getJobDetail().getKey() + " (fire "
+                            + context.getFireInstanceId() + "): lease '" + leaseName + "' is held by another run");
             return;
         }
         try (Lease held = lease.get()) {
-            held.onLost(l -> LOG.log(System.Logger.Level.WARNING, () -> "fenced: Quartz job "
-                    + context.getJobDetail().getKey() + " lost lease '" + leaseName + "' (token " + l.token()
-                    + ") while running: its writes to protected tables are refused from now on"));
+            held.onLost(l -> LOG.log(
+                    System.Logger.Level.WARNING,
+                    () -> "fenced: Quartz job "
+                            + context.getJobDetail().getKey() + " lost lease '" + leaseName + "' (token " + l.token()
+                            + ") while running: its writes to protected tables are refused from now on"));
             job.execute(context);
         }
     }

@@ -60,7 +60,8 @@ public final class FencedJobFactory implements JobFactory {
      * Jobs made by {@code delegate} (Spring's {@code SpringBeanJobFactory}, say, configured by you), each run under
      * lease {@code leaseName.apply(jobKey)}.
      */
-    public FencedJobFactory(LeaseManager leases, Duration ttl, JobFactory delegate, Function<JobKey, String> leaseName) {
+    public FencedJobFactory(
+            LeaseManager leases, Duration ttl, JobFactory delegate, Function<JobKey, String> leaseName) {
         this.leases = Objects.requireNonNull(leases, "leases");
         this.ttl = Objects.requireNonNull(ttl, "ttl");
         if (ttl.isNegative() || ttl.isZero()) {
@@ -80,7 +81,8 @@ public final class FencedJobFactory implements JobFactory {
         Job job = delegate.newJob(bundle, scheduler);
         String name = leaseName.apply(bundle.getJobDetail().getKey());
         if (name == null || name.isEmpty()) {
-            throw new SchedulerException("fenced: no lease name for Quartz job " + bundle.getJobDetail().getKey());
+            throw new SchedulerException("fenced: no lease name for Quartz job "
+                    + bundle.getJobDetail().getKey());
         }
         return job instanceof InterruptableJob interruptable
                 ? new FencedInterruptableJob(interruptable, this, name)

@@ -52,7 +52,11 @@ public final class FencedLockProvider implements ExtensibleLockProvider, AutoClo
      * provider's own that never renews in the background; {@link #close()} closes it.
      */
     public FencedLockProvider(DataSource dataSource) {
-        this(LeaseManager.builder(Objects.requireNonNull(dataSource, "dataSource")).withoutRenewal().build(), true);
+        this(
+                LeaseManager.builder(Objects.requireNonNull(dataSource, "dataSource"))
+                        .withoutRenewal()
+                        .build(),
+                true);
     }
 
     /**
@@ -82,8 +86,8 @@ public final class FencedLockProvider implements ExtensibleLockProvider, AutoClo
         try {
             lease = leases.tryAcquire(configuration.getName(), ttl(configuration));
         } catch (SQLException e) {
-            throw new LockException("fenced: could not take lease '" + configuration.getName() + "': "
-                    + e.getMessage(), e);
+            throw new LockException(
+                    "fenced: could not take lease '" + configuration.getName() + "': " + e.getMessage(), e);
         }
         return lease.map(l -> new FencedSimpleLock(l, configuration));
     }

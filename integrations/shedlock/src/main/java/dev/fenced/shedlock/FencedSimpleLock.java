@@ -39,8 +39,10 @@ final class FencedSimpleLock extends AbstractSimpleLock {
                     ? Optional.of(new FencedSimpleLock(lease, newConfiguration))
                     : Optional.empty();
         } catch (SQLException e) {
-            throw new LockException("fenced: could not extend lease '" + lease.name() + "' (token " + lease.token()
-                    + "): " + e.getMessage(), e);
+            throw new LockException(
+                    "fenced: could not extend lease '" + lease.name() + "' (token " + lease.token() + "): "
+                            + e.getMessage(),
+                    e);
         }
     }
 

@@ -5,8 +5,6 @@ import dev.fenced.LeaseManager;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.LeaseMethod;
 import dev.fenced.internal.context.ContextAccess;
-import dev.fenced.spring.config.FencedSettings;
-import dev.fenced.spring.dao.FencedPersistenceExceptionTranslator;
 import dev.fenced.internal.spring.dao.JdbcTranslationPostProcessor;
 import dev.fenced.internal.spring.dao.JpaTranslationPostProcessor;
 import dev.fenced.internal.spring.datasource.FencedDataSourcePostProcessor;
@@ -18,6 +16,8 @@ import dev.fenced.internal.spring.lease.LeaseMethodsCheck;
 import dev.fenced.internal.spring.lease.NonRenewingLeases;
 import dev.fenced.internal.spring.metrics.FencedMeterBinder;
 import dev.fenced.internal.spring.migration.UnfencedMigrationsPostProcessor;
+import dev.fenced.spring.config.FencedSettings;
+import dev.fenced.spring.dao.FencedPersistenceExceptionTranslator;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -52,9 +52,11 @@ import org.springframework.core.task.TaskDecorator;
  * <li>Flyway and Liquibase migrations unfenced; fenced's counters in the application's MeterRegistry.</li>
  * </ul>
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"}) // Boot 4
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"
+        }) // Boot 4
 @ConditionalOnClass(DataSource.class)
 public class FencedAutoConfiguration {
 
@@ -77,7 +79,8 @@ public class FencedAutoConfiguration {
     }
 
     @Bean
-    public static UnfencedMigrationsPostProcessor fencedMigrationsPostProcessor(ObjectProvider<FencedSettings> settings) {
+    public static UnfencedMigrationsPostProcessor fencedMigrationsPostProcessor(
+            ObjectProvider<FencedSettings> settings) {
         return new UnfencedMigrationsPostProcessor(settings);
     }
 
@@ -95,7 +98,8 @@ public class FencedAutoConfiguration {
 
     /** Where leases live: {@code fenced.lease.url} if set, else the application's (fenced) DataSource. */
     static DataSource leaseStore(FencedConfig config, ObjectProvider<DataSource> dataSources, String orDefine) {
-        DataSource store = config.leaseUrl() != null ? new FencedDataSource(config.leaseUrl()) : dataSources.getIfUnique();
+        DataSource store =
+                config.leaseUrl() != null ? new FencedDataSource(config.leaseUrl()) : dataSources.getIfUnique();
         if (store == null) {
             throw new IllegalStateException("fenced: the application has several DataSources and fenced.lease.url is"
                     + " not set: set it, or define " + orDefine + " bean, so leases live in one place");
@@ -108,7 +112,8 @@ public class FencedAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     public static LeaseMethods fencedLeaseMethods(ObjectProvider<FencedSettings> settings) {
         FencedConfig config = settings.getObject().config();
-        Collection<LeaseMethod> configured = agentRunsLeaseMethods() ? List.of() : config.leaseMethods().values();
+        Collection<LeaseMethod> configured =
+                agentRunsLeaseMethods() ? List.of() : config.leaseMethods().values();
         return new LeaseMethods(configured);
     }
 
@@ -127,8 +132,10 @@ public class FencedAutoConfiguration {
         } catch (ClassNotFoundException e) {
             return false;
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("fenced: cannot tell whether the java agent runs the configured lease"
-                    + " methods (an agent of another version?): " + e, e);
+            throw new IllegalStateException(
+                    "fenced: cannot tell whether the java agent runs the configured lease"
+                            + " methods (an agent of another version?): " + e,
+                    e);
         }
     }
 
@@ -190,7 +197,8 @@ public class FencedAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         NonRenewingLeases fencedShedLockLeases(FencedSettings settings, ObjectProvider<DataSource> dataSources) {
-            return new NonRenewingLeases(leaseStore(settings.config(), dataSources, "a LockProvider"), settings.config());
+            return new NonRenewingLeases(
+                    leaseStore(settings.config(), dataSources, "a LockProvider"), settings.config());
         }
 
         @Bean
@@ -206,8 +214,12 @@ public class FencedAutoConfiguration {
      * Boot line, as the interface moved); {@code fenced.spring.quartz.enabled=false} turns it off.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"org.quartz.Scheduler", "org.springframework.scheduling.quartz.SchedulerFactoryBean",
-            "dev.fenced.quartz.FencedJobFactory"})
+    @ConditionalOnClass(
+            name = {
+                "org.quartz.Scheduler",
+                "org.springframework.scheduling.quartz.SchedulerFactoryBean",
+                "dev.fenced.quartz.FencedJobFactory"
+            })
     @ConditionalOnBean(DataSource.class)
     static class Quartz {
 
@@ -217,10 +229,11 @@ public class FencedAutoConfiguration {
 
             @Bean
             dev.fenced.internal.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer fencedSchedulerCustomizer(
-                    ObjectProvider<FencedSettings> settings, ObjectProvider<LeaseManager> leases,
+                    ObjectProvider<FencedSettings> settings,
+                    ObjectProvider<LeaseManager> leases,
                     ObjectProvider<org.quartz.spi.JobFactory> jobFactories) {
-                return new dev.fenced.internal.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer(settings, leases,
-                        jobFactories);
+                return new dev.fenced.internal.spring.quartz.boot3.FencedSchedulerFactoryBeanCustomizer(
+                        settings, leases, jobFactories);
             }
         }
 
@@ -230,10 +243,11 @@ public class FencedAutoConfiguration {
 
             @Bean
             dev.fenced.internal.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer fencedSchedulerCustomizer(
-                    ObjectProvider<FencedSettings> settings, ObjectProvider<LeaseManager> leases,
+                    ObjectProvider<FencedSettings> settings,
+                    ObjectProvider<LeaseManager> leases,
                     ObjectProvider<org.quartz.spi.JobFactory> jobFactories) {
-                return new dev.fenced.internal.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer(settings, leases,
-                        jobFactories);
+                return new dev.fenced.internal.spring.quartz.boot4.FencedSchedulerFactoryBeanCustomizer(
+                        settings, leases, jobFactories);
             }
         }
     }
@@ -244,8 +258,11 @@ public class FencedAutoConfiguration {
      * ExecutionInterceptor bean to the scheduler they build.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"com.github.kagkarlsson.scheduler.event.ExecutionInterceptor",
-            "dev.fenced.dbscheduler.FencedExecutionInterceptor"})
+    @ConditionalOnClass(
+            name = {
+                "com.github.kagkarlsson.scheduler.event.ExecutionInterceptor",
+                "dev.fenced.dbscheduler.FencedExecutionInterceptor"
+            })
     @ConditionalOnMissingBean(type = "dev.fenced.dbscheduler.FencedExecutionInterceptor")
     @ConditionalOnBean(DataSource.class)
     static class DbScheduler {
@@ -265,22 +282,28 @@ public class FencedAutoConfiguration {
      * renewed, as JdbcLockRegistry's.
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"org.springframework.integration.support.locks.LockRegistry",
-            "dev.fenced.spring.integration.FencedLockRegistry"})
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.integration.support.locks.LockRegistry",
+                "dev.fenced.spring.integration.FencedLockRegistry"
+            })
     @ConditionalOnMissingBean(type = "org.springframework.integration.support.locks.LockRegistry")
     @ConditionalOnBean(DataSource.class)
     static class SpringIntegration {
 
         @Bean(destroyMethod = "close")
         NonRenewingLeases fencedLockRegistryLeases(FencedSettings settings, ObjectProvider<DataSource> dataSources) {
-            return new NonRenewingLeases(leaseStore(settings.config(), dataSources, "a LockRegistry"), settings.config());
+            return new NonRenewingLeases(
+                    leaseStore(settings.config(), dataSources, "a LockRegistry"), settings.config());
         }
 
         @Bean
         dev.fenced.spring.integration.FencedLockRegistry fencedLockRegistry(
                 @Qualifier("fencedLockRegistryLeases") NonRenewingLeases fencedLockRegistryLeases) {
-            return new dev.fenced.spring.integration.FencedLockRegistry(fencedLockRegistryLeases.leaseManager(),
-                    dev.fenced.spring.integration.FencedLockRegistry.DEFAULT_TTL, "");
+            return new dev.fenced.spring.integration.FencedLockRegistry(
+                    fencedLockRegistryLeases.leaseManager(),
+                    dev.fenced.spring.integration.FencedLockRegistry.DEFAULT_TTL,
+                    "");
         }
     }
 
@@ -296,8 +319,11 @@ public class FencedAutoConfiguration {
 
     /** Spring's own decorator, which carries every registered ThreadLocalAccessor, fenced's among them. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"io.micrometer.context.ContextSnapshotFactory",
-            "org.springframework.core.task.support.ContextPropagatingTaskDecorator"})
+    @ConditionalOnClass(
+            name = {
+                "io.micrometer.context.ContextSnapshotFactory",
+                "org.springframework.core.task.support.ContextPropagatingTaskDecorator"
+            })
     static class ContextPropagation {
 
         @Bean

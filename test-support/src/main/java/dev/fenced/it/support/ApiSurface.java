@@ -38,11 +38,12 @@ public final class ApiSurface {
     private static final int ANNOTATION = 0x2000;
     private static final int ENUM = 0x4000;
 
-    private ApiSurface() {
-    }
+    private ApiSurface() {}
 
     private static boolean isClassFile(String name) {
-        return name.endsWith(".class") && !name.startsWith("META-INF/") && !name.endsWith("module-info.class")
+        return name.endsWith(".class")
+                && !name.startsWith("META-INF/")
+                && !name.endsWith("module-info.class")
                 && !name.endsWith("package-info.class");
     }
 
@@ -186,11 +187,13 @@ public final class ApiSurface {
                     String name = utf8[in.readUnsignedShort()];
                     String descriptor = utf8[in.readUnsignedShort()];
                     skipAttributes(in);
-                    boolean visible = (access & (PUBLIC | PROTECTED)) != 0 && (access & SYNTHETIC) == 0
-                            && !(kind == 1 && (access & BRIDGE_OR_VOLATILE) != 0) && !name.equals("<clinit>");
+                    boolean visible = (access & (PUBLIC | PROTECTED)) != 0
+                            && (access & SYNTHETIC) == 0
+                            && !(kind == 1 && (access & BRIDGE_OR_VOLATILE) != 0)
+                            && !name.equals("<clinit>");
                     if (visible) {
-                        info.members.add(kind == 0 ? field(access, name, descriptor)
-                                : method(access, name, descriptor, info));
+                        info.members.add(
+                                kind == 0 ? field(access, name, descriptor) : method(access, name, descriptor, info));
                     }
                 }
             }
@@ -207,12 +210,17 @@ public final class ApiSurface {
         }
 
         String header() {
-            StringBuilder s = new StringBuilder(modifiers(access & ~(INTERFACE | ABSTRACT | ANNOTATION | ENUM | SYNTHETIC
-                    | 0x0020)));
-            String kind = (access & ANNOTATION) != 0 ? "@interface" : (access & INTERFACE) != 0 ? "interface"
-                    : (access & ENUM) != 0 ? "enum" : ((access & ABSTRACT) != 0 ? "abstract " : "") + "class";
+            StringBuilder s = new StringBuilder(
+                    modifiers(access & ~(INTERFACE | ABSTRACT | ANNOTATION | ENUM | SYNTHETIC | 0x0020)));
+            String kind = (access & ANNOTATION) != 0
+                    ? "@interface"
+                    : (access & INTERFACE) != 0
+                            ? "interface"
+                            : (access & ENUM) != 0 ? "enum" : ((access & ABSTRACT) != 0 ? "abstract " : "") + "class";
             s.append(kind).append(' ').append(name.replace('/', '.'));
-            if (superName != null && (access & (INTERFACE | ENUM)) == 0 && !superName.equals("java/lang/Object")
+            if (superName != null
+                    && (access & (INTERFACE | ENUM)) == 0
+                    && !superName.equals("java/lang/Object")
                     && !superName.equals("java/lang/Record")) {
                 s.append(" extends ").append(superName.replace('/', '.'));
             }
@@ -222,7 +230,8 @@ public final class ApiSurface {
             List<String> shown = new ArrayList<>(interfaces);
             shown.remove("java.lang.annotation.Annotation");
             if (!shown.isEmpty()) {
-                s.append((access & INTERFACE) != 0 ? " extends " : " implements ").append(String.join(", ", shown));
+                s.append((access & INTERFACE) != 0 ? " extends " : " implements ")
+                        .append(String.join(", ", shown));
             }
             return s.toString();
         }
@@ -246,13 +255,13 @@ public final class ApiSurface {
                 if ((access & ABSTRACT) != 0) {
                     shown &= ~ABSTRACT;
                 } else if ((access & STATIC) == 0) {
-                    return "default " + modifiers(shown) + returns + " " + name + "(" + String.join(", ", params)
-                            + ")";
+                    return "default " + modifiers(shown) + returns + " " + name + "(" + String.join(", ", params) + ")";
                 }
             }
             if (name.equals("<init>")) {
-                return modifiers(shown) + owner.name.substring(owner.name.lastIndexOf('/') + 1).replace('$', '.')
-                        + "(" + String.join(", ", params) + ")";
+                return modifiers(shown)
+                        + owner.name.substring(owner.name.lastIndexOf('/') + 1).replace('$', '.') + "("
+                        + String.join(", ", params) + ")";
             }
             return modifiers(shown) + returns + " " + name + "(" + String.join(", ", params) + ")";
         }
@@ -280,23 +289,34 @@ public final class ApiSurface {
         private static String type(String d, int[] at) {
             char c = d.charAt(at[0]++);
             switch (c) {
-                case 'B': return "byte";
-                case 'C': return "char";
-                case 'D': return "double";
-                case 'F': return "float";
-                case 'I': return "int";
-                case 'J': return "long";
-                case 'S': return "short";
-                case 'Z': return "boolean";
-                case 'V': return "void";
-                case '[': return type(d, at) + "[]";
+                case 'B':
+                    return "byte";
+                case 'C':
+                    return "char";
+                case 'D':
+                    return "double";
+                case 'F':
+                    return "float";
+                case 'I':
+                    return "int";
+                case 'J':
+                    return "long";
+                case 'S':
+                    return "short";
+                case 'Z':
+                    return "boolean";
+                case 'V':
+                    return "void";
+                case '[':
+                    return type(d, at) + "[]";
                 case 'L': {
                     int end = d.indexOf(';', at[0]);
                     String name = d.substring(at[0], end).replace('/', '.');
                     at[0] = end + 1;
                     return name;
                 }
-                default: throw new IllegalArgumentException("bad descriptor " + d);
+                default:
+                    throw new IllegalArgumentException("bad descriptor " + d);
             }
         }
     }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  */
 public final class FencedTestExtension implements BeforeEachCallback, AfterEachCallback, ParameterResolver {
 
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(FencedTestExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(FencedTestExtension.class);
 
     @Override
     public void beforeEach(ExtensionContext context) {
@@ -42,9 +43,12 @@ public final class FencedTestExtension implements BeforeEachCallback, AfterEachC
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        ExtensionContext classContext = context.getTestMethod().isPresent() ? context.getParent().orElseThrow() : context;
-        return classContext.getStore(NAMESPACE)
-                .getOrComputeIfAbsent(classContext.getRequiredTestClass(), c -> TestDatabase.create(), TestDatabase.class);
+        ExtensionContext classContext =
+                context.getTestMethod().isPresent() ? context.getParent().orElseThrow() : context;
+        return classContext
+                .getStore(NAMESPACE)
+                .getOrComputeIfAbsent(
+                        classContext.getRequiredTestClass(), c -> TestDatabase.create(), TestDatabase.class);
     }
 
     /** Leaves nothing bound on the calling thread: what a lease acquired or a scope left open there had bound. */

@@ -33,8 +33,10 @@ public final class TestDatabase {
     /** A new, empty database on the test server. */
     public static synchronized TestDatabase create() {
         String admin = adminUrl();
-        String db = "fenced_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
-        try (Connection c = DriverManager.getConnection(admin); Statement s = c.createStatement()) {
+        String db = "fenced_it_"
+                + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
+        try (Connection c = DriverManager.getConnection(admin);
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + db);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create a test database on " + admin, e);
@@ -112,7 +114,8 @@ public final class TestDatabase {
 
     /** Runs statements on a plain connection. */
     public void execute(String... sql) {
-        try (Connection c = rawConnection(); Statement s = c.createStatement()) {
+        try (Connection c = rawConnection();
+                Statement s = c.createStatement()) {
             for (String q : sql) {
                 s.execute(q);
             }
@@ -132,7 +135,9 @@ public final class TestDatabase {
 
     /** A single long from a query on a plain connection. */
     public long queryLong(String sql) {
-        try (Connection c = rawConnection(); Statement s = c.createStatement(); var rs = s.executeQuery(sql)) {
+        try (Connection c = rawConnection();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery(sql)) {
             if (!rs.next()) {
                 throw new IllegalStateException("no row: " + sql);
             }

@@ -15,14 +15,12 @@ import net.bytebuddy.asm.Advice;
  */
 public final class LeaseAdvice {
 
-    private LeaseAdvice() {
-    }
+    private LeaseAdvice() {}
 
     /** Bound to the lease's name for each configured method. */
     @Retention(RetentionPolicy.RUNTIME)
     @Target(ElementType.PARAMETER)
-    public @interface LeaseName {
-    }
+    public @interface LeaseName {}
 
     @Advice.OnMethodEnter(skipOn = Advice.OnDefaultValue.class)
     static Object enter(@LeaseName String lease, @Advice.Origin("#m") String method, @Advice.Origin Class<?> type) {

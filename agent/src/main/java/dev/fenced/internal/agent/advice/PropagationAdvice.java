@@ -18,8 +18,7 @@ import net.bytebuddy.implementation.bytecode.assign.Assigner;
  */
 public final class PropagationAdvice {
 
-    private PropagationAdvice() {
-    }
+    private PropagationAdvice() {}
 
     /** FutureTask constructors: the callable runs with the constructing thread's binding. */
     public static final class FutureTaskConstructor {
@@ -122,14 +121,14 @@ public final class PropagationAdvice {
     /** Bound, per instrumented method, to the simple name of the functional interface its parameter declares. */
     @Retention(RetentionPolicy.RUNTIME)
     @Target(ElementType.PARAMETER)
-    public @interface Kind {
-    }
+    public @interface Kind {}
 
     /** CompletableFuture methods whose first parameter is the stage's function. */
     public static final class FunctionFirst {
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static void enter(@Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object fn,
-                          @Kind String kind) {
+        static void enter(
+                @Advice.Argument(value = 0, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object fn,
+                @Kind String kind) {
             Object wrapped = Propagation.wrapFunctional(fn, kind);
             if (wrapped != fn) {
                 fn = wrapped;
@@ -140,8 +139,9 @@ public final class PropagationAdvice {
     /** CompletableFuture methods whose second parameter is the stage's function. */
     public static final class FunctionSecond {
         @Advice.OnMethodEnter(suppress = Throwable.class)
-        static void enter(@Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object fn,
-                          @Kind String kind) {
+        static void enter(
+                @Advice.Argument(value = 1, readOnly = false, typing = Assigner.Typing.DYNAMIC) Object fn,
+                @Kind String kind) {
             Object wrapped = Propagation.wrapFunctional(fn, kind);
             if (wrapped != fn) {
                 fn = wrapped;

@@ -14,8 +14,7 @@ public final class LeaseGate {
     private static volatile Function<ClassLoader, LeaseHooks> factory;
     private static final Map<ClassLoader, LeaseHooks> RUNTIMES = new WeakHashMap<>();
 
-    private LeaseGate() {
-    }
+    private LeaseGate() {}
 
     /** Installed once by the agent's premain. */
     public static void install(Function<ClassLoader, LeaseHooks> runtimeFactory) {

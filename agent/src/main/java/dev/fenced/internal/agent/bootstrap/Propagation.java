@@ -28,8 +28,7 @@ import java.util.function.Supplier;
  */
 public final class Propagation {
 
-    private Propagation() {
-    }
+    private Propagation() {}
 
     /** What a hand-over on the calling thread carries: its token cell (live or lost), or null for nothing. */
     static AtomicLong capture() {
@@ -81,7 +80,8 @@ public final class Propagation {
      * RunnableFuture, so code that casts {@code shutdownNow()}'s list back to Future keeps working.
      */
     public static Runnable forExecute(Runnable task) {
-        if (task instanceof FutureTask || task instanceof CompletableFuture.AsynchronousCompletionTask
+        if (task instanceof FutureTask
+                || task instanceof CompletableFuture.AsynchronousCompletionTask
                 || task instanceof Wrappers.Wrapped) {
             return task;
         }

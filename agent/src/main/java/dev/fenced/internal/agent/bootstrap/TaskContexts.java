@@ -17,8 +17,7 @@ final class TaskContexts {
     private static final ConcurrentHashMap<Key, AtomicLong> CELLS = new ConcurrentHashMap<>();
     private static final ReferenceQueue<Object> COLLECTED = new ReferenceQueue<>();
 
-    private TaskContexts() {
-    }
+    private TaskContexts() {}
 
     /** Records {@code cell} for {@code task}; null (nothing captured) drops an earlier capture. */
     static void put(Object task, AtomicLong cell) {

@@ -19,12 +19,10 @@ import java.util.function.Supplier;
  */
 final class Wrappers {
 
-    private Wrappers() {
-    }
+    private Wrappers() {}
 
     /** Marks a wrapper, so that nothing is wrapped twice. */
-    interface Wrapped {
-    }
+    interface Wrapped {}
 
     @SuppressWarnings("unchecked")
     private static <T> T cast(Object o) {

@@ -38,6 +38,7 @@ public final class LeaseRuntime implements LeaseHooks {
     private final Map<String, LeaseMethod> methods;
     /** Re-entry, the busy policy and the leases held: the driver's, shared with the Spring starter. */
     private final LeaseBoundCalls calls = new LeaseBoundCalls(LOG);
+
     private volatile LeaseManager manager;
 
     /** @param configFile the {@code =config=} file of the agent, or null */
@@ -79,7 +80,8 @@ public final class LeaseRuntime implements LeaseHooks {
                         .table(config.leaseTable())
                         .createTable(config.leaseCreateTable())
                         .build();
-                Runtime.getRuntime().addShutdownHook(FencedThreads.newThread("fenced-agent-leases-close", created::close));
+                Runtime.getRuntime()
+                        .addShutdownHook(FencedThreads.newThread("fenced-agent-leases-close", created::close));
                 manager = created;
             }
             return manager;
@@ -120,12 +122,10 @@ public final class LeaseRuntime implements LeaseHooks {
         }
 
         @Override
-        public void setLogWriter(PrintWriter out) {
-        }
+        public void setLogWriter(PrintWriter out) {}
 
         @Override
-        public void setLoginTimeout(int seconds) {
-        }
+        public void setLoginTimeout(int seconds) {}
 
         @Override
         public int getLoginTimeout() {

@@ -36,8 +36,11 @@ public class NightlyTotalsJob {
     private final MeterRegistry meters;
     private final String instance;
 
-    public NightlyTotalsJob(JdbcTemplate jdbc, TransactionTemplate transactions, MeterRegistry meters,
-                            @Value("${nightly.instance}") String instance) {
+    public NightlyTotalsJob(
+            JdbcTemplate jdbc,
+            TransactionTemplate transactions,
+            MeterRegistry meters,
+            @Value("${nightly.instance}") String instance) {
         this.jdbc = jdbc;
         this.transactions = transactions;
         this.meters = meters;
@@ -59,24 +62,27 @@ public class NightlyTotalsJob {
     }
 
     private String runNight(long token) {
-        Integer done = jdbc.queryForObject(
-                "SELECT count(*) FROM nightly_runs WHERE night = current_date", Integer.class);
+        Integer done =
+                jdbc.queryForObject("SELECT count(*) FROM nightly_runs WHERE night = current_date", Integer.class);
         if (done != null && done > 0) {
             return "skipped";
         }
         List<long[]> totals = jdbc.query("""
                 SELECT t.restaurant_id, coalesce(sum(o.amount), 0), count(o.order_id)
                   FROM totals t LEFT JOIN orders o ON o.restaurant_id = t.restaurant_id
-                 GROUP BY t.restaurant_id ORDER BY t.restaurant_id""",
-                (rs, i) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)});
+                 GROUP BY t.restaurant_id ORDER BY t.restaurant_id""", (rs, i) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)});
         long orders = 0;
         for (long[] t : totals) {
             // a whole new value, never amount + x: a stale write that lands first is then simply replaced
             jdbc.update("UPDATE totals SET amount = ? WHERE restaurant_id = ?", t[1], t[0]);
             orders += t[2];
         }
-        jdbc.update("INSERT INTO nightly_runs (night, instance, token, restaurants, orders) VALUES (current_date, ?, ?, ?, ?)",
-                instance, token, totals.size(), orders);
+        jdbc.update(
+                "INSERT INTO nightly_runs (night, instance, token, restaurants, orders) VALUES (current_date, ?, ?, ?, ?)",
+                instance,
+                token,
+                totals.size(),
+                orders);
         log.info("nightly totals: {} restaurants, {} orders, token {}", totals.size(), orders, token);
         return "completed";
     }

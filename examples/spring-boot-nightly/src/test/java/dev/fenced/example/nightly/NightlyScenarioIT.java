@@ -26,9 +26,16 @@ class NightlyScenarioIT {
         Path jar = Path.of(System.getProperty("example.jar", "target/fenced-example-spring-boot-nightly.jar"));
         assertTrue(Files.isRegularFile(jar), "package the service first (mvn verify does): " + jar);
         Scenario.Options defaults = Scenario.Options.defaults(jar);
-        Scenario.Options options = new Scenario.Options(jar, System.getenv("FENCED_TEST_JDBC_URL"), 200,
-                defaults.ordersEach(), defaults.ordersArriving(), defaults.lockAtMostFor(), "enforce",
-                Path.of("target", "scenario-logs"), defaults.timeout());
+        Scenario.Options options = new Scenario.Options(
+                jar,
+                System.getenv("FENCED_TEST_JDBC_URL"),
+                200,
+                defaults.ordersEach(),
+                defaults.ordersArriving(),
+                defaults.lockAtMostFor(),
+                "enforce",
+                Path.of("target", "scenario-logs"),
+                defaults.timeout());
 
         ByteArrayOutputStream story = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(story, true, StandardCharsets.UTF_8);
@@ -44,7 +51,8 @@ class NightlyScenarioIT {
         assertEquals(0, r.aCompletedRuns(), "A never finished a night: " + told);
         assertTrue(r.lockAgeMs() > r.lockAtMostForMs(), "A was resumed after its lock ran out: " + told);
 
-        // B took over after A's lock ran out (A was frozen until B had finished), once, and counted the orders that arrived during the freeze
+        // B took over after A's lock ran out (A was frozen until B had finished), once, and counted the orders that
+        // arrived during the freeze
         assertNotNull(r.night(), told);
         assertEquals(r.b(), r.night().instance(), told);
         assertTrue(r.bToken() > r.aToken(), "B's token is newer: " + told);

@@ -48,29 +48,40 @@ public final class Checker {
 
     /** The kind of the promotion fault (the standby topologies). */
     static final String PROMOTION = "promotion of the standby";
+
     static final long SENT_AFTER_DEADLINE_TOLERANCE_MS = 0;
 
-    private record Write(String holder, String name, long token, long t0, long t1, long value, String outcome,
-                         long sentNanos, long deadlineNanos) {
-    }
+    private record Write(
+            String holder,
+            String name,
+            long token,
+            long t0,
+            long t1,
+            long value,
+            String outcome,
+            long sentNanos,
+            long deadlineNanos) {}
 
-    private record Grant(String holder, long op, String name, long token, long t0, long t1) {
-    }
+    private record Grant(String holder, long op, String name, long token, long t0, long t1) {}
 
-    private record Loss(String holder, String name, long token, long atMicros, long latencyNanos) {
-    }
+    private record Loss(String holder, String name, long token, long atMicros, long latencyNanos) {}
 
-    private record Version(int id, Long oldToken, Long newToken, long newVal, long atMicros) {
-    }
+    private record Version(int id, Long oldToken, Long newToken, long newVal, long atMicros) {}
 
-    private record LeaseEvent(String name, long token, String kind, long expiresMicros, long atMicros) {
-    }
+    private record LeaseEvent(String name, long token, String kind, long expiresMicros, long atMicros) {}
 
     /** The verdict. */
-    public record Report(boolean fenced, long staleOverwrites, long tokensGrantedTwice, long tokensOutOfOrder,
-                         long acknowledgedWritesLost, long acceptedAfterExpiry, long historyOutOfOrder,
-                         long writesSentAfterDeadline, long lostOnAsyncFailover, String markdown) {
-    }
+    public record Report(
+            boolean fenced,
+            long staleOverwrites,
+            long tokensGrantedTwice,
+            long tokensOutOfOrder,
+            long acknowledgedWritesLost,
+            long acceptedAfterExpiry,
+            long historyOutOfOrder,
+            long writesSentAfterDeadline,
+            long lostOnAsyncFailover,
+            String markdown) {}
 
     private final FaultRun.Setup setup;
     private final List<FaultRun.Fault> faults;
@@ -96,19 +107,36 @@ public final class Checker {
                 String[] f = line.split(" ");
                 if (f[0].equals("grant") && f.length >= 7) {
                     historyGrants.add(Long.parseLong(f[4]));
-                    grants.add(new Grant(f[1], Long.parseLong(f[2]), f[3], Long.parseLong(f[4]), Long.parseLong(f[5]),
+                    grants.add(new Grant(
+                            f[1],
+                            Long.parseLong(f[2]),
+                            f[3],
+                            Long.parseLong(f[4]),
+                            Long.parseLong(f[5]),
                             Long.parseLong(f[6])));
                     outcomes.merge("grant", 1, Integer::sum);
                 } else if (f[0].equals("write") && f.length >= 11) {
-                    writes.add(new Write(f[1], f[3], Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]),
-                            Long.parseLong(f[7]), f[8], Long.parseLong(f[9]), Long.parseLong(f[10])));
+                    writes.add(new Write(
+                            f[1],
+                            f[3],
+                            Long.parseLong(f[4]),
+                            Long.parseLong(f[5]),
+                            Long.parseLong(f[6]),
+                            Long.parseLong(f[7]),
+                            f[8],
+                            Long.parseLong(f[9]),
+                            Long.parseLong(f[10])));
                     outcomes.merge("write " + f[8], 1, Integer::sum);
                 } else if (f[0].equals("member") && f.length >= 6) {
                     // a holder's long-lived lease (the renewal figures): its token counts in the grant checks too
                     historyGrants.add(Long.parseLong(f[4]));
                     outcomes.merge("grant of a member lease", 1, Integer::sum);
                 } else if (f[0].equals("lost") && f.length >= 8) {
-                    losses.add(new Loss(f[1], f[3], Long.parseLong(f[4]), Long.parseLong(f[5]),
+                    losses.add(new Loss(
+                            f[1],
+                            f[3],
+                            Long.parseLong(f[4]),
+                            Long.parseLong(f[5]),
                             Long.parseLong(f[6]) - Long.parseLong(f[7])));
                 } else if (f[0].equals("renew") && f.length >= 6) {
                     renewals.add(Long.parseLong(f[5]));
@@ -120,11 +148,16 @@ public final class Checker {
         }
         List<Version> versions = new ArrayList<>();
         List<LeaseEvent> leaseEvents = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection(server.url("postgres")); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(server.url("postgres"));
+                Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT id, old_token, new_token, new_val,"
                     + " (extract(epoch FROM at) * 1000000)::bigint FROM audit ORDER BY seq")) {
                 while (rs.next()) {
-                    versions.add(new Version(rs.getInt(1), (Long) rs.getObject(2), (Long) rs.getObject(3), rs.getLong(4),
+                    versions.add(new Version(
+                            rs.getInt(1),
+                            (Long) rs.getObject(2),
+                            (Long) rs.getObject(3),
+                            rs.getLong(4),
                             rs.getLong(5)));
                 }
             }
@@ -132,13 +165,14 @@ public final class Checker {
                     + " ELSE (extract(epoch FROM expires_at) * 1000000)::bigint END,"
                     + " (extract(epoch FROM at) * 1000000)::bigint FROM lease_audit ORDER BY seq")) {
                 while (rs.next()) {
-                    leaseEvents.add(new LeaseEvent(rs.getString(1), rs.getLong(2), rs.getString(3), rs.getLong(4),
-                            rs.getLong(5)));
+                    leaseEvents.add(new LeaseEvent(
+                            rs.getString(1), rs.getLong(2), rs.getString(3), rs.getLong(4), rs.getLong(5)));
                 }
             }
         }
 
-        long stale = versions.stream().filter(v -> v.oldToken != null && v.newToken != null && v.newToken < v.oldToken)
+        long stale = versions.stream()
+                .filter(v -> v.oldToken != null && v.newToken != null && v.newToken < v.oldToken)
                 .count();
         Map<Long, Integer> grantsPerToken = new HashMap<>();
         Map<String, Long> lastTokenOfName = new HashMap<>();
@@ -160,18 +194,29 @@ public final class Checker {
         }
         // An asynchronous standby may miss what the old primary acknowledged before the promotion: the topology's
         // known loss, counted apart. Anything acknowledged after it (or with a synchronous standby) counts.
-        long promotedAt = setup.topology() == FaultRun.Topology.ASYNC_STANDBY ? faults.stream()
-                .filter(f -> f.kind().equals(PROMOTION)).mapToLong(FaultRun.Fault::endMicros).findFirst()
-                .orElse(Long.MIN_VALUE) : Long.MIN_VALUE;
-        List<Write> missing = writes.stream().filter(w -> w.outcome.equals("ok"))
-                .filter(w -> !landed.contains(w.name.substring("row-".length()) + ":" + w.token + ":" + w.value)).toList();
+        long promotedAt = setup.topology() == FaultRun.Topology.ASYNC_STANDBY
+                ? faults.stream()
+                        .filter(f -> f.kind().equals(PROMOTION))
+                        .mapToLong(FaultRun.Fault::endMicros)
+                        .findFirst()
+                        .orElse(Long.MIN_VALUE)
+                : Long.MIN_VALUE;
+        List<Write> missing = writes.stream()
+                .filter(w -> w.outcome.equals("ok"))
+                .filter(w -> !landed.contains(w.name.substring("row-".length()) + ":" + w.token + ":" + w.value))
+                .toList();
         long lostOnFailover = missing.stream().filter(w -> w.t1 < promotedAt).count();
         long lost = missing.size() - lostOnFailover;
         long historyOutOfOrder = outOfOrderInRealTime(grants);
         long tolerance = SENT_AFTER_DEADLINE_TOLERANCE_MS * 1_000_000L;
-        List<Write> late = writes.stream().filter(w -> w.sentNanos != 0 && !w.outcome.equals("lost"))
-                .filter(w -> w.sentNanos - w.deadlineNanos > tolerance).toList();
-        long worstSentLate = late.stream().mapToLong(w -> w.sentNanos - w.deadlineNanos).max().orElse(0);
+        List<Write> late = writes.stream()
+                .filter(w -> w.sentNanos != 0 && !w.outcome.equals("lost"))
+                .filter(w -> w.sentNanos - w.deadlineNanos > tolerance)
+                .toList();
+        long worstSentLate = late.stream()
+                .mapToLong(w -> w.sentNanos - w.deadlineNanos)
+                .max()
+                .orElse(0);
         // The database's own view: the expiry its lease row had for the token when the write landed.
         Map<Long, List<LeaseEvent>> byToken = new HashMap<>();
         for (LeaseEvent e : leaseEvents) {
@@ -196,15 +241,29 @@ public final class Checker {
         }
 
         StringBuilder md = new StringBuilder();
-        md.append("### ").append(setup.fenced() ? "fenced" : "control (lease alone, no fencing)").append(" run, seed ")
-                .append(setup.seed()).append(setup.topology() == FaultRun.Topology.SINGLE ? ""
-                        : ", " + setup.topology().name().toLowerCase().replace('_', ' ')).append("\n\n");
-        md.append("Setup: ").append(setup.holders()).append(" holder JVMs, ").append(setup.rows()).append(" rows, ttl ")
-                .append(setup.ttl().toMillis()).append(" ms, ").append(setup.length().toSeconds())
-                .append(" s of faults; ").append(setup.topology().description)
+        md.append("### ")
+                .append(setup.fenced() ? "fenced" : "control (lease alone, no fencing)")
+                .append(" run, seed ")
+                .append(setup.seed())
+                .append(
+                        setup.topology() == FaultRun.Topology.SINGLE
+                                ? ""
+                                : ", " + setup.topology().name().toLowerCase().replace('_', ' '))
+                .append("\n\n");
+        md.append("Setup: ")
+                .append(setup.holders())
+                .append(" holder JVMs, ")
+                .append(setup.rows())
+                .append(" rows, ttl ")
+                .append(setup.ttl().toMillis())
+                .append(" ms, ")
+                .append(setup.length().toSeconds())
+                .append(" s of faults; ")
+                .append(setup.topology().description)
                 .append(" (embedded PostgreSQL binaries, synchronous_commit=off; data written with on).\n\n");
         md.append("| operations | count |\n|---|---|\n");
-        outcomes.forEach((k, n) -> md.append("| ").append(k).append(" | ").append(n).append(" |\n"));
+        outcomes.forEach(
+                (k, n) -> md.append("| ").append(k).append(" | ").append(n).append(" |\n"));
         md.append("| row versions (audit) | ").append(versions.size()).append(" |\n");
         md.append("\n| fault | count | total s | max s |\n|---|---|---|---|\n");
         Map<String, long[]> byKind = new TreeMap<>();
@@ -215,29 +274,50 @@ public final class Checker {
             a[1] += d;
             a[2] = Math.max(a[2], d);
         }
-        byKind.forEach((k, a) -> md.append(String.format("| %s | %d | %.1f | %.1f |%n", k, a[0], a[1] / 1e6, a[2] / 1e6)));
+        byKind.forEach(
+                (k, a) -> md.append(String.format("| %s | %d | %.1f | %.1f |%n", k, a[0], a[1] / 1e6, a[2] / 1e6)));
         md.append("\n| safety check | count |\n|---|---|\n");
         md.append("| stale overwrites accepted | ").append(stale).append(" |\n");
         md.append("| tokens granted twice | ").append(twice).append(" |\n");
-        md.append("| grants whose token did not exceed the name's previous one | ").append(outOfOrder).append(" |\n");
-        md.append("| grants ordered in real time (histories) whose tokens did not increase | ").append(historyOutOfOrder)
+        md.append("| grants whose token did not exceed the name's previous one | ")
+                .append(outOfOrder)
+                .append(" |\n");
+        md.append("| grants ordered in real time (histories) whose tokens did not increase | ")
+                .append(historyOutOfOrder)
                 .append(" |\n");
         md.append("| acknowledged writes lost | ").append(lost).append(" |\n");
-        md.append("| writes sent after their lease's local deadline + ").append(SENT_AFTER_DEADLINE_TOLERANCE_MS)
-                .append(" ms | ").append(late.size())
-                .append(late.isEmpty() ? "" : String.format(" (worst %.0f ms after)", worstSentLate / 1e6)).append(" |\n");
+        md.append("| writes sent after their lease's local deadline + ")
+                .append(SENT_AFTER_DEADLINE_TOLERANCE_MS)
+                .append(" ms | ")
+                .append(late.size())
+                .append(late.isEmpty() ? "" : String.format(" (worst %.0f ms after)", worstSentLate / 1e6))
+                .append(" |\n");
         if (setup.topology() == FaultRun.Topology.ASYNC_STANDBY) {
             md.append("| acknowledged writes lost on the asynchronous failover (the topology's, reported) | ")
-                    .append(lostOnFailover).append(" |\n");
+                    .append(lostOnFailover)
+                    .append(" |\n");
         }
-        md.append("| writes accepted after their lease expired in the database (reported) | ").append(afterExpiry)
-                .append(afterExpiry > 0 ? String.format(" (worst %.0f ms late)", worstLateMicros / 1e3) : "").append(" |\n");
+        md.append("| writes accepted after their lease expired in the database (reported) | ")
+                .append(afterExpiry)
+                .append(afterExpiry > 0 ? String.format(" (worst %.0f ms late)", worstLateMicros / 1e3) : "")
+                .append(" |\n");
         long[] recovery = recoveries(writes);
-        md.append(String.format("%nRecovery (fault end to the next acknowledged write), %d faults: p50 %.0f ms, p99 %.0f ms,"
-                + " max %.0f ms.%n", recovery.length, pct(recovery, 50), pct(recovery, 99), pct(recovery, 100)));
+        md.append(String.format(
+                "%nRecovery (fault end to the next acknowledged write), %d faults: p50 %.0f ms, p99 %.0f ms,"
+                        + " max %.0f ms.%n",
+                recovery.length, pct(recovery, 50), pct(recovery, 99), pct(recovery, 100)));
         md.append(availability(grants, writes, losses, renewals));
-        return new Report(setup.fenced(), stale, twice, outOfOrder, lost, afterExpiry, historyOutOfOrder, late.size(),
-                lostOnFailover, md.toString());
+        return new Report(
+                setup.fenced(),
+                stale,
+                twice,
+                outOfOrder,
+                lost,
+                afterExpiry,
+                historyOutOfOrder,
+                late.size(),
+                lostOnFailover,
+                md.toString());
     }
 
     /** Grants of one name where the first was acknowledged before the second was asked for, yet its token is not lower. */
@@ -248,8 +328,10 @@ public final class Checker {
         }
         long bad = 0;
         for (List<Grant> gs : byName.values()) {
-            List<Grant> byEnd = gs.stream().sorted((a, b) -> Long.compare(a.t1, b.t1)).toList();
-            List<Grant> byStart = gs.stream().sorted((a, b) -> Long.compare(a.t0, b.t0)).toList();
+            List<Grant> byEnd =
+                    gs.stream().sorted((a, b) -> Long.compare(a.t1, b.t1)).toList();
+            List<Grant> byStart =
+                    gs.stream().sorted((a, b) -> Long.compare(a.t0, b.t0)).toList();
             long highestEnded = Long.MIN_VALUE;
             int e = 0;
             for (Grant g : byStart) {
@@ -287,19 +369,26 @@ public final class Checker {
                 continue;
             }
             Grant held = last;
-            boolean done = writes.stream().anyMatch(w -> w.holder.equals(holder) && w.token == held.token
-                    && w.t1 <= f.startMicros());
+            boolean done = writes.stream()
+                    .anyMatch(w -> w.holder.equals(holder) && w.token == held.token && w.t1 <= f.startMicros());
             if (done) {
                 continue; // it had written and released before the fault
             }
-            grants.stream().filter(g -> g.name.equals(held.name) && !g.holder.equals(holder) && g.t1 > f.startMicros())
-                    .mapToLong(g -> g.t1 - f.startMicros()).min().ifPresent(takeovers::add);
+            grants.stream()
+                    .filter(g -> g.name.equals(held.name) && !g.holder.equals(holder) && g.t1 > f.startMicros())
+                    .mapToLong(g -> g.t1 - f.startMicros())
+                    .min()
+                    .ifPresent(takeovers::add);
         }
         long[] takeover = takeovers.stream().mapToLong(Long::longValue).sorted().toArray();
-        long[] poison = losses.stream().filter(l -> l.latencyNanos >= 0).mapToLong(l -> l.latencyNanos / 1000).sorted()
+        long[] poison = losses.stream()
+                .filter(l -> l.latencyNanos >= 0)
+                .mapToLong(l -> l.latencyNanos / 1000)
+                .sorted()
                 .toArray();
         long early = losses.stream().filter(l -> l.latencyNanos < 0).count();
-        long[] sortedRenewals = renewals.stream().mapToLong(Long::longValue).sorted().toArray();
+        long[] sortedRenewals =
+                renewals.stream().mapToLong(Long::longValue).sorted().toArray();
         List<Long> afterHeal = new ArrayList<>();
         for (FaultRun.Fault f : faults) {
             if (f.kind().equals("network stall")) {
@@ -311,13 +400,17 @@ public final class Checker {
             }
         }
         long[] heal = afterHeal.stream().mapToLong(Long::longValue).sorted().toArray();
-        StringBuilder md = new StringBuilder(String.format("%n| availability (ttl %.0f ms) | n | p50 | p99 | max |%n"
-                + "|---|---|---|---|---|%n", ttlMs));
-        md.append(row("holder lost (SIGKILL, or SIGSTOP > ttl, holding a lease) to the next grant of its name", takeover, ttlMs));
+        StringBuilder md = new StringBuilder(String.format(
+                "%n| availability (ttl %.0f ms) | n | p50 | p99 | max |%n" + "|---|---|---|---|---|%n", ttlMs));
+        md.append(row(
+                "holder lost (SIGKILL, or SIGSTOP > ttl, holding a lease) to the next grant of its name",
+                takeover,
+                ttlMs));
         md.append(row("poison latency: local deadline to the holder's onLost", poison, ttlMs));
         md.append(row("network heal to the first renewal a holder saw", heal, ttlMs));
-        md.append(String.format("%nLosses before the local deadline (a renewal found the lease gone): %d of %d.%n", early,
-                losses.size()));
+        md.append(String.format(
+                "%nLosses before the local deadline (a renewal found the lease gone): %d of %d.%n",
+                early, losses.size()));
         return md.toString();
     }
 
@@ -325,13 +418,24 @@ public final class Checker {
         if (sortedMicros.length == 0) {
             return "| " + what + " | 0 | | | |\n";
         }
-        return String.format("| %s | %d | %.0f ms (%.2f ttl) | %.0f ms (%.2f ttl) | %.0f ms (%.2f ttl) |%n", what,
-                sortedMicros.length, pct(sortedMicros, 50), pct(sortedMicros, 50) / ttlMs, pct(sortedMicros, 99),
-                pct(sortedMicros, 99) / ttlMs, pct(sortedMicros, 100), pct(sortedMicros, 100) / ttlMs);
+        return String.format(
+                "| %s | %d | %.0f ms (%.2f ttl) | %.0f ms (%.2f ttl) | %.0f ms (%.2f ttl) |%n",
+                what,
+                sortedMicros.length,
+                pct(sortedMicros, 50),
+                pct(sortedMicros, 50) / ttlMs,
+                pct(sortedMicros, 99),
+                pct(sortedMicros, 99) / ttlMs,
+                pct(sortedMicros, 100),
+                pct(sortedMicros, 100) / ttlMs);
     }
 
     private long[] recoveries(List<Write> writes) {
-        long[] ok = writes.stream().filter(w -> w.outcome.equals("ok")).mapToLong(Write::t1).sorted().toArray();
+        long[] ok = writes.stream()
+                .filter(w -> w.outcome.equals("ok"))
+                .mapToLong(Write::t1)
+                .sorted()
+                .toArray();
         List<Long> out = new ArrayList<>();
         for (FaultRun.Fault f : faults) {
             int i = Arrays.binarySearch(ok, f.endMicros());

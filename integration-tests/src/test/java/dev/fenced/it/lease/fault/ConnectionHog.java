@@ -18,8 +18,7 @@ final class ConnectionHog implements AutoCloseable {
 
     private final List<Connection> held = new ArrayList<>();
 
-    private ConnectionHog() {
-    }
+    private ConnectionHog() {}
 
     /** Opens connections to {@code url} until the server refuses one. */
     static ConnectionHog fill(String url) throws SQLException {

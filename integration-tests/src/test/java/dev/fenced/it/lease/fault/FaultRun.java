@@ -31,9 +31,8 @@ import java.util.concurrent.TimeUnit;
 public final class FaultRun {
 
     /** What a run is made of. */
-    public record Setup(long seed, boolean fenced, int holders, int rows, Duration ttl, Duration length,
-                        Topology topology) {
-    }
+    public record Setup(
+            long seed, boolean fenced, int holders, int rows, Duration ttl, Duration length, Topology topology) {}
 
     /** The servers the holders use and what sits between them and the holders (always the stalling proxy). */
     public enum Topology {
@@ -54,8 +53,7 @@ public final class FaultRun {
     }
 
     /** A fault the nemesis injected: its kind, its target, and when (wall-clock µs). */
-    public record Fault(String kind, String target, long startMicros, long endMicros) {
-    }
+    public record Fault(String kind, String target, long startMicros, long endMicros) {}
 
     private final Setup setup;
     private final Path root;
@@ -137,8 +135,15 @@ public final class FaultRun {
         if (Files.exists(LIBFAKETIME)) {
             // The server's wall clock can be jumped forward by the nemesis (its monotonic clock stays true).
             Files.writeString(clockOffset(), "+0\n");
-            s = s.withEnv(Map.of("LD_PRELOAD", LIBFAKETIME.toString(), "FAKETIME_TIMESTAMP_FILE", clockOffset().toString(),
-                    "FAKETIME_CACHE_DURATION", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1"));
+            s = s.withEnv(Map.of(
+                    "LD_PRELOAD",
+                    LIBFAKETIME.toString(),
+                    "FAKETIME_TIMESTAMP_FILE",
+                    clockOffset().toString(),
+                    "FAKETIME_CACHE_DURATION",
+                    "1",
+                    "FAKETIME_DONT_FAKE_MONOTONIC",
+                    "1"));
         }
         server = s.start();
         if (setup.topology().hasStandby()) {
@@ -147,8 +152,8 @@ public final class FaultRun {
             if (setup.topology() == Topology.SYNC_STANDBY) {
                 server.execute("ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()");
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (!Boolean.TRUE.equals(server.query(
-                        "SELECT count(*) = 1 FROM pg_stat_replication WHERE sync_state = 'sync'"))) {
+                while (!Boolean.TRUE.equals(
+                        server.query("SELECT count(*) = 1 FROM pg_stat_replication WHERE sync_state = 'sync'"))) {
                     if (System.nanoTime() > until) {
                         throw new IllegalStateException("the standby did not become synchronous: " + standby.log());
                     }
@@ -156,7 +161,8 @@ public final class FaultRun {
                 }
             }
         }
-        server.execute("CREATE TABLE cells (id int PRIMARY KEY, val bigint NOT NULL, last_token bigint)",
+        server.execute(
+                "CREATE TABLE cells (id int PRIMARY KEY, val bigint NOT NULL, last_token bigint)",
                 "INSERT INTO cells SELECT g, 0, NULL FROM generate_series(1, " + setup.rows() + ") g",
                 "CREATE TABLE audit (seq bigserial PRIMARY KEY, id int, old_token bigint, new_token bigint,"
                         + " old_val bigint, new_val bigint, at timestamptz NOT NULL DEFAULT clock_timestamp())",
@@ -169,7 +175,8 @@ public final class FaultRun {
         } finally {
             FencedTestExtension.unbind();
         }
-        server.execute("CREATE TABLE lease_audit (seq bigserial PRIMARY KEY, name text, token bigint, holder text,"
+        server.execute(
+                "CREATE TABLE lease_audit (seq bigserial PRIMARY KEY, name text, token bigint, holder text,"
                         + " kind text, expires_at timestamptz, at timestamptz NOT NULL DEFAULT clock_timestamp())",
                 "CREATE FUNCTION audit_lease() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
                         + " INSERT INTO lease_audit (name, token, holder, kind, expires_at) VALUES (NEW.name, NEW.token,"
@@ -196,10 +203,10 @@ public final class FaultRun {
     }
 
     private Holder startHolder(int index, int generation) throws IOException {
-        String hosts = String.join(",", proxies.stream().map(p -> "127.0.0.1:" + p.port()).toList());
+        String hosts = String.join(
+                ",", proxies.stream().map(p -> "127.0.0.1:" + p.port()).toList());
         // Standby topologies: every host is listed, the primary is found (and found again after a promotion).
-        String follow = setup.topology().hasStandby()
-                ? "&targetServerType=primary&hostRecheckSeconds=1" : "";
+        String follow = setup.topology().hasStandby() ? "&targetServerType=primary&hostRecheckSeconds=1" : "";
         // PgBouncer 1.18 in transaction mode keeps no server-side prepared statement of a client.
         String pooled = bouncer != null ? "&prepareThreshold=0" : "";
         String timeouts = "&connectTimeout=3&loginTimeout=3&socketTimeout=5";
@@ -210,17 +217,32 @@ public final class FaultRun {
                 ? "jdbc:postgresql://" + hosts + "/" + PgBouncer.DATA + "?user=postgres" + pooled + timeouts
                 : "jdbc:postgresql://" + hosts + "/postgres?user=postgres" + follow + timeouts
                         + "&options=-c%20synchronous_commit%3Don";
-        String dataUrl = setup.fenced() ? "jdbc:fenced:" + data.substring("jdbc:".length()) + "&fenced.tables=cells" : data;
+        String dataUrl =
+                setup.fenced() ? "jdbc:fenced:" + data.substring("jdbc:".length()) + "&fenced.tables=cells" : data;
         String storeUrl = "jdbc:postgresql://" + hosts + "/postgres?user=postgres" + follow + pooled;
         String id = index + "." + generation;
         Path history = root.resolve("history-" + id + ".log");
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), HolderMain.class.getName(),
-                id, Long.toString(setup.seed() * 1000 + index * 10 + generation), setup.fenced() ? "fenced" : "control",
-                storeUrl, dataUrl, Integer.toString(setup.rows()), Long.toString(setup.ttl().toMillis()),
-                Long.toString(endMicros), history.toString());
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("holder-" + id + ".out").toFile())).start();
+        List<String> cmd = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx96m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                HolderMain.class.getName(),
+                id,
+                Long.toString(setup.seed() * 1000 + index * 10 + generation),
+                setup.fenced() ? "fenced" : "control",
+                storeUrl,
+                dataUrl,
+                Integer.toString(setup.rows()),
+                Long.toString(setup.ttl().toMillis()),
+                Long.toString(endMicros),
+                history.toString());
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        root.resolve("holder-" + id + ".out").toFile()))
+                .start();
         return new Holder(index, generation, p, history);
     }
 
@@ -232,7 +254,8 @@ public final class FaultRun {
             Holder h = holders.get(random.nextInt(holders.size()));
             // Two pauses in three at a chosen point: the holder has read and not yet sent its write.
             boolean atPoint = random.nextInt(3) > 0;
-            long ms = atPoint ? setup.ttl().toMillis() + random.nextInt((int) setup.ttl().toMillis() * 2)
+            long ms = atPoint
+                    ? setup.ttl().toMillis() + random.nextInt((int) setup.ttl().toMillis() * 2)
                     : 200 + random.nextInt((int) setup.ttl().toMillis() * 3);
             if (atPoint && !h.awaitLine("read ", Duration.ofSeconds(3))) {
                 return;
@@ -241,8 +264,11 @@ public final class FaultRun {
             h.stop();
             sleepMillis(ms);
             h.cont();
-            faults.add(new Fault(atPoint ? "SIGSTOP holder before its write" : "SIGSTOP holder", "holder " + h.id(),
-                    start, HolderMain.now()));
+            faults.add(new Fault(
+                    atPoint ? "SIGSTOP holder before its write" : "SIGSTOP holder",
+                    "holder " + h.id(),
+                    start,
+                    HolderMain.now()));
         } else if (pick < 49) {
             int i = random.nextInt(holders.size());
             Holder h = holders.get(i);
@@ -267,8 +293,11 @@ public final class FaultRun {
             for (int i = 0; i < seconds; i++) {
                 shiftClock(percent * 10L);
             }
-            faults.add(new Fault("server clock drift", String.format("x%.2f for %d s", 1 + percent / 100.0, seconds),
-                    start, HolderMain.now()));
+            faults.add(new Fault(
+                    "server clock drift",
+                    String.format("x%.2f for %d s", 1 + percent / 100.0, seconds),
+                    start,
+                    HolderMain.now()));
         } else if (pick < 68) {
             long ms = 300 + random.nextInt((int) setup.ttl().toMillis() * 2);
             proxies.forEach(StallingProxy::stall);
@@ -283,19 +312,24 @@ public final class FaultRun {
             proxies.forEach(p -> p.delay(delay));
             sleepMillis(ms);
             proxies.forEach(p -> p.delay(0));
-            faults.add(new Fault("network latency", delay + " ms per message for " + ms + " ms", start,
-                    HolderMain.now()));
+            faults.add(
+                    new Fault("network latency", delay + " ms per message for " + ms + " ms", start, HolderMain.now()));
         } else if (pick < 73) {
             proxies.forEach(StallingProxy::reset);
             faults.add(new Fault("network reset", "every open connection", start, HolderMain.now()));
         } else if (pick < 79) {
             long ms = 500 + random.nextInt((int) setup.ttl().toMillis() * 2);
             try (ConnectionHog hog = bouncer != null
-                    ? ConnectionHog.pinPools(List.of(bouncer.url("postgres"), bouncer.url(PgBouncer.DATA)), PgBouncer.POOL_SIZE)
+                    ? ConnectionHog.pinPools(
+                            List.of(bouncer.url("postgres"), bouncer.url(PgBouncer.DATA)), PgBouncer.POOL_SIZE)
                     : ConnectionHog.fill(server.url("postgres"))) {
                 sleepMillis(ms);
-                faults.add(new Fault(bouncer != null ? "pool exhaustion (PgBouncer's pools pinned)"
-                        : "pool exhaustion (max_connections reached)", hog.size() + " connections", start,
+                faults.add(new Fault(
+                        bouncer != null
+                                ? "pool exhaustion (PgBouncer's pools pinned)"
+                                : "pool exhaustion (max_connections reached)",
+                        hog.size() + " connections",
+                        start,
                         HolderMain.now()));
             }
         } else if (pick < 90) {
@@ -351,7 +385,8 @@ public final class FaultRun {
     private void awaitServer() throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < end) {
-            try (Connection c = DriverManager.getConnection(server.url("postgres")); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection(server.url("postgres"));
+                    Statement s = c.createStatement()) {
                 s.execute("SELECT 1");
                 return;
             } catch (SQLException e) {
@@ -363,7 +398,9 @@ public final class FaultRun {
 
     private List<Path> histories() throws IOException {
         try (var files = Files.list(root)) {
-            return files.filter(f -> f.getFileName().toString().startsWith("history-")).sorted().toList();
+            return files.filter(f -> f.getFileName().toString().startsWith("history-"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -399,7 +436,9 @@ public final class FaultRun {
 
         private void signal(String name) throws IOException, InterruptedException {
             if (process.isAlive()) {
-                new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start().waitFor();
+                new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                        .start()
+                        .waitFor();
             }
         }
 

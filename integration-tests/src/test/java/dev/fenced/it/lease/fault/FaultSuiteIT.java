@@ -40,8 +40,9 @@ class FaultSuiteIT {
         for (int attempt = 0; attempt < 3 && (control == null || control.staleOverwrites() == 0); attempt++) {
             control = runOnce(setup(seeds().get(0) + 1000L * attempt, false, controlSeconds, Topology.SINGLE));
         }
-        assertTrue(control.staleOverwrites() > 0, "three control runs showed no stale overwrite: the faults did not"
-                + " bite\n" + control.markdown());
+        assertTrue(
+                control.staleOverwrites() > 0,
+                "three control runs showed no stale overwrite: the faults did not" + " bite\n" + control.markdown());
     }
 
     /** Acknowledged writes the old primary had not shipped are the topology's loss; fencing must lose nothing else. */

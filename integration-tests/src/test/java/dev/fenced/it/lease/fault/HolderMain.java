@@ -6,8 +6,8 @@ import dev.fenced.LeaseManager;
 import dev.fenced.StaleTokenException;
 import dev.fenced.internal.lease.LeaseDeadlines;
 import dev.fenced.it.support.FencedTestExtension;
-import java.io.PrintStream;
 import java.io.FileOutputStream;
+import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -42,8 +42,7 @@ public final class HolderMain {
     static final int SAMPLE_MILLIS = 10;
 
     /** The lease being held and the deadline it was last seen with, for the renewal sampler. */
-    private record Held(Lease lease, long op, long deadline) {
-    }
+    private record Held(Lease lease, long op, long deadline) {}
 
     private static final java.util.concurrent.atomic.AtomicReference<Held> HELD =
             new java.util.concurrent.atomic.AtomicReference<>();
@@ -54,30 +53,31 @@ public final class HolderMain {
     private static final java.util.concurrent.atomic.AtomicReference<Held> MEMBER =
             new java.util.concurrent.atomic.AtomicReference<>();
 
-    private HolderMain() {
-    }
+    private HolderMain() {}
 
     /** Logs a renewal whenever the held lease's deadline moves later. */
     private static void sampleRenewals(PrintStream out, String id) {
-        Thread t = new Thread(() -> {
-            while (true) {
-                for (var ref : List.of(HELD, MEMBER)) {
-                    Held h = ref.get();
-                    if (h != null && h.lease.isValid()) {
-                        long d = LeaseDeadlines.deadlineNanos(h.lease);
-                        if (d - h.deadline > 0 && ref.compareAndSet(h, new Held(h.lease, h.op, d))) {
-                            out.println("renew " + id + " " + h.op + " " + h.lease.name() + " " + h.lease.token() + " "
-                                    + now());
+        Thread t = new Thread(
+                () -> {
+                    while (true) {
+                        for (var ref : List.of(HELD, MEMBER)) {
+                            Held h = ref.get();
+                            if (h != null && h.lease.isValid()) {
+                                long d = LeaseDeadlines.deadlineNanos(h.lease);
+                                if (d - h.deadline > 0 && ref.compareAndSet(h, new Held(h.lease, h.op, d))) {
+                                    out.println("renew " + id + " " + h.op + " " + h.lease.name() + " "
+                                            + h.lease.token() + " " + now());
+                                }
+                            }
+                        }
+                        try {
+                            Thread.sleep(SAMPLE_MILLIS);
+                        } catch (InterruptedException e) {
+                            return;
                         }
                     }
-                }
-                try {
-                    Thread.sleep(SAMPLE_MILLIS);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "renewal-sampler");
+                },
+                "renewal-sampler");
         t.setDaemon(true);
         t.start();
     }
@@ -94,8 +94,10 @@ public final class HolderMain {
         PrintStream out = new PrintStream(new FileOutputStream(a[8], true), true, "UTF-8");
         PGSimpleDataSource store = new PGSimpleDataSource();
         store.setURL(storeUrl);
-        try (LeaseManager leases = LeaseManager.builder(store).holder("holder-" + id + "-" + ProcessHandle.current().pid())
-                .storeTimeout(Duration.ofSeconds(2)).build()) {
+        try (LeaseManager leases = LeaseManager.builder(store)
+                .holder("holder-" + id + "-" + ProcessHandle.current().pid())
+                .storeTimeout(Duration.ofSeconds(2))
+                .build()) {
             sampleRenewals(out, id);
             long op = 0;
             while (now() < endMicros) {
@@ -108,7 +110,8 @@ public final class HolderMain {
                 try {
                     granted = leases.tryAcquire(name, ttl);
                 } catch (SQLException | RuntimeException e) {
-                    out.println("grant-error " + id + " " + op + " " + name + " " + t0 + " " + now() + " " + oneLine(e));
+                    out.println(
+                            "grant-error " + id + " " + op + " " + name + " " + t0 + " " + now() + " " + oneLine(e));
                     Thread.sleep(20);
                     continue;
                 }
@@ -154,8 +157,9 @@ public final class HolderMain {
                 + System.nanoTime() + " " + LeaseDeadlines.deadlineNanos(l)));
     }
 
-    private static void writeOnce(PrintStream out, String id, long op, boolean fenced, String dataUrl, int row,
-                                  Lease lease, Random random) throws InterruptedException {
+    private static void writeOnce(
+            PrintStream out, String id, long op, boolean fenced, String dataUrl, int row, Lease lease, Random random)
+            throws InterruptedException {
         long token = lease.token();
         long t0 = now();
         long value = -1;
@@ -183,7 +187,8 @@ public final class HolderMain {
                     n = ps.executeUpdate();
                 }
             } else {
-                try (PreparedStatement ps = c.prepareStatement("UPDATE cells SET val = ?, last_token = ? WHERE id = ?")) {
+                try (PreparedStatement ps =
+                        c.prepareStatement("UPDATE cells SET val = ?, last_token = ? WHERE id = ?")) {
                     ps.setLong(1, value);
                     ps.setLong(2, token);
                     ps.setInt(3, row);

@@ -50,29 +50,35 @@ public final class PgBouncer implements AutoCloseable {
         int port = PgServer.freePort();
         Files.writeString(dir.resolve("userlist.txt"), "\"postgres\" \"\"\n");
         String server = "host=127.0.0.1 port=" + serverPort + " dbname=postgres";
-        Files.writeString(dir.resolve("pgbouncer.ini"), String.join("\n",
-                "[databases]",
-                "postgres = " + server,
-                DATA + " = " + server + " connect_query='SET synchronous_commit = on'",
-                "[pgbouncer]",
-                "listen_addr = 127.0.0.1",
-                "listen_port = " + port,
-                "unix_socket_dir =",
-                "auth_type = trust",
-                "auth_file = " + dir.resolve("userlist.txt"),
-                "pool_mode = transaction",
-                "default_pool_size = " + POOL_SIZE,
-                "max_client_conn = 300",
-                // pgjdbc sends these at startup; PgBouncer would refuse the connection otherwise
-                "ignore_startup_parameters = extra_float_digits,options",
-                "server_login_retry = 1",
-                "query_wait_timeout = 10",
-                "logfile = " + dir.resolve("pgbouncer.log"),
-                "pidfile = " + dir.resolve("pgbouncer.pid"),
-                ""));
+        Files.writeString(
+                dir.resolve("pgbouncer.ini"),
+                String.join(
+                        "\n",
+                        "[databases]",
+                        "postgres = " + server,
+                        DATA + " = " + server + " connect_query='SET synchronous_commit = on'",
+                        "[pgbouncer]",
+                        "listen_addr = 127.0.0.1",
+                        "listen_port = " + port,
+                        "unix_socket_dir =",
+                        "auth_type = trust",
+                        "auth_file = " + dir.resolve("userlist.txt"),
+                        "pool_mode = transaction",
+                        "default_pool_size = " + POOL_SIZE,
+                        "max_client_conn = 300",
+                        // pgjdbc sends these at startup; PgBouncer would refuse the connection otherwise
+                        "ignore_startup_parameters = extra_float_digits,options",
+                        "server_login_retry = 1",
+                        "query_wait_timeout = 10",
+                        "logfile = " + dir.resolve("pgbouncer.log"),
+                        "pidfile = " + dir.resolve("pgbouncer.pid"),
+                        ""));
         // PgBouncer refuses to run as root: like the server, it runs in a user namespace of its own.
-        Process p = new ProcessBuilder(PgServer.asUser(bin.toString(), dir.resolve("pgbouncer.ini").toString()))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout").toFile()))
+        Process p = new ProcessBuilder(PgServer.asUser(
+                        bin.toString(), dir.resolve("pgbouncer.ini").toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(
+                        ProcessBuilder.Redirect.appendTo(dir.resolve("stdout").toFile()))
                 .start();
         PgBouncer b = new PgBouncer(port, dir, p);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -43,7 +43,8 @@ public final class PgServer implements AutoCloseable {
 
     /** The directory holding the embedded binaries, extracted by zonky on first use. */
     public static synchronized Path binaries() {
-        Path base = Path.of(System.getProperty("ot.epg.working-dir",
+        Path base = Path.of(System.getProperty(
+                "ot.epg.working-dir",
                 Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg").toString()));
         Path found = find(base);
         if (found == null) {
@@ -64,8 +65,10 @@ public final class PgServer implements AutoCloseable {
             return null;
         }
         try (Stream<Path> dirs = Files.list(base)) {
-            return dirs.map(d -> d.resolve("bin")).filter(b -> Files.isExecutable(b.resolve("postgres")))
-                    .findFirst().orElse(null);
+            return dirs.map(d -> d.resolve("bin"))
+                    .filter(b -> Files.isExecutable(b.resolve("postgres")))
+                    .findFirst()
+                    .orElse(null);
         } catch (IOException e) {
             return null;
         }
@@ -73,8 +76,17 @@ public final class PgServer implements AutoCloseable {
 
     /** initdb into {@code dataDir} with trust auth, user postgres, plus {@code conf} in postgresql.auto.conf. */
     public static PgServer init(Path dataDir, Map<String, String> conf) throws IOException, InterruptedException {
-        run(asUser(binaries().resolve("initdb").toString(), "-D", dataDir.toString(), "-U", "postgres", "-A", "trust",
-                "-E", "UTF8", "--no-sync"));
+        run(asUser(
+                binaries().resolve("initdb").toString(),
+                "-D",
+                dataDir.toString(),
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync"));
         int port = freePort();
         Map<String, String> all = new LinkedHashMap<>();
         all.put("listen_addresses", "'127.0.0.1'");
@@ -110,11 +122,12 @@ public final class PgServer implements AutoCloseable {
 
     /** Starts the postmaster and waits until it accepts connections (a standby too). */
     public PgServer start() throws IOException, InterruptedException, SQLException {
-        ProcessBuilder pb = new ProcessBuilder(asUser(binaries().resolve("postgres").toString(), "-D",
-                dataDir.toString(), "-p", Integer.toString(port)));
+        ProcessBuilder pb = new ProcessBuilder(asUser(
+                binaries().resolve("postgres").toString(), "-D", dataDir.toString(), "-p", Integer.toString(port)));
         pb.environment().putAll(env);
         pb.redirectErrorStream(true);
-        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(dataDir.resolveSibling(dataDir.getFileName() + ".log").toFile()));
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(
+                dataDir.resolveSibling(dataDir.getFileName() + ".log").toFile()));
         process = pb.start();
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
@@ -148,14 +161,16 @@ public final class PgServer implements AutoCloseable {
     }
 
     public Object query(String sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = DriverManager.getConnection(url("postgres"));
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             return rs.next() ? rs.getObject(1) : null;
         }
     }
 
     public void execute(String... sql) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url("postgres"));
+                Statement s = c.createStatement()) {
             for (String q : sql) {
                 s.execute(q);
             }
@@ -198,7 +213,9 @@ public final class PgServer implements AutoCloseable {
         }
         process.toHandle();
         try {
-            new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor();
+            new ProcessBuilder("kill", "-INT", Long.toString(process.pid()))
+                    .start()
+                    .waitFor();
         } catch (IOException e) {
             process.destroy();
         }
@@ -240,8 +257,8 @@ public final class PgServer implements AutoCloseable {
      * ({@code application_name=standby}, for {@code synchronous_standby_names}), then both started again. The
      * standby gets this server's environment (libfaketime) and {@code conf}; it is in recovery when this returns.
      */
-    public PgServer startStandby(Path standbyDir, Map<String, String> conf) throws IOException, InterruptedException,
-            SQLException {
+    public PgServer startStandby(Path standbyDir, Map<String, String> conf)
+            throws IOException, InterruptedException, SQLException {
         stop();
         copyTo(standbyDir);
         Files.createFile(standbyDir.resolve("standby.signal"));

@@ -90,35 +90,37 @@ public final class StallingProxy implements AutoCloseable {
     }
 
     private void pump(Link link, InputStream in, OutputStream out, String dir) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[16384];
-            try {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    if (link.blackholed) {
-                        continue; // swallowed: the other side never hears of it
-                    }
-                    long delay = delayMillis;
-                    if (delay > 0) {
-                        try {
-                            Thread.sleep(delay);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                            return;
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[16384];
+                    try {
+                        int n;
+                        while ((n = in.read(buf)) >= 0) {
+                            if (link.blackholed) {
+                                continue; // swallowed: the other side never hears of it
+                            }
+                            long delay = delayMillis;
+                            if (delay > 0) {
+                                try {
+                                    Thread.sleep(delay);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                    return;
+                                }
+                            }
+                            out.write(buf, 0, n);
+                            out.flush();
                         }
+                    } catch (IOException ignored) {
+                        // one side closed
+                    } finally {
+                        if (!link.blackholed) {
+                            link.close();
+                        }
+                        // a blackholed link is closed only by close(): its far side must not learn anything
                     }
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException ignored) {
-                // one side closed
-            } finally {
-                if (!link.blackholed) {
-                    link.close();
-                }
-                // a blackholed link is closed only by close(): its far side must not learn anything
-            }
-        }, "stalling-proxy-" + dir);
+                },
+                "stalling-proxy-" + dir);
         t.setDaemon(true);
         t.start();
     }

@@ -26,8 +26,7 @@ public final class NightlyTotals {
     /** Puts the total back to zero, no token. */
     public static final String[] RESET = {"DELETE FROM totals", "INSERT INTO totals VALUES (77, 0, NULL)"};
 
-    private NightlyTotals() {
-    }
+    private NightlyTotals() {}
 
     /**
      * One run of the job on the calling thread, which carries the run's token: read, {@code work} (where a run may
@@ -42,12 +41,13 @@ public final class NightlyTotals {
             work.run();
             if (how == LateWrite.COPY_BOUND_LATE) {
                 CompletableFuture.runAsync(() -> {
-                    try (FencingScope late = Fencing.bind(token)) {
-                        write(pool, total + 1);
-                    } catch (SQLException e) {
-                        throw new CompletionException(e);
-                    }
-                }).join();
+                            try (FencingScope late = Fencing.bind(token)) {
+                                write(pool, total + 1);
+                            } catch (SQLException e) {
+                                throw new CompletionException(e);
+                            }
+                        })
+                        .join();
             } else {
                 write(pool, total + 1);
             }
@@ -57,8 +57,8 @@ public final class NightlyTotals {
 
     public static long read(DataSource pool) throws SQLException {
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT amount FROM totals WHERE restaurant_id = 77");
-             ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = c.prepareStatement("SELECT amount FROM totals WHERE restaurant_id = 77");
+                ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getLong(1);
         }
@@ -66,7 +66,7 @@ public final class NightlyTotals {
 
     public static void write(DataSource pool, long total) throws SQLException {
         try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
+                PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
             ps.setLong(1, total);
             ps.executeUpdate();
         }

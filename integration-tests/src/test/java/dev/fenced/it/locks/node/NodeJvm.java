@@ -9,8 +9,7 @@ import java.util.List;
 public final class NodeJvm implements AutoCloseable {
 
     /** A run that wrote its total: {@code RAN <token> <startNanos> <endNanos>}. */
-    public record Run(String node, long token, long start, long end) {
-    }
+    public record Run(String node, long token, long start, long end) {}
 
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
@@ -23,11 +22,19 @@ public final class NodeJvm implements AutoCloseable {
     }
 
     /** Starts node {@code name} running {@code library}'s loop on {@code db}; returns once it says STARTED. */
-    public static NodeJvm start(SchedulerLibrary library, String name, TestDatabase db, Duration ttl,
-                                boolean freezeFirst, LateWrite how) throws Exception {
-        NodeJvm node = new NodeJvm(name, ChildJvm.start(SchedulerNode.class, library.name(), name,
-                db.fencedUrl("fenced.tables=totals"), Long.toString(ttl.toMillis()), Boolean.toString(freezeFirst),
-                how.name()));
+    public static NodeJvm start(
+            SchedulerLibrary library, String name, TestDatabase db, Duration ttl, boolean freezeFirst, LateWrite how)
+            throws Exception {
+        NodeJvm node = new NodeJvm(
+                name,
+                ChildJvm.start(
+                        SchedulerNode.class,
+                        library.name(),
+                        name,
+                        db.fencedUrl("fenced.tables=totals"),
+                        Long.toString(ttl.toMillis()),
+                        Boolean.toString(freezeFirst),
+                        how.name()));
         node.await("STARTED");
         return node;
     }

@@ -19,13 +19,13 @@ import org.quartz.utils.DBConnectionManager;
 /** Quartz in cluster mode (JDBC JobStore on PostgreSQL, {@code isClustered=true}) as the lock tests run it. */
 public final class QuartzCluster {
 
-    private QuartzCluster() {
-    }
+    private QuartzCluster() {}
 
     /** Quartz's own tables, from the script Quartz ships. */
     public static void createTables(TestDatabase db) throws Exception {
         try (InputStream in = Scheduler.class.getResourceAsStream("/org/quartz/impl/jdbcjobstore/tables_postgres.sql");
-             Connection c = db.rawConnection(); Statement s = c.createStatement()) {
+                Connection c = db.rawConnection();
+                Statement s = c.createStatement()) {
             s.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
     }
@@ -45,12 +45,10 @@ public final class QuartzCluster {
             }
 
             @Override
-            public void shutdown() {
-            }
+            public void shutdown() {}
 
             @Override
-            public void initialize() {
-            }
+            public void initialize() {}
         });
         Properties p = new Properties();
         p.setProperty("org.quartz.scheduler.instanceName", cluster);

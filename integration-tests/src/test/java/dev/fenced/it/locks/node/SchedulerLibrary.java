@@ -48,11 +48,16 @@ public enum SchedulerLibrary {
         @Override
         public AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) throws Exception {
             QuartzJob.run = job;
-            org.quartz.Scheduler scheduler = QuartzCluster.scheduler("frozen-jvm", name, node.pool,
-                    new FencedJobFactory(node.leases, ttl));
+            org.quartz.Scheduler scheduler =
+                    QuartzCluster.scheduler("frozen-jvm", name, node.pool, new FencedJobFactory(node.leases, ttl));
             if (!scheduler.checkExists(QuartzJob.KEY)) { // the first node schedules; the cluster shares the trigger
-                scheduler.scheduleJob(JobBuilder.newJob(QuartzJob.class).withIdentity(QuartzJob.KEY).build(),
-                        TriggerBuilder.newTrigger().withIdentity("every-20ms", "fenced").startNow()
+                scheduler.scheduleJob(
+                        JobBuilder.newJob(QuartzJob.class)
+                                .withIdentity(QuartzJob.KEY)
+                                .build(),
+                        TriggerBuilder.newTrigger()
+                                .withIdentity("every-20ms", "fenced")
+                                .startNow()
                                 .withSchedule(SimpleScheduleBuilder.repeatSecondlyForever()
                                         .withIntervalInMilliseconds(20))
                                 .build());
@@ -74,8 +79,8 @@ public enum SchedulerLibrary {
             RecurringTask<Void> task = Tasks.recurring("nightly-totals", Schedules.fixedDelay(Duration.ofMillis(20)))
                     .execute((instance, context) -> job.run());
             Scheduler scheduler = dbScheduler(Scheduler.create(node.pool).startTasks(task), name)
-                    .addExecutionInterceptor(new FencedExecutionInterceptor(node.leases, ttl, Duration.ofMillis(200),
-                            FencedExecutionInterceptor::defaultLeaseName))
+                    .addExecutionInterceptor(new FencedExecutionInterceptor(
+                            node.leases, ttl, Duration.ofMillis(200), FencedExecutionInterceptor::defaultLeaseName))
                     .build();
             scheduler.start();
             return scheduler::stop;
@@ -89,7 +94,7 @@ public enum SchedulerLibrary {
     SPRING_INTEGRATION("nightly-totals", true) {
         @Override
         public AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) {
-            Leader leader = new Leader(new FencedLockRegistry(node.leases, ttl, ""), name, job, () -> { });
+            Leader leader = new Leader(new FencedLockRegistry(node.leases, ttl, ""), name, job, () -> {});
             leader.start();
             return leader;
         }
@@ -106,13 +111,18 @@ public enum SchedulerLibrary {
             DefaultLockingTaskExecutor executor = new DefaultLockingTaskExecutor(new FencedLockProvider(node.leases));
             ScheduledExecutorService scheduler =
                     Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "scheduler-" + name));
-            scheduler.scheduleWithFixedDelay(() -> {
-                try {
-                    executor.executeWithLock(job, new LockConfiguration(Instant.now(), leaseName(), ttl, Duration.ZERO));
-                } catch (RuntimeException e) {
-                    // the scheduler logs and goes on; the job reported what happened
-                }
-            }, 0, 5, TimeUnit.MILLISECONDS);
+            scheduler.scheduleWithFixedDelay(
+                    () -> {
+                        try {
+                            executor.executeWithLock(
+                                    job, new LockConfiguration(Instant.now(), leaseName(), ttl, Duration.ZERO));
+                        } catch (RuntimeException e) {
+                            // the scheduler logs and goes on; the job reported what happened
+                        }
+                    },
+                    0,
+                    5,
+                    TimeUnit.MILLISECONDS);
             return () -> {
                 scheduler.shutdown();
                 scheduler.awaitTermination(30, TimeUnit.SECONDS);
@@ -151,8 +161,7 @@ public enum SchedulerLibrary {
     }
 
     /** The library's own tables, if it has any. */
-    public void createTables(TestDatabase db) throws Exception {
-    }
+    public void createTables(TestDatabase db) throws Exception {}
 
     /** Starts the library's run loop on {@code node}, running {@code job}; closing it stops the loop gracefully. */
     public abstract AutoCloseable start(FencedNode node, String name, Duration ttl, Runnable job) throws Exception;
@@ -180,18 +189,19 @@ public enum SchedulerLibrary {
         private final LockRegistryLeaderInitiator initiator;
 
         public Leader(FencedLockRegistry locks, String name, Runnable job, Runnable revoked) {
-            initiator = new LockRegistryLeaderInitiator(locks, new DefaultCandidate(name, SPRING_INTEGRATION.leaseName) {
-                @Override
-                public void onGranted(Context context) {
-                    job.run();
-                    context.yield();
-                }
+            initiator =
+                    new LockRegistryLeaderInitiator(locks, new DefaultCandidate(name, SPRING_INTEGRATION.leaseName) {
+                        @Override
+                        public void onGranted(Context context) {
+                            job.run();
+                            context.yield();
+                        }
 
-                @Override
-                public void onRevoked(Context context) {
-                    revoked.run();
-                }
-            });
+                        @Override
+                        public void onRevoked(Context context) {
+                            revoked.run();
+                        }
+                    });
             initiator.setTaskExecutor(new TaskExecutorAdapter(thread));
             initiator.setHeartBeatMillis(200);
             initiator.setBusyWaitMillis(20);

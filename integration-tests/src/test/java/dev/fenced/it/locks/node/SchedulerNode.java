@@ -38,8 +38,7 @@ public final class SchedulerNode {
     private static FencedNode node;
     private static LateWrite how;
 
-    private SchedulerNode() {
-    }
+    private SchedulerNode() {}
 
     public static void main(String[] args) throws Exception {
         SchedulerLibrary library = SchedulerLibrary.valueOf(args[0]);

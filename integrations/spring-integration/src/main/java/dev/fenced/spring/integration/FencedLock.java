@@ -203,8 +203,8 @@ final class FencedLock implements Lock {
     }
 
     private IllegalStateException storeFailure(String what, SQLException e) {
-        return new IllegalStateException("fenced: could not " + what + " lease '" + name + "' for lock: "
-                + e.getMessage(), e);
+        return new IllegalStateException(
+                "fenced: could not " + what + " lease '" + name + "' for lock: " + e.getMessage(), e);
     }
 
     @Override

@@ -57,8 +57,13 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
      * asked; {@link #close()} closes it.
      */
     public FencedLockRegistry(DataSource dataSource) {
-        this(LeaseManager.builder(Objects.requireNonNull(dataSource, "dataSource")).withoutRenewal().build(),
-                true, DEFAULT_TTL, "");
+        this(
+                LeaseManager.builder(Objects.requireNonNull(dataSource, "dataSource"))
+                        .withoutRenewal()
+                        .build(),
+                true,
+                DEFAULT_TTL,
+                "");
     }
 
     /**
@@ -112,7 +117,8 @@ public final class FencedLockRegistry implements ExpirableLockRegistry, Renewabl
         }
         FencedLock lock = locks.get(prefix + Objects.requireNonNull(lockKey, "lockKey"));
         if (lock == null) {
-            throw new IllegalMonitorStateException("fenced: lock '" + prefix + lockKey + "' is not held by this thread");
+            throw new IllegalMonitorStateException(
+                    "fenced: lock '" + prefix + lockKey + "' is not held by this thread");
         }
         lock.renew(ttl);
     }

@@ -10,7 +10,8 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
 /** The Boot module's package structure (docs/architecture.md): internal packages without cycles. */
-@AnalyzeClasses(packages = {"dev.fenced.spring", "dev.fenced.internal.spring"},
+@AnalyzeClasses(
+        packages = {"dev.fenced.spring", "dev.fenced.internal.spring"},
         importOptions = ArchitectureTest.ThisModuleOnly.class)
 class ArchitectureTest {
 
@@ -23,16 +24,22 @@ class ArchitectureTest {
     }
 
     @ArchTest
-    static final ArchRule internalPackagesHaveNoCycles = slices().matching("dev.fenced.internal.spring.(**)")
-            .should().beFreeOfCycles();
+    static final ArchRule internalPackagesHaveNoCycles =
+            slices().matching("dev.fenced.internal.spring.(**)").should().beFreeOfCycles();
 
     /** Boot 3 and Boot 4 variants never meet: each is loaded only when its Boot is on the class path. */
     @ArchTest
-    static final ArchRule bootVariantsAreIndependent = slices().matching("dev.fenced.internal.spring.(*).(boot*)")
-            .should().notDependOnEachOther();
+    static final ArchRule bootVariantsAreIndependent =
+            slices().matching("dev.fenced.internal.spring.(*).(boot*)").should().notDependOnEachOther();
 
     @ArchTest
-    static final ArchRule publicTypesLiveInTheApiOrInternalPackages = classes().that().arePublic()
-            .should().resideInAnyPackage("dev.fenced.spring", "dev.fenced.spring.dao", "dev.fenced.spring.config",
+    static final ArchRule publicTypesLiveInTheApiOrInternalPackages = classes()
+            .that()
+            .arePublic()
+            .should()
+            .resideInAnyPackage(
+                    "dev.fenced.spring",
+                    "dev.fenced.spring.dao",
+                    "dev.fenced.spring.config",
                     "dev.fenced.internal.spring..");
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.fenced.FencedProperty;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -39,16 +38,19 @@ class FencedSettingsTest {
 
     @Test
     void anUnknownKeyIsRefusedWithTheDriversMessage() {
-        FencedConfigurationException e = assertThrows(FencedConfigurationException.class,
-                () -> FencedSettings.from(env(Map.of("fenced.tabels", "totals"))));
-        assertTrue(e.getMessage().contains("unknown key 'fenced.tabels' in the Spring environment (did you mean fenced.tables?)"),
+        FencedConfigurationException e = assertThrows(
+                FencedConfigurationException.class, () -> FencedSettings.from(env(Map.of("fenced.tabels", "totals"))));
+        assertTrue(
+                e.getMessage()
+                        .contains(
+                                "unknown key 'fenced.tabels' in the Spring environment (did you mean fenced.tables?)"),
                 e.getMessage());
     }
 
     @Test
     void aBadValueNamesTheKey() {
-        FencedConfigurationException e = assertThrows(FencedConfigurationException.class,
-                () -> FencedSettings.from(env(Map.of("fenced.mode", "enforcing"))));
+        FencedConfigurationException e = assertThrows(
+                FencedConfigurationException.class, () -> FencedSettings.from(env(Map.of("fenced.mode", "enforcing"))));
         assertTrue(e.getMessage().contains("fenced.mode in the Spring environment"), e.getMessage());
     }
 }

@@ -30,7 +30,8 @@ final class Instance implements AutoCloseable {
     private final Process process;
     private final int httpPort;
     private final Path log;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private Instance(String name, Process process, int httpPort, Path log) {
         this.name = name;
@@ -46,17 +47,23 @@ final class Instance implements AutoCloseable {
         Path log = logDir.resolve("instance-" + name + ".log");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-                "-jar", jar.toString(),
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-jar",
+                jar.toString(),
                 "--spring.datasource.url=" + jdbcUrl,
                 "--server.address=127.0.0.1",
                 "--server.port=" + httpPort,
                 "--nightly.instance=" + name,
                 "--fenced.mode=" + fencedMode,
-                "--nightly.cron=* * * * * *",   // a catch-up schedule: every second, the job runs once a night
+                "--nightly.cron=* * * * * *", // a catch-up schedule: every second, the job runs once a night
                 "--nightly.lock-at-most-for=" + lockAtMostFor.toMillis() + "ms",
                 "--spring.main.banner-mode=off"));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         return new Instance(name, p, httpPort, log);
     }
 
@@ -89,7 +96,9 @@ final class Instance implements AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", signal, Long.toString(pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(pid()))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) {
             throw new IOException("kill " + signal + " " + pid() + " failed (instance " + name + ")");
         }
@@ -121,7 +130,10 @@ final class Instance implements AutoCloseable {
      */
     double metric(String name, String tag) throws IOException, InterruptedException {
         String uri = actuator() + "/metrics/" + name + (tag == null ? "" : "?tag=" + tag);
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(uri))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         if (r.statusCode() == 404) {
             return 0;
@@ -136,8 +148,8 @@ final class Instance implements AutoCloseable {
     /** Throws if the JVM has exited (a start-up failure), naming its log. */
     void ensureAlive() {
         if (!process.isAlive()) {
-            throw new IllegalStateException("instance " + name + " exited with status " + process.exitValue()
-                    + "; its output is in " + log);
+            throw new IllegalStateException(
+                    "instance " + name + " exited with status " + process.exitValue() + "; its output is in " + log);
         }
     }
 

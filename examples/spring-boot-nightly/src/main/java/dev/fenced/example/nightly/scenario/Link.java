@@ -45,7 +45,8 @@ final class Link implements AutoCloseable {
                 sockets.add(client);
                 sockets.add(server);
                 daemon("link-" + name + "-up", () -> pump(client, server, true)).start();
-                daemon("link-" + name + "-down", () -> pump(server, client, false)).start();
+                daemon("link-" + name + "-down", () -> pump(server, client, false))
+                        .start();
             } catch (IOException e) {
                 return; // closed
             }
@@ -56,7 +57,8 @@ final class Link implements AutoCloseable {
         byte[] buffer = new byte[64 * 1024];
         byte[] window = new byte[buffer.length + WireHold.TOTALS_WRITE.length];
         int carried = 0;
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             int n;
             while ((n = in.read(buffer)) >= 0) {
                 if (fromInstance) {

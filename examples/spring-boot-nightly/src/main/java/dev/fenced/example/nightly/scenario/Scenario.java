@@ -30,8 +30,16 @@ public final class Scenario {
     static final String LOCK = "nightly-totals";
 
     /** What the scenario is run with. */
-    public record Options(Path jar, String jdbcUrl, int restaurants, int ordersEach, int ordersArriving,
-                          Duration lockAtMostFor, String fencedMode, Path logs, Duration timeout) {
+    public record Options(
+            Path jar,
+            String jdbcUrl,
+            int restaurants,
+            int ordersEach,
+            int ordersArriving,
+            Duration lockAtMostFor,
+            String fencedMode,
+            Path logs,
+            Duration timeout) {
 
         /**
          * The seed's 1,000 restaurants; its 30-second lease scaled down to 3 s (one seed second = 100 ms). The
@@ -46,19 +54,56 @@ public final class Scenario {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
-                    case FLAG -> { }
+                    case FLAG -> {}
                     case "--jar" -> o = o.withJar(Path.of(value(args, ++i, a)));
-                    case "--jdbc-url" -> o = new Options(o.jar, value(args, ++i, a), o.restaurants, o.ordersEach,
-                            o.ordersArriving, o.lockAtMostFor, o.fencedMode, o.logs, o.timeout);
-                    case "--restaurants" -> o = new Options(o.jar, o.jdbcUrl, positive(value(args, ++i, a), a),
-                            o.ordersEach, o.ordersArriving, o.lockAtMostFor, o.fencedMode, o.logs, o.timeout);
-                    case "--fenced-mode" -> o = new Options(o.jar, o.jdbcUrl, o.restaurants, o.ordersEach,
-                            o.ordersArriving, o.lockAtMostFor, mode(value(args, ++i, a)), o.logs, o.timeout);
-                    case "--logs" -> o = new Options(o.jar, o.jdbcUrl, o.restaurants, o.ordersEach, o.ordersArriving,
-                            o.lockAtMostFor, o.fencedMode, Path.of(value(args, ++i, a)), o.timeout);
-                    default -> throw new IllegalArgumentException("unknown argument " + a + "; known: " + FLAG
-                            + " [--restaurants N] [--fenced-mode enforce|off] [--jdbc-url jdbc:postgresql://...]"
-                            + " [--logs DIR] [--jar APP.jar]");
+                    case "--jdbc-url" ->
+                        o = new Options(
+                                o.jar,
+                                value(args, ++i, a),
+                                o.restaurants,
+                                o.ordersEach,
+                                o.ordersArriving,
+                                o.lockAtMostFor,
+                                o.fencedMode,
+                                o.logs,
+                                o.timeout);
+                    case "--restaurants" ->
+                        o = new Options(
+                                o.jar,
+                                o.jdbcUrl,
+                                positive(value(args, ++i, a), a),
+                                o.ordersEach,
+                                o.ordersArriving,
+                                o.lockAtMostFor,
+                                o.fencedMode,
+                                o.logs,
+                                o.timeout);
+                    case "--fenced-mode" ->
+                        o = new Options(
+                                o.jar,
+                                o.jdbcUrl,
+                                o.restaurants,
+                                o.ordersEach,
+                                o.ordersArriving,
+                                o.lockAtMostFor,
+                                mode(value(args, ++i, a)),
+                                o.logs,
+                                o.timeout);
+                    case "--logs" ->
+                        o = new Options(
+                                o.jar,
+                                o.jdbcUrl,
+                                o.restaurants,
+                                o.ordersEach,
+                                o.ordersArriving,
+                                o.lockAtMostFor,
+                                o.fencedMode,
+                                Path.of(value(args, ++i, a)),
+                                o.timeout);
+                    default ->
+                        throw new IllegalArgumentException("unknown argument " + a + "; known: " + FLAG
+                                + " [--restaurants N] [--fenced-mode enforce|off] [--jdbc-url jdbc:postgresql://...]"
+                                + " [--logs DIR] [--jar APP.jar]");
                 }
             }
             if (o.jar == null) {
@@ -68,14 +113,14 @@ public final class Scenario {
         }
 
         Options withJar(Path jar) {
-            return new Options(jar, jdbcUrl, restaurants, ordersEach, ordersArriving, lockAtMostFor, fencedMode, logs,
-                    timeout);
+            return new Options(
+                    jar, jdbcUrl, restaurants, ordersEach, ordersArriving, lockAtMostFor, fencedMode, logs, timeout);
         }
 
         private static String mode(String s) {
             if (!s.equals("enforce") && !s.equals("off")) {
-                throw new IllegalArgumentException("--fenced-mode is enforce (the default) or off (the lock alone), not '"
-                        + s + "'");
+                throw new IllegalArgumentException(
+                        "--fenced-mode is enforce (the default) or off (the lock alone), not '" + s + "'");
             }
             return s;
         }
@@ -106,8 +151,7 @@ public final class Scenario {
         }
     }
 
-    private Scenario() {
-    }
+    private Scenario() {}
 
     /** Runs the scenario with the command line's options; prints the story; returns the exit status. */
     @SuppressWarnings("IncorrectMainMethod") // not an entry point: NightlyTotalsApplication.main exits with it
@@ -135,17 +179,39 @@ public final class Scenario {
         Random random = new Random(20261203);
         try (ScenarioDatabase db = ScenarioDatabase.start(o.jdbcUrl())) {
             db.create(o.restaurants(), o.ordersEach(), random);
-            out.printf(Locale.ROOT, "fenced example: the nightly totals as a Spring Boot service, two instances,"
-                    + " %,d restaurants, %s%n", o.restaurants(), db.description());
+            out.printf(
+                    Locale.ROOT,
+                    "fenced example: the nightly totals as a Spring Boot service, two instances,"
+                            + " %,d restaurants, %s%n",
+                    o.restaurants(),
+                    db.description());
             WireHold hold = new WireHold();
             try (Link link1 = new Link("1", db.host(), db.port(), hold);
-                 Link link2 = new Link("2", db.host(), db.port(), hold);
-                 Instance one = Instance.start("instance-1", o.jar(), db.url("127.0.0.1", link1.port()),
-                         o.lockAtMostFor(), o.fencedMode(), logs);
-                 Instance two = Instance.start("instance-2", o.jar(), db.url("127.0.0.1", link2.port()),
-                         o.lockAtMostFor(), o.fencedMode(), logs)) {
-                out.printf(Locale.ROOT, "instances started: %s (pid %d, %s), %s (pid %d, %s); their logs are in %s%n",
-                        one.name(), one.pid(), one.actuator(), two.name(), two.pid(), two.actuator(), logs);
+                    Link link2 = new Link("2", db.host(), db.port(), hold);
+                    Instance one = Instance.start(
+                            "instance-1",
+                            o.jar(),
+                            db.url("127.0.0.1", link1.port()),
+                            o.lockAtMostFor(),
+                            o.fencedMode(),
+                            logs);
+                    Instance two = Instance.start(
+                            "instance-2",
+                            o.jar(),
+                            db.url("127.0.0.1", link2.port()),
+                            o.lockAtMostFor(),
+                            o.fencedMode(),
+                            logs)) {
+                out.printf(
+                        Locale.ROOT,
+                        "instances started: %s (pid %d, %s), %s (pid %d, %s); their logs are in %s%n",
+                        one.name(),
+                        one.pid(),
+                        one.actuator(),
+                        two.name(),
+                        two.pid(),
+                        two.actuator(),
+                        logs);
                 try {
                     return play(o, db, hold, one, two, random, out);
                 } finally {
@@ -155,8 +221,9 @@ public final class Scenario {
         }
     }
 
-    private static ScenarioResult play(Options o, ScenarioDatabase db, WireHold hold, Instance one, Instance two,
-                                       Random random, PrintStream out) throws Exception {
+    private static ScenarioResult play(
+            Options o, ScenarioDatabase db, WireHold hold, Instance one, Instance two, Random random, PrintStream out)
+            throws Exception {
         long deadline = System.nanoTime() + o.timeout().toNanos();
         String heldOn = null;
         while (heldOn == null) {
@@ -172,8 +239,13 @@ public final class Scenario {
         long[] lease = db.lease(LOCK);
         long aToken = lease[0];
         long ordersBefore = db.orders();
-        out.printf(Locale.ROOT, "%s took the lock (token %d) and wrote; its write is held on the wire and %s is"
-                + " stopped (SIGSTOP)%n", a.name(), aToken, a.name());
+        out.printf(
+                Locale.ROOT,
+                "%s took the lock (token %d) and wrote; its write is held on the wire and %s is"
+                        + " stopped (SIGSTOP)%n",
+                a.name(),
+                aToken,
+                a.name());
 
         db.addOrders(o.ordersArriving(), o.restaurants(), random);
         Night night;
@@ -182,8 +254,12 @@ public final class Scenario {
             checkTime(deadline, b.name() + " never finished the night (its log: " + b.log() + ")");
             Thread.sleep(100);
         }
-        out.printf(Locale.ROOT, "%s finished the night with token %d; resuming %s (SIGCONT) and letting its write go%n",
-                night.instance(), night.token(), a.name());
+        out.printf(
+                Locale.ROOT,
+                "%s finished the night with token %d; resuming %s (SIGCONT) and letting its write go%n",
+                night.instance(),
+                night.token(),
+                a.name());
         a.resume();
         long frozenMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozenAt);
         hold.release();
@@ -194,12 +270,29 @@ public final class Scenario {
             checkTime(deadline, a.name() + "'s job never ended after it was resumed (its log: " + a.log() + ")");
             Thread.sleep(100);
         }
-        return new ScenarioResult(o.fencedMode(), a.name(), b.name(), a.pid(), b.pid(), aToken,
-                o.lockAtMostFor().toMillis(), lease[1] + frozenMs, frozenMs, ordersBefore, o.ordersArriving(), night,
-                a.metric("fenced.writes.stale", null), a.metric("fenced.writes.lease_lost", null),
-                a.metric("nightly.runs", "outcome:refused"), a.metric("nightly.runs", "outcome:completed"),
-                b.metric("fenced.writes.stale", null), b.metric("nightly.runs", "outcome:completed"),
-                db.runs(), db.totals(), db.wrongTotals(), db.totalsNotWrittenWith(night.token()));
+        return new ScenarioResult(
+                o.fencedMode(),
+                a.name(),
+                b.name(),
+                a.pid(),
+                b.pid(),
+                aToken,
+                o.lockAtMostFor().toMillis(),
+                lease[1] + frozenMs,
+                frozenMs,
+                ordersBefore,
+                o.ordersArriving(),
+                night,
+                a.metric("fenced.writes.stale", null),
+                a.metric("fenced.writes.lease_lost", null),
+                a.metric("nightly.runs", "outcome:refused"),
+                a.metric("nightly.runs", "outcome:completed"),
+                b.metric("fenced.writes.stale", null),
+                b.metric("nightly.runs", "outcome:completed"),
+                db.runs(),
+                db.totals(),
+                db.wrongTotals(),
+                db.totalsNotWrittenWith(night.token()));
     }
 
     /**

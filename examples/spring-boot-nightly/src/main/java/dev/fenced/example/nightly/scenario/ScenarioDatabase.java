@@ -73,7 +73,8 @@ final class ScenarioDatabase implements AutoCloseable {
 
     /** The service's schema.sql, then {@code restaurants} restaurants with {@code ordersEach} orders each. */
     void create(int restaurants, int ordersEach, Random random) throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute(schemaSql());
             s.execute("INSERT INTO totals (restaurant_id) SELECT generate_series(1, " + restaurants + ")");
         }
@@ -85,7 +86,7 @@ final class ScenarioDatabase implements AutoCloseable {
     /** {@code count} new orders, each for a random restaurant. */
     void addOrders(int count, int restaurants, Random random) throws SQLException {
         try (Connection c = connect();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO orders (restaurant_id, amount) VALUES (?, ?)")) {
+                PreparedStatement ps = c.prepareStatement("INSERT INTO orders (restaurant_id, amount) VALUES (?, ?)")) {
             for (int i = 0; i < count; i++) {
                 ps.setInt(1, 1 + random.nextInt(restaurants));
                 ps.setLong(2, 500 + random.nextInt(9500)); // cents
@@ -101,8 +102,9 @@ final class ScenarioDatabase implements AutoCloseable {
 
     /** The lease named {@code name} as the lease table holds it now: {token, milliseconds since its grant}. */
     long[] lease(String name) throws SQLException {
-        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(
-                "SELECT token, (extract(epoch FROM clock_timestamp() - granted_at) * 1000)::bigint FROM fenced_lease WHERE name = ?")) {
+        try (Connection c = connect();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT token, (extract(epoch FROM clock_timestamp() - granted_at) * 1000)::bigint FROM fenced_lease WHERE name = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -115,8 +117,10 @@ final class ScenarioDatabase implements AutoCloseable {
 
     /** The first run recorded in nightly_runs, or null while no instance has finished the night. */
     Night night() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT instance, token, restaurants, orders FROM nightly_runs ORDER BY run_id LIMIT 1")) {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT instance, token, restaurants, orders FROM nightly_runs ORDER BY run_id LIMIT 1")) {
             return rs.next() ? new Night(rs.getString(1), rs.getLong(2), rs.getInt(3), rs.getLong(4)) : null;
         }
     }
@@ -143,7 +147,9 @@ final class ScenarioDatabase implements AutoCloseable {
     }
 
     private long queryLong(String sql) throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -154,7 +160,8 @@ final class ScenarioDatabase implements AutoCloseable {
     }
 
     private void admin(String... statements) throws SQLException {
-        try (Connection c = DriverManager.getConnection(adminUrl); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(adminUrl);
+                Statement s = c.createStatement()) {
             for (String sql : statements) {
                 s.execute(sql);
             }

@@ -21,12 +21,15 @@ public final class ReadinessGroupDefaults implements EnvironmentPostProcessor {
         // Only where Boot itself makes the readiness group (probes on, or on Kubernetes or Cloud Foundry): naming
         // readinessState elsewhere would fail start-up, as would naming fenced when its indicator is off.
         CloudPlatform platform = CloudPlatform.getActive(environment);
-        boolean probes = environment.getProperty("management.endpoint.health.probes.enabled", Boolean.class,
+        boolean probes = environment.getProperty(
+                "management.endpoint.health.probes.enabled",
+                Boolean.class,
                 platform == CloudPlatform.KUBERNETES || platform == CloudPlatform.CLOUD_FOUNDRY);
         boolean fenced = environment.getProperty("management.health.fenced.enabled", Boolean.class, true);
         if (probes && fenced && !environment.containsProperty(INCLUDE)) {
-            environment.getPropertySources().addLast(new MapPropertySource("fencedHealthDefaults",
-                    Map.of(INCLUDE, "readinessState,fenced")));
+            environment
+                    .getPropertySources()
+                    .addLast(new MapPropertySource("fencedHealthDefaults", Map.of(INCLUDE, "readinessState,fenced")));
         }
     }
 }

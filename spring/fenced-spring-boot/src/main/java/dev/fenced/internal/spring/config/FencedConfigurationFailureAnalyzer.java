@@ -9,8 +9,10 @@ public final class FencedConfigurationFailureAnalyzer extends AbstractFailureAna
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, FencedConfigurationException cause) {
-        return new FailureAnalysis(cause.getMessage(),
+        return new FailureAnalysis(
+                cause.getMessage(),
                 "Fix the fenced.* key in application.properties (or wherever it was set); the table of keys is in"
-                        + " fenced's README under Configuration.", cause);
+                        + " fenced's README under Configuration.",
+                cause);
     }
 }

@@ -16,8 +16,7 @@ import java.util.List;
  */
 public final class MetadataGenerator {
 
-    private MetadataGenerator() {
-    }
+    private MetadataGenerator() {}
 
     public static void main(String[] args) throws IOException {
         Path out = Path.of(args[0]);
@@ -34,16 +33,21 @@ public final class MetadataGenerator {
                 String prefix = p.key().substring(0, p.key().indexOf('<') - 1);
                 if (!families.contains(prefix)) {
                     families.add(prefix);
-                    properties.add("{\"name\":" + quote(prefix) + ",\"type\":\"java.util.Map<java.lang.String,java.lang.String>\","
-                            + "\"description\":" + quote(familyDescription(prefix)) + "}");
+                    properties.add("{\"name\":" + quote(prefix)
+                            + ",\"type\":\"java.util.Map<java.lang.String,java.lang.String>\"," + "\"description\":"
+                            + quote(familyDescription(prefix)) + "}");
                 }
                 continue;
             }
-            StringBuilder b = new StringBuilder("{\"name\":").append(quote(p.key()))
-                    .append(",\"type\":").append(quote(type(p)))
-                    .append(",\"description\":").append(quote(p.description().replace("`", "")));
+            StringBuilder b = new StringBuilder("{\"name\":")
+                    .append(quote(p.key()))
+                    .append(",\"type\":")
+                    .append(quote(type(p)))
+                    .append(",\"description\":")
+                    .append(quote(p.description().replace("`", "")));
             if (p.defaultValue() != null && !p.defaultValue().isEmpty()) {
-                b.append(",\"defaultValue\":").append(type(p).equals("java.lang.String") ? quote(p.defaultValue()) : p.defaultValue());
+                b.append(",\"defaultValue\":")
+                        .append(type(p).equals("java.lang.String") ? quote(p.defaultValue()) : p.defaultValue());
             }
             properties.add(b.append('}').toString());
             String syntax = p.valueSyntax();
@@ -64,7 +68,10 @@ public final class MetadataGenerator {
         StringBuilder b = new StringBuilder();
         for (FencedProperty p : FencedProperty.values()) {
             if (p.isFamily() && p.key().startsWith(prefix + ".<")) {
-                b.append(b.length() == 0 ? "" : " ").append(p.key()).append(": ").append(p.description().replace("`", ""));
+                b.append(b.length() == 0 ? "" : " ")
+                        .append(p.key())
+                        .append(": ")
+                        .append(p.description().replace("`", ""));
             }
         }
         return b.toString();

@@ -1,8 +1,8 @@
 package dev.fenced.internal.spring.context;
 
 import dev.fenced.internal.context.ContextAccess;
-import java.util.concurrent.atomic.AtomicLong;
 import io.micrometer.context.ThreadLocalAccessor;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * fenced's thread-local token, for Micrometer context propagation: Spring's ContextPropagatingTaskDecorator

@@ -1,12 +1,12 @@
 package dev.fenced.internal.spring.dao;
 
-import dev.fenced.spring.dao.FencedWriteRefusedException;
-import dev.fenced.spring.dao.FencedStaleWriteException;
-import dev.fenced.spring.dao.FencedLeaseLostException;
 import dev.fenced.LeaseLostException;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnfencedWriteException;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.spring.dao.FencedLeaseLostException;
+import dev.fenced.spring.dao.FencedStaleWriteException;
+import dev.fenced.spring.dao.FencedWriteRefusedException;
 import java.sql.SQLException;
 import org.springframework.dao.DataAccessException;
 
@@ -16,8 +16,7 @@ import org.springframework.dao.DataAccessException;
  */
 public final class FencedExceptions {
 
-    private FencedExceptions() {
-    }
+    private FencedExceptions() {}
 
     /** The translation of {@code ex}, or null when no fenced refusal is in its cause chain. */
     public static DataAccessException translate(String task, String sql, Throwable ex) {

@@ -43,8 +43,11 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
         }
         String url = url(pool);
         if (url != null && !isPostgresql(url)) {
-            LOG.log(System.Logger.Level.INFO, "fenced: DataSource bean ''{0}'' is not PostgreSQL ({1}); left unfenced",
-                    beanName, url.substring(0, Math.min(url.length(), url.indexOf(':', 5) + 1)));
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "fenced: DataSource bean ''{0}'' is not PostgreSQL ({1}); left unfenced",
+                    beanName,
+                    url.substring(0, Math.min(url.length(), url.indexOf(':', 5) + 1)));
             return bean;
         }
         DataSource fenced = ConnectionFactory.wrapping(pool, s.config());
@@ -53,7 +56,10 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
         factory.addInterface(DataSource.class);
         factory.addInterface(FencedDataSourceProxy.class);
         factory.addAdvice(new Redirect(fenced));
-        LOG.log(System.Logger.Level.INFO, "fenced: DataSource bean ''{0}'' ({1}) fenced in place", beanName,
+        LOG.log(
+                System.Logger.Level.INFO,
+                "fenced: DataSource bean ''{0}'' ({1}) fenced in place",
+                beanName,
                 pool.getClass().getName());
         return factory.getProxy(pool.getClass().getClassLoader());
     }
@@ -67,8 +73,8 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
         return POSTGRESQL_URL.matcher(url).lookingAt();
     }
 
-    private static final java.util.regex.Pattern POSTGRESQL_URL =
-            java.util.regex.Pattern.compile("jdbc:([a-z0-9_.-]+:)*postgresql:", java.util.regex.Pattern.CASE_INSENSITIVE);
+    private static final java.util.regex.Pattern POSTGRESQL_URL = java.util.regex.Pattern.compile(
+            "jdbc:([a-z0-9_.-]+:)*postgresql:", java.util.regex.Pattern.CASE_INSENSITIVE);
 
     /** A URL that already goes through the fenced driver: the pool's own {@code jdbcUrl} or {@code url}. */
     static boolean alreadyFenced(DataSource pool) {

@@ -28,7 +28,8 @@ public final class LeaseInterceptor implements MethodInterceptor {
 
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
-        Class<?> target = invocation.getThis() == null ? invocation.getMethod().getDeclaringClass()
+        Class<?> target = invocation.getThis() == null
+                ? invocation.getMethod().getDeclaringClass()
                 : AopUtils.getTargetClass(invocation.getThis());
         Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), target);
         LeaseSpec spec = methods.find(method);

@@ -50,22 +50,27 @@ public final class LeaseMethods {
                 throw new FencedConfigurationException("fenced: " + where + " has an empty name");
             }
             try {
-                return new LeaseSpec(a.name(), FencedProperty.parseDuration(a.ttl()),
-                        LeaseMethod.OnBusy.valueOf(a.onBusy().name()), where);
+                return new LeaseSpec(
+                        a.name(),
+                        FencedProperty.parseDuration(a.ttl()),
+                        LeaseMethod.OnBusy.valueOf(a.onBusy().name()),
+                        where);
             } catch (IllegalArgumentException e) {
                 throw new FencedConfigurationException("fenced: " + where + ": ttl " + e.getMessage());
             }
         }
         List<LeaseSpec> matches = new ArrayList<>();
         for (LeaseMethod m : configured) {
-            if (m.methodName().equals(method.getName()) && m.className().equals(method.getDeclaringClass().getName())) {
-                matches.add(new LeaseSpec(m.name(), m.ttl(), m.onBusy(),
-                        FencedProperty.LEASE_METHOD.keyFor(m.name())));
+            if (m.methodName().equals(method.getName())
+                    && m.className().equals(method.getDeclaringClass().getName())) {
+                matches.add(new LeaseSpec(m.name(), m.ttl(), m.onBusy(), FencedProperty.LEASE_METHOD.keyFor(m.name())));
             }
         }
         if (matches.size() > 1) {
-            throw new FencedConfigurationException("fenced: " + method.getDeclaringClass().getName() + "#"
-                    + method.getName() + " is bound to more than one lease: " + matches.stream().map(LeaseSpec::declaredBy).toList());
+            throw new FencedConfigurationException(
+                    "fenced: " + method.getDeclaringClass().getName() + "#" + method.getName()
+                            + " is bound to more than one lease: "
+                            + matches.stream().map(LeaseSpec::declaredBy).toList());
         }
         return matches.isEmpty() ? NONE : matches.get(0);
     }

@@ -31,10 +31,11 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
             try {
                 type = ClassUtils.forName(m.className(), beans.getClass().getClassLoader());
             } catch (ClassNotFoundException | LinkageError e) {
-                throw new FencedConfigurationException("fenced: " + key + " names class " + m.className()
-                        + ", which is not on the class path");
+                throw new FencedConfigurationException(
+                        "fenced: " + key + " names class " + m.className() + ", which is not on the class path");
             }
-            if (Arrays.stream(type.getDeclaredMethods()).noneMatch(d -> d.getName().equals(m.methodName()))) {
+            if (Arrays.stream(type.getDeclaredMethods())
+                    .noneMatch(d -> d.getName().equals(m.methodName()))) {
                 throw new FencedConfigurationException("fenced: " + key + " names " + m.className() + "#"
                         + m.methodName() + ", but that class declares no method of that name");
             }

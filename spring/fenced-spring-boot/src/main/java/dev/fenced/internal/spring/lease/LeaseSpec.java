@@ -4,5 +4,4 @@ import dev.fenced.internal.config.LeaseMethod;
 import java.time.Duration;
 
 /** What one lease-bound method needs: the lease's name, ttl and busy policy, and where it was declared. */
-record LeaseSpec(String name, Duration ttl, LeaseMethod.OnBusy onBusy, String declaredBy) {
-}
+record LeaseSpec(String name, Duration ttl, LeaseMethod.OnBusy onBusy, String declaredBy) {}

@@ -32,7 +32,8 @@ final class NativeSqlAsWritten extends DelegatingDataSource {
 
     private static Connection wrap(Connection fenced) throws java.sql.SQLException {
         Connection raw = fenced.isWrapperFor(org.postgresql.PGConnection.class)
-                ? fenced.unwrap(org.postgresql.PGConnection.class) instanceof Connection c ? c : null : null;
+                ? fenced.unwrap(org.postgresql.PGConnection.class) instanceof Connection c ? c : null
+                : null;
         InvocationHandler handler = (proxy, method, args) -> {
             if (method.getName().equals("nativeSQL") && args != null && args.length == 1) {
                 return raw != null ? raw.nativeSQL((String) args[0]) : args[0];
@@ -43,7 +44,7 @@ final class NativeSqlAsWritten extends DelegatingDataSource {
                 throw e.getCause();
             }
         };
-        return (Connection) Proxy.newProxyInstance(NativeSqlAsWritten.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, handler);
+        return (Connection) Proxy.newProxyInstance(
+                NativeSqlAsWritten.class.getClassLoader(), new Class<?>[] {Connection.class}, handler);
     }
 }

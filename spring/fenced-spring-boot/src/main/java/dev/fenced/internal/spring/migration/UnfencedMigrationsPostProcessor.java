@@ -47,7 +47,8 @@ public final class UnfencedMigrationsPostProcessor implements BeanPostProcessor 
     /** Liquibase's types, loaded only when a Liquibase bean exists. */
     private static final class LiquibaseOnly {
         static void nativeSqlAsWritten(Object bean) {
-            liquibase.integration.spring.SpringLiquibase liquibase = (liquibase.integration.spring.SpringLiquibase) bean;
+            liquibase.integration.spring.SpringLiquibase liquibase =
+                    (liquibase.integration.spring.SpringLiquibase) bean;
             if (liquibase.getDataSource() != null) {
                 liquibase.setDataSource(new NativeSqlAsWritten(liquibase.getDataSource()));
             }
@@ -55,8 +56,8 @@ public final class UnfencedMigrationsPostProcessor implements BeanPostProcessor 
     }
 
     private static boolean pgjdbcPresent() {
-        return org.springframework.util.ClassUtils.isPresent("org.postgresql.PGConnection",
-                UnfencedMigrationsPostProcessor.class.getClassLoader());
+        return org.springframework.util.ClassUtils.isPresent(
+                "org.postgresql.PGConnection", UnfencedMigrationsPostProcessor.class.getClassLoader());
     }
 
     @Override
@@ -75,12 +76,19 @@ public final class UnfencedMigrationsPostProcessor implements BeanPostProcessor 
 
     private Object unfenced(Object bean, String beanName, String tool, Set<String> methods) {
         if (!settings.getObject().config().springUnfencedMigrations()) {
-            LOG.log(System.Logger.Level.INFO, "fenced: {0} migrations (bean ''{1}'') run fenced"
-                    + " (fenced.spring.unfencedMigrations=false)", tool, beanName);
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "fenced: {0} migrations (bean ''{1}'') run fenced" + " (fenced.spring.unfencedMigrations=false)",
+                    tool,
+                    beanName);
             return bean;
         }
-        LOG.log(System.Logger.Level.INFO, "fenced: {0} migrations (bean ''{1}'') run unfenced, as admin writes;"
-                + " fenced.spring.unfencedMigrations=false fences them", tool, beanName);
+        LOG.log(
+                System.Logger.Level.INFO,
+                "fenced: {0} migrations (bean ''{1}'') run unfenced, as admin writes;"
+                        + " fenced.spring.unfencedMigrations=false fences them",
+                tool,
+                beanName);
         ProxyFactory factory = new ProxyFactory(bean);
         factory.setProxyTargetClass(true);
         factory.addAdvice((MethodInterceptor) invocation -> {

@@ -42,8 +42,10 @@ public class FencedSchedulerCustomizer implements Ordered, SmartInitializingSing
     private final ObjectProvider<JobFactory> jobFactories;
     private final List<SpringFencedJobFactory> handedOut = new CopyOnWriteArrayList<>();
 
-    protected FencedSchedulerCustomizer(ObjectProvider<FencedSettings> settings, ObjectProvider<LeaseManager> leases,
-                                        ObjectProvider<JobFactory> jobFactories) {
+    protected FencedSchedulerCustomizer(
+            ObjectProvider<FencedSettings> settings,
+            ObjectProvider<LeaseManager> leases,
+            ObjectProvider<JobFactory> jobFactories) {
         this.settings = settings;
         this.leases = leases;
         this.jobFactories = jobFactories;
@@ -57,8 +59,11 @@ public class FencedSchedulerCustomizer implements Ordered, SmartInitializingSing
         JobFactory own = jobFactories.getIfUnique();
         if (own instanceof FencedJobFactory) {
             scheduler.setJobFactory(own);
-            LOG.log(System.Logger.Level.INFO, "fenced: Boot''s SchedulerFactoryBean runs its Quartz jobs with the"
-                    + " application''s own {0}, fenced already", own.getClass().getSimpleName());
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "fenced: Boot''s SchedulerFactoryBean runs its Quartz jobs with the"
+                            + " application''s own {0}, fenced already",
+                    own.getClass().getSimpleName());
             return;
         }
         JobFactory delegate = own != null ? own : new SpringBeanJobFactory();
@@ -66,8 +71,11 @@ public class FencedSchedulerCustomizer implements Ordered, SmartInitializingSing
                 new FencedJobFactory(leases.getObject(), TTL, delegate, FencedJobFactory::defaultLeaseName), delegate);
         scheduler.setJobFactory(fenced);
         handedOut.add(fenced);
-        LOG.log(System.Logger.Level.INFO, "fenced: the Quartz jobs of Boot''s SchedulerFactoryBean run under fenced"
-                + " leases (FencedJobFactory around {0} {1})", own != null ? "the application's" : "a",
+        LOG.log(
+                System.Logger.Level.INFO,
+                "fenced: the Quartz jobs of Boot''s SchedulerFactoryBean run under fenced"
+                        + " leases (FencedJobFactory around {0} {1})",
+                own != null ? "the application's" : "a",
                 delegate.getClass().getSimpleName());
     }
 
@@ -76,10 +84,12 @@ public class FencedSchedulerCustomizer implements Ordered, SmartInitializingSing
     public void afterSingletonsInstantiated() {
         for (SpringFencedJobFactory fenced : handedOut) {
             if (!fenced.installed()) {
-                LOG.log(System.Logger.Level.WARNING, "fenced: a SchedulerFactoryBeanCustomizer after fenced''s"
-                        + " replaced the job factory of Boot''s SchedulerFactoryBean, so its Quartz jobs do not run under"
-                        + " fenced leases (unless that job factory is a FencedJobFactory): define your JobFactory as a"
-                        + " bean instead (fenced wraps it), or wrap it in a dev.fenced.quartz.FencedJobFactory");
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "fenced: a SchedulerFactoryBeanCustomizer after fenced''s"
+                                + " replaced the job factory of Boot''s SchedulerFactoryBean, so its Quartz jobs do not run under"
+                                + " fenced leases (unless that job factory is a FencedJobFactory): define your JobFactory as a"
+                                + " bean instead (fenced wraps it), or wrap it in a dev.fenced.quartz.FencedJobFactory");
             }
         }
     }

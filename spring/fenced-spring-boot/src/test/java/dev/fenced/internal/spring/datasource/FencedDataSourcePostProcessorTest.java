@@ -33,17 +33,23 @@ class FencedDataSourcePostProcessorTest {
 
     @Test
     void postgresqlBehindAWrappingDriverIsFenced() {
-        for (String url : new String[] {"jdbc:postgresql://db/app", "jdbc:p6spy:postgresql://db/app",
-                "jdbc:otel:postgresql://db/app", "jdbc:tc:postgresql:16:///app", "jdbc:aws-wrapper:postgresql://db/app",
-                "JDBC:PostgreSQL://db/app"}) {
+        for (String url : new String[] {
+            "jdbc:postgresql://db/app",
+            "jdbc:p6spy:postgresql://db/app",
+            "jdbc:otel:postgresql://db/app",
+            "jdbc:tc:postgresql:16:///app",
+            "jdbc:aws-wrapper:postgresql://db/app",
+            "JDBC:PostgreSQL://db/app"
+        }) {
             assertTrue(process(url) instanceof FencedDataSourceProxy, url + " must be fenced");
         }
     }
 
     @Test
     void anotherDatabaseIsLeftAlone() {
-        for (String url : new String[] {"jdbc:h2:mem:x", "jdbc:mysql://db/app", "jdbc:p6spy:h2:mem:x",
-                "jdbc:mysql://db/app?x=:postgresql:"}) {
+        for (String url : new String[] {
+            "jdbc:h2:mem:x", "jdbc:mysql://db/app", "jdbc:p6spy:h2:mem:x", "jdbc:mysql://db/app?x=:postgresql:"
+        }) {
             assertFalse(process(url) instanceof FencedDataSourceProxy, url + " is not PostgreSQL");
         }
     }
@@ -52,8 +58,7 @@ class FencedDataSourcePostProcessorTest {
     public static class UrlDataSource implements DataSource {
         private String url;
 
-        public UrlDataSource() {
-        }
+        public UrlDataSource() {}
 
         UrlDataSource(String url) {
             this.url = url;
@@ -83,12 +88,10 @@ class FencedDataSourcePostProcessorTest {
         }
 
         @Override
-        public void setLogWriter(PrintWriter out) {
-        }
+        public void setLogWriter(PrintWriter out) {}
 
         @Override
-        public void setLoginTimeout(int seconds) {
-        }
+        public void setLoginTimeout(int seconds) {}
 
         @Override
         public int getLoginTimeout() {

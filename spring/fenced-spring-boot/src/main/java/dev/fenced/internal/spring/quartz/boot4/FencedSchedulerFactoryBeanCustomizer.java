@@ -1,8 +1,8 @@
 package dev.fenced.internal.spring.quartz.boot4;
 
 import dev.fenced.LeaseManager;
-import dev.fenced.spring.config.FencedSettings;
 import dev.fenced.internal.spring.quartz.FencedSchedulerCustomizer;
+import dev.fenced.spring.config.FencedSettings;
 import org.quartz.spi.JobFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.quartz.autoconfigure.SchedulerFactoryBeanCustomizer;
@@ -11,9 +11,10 @@ import org.springframework.boot.quartz.autoconfigure.SchedulerFactoryBeanCustomi
 public final class FencedSchedulerFactoryBeanCustomizer extends FencedSchedulerCustomizer
         implements SchedulerFactoryBeanCustomizer {
 
-    public FencedSchedulerFactoryBeanCustomizer(ObjectProvider<FencedSettings> settings,
-                                                ObjectProvider<LeaseManager> leases,
-                                                ObjectProvider<JobFactory> jobFactories) {
+    public FencedSchedulerFactoryBeanCustomizer(
+            ObjectProvider<FencedSettings> settings,
+            ObjectProvider<LeaseManager> leases,
+            ObjectProvider<JobFactory> jobFactories) {
         super(settings, leases, jobFactories);
     }
 }
