@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Every configuration key fenced knows: its name, default and meaning. The single source of truth for
- * the driver, the lease manager and the agent; the README's configuration table is checked against it.
+ * the driver, the lease manager and the agent; docs/configuration.md's table is checked against it.
  *
  * <p>Keys resolve, first match wins: JDBC URL parameters, the {@code Properties} given to
  * {@code connect}, system properties, environment variables ({@code FENCED_MODE} for {@code fenced.mode}),

@@ -9,7 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The property enum is the single source of truth: consistent with itself and with the README. */
+/** The property enum is the single source of truth: consistent with itself and with docs/configuration.md. */
 class FencedPropertyTest {
 
     @Test
@@ -40,16 +40,16 @@ class FencedPropertyTest {
     }
 
     @Test
-    void theReadmeConfigurationTableListsEveryKey() throws Exception {
-        Path readme = Path.of("..", "README.md");
-        assertTrue(Files.exists(readme), "README.md at the repository root");
+    void theConfigurationReferenceListsEveryKey() throws Exception {
+        Path readme = Path.of("..", "docs", "configuration.md");
+        assertTrue(Files.exists(readme), "docs/configuration.md in the repository");
         String text = Files.readString(readme);
         for (FencedProperty p : FencedProperty.values()) {
-            assertTrue(text.contains("`" + p.key() + "`"), "README.md documents " + p.key());
+            assertTrue(text.contains("`" + p.key() + "`"), "docs/configuration.md documents " + p.key());
             if (p.defaultValue() != null && !p.defaultValue().isEmpty()) {
                 assertTrue(
                         text.contains("| `" + p.key() + "` | `" + p.defaultValue() + "` |"),
-                        "README.md gives the default of " + p.key() + " as `" + p.defaultValue() + "`");
+                        "docs/configuration.md gives the default of " + p.key() + " as `" + p.defaultValue() + "`");
             }
         }
         assertNotNull(text);

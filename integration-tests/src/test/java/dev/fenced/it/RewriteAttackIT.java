@@ -274,7 +274,7 @@ class RewriteAttackIT {
     /**
      * Gap (not a landed write): SettingChanges refused a U&"..." name beside SET only when the TEXT began with SET, so
      * {@code SELECT 1; SET U&"<standard_conforming_strings escaped>" TO off} turned the setting off, against the
-     * README ("statements that would turn it off are refused"). Later protected writes were still refused (the
+     * docs/guarantees.md ("statements that would turn it off are refused"). Later protected writes were still refused (the
      * connection's setting is checked), so nothing stale landed.
      */
     @Test

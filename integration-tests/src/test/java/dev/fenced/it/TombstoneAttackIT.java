@@ -94,8 +94,9 @@ class TombstoneAttackIT {
      * under its new key (PostgreSQL re-checks the newest version); the tombstone must be for that key too.
      */
     @Test
-    @org.junit.jupiter.api.Disabled("known gap, documented in the README: the tombstone part reads the statement's"
-            + " snapshot (the old key) while the DELETE re-checks the newest row (the new key); the stale insert lands")
+    @org.junit.jupiter.api.Disabled(
+            "known gap, documented in docs/guarantees.md: the tombstone part reads the statement's"
+                    + " snapshot (the old key) while the DELETE re-checks the newest row (the new key); the stale insert lands")
     void aDeleteThatWaitedOnAKeyMoveTombstonesTheNewKey() throws Exception {
         db.execute("UPDATE atk SET v = 77 WHERE id = 3");
         try (FencingScope stale = Fencing.bind(5);

@@ -18,12 +18,12 @@ import org.junit.jupiter.api.Test;
  * The propagation matrix: hand-over kind x submitter state (token / none / unfenced) x what the task saw, from a
  * child JVM with the agent ({@link MatrixMain}). The rule: a task runs with exactly the submitter's state, except
  * that an unfenced section is never handed over (its tasks carry no token). The matrix is written to
- * {@code target/propagation-matrix.md}; the README's agent section holds the same table, which this test compares.
+ * {@code target/propagation-matrix.md}; docs/agent.md holds the same table, which this test compares.
  */
 @Tag("jvm-sensitive")
 class PropagationMatrixIT {
 
-    private static final Path README = Path.of("../README.md");
+    private static final Path AGENT_DOC = Path.of("../docs/agent.md");
     private static final String BEGIN = "<!-- propagation-matrix: begin";
     private static final String END = "<!-- propagation-matrix: end -->";
 
@@ -62,16 +62,16 @@ class PropagationMatrixIT {
         assertTrue(wrong.isEmpty(), () -> "cells that break the rule:\n" + String.join("\n", wrong) + "\n" + table);
 
         if (Runtime.version().feature() >= 21) {
-            // The README shows the Java 21+ matrix; Java 17 has the same rows but the virtual-thread ones.
+            // docs/agent.md shows the Java 21+ matrix; Java 17 has the same rows but the virtual-thread ones.
             assertEquals(
                     table.strip(),
                     readmeTable().strip(),
-                    "README's propagation matrix differs from the tested one (" + out.toAbsolutePath() + ")");
+                    "docs/agent.md's propagation matrix differs from the tested one (" + out.toAbsolutePath() + ")");
         } else {
             List<String> readmeRows = readmeTable().lines().toList();
             List<String> missing =
                     table.lines().filter(l -> !readmeRows.contains(l)).toList();
-            assertEquals(List.of(), missing, "rows missing from the README's propagation matrix");
+            assertEquals(List.of(), missing, "rows missing from docs/agent.md's propagation matrix");
         }
     }
 
@@ -90,10 +90,10 @@ class PropagationMatrixIT {
     }
 
     private static String readmeTable() throws Exception {
-        String readme = Files.readString(README, StandardCharsets.UTF_8);
+        String readme = Files.readString(AGENT_DOC, StandardCharsets.UTF_8);
         int begin = readme.indexOf(BEGIN);
         int end = readme.indexOf(END);
-        assertTrue(begin >= 0 && end > begin, "README has no propagation matrix markers");
+        assertTrue(begin >= 0 && end > begin, "docs/agent.md has no propagation matrix markers");
         String inside = readme.substring(readme.indexOf('\n', begin) + 1, end);
         return inside;
     }

@@ -13,7 +13,7 @@ import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
- * The recipe the README gives Spring users. Spring's default translator knows nothing of SQLState class
+ * The recipe docs/clients.md gives Spring users. Spring's default translator knows nothing of SQLState class
  * {@code FN}, so without this a stale write surfaces as {@code UncategorizedSQLException}. With it:
  * <ul>
  *   <li>{@link StaleTokenException} (FN001) becomes {@link OptimisticLockingFailureException}: someone

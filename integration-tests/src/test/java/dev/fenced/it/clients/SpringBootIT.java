@@ -32,7 +32,7 @@ import org.springframework.transaction.annotation.Transactional;
  */
 class SpringBootIT extends ClientContract {
 
-    /** The application: nothing fenced-specific but the translator bean the README recommends. */
+    /** The application: nothing fenced-specific but the translator bean docs/clients.md recommends. */
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class App {

@@ -36,7 +36,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 class SpringJdbcIT extends ClientContract {
 
     HikariDataSource pool;
-    /** Configured as the README recommends: fenced's exceptions translated to concurrency failures. */
+    /** Configured as docs/clients.md recommends: fenced's exceptions translated to concurrency failures. */
     JdbcTemplate jdbc;
     /** Spring's defaults, untouched: what an application gets before adding the translator. */
     JdbcTemplate plain;

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's one command, run by the build: two instances of the repackaged service jar against one PostgreSQL
+ * The one command docs/spring-boot.md gives for it, run by the build: two instances of the repackaged service jar against one PostgreSQL
  * (embedded, or FENCED_TEST_JDBC_URL's server), the lock holder frozen with SIGSTOP while its first write is on
  * the wire, resumed with SIGCONT once the other instance has finished the night. Every fact is read from outside
  * the instances: their Actuator metrics over HTTP and the database.

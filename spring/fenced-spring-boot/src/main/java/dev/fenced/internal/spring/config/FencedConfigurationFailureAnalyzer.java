@@ -12,7 +12,7 @@ public final class FencedConfigurationFailureAnalyzer extends AbstractFailureAna
         return new FailureAnalysis(
                 cause.getMessage(),
                 "Fix the fenced.* key in application.properties (or wherever it was set); the table of keys is in"
-                        + " fenced's README under Configuration.",
+                        + " docs/configuration.md in fenced's repository.",
                 cause);
     }
 }
