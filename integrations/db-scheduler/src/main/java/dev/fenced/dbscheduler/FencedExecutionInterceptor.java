@@ -7,6 +7,7 @@ import com.github.kagkarlsson.scheduler.task.ExecutionContext;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
+import dev.fenced.LeaseNames;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -66,9 +67,12 @@ public final class FencedExecutionInterceptor implements ExecutionInterceptor {
         this.leaseName = Objects.requireNonNull(leaseName, "leaseName");
     }
 
-    /** {@code db-scheduler:<task>/<instance id>}. */
+    /**
+     * {@code db-scheduler:<task>/<instance id>}, the task name escaped by {@link LeaseNames#of} so that two different
+     * executions never share a lease ({@code ("report/daily", "1")} is {@code db-scheduler:report%2Fdaily/1}).
+     */
     public static String defaultLeaseName(TaskInstance<?> instance) {
-        return "db-scheduler:" + instance.getTaskName() + "/" + instance.getId();
+        return LeaseNames.of("db-scheduler", instance.getTaskName(), '/', instance.getId());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.fenced.quartz;
 
 import dev.fenced.LeaseManager;
+import dev.fenced.LeaseNames;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -71,9 +72,12 @@ public final class FencedJobFactory implements JobFactory {
         this.leaseName = Objects.requireNonNull(leaseName, "leaseName");
     }
 
-    /** {@code quartz:<group>.<name>}. */
+    /**
+     * {@code quartz:<group>.<name>}, the group escaped by {@link LeaseNames#of} so that two different jobs never
+     * share a lease ({@code ("a.b", "c")} is {@code quartz:a%2Eb.c}, {@code ("a", "b.c")} is {@code quartz:a.b.c}).
+     */
     public static String defaultLeaseName(JobKey key) {
-        return "quartz:" + key.getGroup() + "." + key.getName();
+        return LeaseNames.of("quartz", key.getGroup(), '.', key.getName());
     }
 
     @Override
