@@ -315,6 +315,26 @@ class FencedBootTest {
         assertTrue(after.startsWith("-1@"), "a pooled worker keeps no token after its task: " + after);
     }
 
+    /**
+     * Issue 25, item 1: Micrometer's propagation captured the unfenced section's marker, and the task's UPDATE
+     * landed with no token after the section had closed. An unfenced section is for its own thread only.
+     */
+    @Test
+    void aTaskHandedToSpringsExecutorInsideAnUnfencedSectionCarriesNoToken() throws Exception {
+        AsyncProbe probe = context.getBean(AsyncProbe.class);
+        java.util.concurrent.CountDownLatch sectionClosed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<String> task = Fencing.unfenced(() -> probe.runWhen(sectionClosed, () -> {
+            try {
+                jdbc.update("UPDATE totals SET amount = 401 WHERE restaurant_id = 1");
+                return "landed";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName();
+            }
+        }));
+        sectionClosed.countDown();
+        assertEquals("FencedWriteRefusedException", task.get(10, TimeUnit.SECONDS));
+    }
+
     @Test
     void healthIsUpAndInTheReadinessGroup() throws Exception {
         Object indicator = context.getBean("fencedHealthIndicator");

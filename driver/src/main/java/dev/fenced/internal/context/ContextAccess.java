@@ -30,6 +30,19 @@ public final class ContextAccess {
         return CURRENT.get();
     }
 
+    /**
+     * What a hand-over to another thread carries (Micrometer context propagation for Spring and Reactor, and
+     * whatever else hands a task over without the agent): the cell bound here, live or lost (a lost one is
+     * refused there as here), or null. Never an unfenced section's marker: a section is for its own thread and
+     * its own duration, and closing it revokes nothing, so a task handed over inside one carries nothing (its
+     * protected writes are refused). The agent's {@code Propagation.capture()} applies the same rule on the
+     * bootstrap side, which cannot call this class.
+     */
+    public static @Nullable AtomicLong capture() {
+        AtomicLong cell = CURRENT.get();
+        return cell == null || cell.get() == TokenCells.UNFENCED ? null : cell;
+    }
+
     /** Binds {@code cell} (may be null) and returns what was bound before. */
     public static @Nullable AtomicLong swap(@Nullable AtomicLong cell) {
         AtomicLong previous = CURRENT.get();

@@ -3,6 +3,7 @@ package dev.fenced.internal.lease;
 import dev.fenced.Fencing;
 import dev.fenced.FencingException;
 import dev.fenced.Lease;
+import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
 import dev.fenced.internal.config.LeaseMethod;
 import java.sql.SQLException;
@@ -48,7 +49,17 @@ public final class LeaseBoundCalls {
     public AutoCloseable enter(
             String name, Duration ttl, LeaseMethod.OnBusy onBusy, String method, Supplier<LeaseManager> leases) {
         Map<String, Lease> mine = held.get();
-        if (mine.containsKey(name) || carriesHeld(name)) {
+        Lease running = mine.get(name);
+        if (running != null) {
+            // Re-entry runs inside the lease it entered: once that is lost (expired, taken over) the body would
+            // run with a dead token while another holder is live, so it does not run at all.
+            if (!running.isValid()) {
+                throw LeaseBoundCalls.<RuntimeException>undeclared(new LeaseLostException(
+                        name, running.token(), method + " was re-entered after its lease was lost and did not run"));
+            }
+            return REENTERED;
+        }
+        if (carriesHeld(name)) {
             return REENTERED;
         }
         Lease lease;
@@ -119,5 +130,15 @@ public final class LeaseBoundCalls {
         }
         OptionalLong token = Fencing.currentToken();
         return token.isPresent() && token.getAsLong() == lease.token() && lease.isValid();
+    }
+
+    /**
+     * Throws {@code e} (a checked exception) through {@link #enter}, whose callers (the agent's advice, the
+     * starter's interceptor) run application methods that need not declare it: the caller of the lease method
+     * gets the {@link LeaseLostException} itself, as from a write refused for the same reason.
+     */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E undeclared(Throwable e) throws E {
+        throw (E) e;
     }
 }

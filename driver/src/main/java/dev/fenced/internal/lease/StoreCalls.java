@@ -9,7 +9,6 @@ import java.sql.SQLTimeoutException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -72,9 +71,11 @@ final class StoreCalls {
      */
     <T> T run(String what, long budgetNanos, Work<T> work) throws SQLException {
         Call<T> call = new Call<>(work);
-        FutureTask<T> task = new FutureTask<>(call);
+        Future<T> task;
         try {
-            workers.execute(task);
+            // Submitted as a Callable: the pool builds its task with nothing bound (FencedThreads), where a
+            // FutureTask built here would carry the caller's token to the worker under the agent.
+            task = workers.submit(call);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             throw new FencingException(
                     "fenced: cannot " + what + ": "

@@ -32,9 +32,7 @@ final class BoundedParser {
         static final ScheduledThreadPoolExecutor INSTANCE = start();
 
         private static ScheduledThreadPoolExecutor start() {
-            ScheduledThreadPoolExecutor timer =
-                    new ScheduledThreadPoolExecutor(1, FencedThreads.named("fenced-parse-watchdog"));
-            timer.setRemoveOnCancelPolicy(true);
+            ScheduledThreadPoolExecutor timer = FencedThreads.unownedTimer("fenced-parse-watchdog");
             timer.setKeepAliveTime(WATCHDOG_IDLE_SECONDS, TimeUnit.SECONDS);
             timer.allowCoreThreadTimeOut(true);
             return timer;

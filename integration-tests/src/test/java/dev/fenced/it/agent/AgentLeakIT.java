@@ -116,6 +116,24 @@ class AgentLeakIT {
         }
     }
 
+    /**
+     * Issue 25, item 2: a renewal tick planned by the acquiring thread while a lease was bound carried that token
+     * to every later tick and store call on the manager's threads (and a protected write from there landed).
+     */
+    @Test
+    void theLeaseManagersOwnThreadsCarryNoTokenWhateverTheAcquiringThreadHadBound() throws Exception {
+        try (AgentChild child = AgentChild.start("", List.of(), LeakMain.class, "ownthreads", url, db.rawUrl())) {
+            assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
+            Map<String, String> r = results(child);
+            assertEquals("true", r.get("renewed"), r::toString);
+            assertEquals("b", r.get("main-thread"), "the acquiring thread keeps its own binding: " + r);
+            assertTrue(Integer.parseInt(r.get("store-calls")) >= 8, r::toString);
+            assertEquals("0", r.get("store-calls-with-token"), () -> "store calls with a token: " + child.stdout());
+            assertEquals("UnfencedWriteException", r.get("own-thread-write"), r::toString);
+            assertEquals(0, amount(2), "no write from a thread of the lease manager's");
+        }
+    }
+
     @Test
     void aLeaseBoundMethodCallingItselfOnAPoolThreadRunsInsideItsLease() throws Exception {
         for (String onBusy : List.of("skip", "wait", "fail")) {

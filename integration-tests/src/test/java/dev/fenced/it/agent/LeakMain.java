@@ -4,11 +4,15 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -31,6 +36,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  *       lease was closed; scopes closed out of order.</li>
  *   <li>{@code onlost}: lease B is taken while lease A is bound; B is stolen; B's first onLost callback blocks, its
  *       second reports its binding and tries a protected write.</li>
+ *   <li>{@code ownthreads} (issue 25, item 2): leases A then B are taken on the main thread (A bound while B is
+ *       acquired), renewed every 100 ms; the lease store's DataSource records the binding every store call sees
+ *       on fenced's own threads, and the first renewal's call tries a protected write from there.</li>
  *   <li>{@code recurse}: a lease-bound method that calls itself on a pool thread ({@link PoolJob}).</li>
  * </ul>
  */
@@ -67,6 +75,9 @@ public final class LeakMain {
                 break;
             case "onlost":
                 onLost(raw);
+                break;
+            case "ownthreads":
+                ownThreads(raw);
                 break;
             case "recurse":
                 PoolJob job = new PoolJob(url);
@@ -220,6 +231,57 @@ public final class LeakMain {
             b.close();
             a.close();
         }
+    }
+
+    private static void ownThreads(String raw) throws Exception {
+        PGSimpleDataSource pg = new PGSimpleDataSource();
+        pg.setURL(raw);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        BlockingQueue<String> ownThreadWrite = new LinkedBlockingQueue<>();
+        CountDownLatch renewals = new CountDownLatch(6);
+        boolean[] acquired = {false};
+        DataSource recording = (DataSource) Proxy.newProxyInstance(
+                LeakMain.class.getClassLoader(), new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                        String thread = Thread.currentThread().getName();
+                        seen.add(thread + "=" + MatrixMain.state());
+                        boolean renewal;
+                        synchronized (acquired) {
+                            renewal = acquired[0];
+                        }
+                        if (renewal && thread.startsWith("fenced-") && ownThreadWrite.isEmpty()) {
+                            ownThreadWrite.add(write(2));
+                        }
+                        if (renewal) {
+                            renewals.countDown();
+                        }
+                    }
+                    try {
+                        return method.invoke(pg, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        try (LeaseManager leases = LeaseManager.builder(recording)
+                .renewalInterval(Duration.ofMillis(100))
+                .build()) {
+            Lease a = leases.acquire("own-a", Duration.ofSeconds(20), Duration.ofSeconds(20));
+            Lease b = leases.acquire("own-b", Duration.ofSeconds(20), Duration.ofSeconds(20));
+            synchronized (acquired) {
+                acquired[0] = true;
+            }
+            boolean renewed = renewals.await(20, TimeUnit.SECONDS);
+            result("renewed", Boolean.toString(renewed));
+            result("main-thread", MatrixMain.state().equals(Long.toString(b.token())) ? "b" : MatrixMain.state());
+            b.close();
+            a.close();
+        }
+        long withToken = seen.stream().filter(s -> !s.endsWith("=none")).count();
+        result("store-calls", Integer.toString(seen.size()));
+        result("store-calls-with-token", Long.toString(withToken));
+        String write = ownThreadWrite.poll();
+        result("own-thread-write", write == null ? "never-ran" : write);
+        System.out.println("seen " + seen);
     }
 
     private static void steal(String raw, String lease) throws Exception {

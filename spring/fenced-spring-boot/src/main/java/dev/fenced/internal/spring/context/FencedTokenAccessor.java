@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * fenced's thread-local token, for Micrometer context propagation: Spring's ContextPropagatingTaskDecorator
  * (executors, {@code @Async}) and Reactor's automatic context propagation carry it into the task, for the run
  * of that task only. The captured value is the binding itself, not a copy of the number, so a scope or lease
- * that closes (or a lease that is lost) revokes its token in tasks still running with it, as with the agent.
+ * that closes (or a lease that is lost) revokes its token in tasks still running with it, as with the agent. A
+ * task handed over inside {@code Fencing.unfenced} carries nothing ({@link ContextAccess#capture()}).
  * Registered through {@code META-INF/services/io.micrometer.context.ThreadLocalAccessor}.
  */
 public final class FencedTokenAccessor implements ThreadLocalAccessor<AtomicLong> {
@@ -23,7 +24,8 @@ public final class FencedTokenAccessor implements ThreadLocalAccessor<AtomicLong
 
     @Override
     public AtomicLong getValue() {
-        return ContextAccess.current();
+        // never an unfenced section's marker: the task would write unfenced after the section closed
+        return ContextAccess.capture();
     }
 
     @Override
