@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.FencedDataSource;
 import dev.fenced.Fencing;
+import dev.fenced.FencingException;
 import dev.fenced.FencingScope;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.TestDatabase;
@@ -13,10 +15,12 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Properties;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Issue 24, item 5: the classification holes an outsider found, each through a plain fenced {@code Statement} in
@@ -219,5 +223,24 @@ class TrustBoundaryIT {
                 1,
                 db.queryLong("SELECT count(*) FROM pg_class WHERE relname = 'fenced_tombstone'"
                         + " AND reloptions::text LIKE '%fillfactor=90%'"));
+    }
+
+    /** Issue 24, item 8: a fenced URL or DataSource with no fenced.tables protected nothing and said it was fenced. */
+    @Test
+    void aFencedUrlOrDataSourceThatProtectsNothingIsRefused() throws Exception {
+        TestDatabase db = fresh();
+        FencingException e = assertThrows(FencingException.class, () -> DriverManager.getConnection(db.fencedUrl()));
+        assertEquals(FencingException.NOTHING_PROTECTED, e.getSQLState());
+        assertTrue(e.getMessage().contains("fenced.tables"), e.getMessage());
+        PGSimpleDataSource raw = new PGSimpleDataSource();
+        raw.setURL(db.rawUrl());
+        FencingException wrapped =
+                assertThrows(FencingException.class, () -> FencedDataSource.wrap(raw, new Properties()));
+        assertEquals(FencingException.NOTHING_PROTECTED, wrapped.getSQLState());
+        try (Connection c = DriverManager.getConnection(db.fencedUrl("fenced.mode=off"));
+                Statement s = c.createStatement()) {
+            s.execute("SELECT 1"); // unfenced on purpose: allowed
+        }
+        assertUntouched(db);
     }
 }
