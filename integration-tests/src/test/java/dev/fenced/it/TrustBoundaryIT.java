@@ -243,4 +243,25 @@ class TrustBoundaryIT {
         }
         assertUntouched(db);
     }
+
+    /**
+     * A write to {@code v} resolves by the search path to a {@code public.v} another process made over the
+     * protected table; an unrelated {@code other.v} known from the catalog read must not pass for it.
+     */
+    @Test
+    void aNameIsLookedUpInTheSchemaTheWriteResolvesItTo() throws Exception {
+        TestDatabase db = fresh();
+        db.execute(
+                "CREATE SCHEMA other", "CREATE TABLE other.v (id int PRIMARY KEY, amount bigint, last_token bigint)");
+        try (Connection c = connect(db);
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(5)) {
+            String write = "UPDATE v SET amount = 0, last_token = 0 WHERE id = 1";
+            tryRun(s, write); // no v in the search path yet
+            db.execute("CREATE VIEW public.v AS SELECT * FROM totals");
+            tryRun(s, write);
+            tryRun(s, "UPDATE v SET amount = 1 WHERE id = 1");
+        }
+        assertUntouched(db);
+    }
 }
