@@ -26,6 +26,8 @@ import java.sql.SQLException;
  *       column (or is otherwise not ready)</td></tr>
  *   <tr><td>FN012</td><td>{@link #TOKEN_DOMAIN_RECORDED}</td><td>{@link FencingException}</td><td>the database
  *       records another token domain for a table</td></tr>
+ *   <tr><td>FN013</td><td>{@link #NOTHING_PROTECTED}</td><td>{@link FencingException}</td><td>a fenced URL or
+ *       DataSource lists no protected table ({@code fenced.tables}) and is not {@code fenced.mode=off}</td></tr>
  *   <tr><td>FN020</td><td>{@link #LEASE_STORE}</td><td>{@link FencingException}</td><td>the lease store cannot grant
  *       (standby, missing table)</td></tr>
  *   <tr><td>FN021</td><td>{@link #LEASE_TIMEOUT}</td><td>{@link FencingException}</td><td>a lease could not be had
@@ -57,6 +59,10 @@ public enum FencedSqlState {
             FencingException.TOKEN_DOMAIN_RECORDED,
             FencingException.class,
             "the database records another token domain for a table"),
+    NOTHING_PROTECTED(
+            FencingException.NOTHING_PROTECTED,
+            FencingException.class,
+            "a fenced URL or DataSource lists no protected table (fenced.tables)"),
     LEASE_STORE(
             FencingException.LEASE_STORE,
             FencingException.class,

@@ -17,6 +17,8 @@ public class FencingException extends SQLException {
     public static final String CONFIGURATION = "FN010";
     /** {@link FencedSqlState#SCHEMA}. */
     public static final String SCHEMA = "FN011";
+    /** {@link FencedSqlState#NOTHING_PROTECTED}. */
+    public static final String NOTHING_PROTECTED = "FN013";
     /** {@link FencedSqlState#TOKEN_DOMAIN_RECORDED}. */
     public static final String TOKEN_DOMAIN_RECORDED = "FN012";
     /** {@link FencedSqlState#LEASE_STORE}. */

@@ -68,6 +68,24 @@ class FencedDriverTest {
     }
 
     @Test
+    void aFencedUrlThatProtectsNothingIsRefusedBeforeConnectingNamingFencedTables() throws SQLException {
+        // port 1: had fenced let it through, the connect itself would fail (08001), not the configuration
+        SQLException e = assertThrows(
+                SQLException.class, () -> driver.connect("jdbc:fenced:postgresql://127.0.0.1:1/db", new Properties()));
+        assertEquals(FencingException.NOTHING_PROTECTED, e.getSQLState());
+        assertTrue(e.getMessage().contains("fenced.tables is not set"), e.getMessage());
+        assertTrue(e.getMessage().contains("fenced.mode=off"), e.getMessage());
+        SQLException observe = assertThrows(
+                SQLException.class,
+                () -> driver.connect("jdbc:fenced:postgresql://127.0.0.1:1/db?fenced.mode=observe", new Properties()));
+        assertEquals(FencingException.NOTHING_PROTECTED, observe.getSQLState());
+        SQLException off = assertThrows(
+                SQLException.class,
+                () -> driver.connect("jdbc:fenced:postgresql://127.0.0.1:1/db?fenced.mode=off", new Properties()));
+        assertFalse(FencingException.NOTHING_PROTECTED.equals(off.getSQLState()), off.getMessage());
+    }
+
+    @Test
     void aBadValueNamesTheKeyAndWhatWasExpected() {
         Properties p = new Properties();
         p.setProperty("fenced.mode", "strict");

@@ -28,6 +28,7 @@ class FencedSqlStateTest {
                         Map.entry("CONFIGURATION", "FN010"),
                         Map.entry("SCHEMA", "FN011"),
                         Map.entry("TOKEN_DOMAIN_RECORDED", "FN012"),
+                        Map.entry("NOTHING_PROTECTED", "FN013"),
                         Map.entry("LEASE_STORE", "FN020"),
                         Map.entry("LEASE_TIMEOUT", "FN021"),
                         Map.entry("LOCK_TIMEOUT", "FN030"),

@@ -229,6 +229,23 @@ public final class FencedConfig {
         return out;
     }
 
+    /**
+     * A fenced connection or DataSource that protects nothing is an error, not a quiet pass-through: with no
+     * {@code fenced.tables} every write goes through unfenced while the URL and the logs say "fenced". Only
+     * {@code fenced.mode=off} asks for that on purpose.
+     */
+    public void requireProtectedTables() throws FencingException {
+        if (tables.isEmpty() && mode != FencingMode.OFF) {
+            throw new FencingException(
+                    "fenced: nothing is protected: " + FencedProperty.TABLES.key() + " is not set (in the URL, the"
+                            + " connection properties, the system properties, FENCED_TABLES or fenced.properties),"
+                            + " so every write would pass unfenced; list the tables to protect ("
+                            + FencedProperty.TABLES.key() + "=orders,billing.totals), or set "
+                            + FencedProperty.MODE.key() + "=off to connect unfenced on purpose",
+                    FencingException.NOTHING_PROTECTED);
+        }
+    }
+
     static FencingException configError(String message) {
         return new FencingException("fenced: bad configuration: " + message, FencingException.CONFIGURATION);
     }

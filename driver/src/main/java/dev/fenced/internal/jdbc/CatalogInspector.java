@@ -245,20 +245,28 @@ final class CatalogInspector {
 
     /**
      * The name of every relation a write could target, as stored (exact case), outside the system
-     * schemas: a write to a name not among them was made after this read and is looked up first.
+     * schemas, and the {@link #oidKey} of each: a write to a name not among them was made after this read and is
+     * looked up first. The bare names alone would take {@code v} for a known {@code other.v} while the search
+     * path resolves it to a {@code public.v} made since; the oids tell which relation a name resolves to.
      */
     static Set<String> relationNames(Connection c) throws SQLException {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT c.relname FROM pg_catalog.pg_class c"
+                ResultSet rs = s.executeQuery("SELECT c.relname, c.oid FROM pg_catalog.pg_class c"
                         + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                         + " WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')"
                         + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
+                names.add(oidKey(rs.getLong(2)));
             }
         }
         return names;
+    }
+
+    /** The key of a relation by oid in {@link #relationNames}: NUL starts no name. */
+    static String oidKey(long oid) {
+        return "\0" + oid;
     }
 
     static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {

@@ -26,6 +26,7 @@ public final class ConnectionFactory {
     public static Connection open(String url, Properties info, Runtimes runtimes) throws SQLException {
         FencedUrl parsed = parse(url);
         FencedConfig config = ConfigLoader.forDriver(parsed.fencedParameters(), info);
+        config.requireProtectedTables(); // before any connection is opened
         publish(config);
         Properties delegateInfo = new Properties();
         if (info != null) {
@@ -92,8 +93,13 @@ public final class ConnectionFactory {
     /**
      * A DataSource whose connections are {@code pool}'s, fenced under {@code config}; it unwraps to the pool.
      * Publishes the metrics as the driver's first connect does.
+     *
+     * @throws dev.fenced.FencingException when {@code config} protects nothing (refused here, at start-up, not at
+     *     the first connection)
      */
-    public static javax.sql.DataSource wrapping(javax.sql.DataSource pool, FencedConfig config) {
+    public static javax.sql.DataSource wrapping(javax.sql.DataSource pool, FencedConfig config)
+            throws dev.fenced.FencingException {
+        config.requireProtectedTables();
         publish(config);
         return new WrappingDataSource(pool, config);
     }

@@ -17,6 +17,7 @@ import dev.fenced.internal.sql.TextFacts;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -214,15 +215,33 @@ public final class FencedRuntime {
             throws SQLException {
         Set<String> relations = snapshot.relations();
         java.util.List<String> unseen = new java.util.ArrayList<>();
+        java.util.List<String> known = new java.util.ArrayList<>();
         for (dev.fenced.internal.config.TableName t : targets) {
-            if (relations != null && !relations.contains(t.name())) {
+            if (relations == null) {
+                continue;
+            }
+            if (!relations.contains(t.name())) {
                 unseen.add(t.toString());
+            } else {
+                known.add(t.toString());
+            }
+        }
+        if (!known.isEmpty()) {
+            // a name seen in some schema may resolve (by this session's search path, or spelled with another
+            // schema) to a relation of that name made since elsewhere (public.v beside a known other.v): the
+            // relation the write will land on decides, and one that does not resolve yet is asked about again
+            Map<String, String> where = resolve(known, connection);
+            for (String name : known) {
+                String oid = where.get(name);
+                if (oid == null || !relations.contains(oid)) {
+                    unseen.add(name);
+                }
             }
         }
         if (unseen.isEmpty()) {
             return Unseen.NONE;
         }
-        java.util.List<String> existing = existing(unseen, connection);
+        Map<String, String> existing = resolve(unseen, connection);
         if (existing.isEmpty()) {
             return Unseen.ABSENT;
         }
@@ -230,7 +249,8 @@ public final class FencedRuntime {
         refresh(connection, committed);
         relations = snapshot.relations();
         for (dev.fenced.internal.config.TableName t : targets) {
-            if (existing.contains(t.toString()) && !relations.contains(t.name())) {
+            String where = existing.get(t.toString());
+            if (where != null && !relations.contains(where)) {
                 refuseOrObserve(
                         t.toString(),
                         strictestMode(snapshot.targets()),
@@ -253,16 +273,21 @@ public final class FencedRuntime {
         READ_IN_TRANSACTION
     }
 
-    /** Which of {@code names} (SQL spellings) resolve to a relation now, as a statement would resolve them. */
-    private static java.util.List<String> existing(java.util.List<String> names, Connection connection)
+    /**
+     * Where each of {@code names} (SQL spellings) resolves now, as a statement would resolve it (search path
+     * included, and the latest committed catalog, as {@code to_regclass} reads it whatever the transaction's
+     * snapshot): spelling to {@link CatalogInspector#oidKey}, for the names that resolve.
+     */
+    private static Map<String, String> resolve(java.util.List<String> names, Connection connection)
             throws SQLException {
-        java.util.List<String> out = new java.util.ArrayList<>();
-        try (java.sql.PreparedStatement ps = connection.prepareStatement(
-                "SELECT n FROM pg_catalog.unnest(?::text[]) n WHERE pg_catalog.to_regclass(n) IS NOT NULL")) {
+        Map<String, String> out = new java.util.LinkedHashMap<>();
+        try (java.sql.PreparedStatement ps =
+                connection.prepareStatement("SELECT n, pg_catalog.to_regclass(n)::pg_catalog.oid"
+                        + " FROM pg_catalog.unnest(?::text[]) n WHERE pg_catalog.to_regclass(n) IS NOT NULL")) {
             ps.setArray(1, connection.createArrayOf("text", names.toArray()));
             try (java.sql.ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(rs.getString(1));
+                    out.put(rs.getString(1), CatalogInspector.oidKey(rs.getLong(2)));
                 }
             }
         }

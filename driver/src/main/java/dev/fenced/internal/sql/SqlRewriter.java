@@ -58,10 +58,14 @@ public final class SqlRewriter {
 
     /**
      * False when the text certainly needs no fencing: it names nothing protected, runs no DO block
-     * (which can build any table name at run time) and renames no schema of a registered table.
+     * (which can build any table name at run time), renames no schema of a registered table and names none
+     * of fenced's own objects.
      */
     public boolean needsPlanning(String sql) {
-        return targets.mayMention(sql) || TextFacts.hasDoBlock(sql) || TextFacts.renamesProtectedSchema(sql, targets);
+        return targets.mayMention(sql)
+                || TextFacts.hasDoBlock(sql)
+                || TextFacts.renamesProtectedSchema(sql, targets)
+                || FencedObjects.mayName(sql);
     }
 
     /** The plan for {@code sql}; computed, not cached. */

@@ -134,6 +134,16 @@ final class StatementClassifier {
                             + " run it inside Fencing.unfenced and register the new name");
             return;
         }
+        String fencedObject = FencedObjects.changedBy(piece.tokens, piece.firstWord, targets);
+        if (fencedObject != null) {
+            refuse(
+                    piece,
+                    fencedObject,
+                    piece.firstWord + " of fenced's own object " + fencedObject
+                            + " could switch off its tombstone check or send tokens backwards;"
+                            + " run it inside Fencing.unfenced");
+            return;
+        }
         if (piece.mentioned == null) {
             return;
         }
@@ -166,8 +176,14 @@ final class StatementClassifier {
             }
             case "COPY" -> classifyCopy(piece);
             case "EXPLAIN" -> {
-                if (piece.dmlKeywords > 0 && hasWord(piece.tokens, Set.of("ANALYZE", "ANALYSE"))) {
-                    refuse(piece, piece.mentioned, "EXPLAIN ANALYZE would run the write unfenced");
+                // EXPLAIN ANALYZE runs what it explains, a CREATE TABLE ... AS whose CTE writes included
+                if (piece.dmlKeywords > 0 && ExplainOptions.executes(piece.tokens)) {
+                    // name the table written, not a U&"..." option name that only might have been one
+                    String named = mentionedName(piece.tokens, targets, false);
+                    refuse(
+                            piece,
+                            named != null ? named : piece.mentioned,
+                            "EXPLAIN ANALYZE would run the write unfenced");
                 }
             }
             case "PREPARE" -> {
@@ -226,14 +242,11 @@ final class StatementClassifier {
      */
     private static void classifyAlter(StatementClassifier.Piece piece, FencingTargets targets) {
         List<Token> t = piece.tokens;
-        // ALTER FOREIGN TABLE takes INHERIT / NO INHERIT and column changes as well
-        if (t.size() < 2
-                || !(t.get(1).isWord("TABLE")
-                        || (t.get(1).isWord("FOREIGN")
-                                && t.size() > 2
-                                && t.get(2).isWord("TABLE")))) {
+        String kind = relationCommand(t);
+        if (kind == null) {
             return;
         }
+        String command = "ALTER " + kind;
         Set<String> fenceColumns = new java.util.HashSet<>();
         for (var table : targets.tables()) {
             fenceColumns.add(table.column());
@@ -247,7 +260,7 @@ final class StatementClassifier {
                 refuse(
                         piece,
                         piece.mentioned,
-                        "ALTER TABLE ... " + moved
+                        command + " ... " + moved
                                 + (moved.equals("INHERIT") || moved.equals("ATTACH PARTITION")
                                         ? " brings rows no token checked into a protected table;"
                                                 + " run it inside Fencing.unfenced"
@@ -263,7 +276,7 @@ final class StatementClassifier {
                 refuse(
                         piece,
                         piece.mentioned,
-                        "ALTER TABLE ... TYPE rewrites every row of a protected table;"
+                        command + " ... TYPE rewrites every row of a protected table;"
                                 + " run it inside Fencing.unfenced");
                 return;
             }
@@ -272,11 +285,35 @@ final class StatementClassifier {
                 refuse(
                         piece,
                         piece.mentioned,
-                        "ALTER TABLE that changes the fence column " + token.text()
+                        command + " that changes the fence column " + token.text()
                                 + " could reset the tokens of a protected table; run it inside Fencing.unfenced");
                 return;
             }
         }
+    }
+
+    /**
+     * The command word of an ALTER that PostgreSQL applies to a table whatever the word says, or null: besides
+     * ALTER TABLE, ALTER INDEX | VIEW | MATERIALIZED VIEW | SEQUENCE | FOREIGN TABLE rename any relation, rename
+     * its columns, or move it to another schema (ALTER INDEX t RENAME TO t_x renames the table t; ALTER VIEW t
+     * RENAME COLUMN swaps a table's fence column). The command word is not the relation's kind, so each is
+     * classified as ALTER TABLE on the relation it names.
+     */
+    private static String relationCommand(List<Token> t) {
+        if (t.size() < 2) {
+            return null;
+        }
+        Token kind = t.get(1);
+        if (kind.isWord("TABLE") || kind.isWord("INDEX") || kind.isWord("VIEW") || kind.isWord("SEQUENCE")) {
+            return kind.text().toUpperCase(java.util.Locale.ROOT);
+        }
+        if (t.size() > 2 && kind.isWord("FOREIGN") && t.get(2).isWord("TABLE")) {
+            return "FOREIGN TABLE";
+        }
+        if (t.size() > 2 && kind.isWord("MATERIALIZED") && t.get(2).isWord("VIEW")) {
+            return "MATERIALIZED VIEW";
+        }
+        return null;
     }
 
     /**
@@ -438,9 +475,13 @@ final class StatementClassifier {
 
     /** The first protected name the tokens reference, or null. {@code U&"..."} counts as a possible one. */
     static String mentionedName(List<Token> tokens, FencingTargets targets) {
+        return mentionedName(tokens, targets, true);
+    }
+
+    private static String mentionedName(List<Token> tokens, FencingTargets targets, boolean unicodeEscapes) {
         for (Token t : tokens) {
             if (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
-                if (t.isUnicodeEscapedName()) {
+                if (t.isUnicodeEscapedName() && unicodeEscapes) {
                     return t.text();
                 }
                 String folded = TableName.fold(t.text());

@@ -41,8 +41,10 @@ class PlainLockIT {
                 "CREATE TABLE counter (id int PRIMARY KEY, n int NOT NULL)",
                 "INSERT INTO counter VALUES (1, 0)",
                 "CREATE TABLE audit (note text)",
-                "CREATE TABLE notes (note text)");
-        pool = Pools.fenced(db, 6);
+                "CREATE TABLE notes (note text)",
+                // a fenced pool must protect something (issue 24, item 8); what these tests write is not protected
+                "CREATE TABLE guarded (id int PRIMARY KEY, last_token bigint)");
+        pool = Pools.fenced(db, 6, "fenced.tables=guarded");
     }
 
     @AfterAll

@@ -97,9 +97,21 @@ public class FencedAutoConfiguration {
     }
 
     /** Where leases live: {@code fenced.lease.url} if set, else the application's (fenced) DataSource. */
+    /**
+     * The lease store on {@code fenced.lease.url}. It writes only the lease table, so a plain {@code jdbc:postgresql:}
+     * URL is opened with {@code fenced.mode=off} (it lists no protected tables, which a fenced connection refuses); a
+     * {@code jdbc:fenced:} URL is taken as it is.
+     */
+    private static DataSource leaseUrlStore(String url) {
+        FencedDataSource store = new FencedDataSource(url);
+        if (!url.startsWith("jdbc:fenced:")) {
+            store.setMode("off");
+        }
+        return store;
+    }
+
     static DataSource leaseStore(FencedConfig config, ObjectProvider<DataSource> dataSources, String orDefine) {
-        DataSource store =
-                config.leaseUrl() != null ? new FencedDataSource(config.leaseUrl()) : dataSources.getIfUnique();
+        DataSource store = config.leaseUrl() != null ? leaseUrlStore(config.leaseUrl()) : dataSources.getIfUnique();
         if (store == null) {
             throw new IllegalStateException("fenced: the application has several DataSources and fenced.lease.url is"
                     + " not set: set it, or define " + orDefine + " bean, so leases live in one place");

@@ -50,7 +50,14 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
                     url.substring(0, Math.min(url.length(), url.indexOf(':', 5) + 1)));
             return bean;
         }
-        DataSource fenced = ConnectionFactory.wrapping(pool, s.config());
+        DataSource fenced;
+        try {
+            fenced = ConnectionFactory.wrapping(pool, s.config());
+        } catch (dev.fenced.FencingException e) {
+            // fenced.tables not set: start-up fails here rather than every write passing while the log says fenced
+            throw new IllegalStateException(
+                    "fenced: cannot fence DataSource bean '" + beanName + "': " + e.getMessage(), e);
+        }
         ProxyFactory factory = new ProxyFactory(pool);
         factory.setProxyTargetClass(!Modifier.isFinal(pool.getClass().getModifiers()));
         factory.addInterface(DataSource.class);

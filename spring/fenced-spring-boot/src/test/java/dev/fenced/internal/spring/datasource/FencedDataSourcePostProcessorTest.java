@@ -1,6 +1,7 @@
 package dev.fenced.internal.spring.datasource;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.spring.config.FencedSettings;
@@ -23,8 +24,12 @@ import org.springframework.core.env.StandardEnvironment;
 class FencedDataSourcePostProcessorTest {
 
     private static Object process(String url) {
+        return process(url, Map.of("fenced.tables", "totals"));
+    }
+
+    private static Object process(String url, Map<String, Object> fencedKeys) {
         StandardEnvironment env = new StandardEnvironment();
-        env.getPropertySources().addFirst(new MapPropertySource("test", Map.of("fenced.tables", "totals")));
+        env.getPropertySources().addFirst(new MapPropertySource("test", fencedKeys));
         FencedSettings settings = FencedSettings.from(env);
         StaticListableBeanFactory beans = new StaticListableBeanFactory(Map.of("fencedSettings", settings));
         return new FencedDataSourcePostProcessor(beans.getBeanProvider(FencedSettings.class))
@@ -52,6 +57,18 @@ class FencedDataSourcePostProcessorTest {
         }) {
             assertFalse(process(url) instanceof FencedDataSourceProxy, url + " is not PostgreSQL");
         }
+    }
+
+    @Test
+    void aStarterThatProtectsNothingFailsStartUpNamingFencedTables() {
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> process("jdbc:postgresql://db/app", Map.of()));
+        assertTrue(
+                e.getMessage().contains("dataSource") && e.getMessage().contains("fenced.tables is not set"),
+                e::getMessage);
+        assertTrue(
+                process("jdbc:postgresql://db/app", Map.of("fenced.mode", "off")) instanceof FencedDataSourceProxy,
+                "fenced.mode=off: nothing protected on purpose");
     }
 
     /** A DataSource with a readable {@code url} property, as most pools and drivers' DataSources have. */
