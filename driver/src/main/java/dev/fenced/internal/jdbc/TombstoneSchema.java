@@ -3,6 +3,7 @@ package dev.fenced.internal.jdbc;
 import dev.fenced.FencedSqlState;
 import dev.fenced.FencingException;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.pg.SchemaLock;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -187,9 +188,31 @@ final class TombstoneSchema {
      * all needs no privilege and takes no lock. Fails naming the relation when it cannot.
      */
     static void ensure(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
-        if (guarded.isEmpty()) {
+        if (guarded.isEmpty() || inPlace(c, table, guarded)) {
             return;
         }
+        // something is missing: create it under the schema lock, looking again once it is held (see SchemaLock)
+        SchemaWrites.runLocked(c, conn -> createMissing(conn, table, guarded));
+    }
+
+    /** True when the table, both functions (as this version writes them) and every relation's trigger are there. */
+    private static boolean inPlace(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
+        if (!exists(c, "SELECT pg_catalog.to_regclass(?) IS NOT NULL", table.toString())
+                || !KEY_BODY.equals(storedBody(
+                        c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))
+                || !functionBody(table).equals(storedBody(c, function(table), "()"))) {
+            return false;
+        }
+        for (Guarded g : guarded) {
+            if (!isPartition(c, g.oid()) && !hasTrigger(c, g, table)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Creates what is missing; the caller holds the schema lock. */
+    private static void createMissing(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
         try {
             if (!exists(c, "SELECT pg_catalog.to_regclass(?) IS NOT NULL", table.toString())) {
                 run(c, createTable(table));
@@ -202,6 +225,9 @@ final class TombstoneSchema {
                 run(c, createFunction(table));
             }
         } catch (SQLException e) {
+            if (SchemaLock.alreadyExists(e)) {
+                throw e; // a race, not a privilege problem: SchemaWrites.runLocked looks again
+            }
             throw new FencingException(
                     "fenced: cannot create the tombstone table " + table + " or its check function "
                             + function(table) + " (" + e.getMessage()
@@ -236,6 +262,9 @@ final class TombstoneSchema {
             try {
                 run(c, sql.toString());
             } catch (SQLException e) {
+                if (SchemaLock.alreadyExists(e)) {
+                    throw e; // a race, not a privilege problem: SchemaWrites.runLocked looks again
+                }
                 if (!hasTrigger(c, g, table)) {
                     throw new FencingException(
                             "fenced: cannot create the tombstone check trigger on " + g.display()
