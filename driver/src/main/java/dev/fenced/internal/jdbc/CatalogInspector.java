@@ -42,7 +42,7 @@ final class CatalogInspector {
      */
     static FencingTargets inspect(Connection c, CatalogRead read) throws SQLException {
         boolean lenient = read.lenient();
-        TableName tombstones = read.tombstones();
+        TableName tombstones = read.tombstones() == null ? null : TombstoneSchema.qualified(c, read.tombstones());
         Shapes shapes = new Shapes();
         // each protected relation's token domain, by oid, for the registry
         Map<Long, TokenDomainRegistry.Claim> claims = new LinkedHashMap<>();

@@ -151,7 +151,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
             try {
                 result = execution.run();
             } catch (SQLException e) {
-                throw StaleWrites.translate(e, token, runtime.tracker());
+                throw runtime.writeFailure(e, token);
             }
             runtime.tracker().increment(Counter.WRITES_FENCED);
         }

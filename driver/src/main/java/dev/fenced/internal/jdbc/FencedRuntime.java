@@ -38,6 +38,9 @@ public final class FencedRuntime {
     private final Inventory.Settings inventory;
     private final AtomicInteger observations = new AtomicInteger();
     private final AtomicBoolean refreshing = new AtomicBoolean();
+    /** Set when a statement found the catalog read out of date (a table created again): read before the next one. */
+    private volatile boolean readAgain;
+
     private final long refreshNanos;
     private final Tracker tracker;
     /** Measures the catalog refresh interval. */
@@ -144,12 +147,14 @@ public final class FencedRuntime {
      * true when it read inside an open transaction (the caller reads again once it ends).
      */
     boolean refreshIfDue(Connection connection) {
-        if (ticker.read() - snapshot.readAtNanos() < refreshNanos || !refreshing.compareAndSet(false, true)) {
+        if ((!readAgain && ticker.read() - snapshot.readAtNanos() < refreshNanos)
+                || !refreshing.compareAndSet(false, true)) {
             return false;
         }
         try {
             boolean committed = connection.getAutoCommit();
             refresh(connection, committed);
+            readAgain = false;
             return !committed;
         } catch (SQLException | RuntimeException e) {
             LOG.log(
@@ -164,6 +169,19 @@ public final class FencedRuntime {
         } finally {
             refreshing.set(false);
         }
+    }
+
+    /**
+     * The exception to throw for {@code e}, raised by a fenced statement that carried {@code token} (see
+     * {@link StaleWrites}); when it says a protected table lost its tombstone check, the catalog is read again
+     * before the next statement, which restores the check.
+     */
+    SQLException writeFailure(SQLException e, long token) {
+        SQLException translated = StaleWrites.translate(e, token, tracker());
+        if (StaleWrites.isCheckMissing(translated)) {
+            readAgain = true;
+        }
+        return translated;
     }
 
     /** Numbers the targets: a plan made at one generation is still right while it is current. */

@@ -65,7 +65,7 @@ public class FencedStatement extends DelegatingStatement {
             result = execution.run(plan.render(token));
             runtime.tracker().increment(Counter.WRITES_FENCED);
         } catch (SQLException e) {
-            throw StaleWrites.translate(e, token, runtime.tracker());
+            throw runtime.writeFailure(e, token);
         }
         afterSchemaChange(plan);
         return result;
@@ -203,7 +203,7 @@ public class FencedStatement extends DelegatingStatement {
             counts = statement.executeBatch();
             countBatch();
         } catch (SQLException e) {
-            throw StaleWrites.translate(e, token, runtime.tracker());
+            throw runtime.writeFailure(e, token);
         } finally {
             batched = null;
             unfencedEntry = null;
@@ -220,7 +220,7 @@ public class FencedStatement extends DelegatingStatement {
             counts = statement.executeLargeBatch();
             countBatch();
         } catch (SQLException e) {
-            throw StaleWrites.translate(e, token, runtime.tracker());
+            throw runtime.writeFailure(e, token);
         } finally {
             batched = null;
             unfencedEntry = null;

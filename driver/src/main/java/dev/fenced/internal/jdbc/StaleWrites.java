@@ -1,6 +1,7 @@
 package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencedSqlState;
+import dev.fenced.FencingException;
 import dev.fenced.StaleTokenException;
 import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.pg.PgStates;
@@ -28,9 +29,21 @@ final class StaleWrites {
 
     private StaleWrites() {}
 
+    /**
+     * The text a fenced DELETE's tombstone part fails with when its table has no enabled insert check
+     * ({@code Tombstones.checkInPlace}): PostgreSQL reports it as a cast to boolean of that text (22P02).
+     */
+    static final String CHECK_MISSING = "fenced: the tombstone check trigger of ";
+
     /** The exception to throw for {@code e}, raised by a statement that carried {@code token}; a stale one is counted. */
     static SQLException translate(SQLException e, long token, Tracker tracker) {
         for (Throwable t = e; t != null; t = next(t)) {
+            if (t instanceof SQLException s
+                    && PgStates.INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
+                    && s.getMessage() != null
+                    && s.getMessage().contains(CHECK_MISSING)) {
+                return checkMissing(s.getMessage(), e);
+            }
             if (t instanceof SQLException s && FencedSqlState.TOMBSTONE_CHECK.matches(s) && s.getMessage() != null) {
                 StaleTokenException stale = tombstoneStale(s.getMessage(), token, e);
                 if (stale != null) {
@@ -48,6 +61,32 @@ final class StaleWrites {
             }
         }
         return e;
+    }
+
+    /**
+     * The table was dropped and created again behind fenced's back, so it lost the tombstone check: nothing was
+     * deleted, and the caller has the catalog read again (which restores the check), so the statement can be retried.
+     * Never the server's raw "invalid input syntax for type boolean".
+     */
+    private static FencingException checkMissing(String message, SQLException cause) {
+        int from = message.indexOf(CHECK_MISSING) + CHECK_MISSING.length();
+        int to = message.indexOf(" is missing or disabled", from);
+        String table = to < 0 ? "a protected table" : message.substring(from, to);
+        return new FencingException(
+                "fenced: the tombstone check trigger of " + table + " is missing or disabled (the table was created"
+                        + " again since fenced read the catalog); nothing was deleted. fenced reads the catalog again"
+                        + " and restores the check before the next statement: retry the DELETE (in a new transaction"
+                        + " if this one was open)",
+                FencingException.SCHEMA,
+                cause);
+    }
+
+    /** True when {@code e} is the failure {@link #checkMissing} makes. */
+    static boolean isCheckMissing(SQLException e) {
+        return e instanceof FencingException
+                && FencingException.SCHEMA.equals(e.getSQLState())
+                && e.getMessage() != null
+                && e.getMessage().startsWith(CHECK_MISSING);
     }
 
     private static StaleTokenException counted(StaleTokenException stale, Tracker tracker) {

@@ -3,6 +3,7 @@ package dev.fenced.internal.jdbc;
 import dev.fenced.FencedSqlState;
 import dev.fenced.FencingException;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.pg.SchemaLock;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -45,9 +46,49 @@ final class TombstoneSchema {
         return new TableName(table.schema(), table.name() + "_check");
     }
 
+    /**
+     * The search_path every function fenced installs runs with: only the system catalog (and the session's temp
+     * schema last, where PostgreSQL never looks for functions or operators). A session may put its own schemas,
+     * operators and temp tables first (issue 24); what the functions read is schema-qualified anyway.
+     */
+    static final String FIXED_SEARCH_PATH = "SET search_path TO pg_catalog, pg_temp";
+
+    /** How {@link #FIXED_SEARCH_PATH} reads in {@code pg_proc.proconfig}. */
+    private static final String FIXED_SEARCH_PATH_CONFIG = "search_path=pg_catalog, pg_temp";
+
+    /**
+     * {@code table} with its schema: an unqualified name (the default {@code fenced_tombstone}) is looked up as the
+     * session would, but never in a temp schema, so {@code CREATE TEMP TABLE fenced_tombstone (...)}, which needs
+     * only TEMP, cannot take the tombstones' place; the first schema of the search_path that has it, else the one
+     * it would be created in. Everything fenced writes then names the table with that schema.
+     */
+    static TableName qualified(Connection c, TableName table) throws SQLException {
+        if (table.schema() != null) {
+            return table;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT n.nspname FROM pg_catalog.unnest("
+                + "pg_catalog.current_schemas(false)) WITH ORDINALITY AS s (name, pos) JOIN pg_catalog.pg_namespace n"
+                + " ON n.nspname OPERATOR(pg_catalog.=) s.name WHERE n.oid OPERATOR(pg_catalog.<>)"
+                + " pg_catalog.pg_my_temp_schema() ORDER BY EXISTS (SELECT 1 FROM pg_catalog.pg_class r WHERE"
+                + " r.relnamespace OPERATOR(pg_catalog.=) n.oid AND r.relname OPERATOR(pg_catalog.=) ?) DESC, s.pos"
+                + " LIMIT 1")) {
+            ps.setString(1, table.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new FencingException(
+                            "fenced: the tombstone table " + table + " has no schema to live in (the search_path"
+                                    + " names no schema but a temp one); set fenced.tombstone.table to a qualified name",
+                            FencingException.SCHEMA);
+                }
+                return new TableName(rs.getString(1), table.name());
+            }
+        }
+    }
+
     static String createTable(TableName table) {
-        return "CREATE TABLE IF NOT EXISTS " + table + " (relation text NOT NULL, key jsonb NOT NULL,"
-                + " token bigint NOT NULL, deleted_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (relation, key))";
+        return "CREATE TABLE IF NOT EXISTS " + table + " (relation pg_catalog.text NOT NULL, key pg_catalog.jsonb"
+                + " NOT NULL, token bigint NOT NULL, deleted_at pg_catalog.timestamptz NOT NULL DEFAULT"
+                + " pg_catalog.now(), PRIMARY KEY (relation, key))";
     }
 
     /**
@@ -59,7 +100,8 @@ final class TombstoneSchema {
      */
     static String createKeyFunction(TableName table) {
         return "CREATE OR REPLACE FUNCTION " + dev.fenced.internal.sql.Tombstones.keyFunction(table)
-                + "(r anyelement, VARIADIC cols text[]) RETURNS jsonb LANGUAGE plpgsql STABLE " + KEY_SETTINGS
+                + "(r anyelement, VARIADIC cols pg_catalog.text[]) RETURNS pg_catalog.jsonb LANGUAGE plpgsql STABLE "
+                + KEY_SETTINGS + " " + FIXED_SEARCH_PATH
                 + " AS " + dollarQuoted(KEY_BODY);
     }
 
@@ -90,7 +132,8 @@ final class TombstoneSchema {
     }
 
     static String createFunction(TableName table) {
-        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql AS "
+        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql "
+                + FIXED_SEARCH_PATH + " AS "
                 + dollarQuoted(functionBody(table));
     }
 
@@ -145,21 +188,46 @@ final class TombstoneSchema {
      * all needs no privilege and takes no lock. Fails naming the relation when it cannot.
      */
     static void ensure(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
-        if (guarded.isEmpty()) {
+        if (guarded.isEmpty() || inPlace(c, table, guarded)) {
             return;
         }
+        // something is missing: create it under the schema lock, looking again once it is held (see SchemaLock)
+        SchemaWrites.runLocked(c, conn -> createMissing(conn, table, guarded));
+    }
+
+    /** True when the table, both functions (as this version writes them) and every relation's trigger are there. */
+    private static boolean inPlace(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
+        if (!exists(c, "SELECT pg_catalog.to_regclass(?) IS NOT NULL", table.toString())
+                || !KEY_BODY.equals(storedBody(
+                        c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))
+                || !functionBody(table).equals(storedBody(c, function(table), "()"))) {
+            return false;
+        }
+        for (Guarded g : guarded) {
+            if (!isPartition(c, g.oid()) && !hasTrigger(c, g, table)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Creates what is missing; the caller holds the schema lock. */
+    private static void createMissing(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
         try {
-            if (!exists(c, "SELECT to_regclass(?) IS NOT NULL", table.toString())) {
+            if (!exists(c, "SELECT pg_catalog.to_regclass(?) IS NOT NULL", table.toString())) {
                 run(c, createTable(table));
             }
-            if (!KEY_BODY.equals(
-                    storedBody(c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, text[])"))) {
+            if (!KEY_BODY.equals(storedBody(
+                    c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))) {
                 run(c, createKeyFunction(table));
             }
             if (!functionBody(table).equals(storedBody(c, function(table), "()"))) {
                 run(c, createFunction(table));
             }
         } catch (SQLException e) {
+            if (SchemaLock.alreadyExists(e)) {
+                throw e; // a race, not a privilege problem: SchemaWrites.runLocked looks again
+            }
             throw new FencingException(
                     "fenced: cannot create the tombstone table " + table + " or its check function "
                             + function(table) + " (" + e.getMessage()
@@ -194,6 +262,9 @@ final class TombstoneSchema {
             try {
                 run(c, sql.toString());
             } catch (SQLException e) {
+                if (SchemaLock.alreadyExists(e)) {
+                    throw e; // a race, not a privilege problem: SchemaWrites.runLocked looks again
+                }
                 if (!hasTrigger(c, g, table)) {
                     throw new FencingException(
                             "fenced: cannot create the tombstone check trigger on " + g.display()
@@ -256,11 +327,15 @@ final class TombstoneSchema {
         }
     }
 
-    /** The body of the function as stored, or null when there is none. */
+    /**
+     * The body of the function as stored, or null when there is none or it runs without the fixed search_path (one
+     * an older fenced created, or one replaced behind fenced's back): then it is created again.
+     */
     private static String storedBody(Connection c, TableName function, String arguments) throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p" + " WHERE p.oid = to_regprocedure(?)")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p"
+                + " WHERE p.oid = pg_catalog.to_regprocedure(?) AND ? OPERATOR(pg_catalog.=) ANY (p.proconfig)")) {
             ps.setString(1, function + arguments);
+            ps.setString(2, FIXED_SEARCH_PATH_CONFIG);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getString(1) : null;
             }

@@ -1,6 +1,7 @@
 package dev.fenced.internal.lease;
 
 import dev.fenced.FencingException;
+import dev.fenced.internal.pg.SchemaLock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -116,6 +117,9 @@ public final class LeaseSchema {
         boolean auto = c.getAutoCommit();
         c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
+            // under the schema lock, so concurrent first grants wait for the first one's script (whose IF NOT EXISTS
+            // then finds everything) instead of colliding in the catalog
+            SchemaLock.take(c);
             s.execute(script(table));
             c.commit();
         } catch (SQLException e) {

@@ -39,6 +39,10 @@ public final class PgStates {
     public static final String UNDEFINED_TABLE = "42P01";
     /** 42P07. */
     public static final String DUPLICATE_TABLE = "42P07";
+    /** 42710: e.g. a trigger of that name exists. */
+    public static final String DUPLICATE_OBJECT = "42710";
+    /** 42723. */
+    public static final String DUPLICATE_FUNCTION = "42723";
     /** 55000: e.g. pg_stat_statements installed but not loaded. */
     public static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
     /** 55P03: NOWAIT or lock_timeout. */

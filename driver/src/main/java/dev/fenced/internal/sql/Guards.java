@@ -11,7 +11,6 @@ import net.sf.jsqlparser.expression.JdbcParameter;
 import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.WhenClause;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
-import net.sf.jsqlparser.expression.operators.relational.GreaterThan;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
@@ -54,7 +53,7 @@ final class Guards {
         if (mode == FencingMode.OBSERVE) {
             return new Function("GREATEST", fence(qualifier, column), token(tokenIndex));
         }
-        // CASE WHEN c > ? THEN pg_catalog.pg_size_bytes(<stale text>) ELSE ? END
+        // CASE WHEN pg_catalog.int8gt(c, ?) THEN pg_catalog.pg_size_bytes(<stale text>) ELSE ? END
         // Two token parameters and one comparison, as many parameters as the hand-written "last_token <= ?" form:
         // a NULL row token (never fenced) makes the comparison NULL, so the ELSE runs. PostgreSQL initialises
         // every node of this expression on each execution of a cached plan, and copies the text each time, so it
@@ -69,7 +68,7 @@ final class Guards {
                 ? new Function("COALESCE", parameter(tokenIndex), fence(qualifier, column))
                 : parameter(tokenIndex);
         return new CaseExpression(new WhenClause(
-                        new GreaterThan(fence(qualifier, column), parameter(tokenIndex)),
+                        newer(fence(qualifier, column), parameter(tokenIndex)),
                         new Function("pg_catalog.pg_size_bytes", staleText(qualifier, column, tableLabel))))
                 .withElseExpression(otherwise);
     }
@@ -81,9 +80,10 @@ final class Guards {
      */
     static Expression deleteWhere(
             Expression where, String qualifier, String column, String tableLabel, int tokenIndex) {
-        // CASE WHEN c > t THEN CAST(<stale text> AS boolean) ELSE TRUE END (NULL row token or token: TRUE)
+        // CASE WHEN pg_catalog.int8gt(c, t) THEN CAST(<stale text> AS boolean) ELSE TRUE END (NULL row token or
+        // token: TRUE)
         Expression check = new CaseExpression(new WhenClause(
-                        new GreaterThan(fence(qualifier, column), token(tokenIndex)),
+                        newer(fence(qualifier, column), token(tokenIndex)),
                         new CastExpression("CAST", staleText(qualifier, column, tableLabel), "boolean")))
                 .withElseExpression(new BooleanValue(true));
         if (where == null) {
@@ -92,6 +92,18 @@ final class Guards {
         Expression onlyMatched = new CaseExpression(new WhenClause(new ParenthesedExpressionList<>(where), check))
                 .withElseExpression(new BooleanValue(false));
         return new AndExpression(new ParenthesedExpressionList<>(where), onlyMatched);
+    }
+
+    /**
+     * {@code pg_catalog.int8gt(row, token)}: the row holds a newer token. Not {@code row > token}: an unqualified
+     * operator is looked up through the session's search_path, and {@code CREATE OPERATOR evil.> (...)} with
+     * {@code SET search_path = evil, public, pg_catalog} would make the guard never fire (issue 24).
+     * {@code OPERATOR(pg_catalog.>)} pins it too, but JSqlParser cannot read it back, and fenced re-parses what it
+     * sends; the qualified function is the same {@code int8gt} the operator calls (both columns are bigint: the
+     * catalog read refuses any other fence column type), executed the same way, so the guard costs the same.
+     */
+    static Expression newer(Expression row, Expression token) {
+        return new Function("pg_catalog.int8gt", row, token);
     }
 
     /** The row's fence column, {@code <qualifier>.<column>}, or the bare column when {@code qualifier} is null. */

@@ -6,10 +6,10 @@ import java.util.List;
 import net.sf.jsqlparser.expression.CaseExpression;
 import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.JdbcParameter;
 import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.WhenClause;
-import net.sf.jsqlparser.expression.operators.relational.EqualsTo;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.schema.Column;
@@ -87,21 +87,24 @@ final class PositionalColumns {
                     .append('"');
         }
         array.append('}');
-        String live = "(SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_catalog.pg_attribute a"
-                + " WHERE a.attrelid = CAST('" + writtenTable.replace("'", "''") + "' AS regclass)"
-                + " AND a.attnum > 0 AND NOT a.attisdropped)";
+        // qualified functions and types, no operators: nothing here may be resolved through the session's search_path
+        String live = "(SELECT pg_catalog.array_agg(CAST(a.attname AS pg_catalog.text) ORDER BY a.attnum)"
+                + " FROM pg_catalog.pg_attribute a WHERE pg_catalog.oideq(a.attrelid, CAST('"
+                + writtenTable.replace("'", "''") + "' AS pg_catalog.regclass))"
+                + " AND pg_catalog.int24gt(a.attnum, 0) AND NOT a.attisdropped)";
         Expression liveColumns;
         try {
             liveColumns = BoundedParser.parseOwnExpression(live);
         } catch (BoundedParser.ParseFailure e) {
             throw new IllegalStateException("fenced's own column check does not parse: " + live, e);
         }
-        EqualsTo same = new EqualsTo(
+        Expression same = new Function(
+                "pg_catalog.array_eq",
                 liveColumns,
-                new CastExpression("CAST", new StringValue(array.toString().replace("'", "''")), "text[]"));
+                new CastExpression("CAST", new StringValue(array.toString().replace("'", "''")), "pg_catalog.text[]"));
         CaseExpression value = new CaseExpression();
-        value.setWhenClauses(List.of(
-                new WhenClause(same, new CastExpression("CAST", new JdbcParameter(tokenIndex, true, "?"), "text"))));
+        value.setWhenClauses(List.of(new WhenClause(
+                same, new CastExpression("CAST", new JdbcParameter(tokenIndex, true, "?"), "pg_catalog.text"))));
         value.setElseExpression(new StringValue(("fenced: the columns of " + tableLabel + " changed since fenced read"
                         + " the catalog; an INSERT without a column list is refused until it reads it again (name the columns)")
                 .replace("'", "''")));

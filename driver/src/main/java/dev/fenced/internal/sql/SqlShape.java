@@ -65,7 +65,7 @@ public final class SqlShape {
 
     /**
      * True when the text carries the token placeholder fenced adds ({@code CAST(? AS bigint)}, or its
-     * {@code $n}, literal or NULL form; {@code THEN CAST(? AS text)} in an INSERT without a column list; an UPDATE
+     * {@code $n}, literal or NULL form; {@code THEN CAST(? AS pg_catalog.text)} in an INSERT without a column list; an UPDATE
      * guard's failing branch {@code pg_size_bytes(pg_catalog.concat(...))}): read with a refusal for setting the fence column or for a name
      * fenced reserves, it marks a statement fenced itself sent.
      */
@@ -73,7 +73,8 @@ public final class SqlShape {
         List<Token> tokens = SqlLexer.tokenize(sql);
         for (int i = 0; i + 5 < tokens.size(); i++) {
             if (castOfToken(tokens, i, "bigint")
-                    // an INSERT without a column list checks the column order first: THEN CAST(? AS text) ELSE ...
+                    // an INSERT without a column list checks the column order first: THEN CAST(? AS pg_catalog.text)
+                    // ELSE ...
                     || i > 0 && tokens.get(i - 1).isWord("THEN") && castOfToken(tokens, i, "text")
                     // an UPDATE's guard binds its token bare; its failing branch is
                     // pg_size_bytes(pg_catalog.concat(...))
@@ -97,13 +98,21 @@ public final class SqlShape {
                 && tokens.get(i + 5).isSymbol("(");
     }
 
+    /** {@code CAST(<token> AS <type>)}, the type bare or as {@code pg_catalog.<type>}. */
     private static boolean castOfToken(List<Token> tokens, int i, String type) {
-        return tokens.get(i).isWord("CAST")
+        if (!(tokens.get(i).isWord("CAST")
                 && tokens.get(i + 1).isSymbol("(")
                 && isTokenValue(tokens.get(i + 2))
-                && tokens.get(i + 3).isWord("AS")
-                && tokens.get(i + 4).isWord(type)
-                && tokens.get(i + 5).isSymbol(")");
+                && tokens.get(i + 3).isWord("AS"))) {
+            return false;
+        }
+        int at = i + 4;
+        if (tokens.get(at).isWord("pg_catalog")
+                && at + 3 < tokens.size()
+                && tokens.get(at + 1).isSymbol(".")) {
+            at += 2;
+        }
+        return tokens.get(at).isWord(type) && tokens.get(at + 1).isSymbol(")");
     }
 
     private static boolean isTokenValue(Token t) {

@@ -147,14 +147,17 @@ public final class Tombstones {
      * Uncorrelated, so PostgreSQL evaluates it once per statement.
      */
     private static Expression checkInPlace(String writtenTable, String tableLabel) throws Refusal {
-        // the failing text is a branch of the CASE, not a constant cast PostgreSQL would fold (and fail) at plan time
-        String sql =
-                "CAST(CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg WHERE fenced_trg.tgrelid = CAST('"
-                        + writtenTable.replace("'", "''") + "' AS regclass) AND fenced_trg.tgname = '" + TRIGGER + "'"
-                        + " AND fenced_trg.tgenabled <> 'D') THEN 'true' ELSE 'fenced: the tombstone check trigger of "
-                        + tableLabel.replace("'", "''")
-                        + " is missing or disabled (the table was created again since fenced"
-                        + " read the catalog?); a DELETE is refused until it is read again' END AS boolean)";
+        // the failing text is a branch of the CASE, not a constant cast PostgreSQL would fold (and fail) at plan time;
+        // operators and types are qualified (as functions: JSqlParser cannot read OPERATOR(...)), so no search_path
+        // can change what the check means
+        String sql = "CAST(CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg WHERE"
+                + " pg_catalog.oideq(fenced_trg.tgrelid, CAST('" + writtenTable.replace("'", "''")
+                + "' AS pg_catalog.regclass)) AND pg_catalog.nameeq(fenced_trg.tgname, '" + TRIGGER + "')"
+                + " AND pg_catalog.charne(fenced_trg.tgenabled, 'D')) THEN 'true' ELSE 'fenced: the tombstone"
+                + " check trigger of "
+                + tableLabel.replace("'", "''")
+                + " is missing or disabled (the table was created again since fenced"
+                + " read the catalog?); a DELETE is refused until it is read again' END AS boolean)";
         try {
             return BoundedParser.parseOwnExpression(sql);
         } catch (BoundedParser.ParseFailure e) {

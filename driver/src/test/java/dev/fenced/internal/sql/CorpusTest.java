@@ -315,14 +315,15 @@ class CorpusTest {
     }
 
     private static String setGuard(String column, String label) {
-        return "CASE WHEN " + column + " > " + TOKEN_PARAM
-                + " THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + column + ", ':"
+        return "CASE WHEN pg_catalog.int8gt(" + column + ", " + TOKEN_PARAM
+                + ") THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + column + ", ':"
                 + StaleMarker.nonce() + ":" + label + "')) ELSE " + TOKEN_PARAM + " END";
     }
 
     private static String deleteCheck(String column, String label) {
-        return "CASE WHEN " + column + " > " + TOKEN_SQL + " THEN CAST(pg_catalog.concat('fenced-stale:', " + column
-                + ", ':" + StaleMarker.nonce() + ":" + label + "') AS boolean) ELSE true END";
+        return "CASE WHEN pg_catalog.int8gt(" + column + ", " + TOKEN_SQL
+                + ") THEN CAST(pg_catalog.concat('fenced-stale:', " + column + ", ':" + StaleMarker.nonce() + ":"
+                + label + "') AS boolean) ELSE true END";
     }
 
     private static void checkSets(
@@ -403,8 +404,9 @@ class CorpusTest {
     /** The token, or the token checked against the live columns (an INSERT named from the catalog). */
     private static boolean isToken(String value) {
         return value.equals(TOKEN_SQL)
-                || (value.startsWith("CAST(CASE WHEN (SELECT array_agg(a.attname::text ORDER BY a.attnum)")
-                        && value.contains(" THEN CAST(" + TOKEN + " AS text) ELSE 'fenced: the columns of ")
+                || (value.startsWith("CAST(CASE WHEN pg_catalog.array_eq((SELECT pg_catalog.array_agg(CAST(a.attname AS"
+                                + " pg_catalog.text) ORDER BY a.attnum)")
+                        && value.contains(" THEN CAST(" + TOKEN + " AS pg_catalog.text) ELSE 'fenced: the columns of ")
                         && value.endsWith(" END AS bigint)"));
     }
 

@@ -56,8 +56,8 @@ class GuardsTest {
     @MethodSource("cases")
     void theUpdateGuardPrintsAsItsTemplate(Case c) throws Exception {
         String bare = "?" + c.token();
-        String template = "CASE WHEN " + c.ref() + " > " + bare + " THEN pg_catalog.pg_size_bytes(" + c.stale() + ")"
-                + " ELSE " + bare + " END";
+        String template = "CASE WHEN pg_catalog.int8gt(" + c.ref() + ", " + bare + ") THEN pg_catalog.pg_size_bytes("
+                + c.stale() + ") ELSE " + bare + " END";
         assertEquals(
                 printed(template),
                 Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE, false)
@@ -68,8 +68,8 @@ class GuardsTest {
     @MethodSource("cases")
     void theUpdateGuardForANullTokenKeepsTheRowsValue(Case c) throws Exception {
         String bare = "?" + c.token();
-        String template = "CASE WHEN " + c.ref() + " > " + bare + " THEN pg_catalog.pg_size_bytes(" + c.stale() + ")"
-                + " ELSE COALESCE(" + bare + ", " + c.ref() + ") END";
+        String template = "CASE WHEN pg_catalog.int8gt(" + c.ref() + ", " + bare + ") THEN pg_catalog.pg_size_bytes("
+                + c.stale() + ") ELSE COALESCE(" + bare + ", " + c.ref() + ") END";
         assertEquals(
                 printed(template),
                 Guards.setValue(c.qualifier(), c.column(), c.label(), c.token(), FencingMode.ENFORCE, true)
@@ -88,8 +88,8 @@ class GuardsTest {
     @ParameterizedTest
     @MethodSource("cases")
     void theDeleteGuardPrintsAsItsTemplate(Case c) throws Exception {
-        String check = "CASE WHEN " + c.ref() + " > " + c.param() + " THEN CAST(" + c.stale() + " AS boolean)"
-                + " ELSE TRUE END";
+        String check = "CASE WHEN pg_catalog.int8gt(" + c.ref() + ", " + c.param() + ") THEN CAST(" + c.stale()
+                + " AS boolean)" + " ELSE TRUE END";
         assertEquals(
                 printed(check),
                 Guards.deleteWhere(null, c.qualifier(), c.column(), c.label(), c.token())

@@ -21,9 +21,11 @@ class PositionalInsertTest {
     static final ProtectedTable EARLY = new ProtectedTable(TableName.parse("early"), "last_token", FencingMode.ENFORCE);
     static final String TOKEN = "CAST(? AS bigint)";
     /** The token of the first row of an INSERT named from the catalog: checked against t's live columns. */
-    static final String CHECKED = "CAST(CASE WHEN (SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM"
-            + " pg_catalog.pg_attribute a WHERE a.attrelid = CAST('t' AS regclass) AND a.attnum > 0 AND NOT a.attisdropped)"
-            + " = CAST('{\"a\",\"Mixed Case\",\"c\",\"last_token\"}' AS text[]) THEN CAST(? AS text) ELSE 'fenced: the"
+    static final String CHECKED = "CAST(CASE WHEN pg_catalog.array_eq((SELECT pg_catalog.array_agg(CAST(a.attname AS"
+            + " pg_catalog.text) ORDER BY a.attnum) FROM pg_catalog.pg_attribute a WHERE pg_catalog.oideq(a.attrelid,"
+            + " CAST('t' AS pg_catalog.regclass)) AND pg_catalog.int24gt(a.attnum, 0) AND NOT a.attisdropped),"
+            + " CAST('{\"a\",\"Mixed Case\",\"c\",\"last_token\"}' AS pg_catalog.text[])) THEN CAST(? AS pg_catalog.text)"
+            + " ELSE 'fenced: the"
             + " columns of t changed since fenced read the catalog; an INSERT without a column list is refused until it"
             + " reads it again (name the columns)' END AS bigint)";
 
@@ -99,7 +101,7 @@ class PositionalInsertTest {
     @Test
     void updateWhereCurrentOfIsFencedInItsSetList() {
         assertEquals(
-                "UPDATE t SET b = ?, last_token = CASE WHEN last_token > ? THEN pg_catalog.pg_size_bytes("
+                "UPDATE t SET b = ?, last_token = CASE WHEN pg_catalog.int8gt(last_token, ?) THEN pg_catalog.pg_size_bytes("
                         + "pg_catalog.concat('fenced-stale:', last_token, ':" + StaleMarker.nonce() + ":t')) ELSE ? END"
                         + " WHERE CURRENT OF \"My Cursor\" RETURNING a",
                 fenced("UPDATE t SET b = ? WHERE CURRENT OF \"My Cursor\" RETURNING a"));
@@ -113,7 +115,8 @@ class PositionalInsertTest {
     void aStarAfterTheTargetStaysWhereItWas() {
         assertTrue(fenced("UPDATE t * SET b = 1 WHERE a = 2").startsWith("UPDATE t * SET b = 1, last_token = CASE"));
         assertTrue(fenced("UPDATE public.t * AS x SET b = 1")
-                .startsWith("UPDATE public.t * AS x SET b = 1, last_token" + " = CASE WHEN last_token > ? THEN"));
+                .startsWith("UPDATE public.t * AS x SET b = 1, last_token"
+                        + " = CASE WHEN pg_catalog.int8gt(last_token, ?) THEN"));
         assertTrue(
                 fenced("DELETE FROM t * WHERE a = 2").startsWith("DELETE FROM t * WHERE (a = 2) AND CASE"),
                 () -> fenced("DELETE FROM t * WHERE a = 2"));

@@ -25,14 +25,16 @@ class SqlRewriterTest {
     /** The UPDATE guard on row {@code q} of a table labelled {@code label}, as the rewriter prints it. */
     static String guard(String q, String label) {
         String c = q == null ? "last_token" : q + ".last_token";
-        return "CASE WHEN " + c + " > ? THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + c + ", ':"
+        return "CASE WHEN pg_catalog.int8gt(" + c
+                + ", ?) THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', " + c + ", ':"
                 + StaleMarker.nonce() + ":" + label + "')) ELSE ? END";
     }
 
     /** The DELETE check, likewise. */
     static String check(String q, String label) {
-        return "CASE WHEN " + q + ".last_token > " + T + " THEN CAST(pg_catalog.concat('fenced-stale:', " + q
-                + ".last_token, ':" + StaleMarker.nonce() + ":" + label + "') AS boolean) ELSE true END";
+        return "CASE WHEN pg_catalog.int8gt(" + q + ".last_token, " + T
+                + ") THEN CAST(pg_catalog.concat('fenced-stale:', " + q + ".last_token, ':" + StaleMarker.nonce() + ":"
+                + label + "') AS boolean) ELSE true END";
     }
 
     private final SqlRewriter rewriter = rewriter(RelativeUpdatePolicy.WARN);

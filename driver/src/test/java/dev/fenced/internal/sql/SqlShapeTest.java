@@ -89,7 +89,7 @@ class SqlShapeTest {
         assertFalse(SqlShape.carriesFencedToken("UPDATE totals SET last_token = CAST(x AS bigint)"));
         // as pg_stat_statements shows the UPDATE guard: every constant, the marker too, is a $n
         assertTrue(SqlShape.carriesFencedToken("UPDATE ledger SET amount = $1, last_token = CASE WHEN"
-                + " ledger.last_token > $2 THEN pg_catalog.pg_size_bytes(pg_catalog.concat($3, ledger.last_token, $4))"
+                + " pg_catalog.int8gt(ledger.last_token, $2) THEN pg_catalog.pg_size_bytes(pg_catalog.concat($3, ledger.last_token, $4))"
                 + " ELSE $5 END WHERE id = $6"));
         assertFalse(SqlShape.carriesFencedToken("UPDATE ledger SET last_token = pg_size_bytes(concat($1, $2))"));
     }

@@ -219,8 +219,9 @@ class CliUsageIT {
         assertTrue(r.out().contains("planned from the table names only"), r::toString);
         assertTrue(
                 r.out()
-                        .contains("UPDATE totals SET amount = ?, last_token = CASE WHEN last_token > ? THEN"
-                                + " pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', last_token, ':"),
+                        .contains(
+                                "UPDATE totals SET amount = ?, last_token = CASE WHEN pg_catalog.int8gt(last_token, ?) THEN"
+                                        + " pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', last_token, ':"),
                 r::toString);
         assertTrue(r.out().contains("parameters: ?1 -> $1, ?2 -> $4; token -> $2 and $3"), r::toString);
         assertTrue(r.out().contains("passed through: it writes no protected table"), r::toString);

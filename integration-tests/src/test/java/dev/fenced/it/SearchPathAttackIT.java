@@ -1,0 +1,184 @@
+package dev.fenced.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fenced.Fencing;
+import dev.fenced.FencingScope;
+import dev.fenced.it.support.Pools;
+import dev.fenced.it.support.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 24: nothing fenced sends or installs may depend on the session's search_path. A session that may create
+ * an operator in a schema of its own, or only a temp table (TEMP, which PUBLIC has by default), puts it first
+ * and tries to land a stale write (token 5) over a row a newer holder (token 20) wrote or deleted. Each write must
+ * be refused and leave the row as it was.
+ */
+@Tag("server-sensitive")
+class SearchPathAttackIT {
+
+    /** {@code options=-c search_path=evil,public,pg_catalog}, URL-encoded, as an application could configure it. */
+    static final String EVIL_PATH = "options=-c%20search_path%3Devil,public,pg_catalog";
+
+    static TestDatabase db;
+    static HikariDataSource pool;
+
+    @BeforeAll
+    static void start() throws SQLException {
+        db = TestDatabase.create();
+        db.execute(
+                "CREATE TABLE sp (id int PRIMARY KEY, v int, last_token bigint)",
+                "CREATE SCHEMA evil",
+                // a '>' on bigint that is never true: the guard's comparison, were it resolved through the path
+                "CREATE FUNCTION evil.never(bigint, bigint) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT false'",
+                "CREATE OPERATOR evil.> (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = evil.never)",
+                // and against an integer constant: a Statement's token is written as a literal
+                "CREATE FUNCTION evil.never(bigint, int) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT false'",
+                "CREATE OPERATOR evil.> (LEFTARG = bigint, RIGHTARG = int, FUNCTION = evil.never)");
+        // an ordinary writer first: fenced's objects (the tombstone table and its checks) are made in public
+        pool = Pools.fenced(db, 2, "fenced.tables=sp");
+        try (Connection c = pool.getConnection()) {
+            c.isValid(1);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        pool.close();
+    }
+
+    @BeforeEach
+    void rows() {
+        db.clearTombstones();
+        db.execute("TRUNCATE sp", "INSERT INTO sp VALUES (1, 0, 20)");
+    }
+
+    /** A fenced connection whose search_path puts the attacker's schema before pg_catalog. */
+    static Connection evil() throws SQLException {
+        return DriverManager.getConnection(db.fencedUrl("fenced.tables=sp", EVIL_PATH));
+    }
+
+    static String row() {
+        return db.queryLong("SELECT v FROM sp WHERE id = 1") + "/"
+                + db.queryLong("SELECT last_token FROM sp WHERE id = 1");
+    }
+
+    @Test
+    void theEvilPathIsInForce() throws SQLException {
+        try (Connection c = evil();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery(
+                        "SELECT pg_catalog.current_setting('search_path'), 20::bigint > 5::bigint, 20::bigint > 5")) {
+            rs.next();
+            assertEquals("evil,public,pg_catalog", rs.getString(1));
+            assertEquals(false, rs.getBoolean(2), "the attacker's > is the one an unqualified > finds");
+            assertEquals(false, rs.getBoolean(3), "for an integer constant too");
+        }
+    }
+
+    @Test
+    void aStaleUpdateIsRefused() throws SQLException {
+        try (FencingScope ignored = Fencing.bind(5);
+                Connection c = evil();
+                Statement s = c.createStatement()) {
+            assertThrows(SQLException.class, () -> s.executeUpdate("UPDATE sp SET v = 99 WHERE id = 1"));
+        }
+        assertEquals("0/20", row());
+    }
+
+    @Test
+    void aStalePreparedUpdateIsRefused() throws SQLException {
+        try (FencingScope ignored = Fencing.bind(5);
+                Connection c = evil();
+                PreparedStatement ps = c.prepareStatement("UPDATE sp SET v = ? WHERE id = ?")) {
+            ps.setInt(1, 99);
+            ps.setInt(2, 1);
+            assertThrows(SQLException.class, ps::executeUpdate);
+        }
+        assertEquals("0/20", row());
+    }
+
+    @Test
+    void aStaleDeleteIsRefused() throws SQLException {
+        try (FencingScope ignored = Fencing.bind(5);
+                Connection c = evil();
+                Statement s = c.createStatement()) {
+            assertThrows(SQLException.class, () -> s.executeUpdate("DELETE FROM sp WHERE id = 1"));
+        }
+        assertEquals("0/20", row());
+    }
+
+    @Test
+    void aStaleUpsertIsRefused() throws SQLException {
+        try (FencingScope ignored = Fencing.bind(5);
+                Connection c = evil();
+                Statement s = c.createStatement()) {
+            assertThrows(
+                    SQLException.class,
+                    () -> s.executeUpdate(
+                            "INSERT INTO sp (id, v) VALUES (1, 99) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v"));
+        }
+        assertEquals("0/20", row());
+    }
+
+    /**
+     * A temp table named like the tombstone table (needs only TEMP; the temp schema comes first in every
+     * search_path that does not name it): the insert check must still read the real tombstones.
+     */
+    @Test
+    void aTempTombstoneTableCannotBringADeletedRowBack() throws SQLException {
+        try (FencingScope ignored = Fencing.bind(20);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+            assertEquals(1, s.executeUpdate("DELETE FROM sp WHERE id = 1"));
+        }
+        try (FencingScope ignored = Fencing.bind(5);
+                Connection c = DriverManager.getConnection(db.fencedUrl("fenced.tables=sp"));
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TEMP TABLE fenced_tombstone (LIKE public.fenced_tombstone INCLUDING ALL)");
+            assertThrows(SQLException.class, () -> s.executeUpdate("INSERT INTO sp (id, v) VALUES (1, 555)"));
+        }
+        assertEquals(0, db.queryLong("SELECT count(*) FROM sp WHERE id = 1"), "the deleted row stays deleted");
+    }
+
+    /** The same with the attacker's schema first too: the tombstone table is never looked up through the path. */
+    @Test
+    void aTempTombstoneTableUnderTheEvilPathCannotBringADeletedRowBack() throws SQLException {
+        try (FencingScope ignored = Fencing.bind(20);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+            assertEquals(1, s.executeUpdate("DELETE FROM sp WHERE id = 1"));
+        }
+        try (FencingScope ignored = Fencing.bind(5);
+                Connection c = evil();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TEMP TABLE fenced_tombstone (LIKE public.fenced_tombstone INCLUDING ALL)");
+            assertThrows(SQLException.class, () -> s.executeUpdate("INSERT INTO sp (id, v) VALUES (1, 555)"));
+        }
+        assertEquals(0, db.queryLong("SELECT count(*) FROM sp WHERE id = 1"), "the deleted row stays deleted");
+    }
+
+    /** The newer holder's own writes still work under the attacker's path. */
+    @Test
+    void theCurrentHolderStillWrites() throws SQLException {
+        try (FencingScope ignored = Fencing.bind(30);
+                Connection c = evil();
+                Statement s = c.createStatement()) {
+            assertEquals(1, s.executeUpdate("UPDATE sp SET v = 7 WHERE id = 1"));
+            assertEquals(1, s.executeUpdate("DELETE FROM sp WHERE id = 1"));
+            assertEquals(1, s.executeUpdate("INSERT INTO sp (id, v) VALUES (1, 8)"));
+        }
+        assertEquals("8/30", row());
+    }
+}
