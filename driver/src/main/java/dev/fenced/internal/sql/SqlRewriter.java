@@ -160,6 +160,10 @@ public final class SqlRewriter {
         try {
             statements = BoundedParser.parseStatements(prepared.text, parseTimeout);
         } catch (BoundedParser.ParseFailure e) {
+            if (e.timedOut) {
+                // a refusal for want of time is transient (not cached): the skeleton is no answer to load
+                throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", true);
+            }
             return byPosition(
                     new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut),
                     sql,
