@@ -110,7 +110,8 @@ public final class SqlRewriter {
         }
     }
 
-    private RewritePlan planMentioning(String sql, boolean tokenMayBeNull) throws Refusal {
+    private RewritePlan planMentioning(String text, boolean tokenMayBeNull) throws Refusal {
+        String sql = jdbcEscapesTranslated(text);
         List<Token> tokens;
         try {
             tokens = SqlLexer.tokenizeStrict(sql);
@@ -157,13 +158,23 @@ public final class SqlRewriter {
 
         String misread = ParserLexing.disagreement(prepared.text, SqlLexer.tokenize(prepared.text));
         if (misread != null) {
-            throw new Refusal(mentioned, misread);
+            return byPosition(new Refusal(mentioned, misread), sql, tokens, pieces, dmlKeywords, tokenMayBeNull);
         }
         Statements statements;
         try {
             statements = BoundedParser.parseStatements(prepared.text, parseTimeout);
         } catch (BoundedParser.ParseFailure e) {
-            throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut);
+            if (e.timedOut) {
+                // a refusal for want of time is transient (not cached): the skeleton is no answer to load
+                throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", true);
+            }
+            return byPosition(
+                    new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut),
+                    sql,
+                    tokens,
+                    pieces,
+                    dmlKeywords,
+                    tokenMayBeNull);
         }
         List<Statement> list = statements;
         if (list.size() != pieces.size()) {
@@ -204,7 +215,7 @@ public final class SqlRewriter {
         List<Token> roundTripTokens = SqlLexer.tokenize(roundTrip);
         String difference = FidelityCheck.difference(tokens, roundTripTokens);
         if (difference != null) {
-            throw new Refusal(mentioned, difference);
+            return byPosition(new Refusal(mentioned, difference), sql, tokens, pieces, dmlKeywords, tokenMayBeNull);
         }
 
         FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex, tokenMayBeNull);
@@ -271,6 +282,174 @@ public final class SqlRewriter {
                         schemaChange,
                         domainSetter.tokenDomain(),
                         ctx.tokenRequired));
+    }
+
+    /**
+     * The text as pgjdbc sends it: JDBC escapes ({@code {fn abs(x)}}, {@code {d '...'}} ...) translated by pgjdbc's
+     * own {@code Parser.replaceProcessing}, which the driver runs on every text with escape processing on (the
+     * default); fenced fences what PostgreSQL will run. A translation that depends on standard_conforming_strings
+     * (a backslash in a string before an escape) is refused, as is an escape pgjdbc rejects.
+     */
+    private String jdbcEscapesTranslated(String sql) throws Refusal {
+        if (sql.indexOf('{') < 0) {
+            return sql;
+        }
+        try {
+            String on = org.postgresql.core.Parser.replaceProcessing(sql, true, true);
+            if (!on.equals(org.postgresql.core.Parser.replaceProcessing(sql, true, false))) {
+                throw new Refusal(
+                        guessTable(sql),
+                        "JDBC escape syntax ({...}) that pgjdbc translates differently when"
+                                + " standard_conforming_strings is off");
+            }
+            return on;
+        } catch (java.sql.SQLException e) {
+            throw new Refusal(guessTable(sql), "JDBC escape syntax pgjdbc cannot translate (" + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * Where JSqlParser cannot read a statement as PostgreSQL does (or would print it changed), a lone UPDATE is
+     * fenced by position instead: {@link UpdateSkeleton} finds the end of its SET list from PostgreSQL's tokens and
+     * fenced's SET item goes there, every user token kept as written. The result is checked as any fenced text is
+     * (lexed back to the user's tokens plus the fragment, the same with standard_conforming_strings off, pgjdbc's
+     * parameters where PostgreSQL sees them). What the skeleton cannot read keeps the parser's refusal.
+     */
+    private RewritePlan byPosition(
+            Refusal misread,
+            String sql,
+            List<Token> tokens,
+            List<StatementClassifier.Piece> pieces,
+            List<Integer> dmlKeywords,
+            boolean tokenMayBeNull)
+            throws Refusal {
+        if (pieces.size() != 1 || dmlKeywords.size() != 1) {
+            throw misread;
+        }
+        List<Token> statement = pieces.get(0).tokens;
+        UpdateSkeleton update = UpdateSkeleton.read(statement);
+        if (update == null || statement.get(0) != tokens.get(dmlKeywords.get(0))) {
+            throw misread;
+        }
+        String indirect = targets.indirectReason(update.target());
+        if (indirect != null) {
+            throw new Refusal(
+                    update.target().toString(),
+                    "a write to " + update.target() + " reaches protected rows: " + indirect
+                            + "; write the protected table itself");
+        }
+        ProtectedTable table = targets.tableFor(update.target());
+        if (table == null) {
+            throw misread; // not a protected target: whatever the parser could not read stays refused, as before
+        }
+        if (update.columns().contains(table.column())) {
+            throw new Refusal(
+                    table.displayName(),
+                    "the statement sets the fence column " + table.column()
+                            + " itself; the token is not the writer's to choose");
+        }
+        int userParams = 0;
+        for (Token t : tokens) {
+            userParams += t.kind() == Token.Kind.PARAMETER ? 1 : 0;
+        }
+        FenceContext ctx = new FenceContext(targets, relativePolicy, userParams + 1, tokenMayBeNull);
+        for (List<Token> value : update.values()) {
+            for (Token t : value) {
+                // conservative: any word spelling an assigned column counts as reading its old value
+                boolean name = t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER;
+                if (name && update.columns().contains(TableName.fold(t.text()))) {
+                    ctx.relativeUpdateFound(table, TableName.fold(t.text()));
+                    break;
+                }
+            }
+        }
+        boolean nullable = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
+        ctx.tokenRequired |= !nullable;
+        String fragment = " , " + TableName.quote(table.column()) + " = "
+                + Guards.setValue(
+                        update.hasFrom() ? update.qualifier() : null,
+                        table.column(),
+                        table.displayName(),
+                        ctx.tokenIndex,
+                        table.mode(),
+                        nullable)
+                + " ";
+        Token before = update.setEnd() < statement.size() ? statement.get(update.setEnd()) : null;
+        Token after = statement.get(statement.size() - 1);
+        StringBuilder text = new StringBuilder(sql.length() + fragment.length());
+        StringBuilder unfenced = new StringBuilder(sql.length());
+        int[] numbered = {0};
+        int[] numberedAgain = {0};
+        int previousEnd = 0;
+        for (Token t : tokens) {
+            if (t == before) {
+                text.append(fragment);
+            }
+            appendGap(text, sql, previousEnd, t.start());
+            appendGap(unfenced, sql, previousEnd, t.start());
+            appendToken(text, t, null, true, numbered);
+            appendToken(unfenced, t, null, true, numberedAgain);
+            previousEnd = t.end();
+            if (before == null && t == after) {
+                text.append(fragment);
+            }
+        }
+        String printed = text.toString();
+        List<Token> printedTokens;
+        try {
+            printedTokens = SqlLexer.tokenizeStrict(printed);
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(table.displayName(), "the fenced text cannot be read (" + e.getMessage() + ")");
+        }
+        // the unfenced text has the user's tokens one for one; fenced's fragment goes where the skeleton placed it
+        List<Token> userTokens = SqlLexer.tokenize(unfenced.toString());
+        List<Token> expected = new ArrayList<>(userTokens);
+        int at = before == null ? tokens.indexOf(after) + 1 : tokens.indexOf(before);
+        String problem = userTokens.size() == tokens.size() ? null : "the statement's tokens cannot be kept as written";
+        if (problem == null) {
+            expected.addAll(at, SqlLexer.tokenize(fragment));
+            problem = sameTokens(expected, printedTokens);
+        }
+        if (problem == null) {
+            problem = SentText.lostUserToken(userTokens, printedTokens);
+        }
+        if (problem == null) {
+            problem = SentText.dependsOnConformingStrings(printed, printedTokens);
+        }
+        if (problem != null) {
+            throw new Refusal(table.displayName(), problem);
+        }
+        if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: relative update on protected table {0}: a stale holder''s"
+                            + " relative update can land before the newer holder''s first write; write whole new values: {1}",
+                    table.displayName(),
+                    sql);
+        }
+        return assemble(
+                new Printed(printed, userParams, ctx.tokenIndex, true),
+                new RewritePlan.Writes(
+                        List.of(table.displayName()),
+                        table.mode(),
+                        ctx.relativeUpdate,
+                        false,
+                        table.tokenDomain(),
+                        ctx.tokenRequired));
+    }
+
+    /** Null when the fenced text lexes as the user's tokens with fenced's fragment in its place (kind and text). */
+    private static String sameTokens(List<Token> want, List<Token> printed) {
+        if (want.size() != printed.size()) {
+            return "the fenced text does not lex as the statement with fenced's fragment";
+        }
+        for (int i = 0; i < want.size(); i++) {
+            if (want.get(i).kind() != printed.get(i).kind()
+                    || !want.get(i).text().equals(printed.get(i).text())) {
+                return "the fenced text does not lex as the statement with fenced's fragment";
+            }
+        }
+        return null;
     }
 
     /**

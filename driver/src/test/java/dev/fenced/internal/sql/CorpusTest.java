@@ -244,6 +244,9 @@ class CorpusTest {
                     problems.add(r + ": " + f + "\n    " + p.sql());
                 }
             } catch (Exception e) {
+                if (fencedByPosition(p.sql())) {
+                    continue; // JSqlParser cannot read it (that is why it was fenced by position); the skeleton can
+                }
                 problems.add(r + ": fenced output does not parse ("
                         + e.getMessage().lines().findFirst().orElse("") + ")\n    " + p.sql());
             }
@@ -324,6 +327,16 @@ class CorpusTest {
         return "CASE WHEN pg_catalog.int8gt(" + column + ", " + TOKEN_SQL
                 + ") THEN CAST(pg_catalog.concat('fenced-stale:', " + column + ", ':" + StaleMarker.nonce() + ":"
                 + label + "') AS boolean) ELSE true END";
+    }
+
+    /** An UPDATE fenced by position: its last SET item assigns the fence column the guard. */
+    private static boolean fencedByPosition(String sql) {
+        UpdateSkeleton u = UpdateSkeleton.read(SqlLexer.tokenize(sql));
+        return u != null
+                && !u.columns().isEmpty()
+                && u.columns().get(u.columns().size() - 1).equals("last_token")
+                && u.values().get(u.values().size() - 1).stream()
+                        .anyMatch(t -> t.text().contains(Guards.MARKER));
     }
 
     private static void checkSets(
