@@ -24,7 +24,8 @@ public enum FencedProperty {
             "",
             Kind.LIST,
             "Protected tables, comma separated. Unquoted names fold to lower case; `totals` matches that table"
-                    + " in any schema, `sales.totals` also matches an unqualified `totals`."),
+                    + " in any schema, `sales.totals` also matches an unqualified `totals`. Required unless"
+                    + " `fenced.mode=off`: a fenced connection that protects nothing is refused (FN013)."),
     COLUMN(
             "fenced.column",
             "last_token",
