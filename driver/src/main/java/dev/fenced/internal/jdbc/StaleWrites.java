@@ -35,13 +35,20 @@ final class StaleWrites {
      */
     static final String CHECK_MISSING = "fenced: the tombstone check trigger of ";
 
+    /**
+     * {@link #CHECK_MISSING} as the server quotes the value it could not cast. Only this form counts: a batch's
+     * message also holds the statement's text, where the same words stand as a literal of a DELETE that may have
+     * failed for another reason (a stale row).
+     */
+    private static final String SERVER_CHECK_MISSING = "\"" + CHECK_MISSING;
+
     /** The exception to throw for {@code e}, raised by a statement that carried {@code token}; a stale one is counted. */
     static SQLException translate(SQLException e, long token, Tracker tracker) {
         for (Throwable t = e; t != null; t = next(t)) {
             if (t instanceof SQLException s
                     && PgStates.INVALID_TEXT_REPRESENTATION.equals(s.getSQLState())
                     && s.getMessage() != null
-                    && s.getMessage().contains(CHECK_MISSING)) {
+                    && s.getMessage().contains(SERVER_CHECK_MISSING)) {
                 return checkMissing(s.getMessage(), e);
             }
             if (t instanceof SQLException s && FencedSqlState.TOMBSTONE_CHECK.matches(s) && s.getMessage() != null) {
@@ -69,7 +76,7 @@ final class StaleWrites {
      * Never the server's raw "invalid input syntax for type boolean".
      */
     private static FencingException checkMissing(String message, SQLException cause) {
-        int from = message.indexOf(CHECK_MISSING) + CHECK_MISSING.length();
+        int from = message.indexOf(SERVER_CHECK_MISSING) + SERVER_CHECK_MISSING.length();
         int to = message.indexOf(" is missing or disabled", from);
         String table = to < 0 ? "a protected table" : message.substring(from, to);
         return new FencingException(
