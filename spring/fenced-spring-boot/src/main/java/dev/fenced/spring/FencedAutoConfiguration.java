@@ -96,7 +96,6 @@ public class FencedAutoConfiguration {
                 .build();
     }
 
-    /** Where leases live: {@code fenced.lease.url} if set, else the application's (fenced) DataSource. */
     /**
      * The lease store on {@code fenced.lease.url}. It writes only the lease table, so a plain {@code jdbc:postgresql:}
      * URL is opened with {@code fenced.mode=off} (it lists no protected tables, which a fenced connection refuses); a
@@ -110,6 +109,7 @@ public class FencedAutoConfiguration {
         return store;
     }
 
+    /** Where leases live: {@code fenced.lease.url} if set, else the application's (fenced) DataSource. */
     static DataSource leaseStore(FencedConfig config, ObjectProvider<DataSource> dataSources, String orDefine) {
         DataSource store = config.leaseUrl() != null ? leaseUrlStore(config.leaseUrl()) : dataSources.getIfUnique();
         if (store == null) {
