@@ -90,6 +90,24 @@ class TombstoneAttackIT {
     }
 
     /**
+     * An UPDATE that moves a row off its key takes the old key away as a DELETE would: a holder older than the mover
+     * must not insert the old key again, while the mover itself (and anyone newer) may.
+     */
+    @Test
+    void anUpdateThatMovesARowOffItsKeyLeavesATombstoneForTheOldKey() throws SQLException {
+        assertEquals(1, run(20, "UPDATE atk SET id = 1003 WHERE id = 3"));
+        assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO atk (id, v) VALUES (3, 555)"));
+        assertThrows(
+                StaleTokenException.class,
+                () -> run(5, "INSERT INTO atk (id, v) VALUES (3, 555) ON CONFLICT (id) DO NOTHING"));
+        assertEquals(0, count("id = 3"), "the moved-away key stays free for stale holders");
+        assertEquals(1, run(20, "INSERT INTO atk (id, v) VALUES (3, 556)"), "the mover may use its old key again");
+        assertEquals(1, run(21, "UPDATE atk SET id = 2003 WHERE id = 1003"));
+        assertEquals(1, run(22, "UPDATE atk SET id = 1003 WHERE id = 2003"), "moving back is a newer holder's right");
+        assertThrows(StaleTokenException.class, () -> run(20, "INSERT INTO atk (id, v) VALUES (2003, 555)"));
+    }
+
+    /**
      * READ COMMITTED: a DELETE that waits on a stale holder's UPDATE moving its row to a new key deletes the row
      * under its new key (PostgreSQL re-checks the newest version); the tombstone must be for that key too.
      */

@@ -25,7 +25,8 @@ import java.util.List;
  * sees the tombstone the DELETE committed. A check inside the INSERT's own expressions would read the statement's
  * snapshot, taken before that DELETE committed, and let the stale row in. The trigger also covers every way of
  * inserting: upserts that insert, MERGE's INSERT action, COPY; and an UPDATE that sets a key column (moving a row
- * onto a deleted key is bringing it back). The token it compares is the row's fence column,
+ * onto a deleted key is bringing it back). Such an UPDATE also leaves a tombstone for the key it moves the row off,
+ * with its own token, as a DELETE of that key would. The token it compares is the row's fence column,
  * which fenced always supplies and never lets the writer choose; a NULL (an unfenced section) is not checked.
  *
  * <p>The failure is raised with its own SQLSTATE ({@link FencedSqlState#TOMBSTONE_CHECK}), which data cannot
@@ -148,11 +149,22 @@ final class TombstoneSchema {
                 + "  tok bigint := (r ->> TG_ARGV[1])::bigint;\n"
                 + "  cols text[] := '{}';\n"
                 + "  k jsonb;\n"
+                + "  moved jsonb;\n"
                 + "  newer bigint;\n"
                 + "BEGIN\n"
                 + "  IF tok IS NULL THEN RETURN NULL; END IF;\n"
                 + "  FOR i IN 2 .. TG_NARGS - 1 LOOP cols := cols || TG_ARGV[i]; END LOOP;\n"
                 + "  k := " + dev.fenced.internal.sql.Tombstones.keyFunction(table) + "(NEW, VARIADIC cols);\n"
+                // An UPDATE that moves the row off its key leaves the old key behind as a delete would: a tombstone
+                // with the mover's token (the fence column fenced just set), so a holder older than the mover
+                // cannot insert the old key again.
+                + "  IF TG_OP = 'UPDATE' THEN\n"
+                + "    moved := " + dev.fenced.internal.sql.Tombstones.keyFunction(table) + "(OLD, VARIADIC cols);\n"
+                + "    IF moved IS DISTINCT FROM k THEN\n"
+                + "      INSERT INTO " + table + " AS t (relation, key, token) VALUES (TG_ARGV[0], moved, tok)"
+                + " ON CONFLICT (relation, key) DO UPDATE SET token = GREATEST(t.token, EXCLUDED.token);\n"
+                + "    END IF;\n"
+                + "  END IF;\n"
                 // Under REPEATABLE READ or SERIALIZABLE the lookup below reads the transaction's snapshot, which
                 // cannot see a tombstone committed after it was taken. Claiming the key in the tombstone table's
                 // primary key can: ON CONFLICT with a conflicting row this snapshot does not see fails with a
