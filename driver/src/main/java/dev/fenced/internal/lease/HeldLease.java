@@ -221,23 +221,25 @@ final class HeldLease implements Lease {
     /**
      * Ends the lease in this process without touching the store: no writes under its token from now on,
      * the acquiring thread's previous binding restored if this is that thread and nothing else was bound
-     * since. Returns false if it had already ended that way.
+     * since. Returns false if it had already ended that way; the acquiring thread is unbound all the same,
+     * since the end that came first may have run on another thread (the manager closed elsewhere, or the
+     * lease handed over and closed there), which could not touch this thread's binding.
      */
     boolean end() {
-        if (!closed.compareAndSet(false, true)) {
-            return false;
+        boolean first = closed.compareAndSet(false, true);
+        if (first) {
+            state.compareAndSet(HELD, RELEASED);
+            // Poisoned first: from here no write carries this token, also not from tasks that took the cell
+            // with them. Only then may the row be released and granted to someone else.
+            TokenCells.poison(cell);
+            context.renewer().forget(this);
+            LeaseRegistry.ended(this, token);
         }
-        state.compareAndSet(HELD, RELEASED);
-        // Poisoned first: from here no write carries this token, also not from tasks that took the cell
-        // with them. Only then may the row be released and granted to someone else.
-        TokenCells.poison(cell);
-        context.renewer().forget(this);
-        LeaseRegistry.ended(this, token);
         if (Thread.currentThread() == acquiringThread && ContextAccess.current() == cell) {
             ContextAccess.restore(previousBinding);
             previousBinding = null;
         }
-        return true;
+        return first;
     }
 
     // ---- called by the renewer -------------------------------------------------------------------------

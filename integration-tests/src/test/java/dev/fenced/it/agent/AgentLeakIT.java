@@ -95,6 +95,11 @@ class AgentLeakIT {
                     "none/UnfencedWriteException",
                     r.get("worker-after-lease-closed-elsewhere"),
                     "the next task on that worker runs with its own state, not the closed lease's cell: " + r);
+            assertEquals(
+                    "none/UnfencedWriteException",
+                    r.get("acquirer-after-closed-elsewhere-then-own-close"),
+                    "the lease's own close unbinds its acquiring thread, also after another thread closed it: " + r);
+            assertEquals(0, amount(8));
             assertEquals(1, amount(1), "one periodic write inside the scope, none after");
             assertEquals(0, amount(3));
             assertEquals(0, amount(4));

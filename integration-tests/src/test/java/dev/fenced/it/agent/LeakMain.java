@@ -31,7 +31,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  *
  * <ul>
  *   <li>{@code revoke}: a periodic task, a pre-built FutureTask and (Java 21+) an unstarted virtual thread, all
- *       captured under {@code Fencing.bind(42)}, write after the scope closed; a periodic task scheduled inside
+ *       captured under {@code Fencing.bind(42)}, write after the scope closed; the acquiring thread after its lease was
+ *       closed on another thread and then by itself; a periodic task scheduled inside
  *       {@code Fencing.unfenced} writes after the section returned; {@code Fencing.bind(lease.token())} after that
  *       lease was closed; scopes closed out of order.</li>
  *   <li>{@code onlost}: lease B is taken while lease A is bound; B is stolen; B's first onLost callback blocks, its
@@ -142,6 +143,14 @@ public final class LeakMain {
                     "worker-after-lease-closed-elsewhere",
                     worker.submit(() -> MatrixMain.state() + "/" + write(9)).get());
             worker.shutdown();
+
+            // Issue 25, item 4: another thread closes the lease first, then the acquiring thread closes it too.
+            Lease twice = leases.acquire("leak-closed-twice", Duration.ofSeconds(20), Duration.ofSeconds(20));
+            Thread closer = new Thread(twice::close, "closer");
+            closer.start();
+            closer.join();
+            twice.close();
+            result("acquirer-after-closed-elsewhere-then-own-close", MatrixMain.state() + "/" + write(8));
         }
 
         FencingScope outer = Fencing.bind(11);

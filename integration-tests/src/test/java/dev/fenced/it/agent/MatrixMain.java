@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -150,6 +151,21 @@ public final class MatrixMain {
         public void run() {}
     }
 
+    /** Two functional interfaces, each of whose methods reports the state (issue 25, item 4). */
+    static final class Twice implements Runnable, Function<Integer, String> {
+        final CompletableFuture<String> ran = new CompletableFuture<>();
+
+        @Override
+        public void run() {
+            ran.complete(state());
+        }
+
+        @Override
+        public String apply(Integer ignored) {
+            return state();
+        }
+    }
+
     static String distinct(IntStream s) {
         Set<String> seen = s.mapToObj(i -> state()).collect(Collectors.toCollection(TreeSet::new));
         return String.join(",", seen);
@@ -182,6 +198,16 @@ public final class MatrixMain {
         kinds.put("execute(other RunnableFuture)", () -> {
             OwnFuture f = new OwnFuture();
             single.execute(f);
+            return f.get();
+        });
+        kinds.put("ScheduledThreadPoolExecutor.execute(other RunnableFuture)", () -> {
+            OwnFuture f = new OwnFuture();
+            scheduled.execute(f);
+            return f.get();
+        });
+        kinds.put("ForkJoinPool.execute(other RunnableFuture)", () -> {
+            OwnFuture f = new OwnFuture();
+            fj.execute(f);
             return f.get();
         });
         kinds.put(
@@ -232,6 +258,16 @@ public final class MatrixMain {
         kinds.put(
                 "supplyAsync(two interfaces)",
                 () -> CompletableFuture.supplyAsync(new Both()).get());
+        kinds.put("runAsync(two interfaces)", () -> {
+            Twice t = new Twice();
+            CompletableFuture.runAsync(t).get();
+            return t.ran.get();
+        });
+        kinds.put(
+                "thenApplyAsync(two interfaces)",
+                () -> CompletableFuture.completedFuture(1)
+                        .thenApplyAsync(new Twice())
+                        .get());
         kinds.put("thenApplyAsync(pool), completed by another thread", () -> {
             CompletableFuture<Integer> later = new CompletableFuture<>();
             CompletableFuture<String> stage = later.thenApplyAsync(x -> state(), single);

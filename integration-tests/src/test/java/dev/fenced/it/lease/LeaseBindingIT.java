@@ -9,12 +9,20 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.Lease;
 import dev.fenced.LeaseManager;
+import dev.fenced.UnfencedWriteException;
 import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.it.support.FencedTestExtension;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -83,6 +91,66 @@ class LeaseBindingIT extends LeaseDatabase {
                     FencedTestExtension.boundCell() != null
                             && FencedTestExtension.boundCell().get() == -lease.token(),
                     "the cell stays bound, poisoned");
+        }
+    }
+
+    /**
+     * Issue 25, item 3: the manager closed on another thread first ends the lease there, where the acquiring
+     * thread's binding cannot be touched; the lease's own close on the acquiring thread afterwards still unbinds it.
+     */
+    @Test
+    void theLeasesOwnCloseUnbindsItAfterTheManagerWasClosedOnAnotherThread() throws Exception {
+        LeaseManager leases = LeaseManager.create(pool);
+        Lease lease =
+                leases.tryAcquire("closed-elsewhere", Duration.ofSeconds(30)).orElseThrow();
+        CompletableFuture.runAsync(leases::close).get();
+        assertFalse(lease.isValid());
+        assertTrue(FencedTestExtension.boundCell() != null, "the manager's close could not unbind this thread");
+        lease.close();
+        assertEquals(null, FencedTestExtension.boundCell(), "the lease's own close unbinds its acquiring thread");
+        assertEquals(OptionalLong.empty(), Fencing.currentToken());
+    }
+
+    /**
+     * Issue 25, item 3: a pooled thread whose lease's manager was closed elsewhere before the lease's own close ran
+     * its next, unrelated task with the dead token bound: refused as a lost lease instead of as a write with no token.
+     */
+    @Test
+    void aPooledThreadsNextTaskHasNoTokenAfterTheManagerClosedElsewhere() throws Exception {
+        db.execute(
+                "CREATE TABLE IF NOT EXISTS pooled (id int PRIMARY KEY, last_token bigint)",
+                "INSERT INTO pooled VALUES (1, NULL) ON CONFLICT DO NOTHING");
+        String url = db.fencedUrl("fenced.tables=pooled");
+        ExecutorService worker = Executors.newSingleThreadExecutor();
+        try {
+            LeaseManager leases = LeaseManager.create(pool);
+            CountDownLatch acquired = new CountDownLatch(1);
+            CountDownLatch managerClosed = new CountDownLatch(1);
+            var job = worker.submit(() -> {
+                try (Lease lease =
+                        leases.tryAcquire("pooled-job", Duration.ofSeconds(30)).orElseThrow()) {
+                    acquired.countDown();
+                    managerClosed.await();
+                }
+                return null;
+            });
+            acquired.await();
+            leases.close(); // on the test thread, while the job still holds its lease
+            managerClosed.countDown();
+            job.get();
+            var next = worker.submit(() -> {
+                try (Connection c = DriverManager.getConnection(url);
+                        Statement s = c.createStatement()) {
+                    s.executeUpdate("UPDATE pooled SET id = 1");
+                }
+                return null;
+            });
+            var e = assertThrows(ExecutionException.class, next::get);
+            assertTrue(
+                    e.getCause() instanceof UnfencedWriteException,
+                    "the next task runs with no token: " + e.getCause());
+        } finally {
+            worker.shutdownNow();
         }
     }
 

@@ -7,13 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
+import dev.fenced.LeaseManager;
 import dev.fenced.it.locks.node.FencedNode;
 import dev.fenced.it.locks.node.NightlyTotals;
 import dev.fenced.it.locks.node.SchedulerLibrary;
+import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.spring.integration.FencedLockRegistry;
 import java.time.Duration;
+import java.util.ConcurrentModificationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
@@ -103,6 +106,43 @@ class SpringIntegrationLeaderIT {
                             })
                             .get(),
                     "free for another thread");
+        }
+    }
+
+    /**
+     * Issue 25, item 3: the holder's lease ran out and another thread of the process took the lock; the holder's
+     * unlock threw {@code IllegalMonitorStateException} (the lock had a new owner) and never closed its lease, so the
+     * holder's thread kept the dead token bound. Now it throws the documented {@link ConcurrentModificationException},
+     * closes its lease and leaves its thread with nothing bound.
+     */
+    @Test
+    void unlockAfterTheLeaseRanOutThrowsConcurrentModificationAndUnbinds() throws Exception {
+        try (HikariDataSource pool = Pools.fenced(db, 4, "fenced.tables=totals");
+                LeaseManager leases =
+                        LeaseManager.builder(pool).withoutRenewal().build();
+                FencedLockRegistry registry = new FencedLockRegistry(leases, Duration.ofSeconds(1), "ran-out-")) {
+            Lock lock = registry.obtain("job");
+            assertTrue(lock.tryLock());
+            assertTrue(Fencing.currentToken().isPresent());
+            // nobody renews it: once the database lets it expire, another thread of this process takes the lock
+            assertTrue(
+                    CompletableFuture.supplyAsync(() -> {
+                                try {
+                                    boolean got = lock.tryLock(30, TimeUnit.SECONDS);
+                                    if (got) {
+                                        lock.unlock();
+                                    }
+                                    return got;
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                    return false;
+                                }
+                            })
+                            .get(),
+                    "another thread took the lock after the lease ran out");
+            assertThrows(ConcurrentModificationException.class, lock::unlock);
+            assertEquals(null, FencedTestExtension.boundCell(), "the holder's lease is closed and unbound");
+            assertThrows(IllegalMonitorStateException.class, lock::unlock, "the hold is gone");
         }
     }
 

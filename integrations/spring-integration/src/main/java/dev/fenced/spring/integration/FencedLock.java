@@ -6,6 +6,8 @@ import dev.fenced.LeaseManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -28,6 +30,14 @@ final class FencedLock implements Lock {
     private int holds;
     private Lease lease;
     private long lastUsedNanos;
+    /**
+     * Holds whose lease ran out and whose lock another thread of this process then took, by holding thread: that
+     * thread's own unlock, tryLock or renewal still ends its hold there, closing its lease on it (which unbinds the
+     * dead token from it) and telling it the section was not exclusive to the end. Guarded by this.
+     */
+    private final Map<Thread, Overtaken> overtaken = new HashMap<>();
+
+    private record Overtaken(Lease lease, int holds) {}
 
     FencedLock(String name, LeaseManager leases, Duration ttl) {
         this.name = name;
@@ -67,6 +77,9 @@ final class FencedLock implements Lock {
 
     @Override
     public boolean tryLock() {
+        if (droppedOvertakenHold()) {
+            return false;
+        }
         if (reentered()) {
             return renewedOrDropped();
         }
@@ -79,6 +92,9 @@ final class FencedLock implements Lock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (droppedOvertakenHold()) {
+            return false;
+        }
         if (reentered()) {
             return renewedOrDropped();
         }
@@ -104,17 +120,25 @@ final class FencedLock implements Lock {
     public void unlock() {
         Lease released;
         synchronized (this) {
-            if (owner != Thread.currentThread()) {
+            Overtaken mine = overtaken.remove(Thread.currentThread());
+            if (mine != null) {
+                if (mine.holds() > 1) {
+                    overtaken.put(Thread.currentThread(), new Overtaken(mine.lease(), mine.holds() - 1));
+                    return;
+                }
+                released = mine.lease();
+            } else if (owner != Thread.currentThread()) {
                 throw new IllegalMonitorStateException("fenced: lock '" + name + "' is not held by this thread"
                         + " (a lock whose lease was lost is no longer held)");
+            } else {
+                lastUsedNanos = leases.ticker().read();
+                if (--holds > 0) {
+                    return;
+                }
+                released = lease;
+                owner = null;
+                lease = null;
             }
-            lastUsedNanos = leases.ticker().read();
-            if (--holds > 0) {
-                return;
-            }
-            released = lease;
-            owner = null;
-            lease = null;
         }
         // Outside the monitor: the release is a store round trip, and other threads only read the owner.
         boolean wasValid = released.isValid();
@@ -136,6 +160,10 @@ final class FencedLock implements Lock {
      * (the registry's ttl, or the one Spring Integration 7's {@code renewLock(key, ttl)} asks for).
      */
     void renew(Duration ttl) {
+        if (droppedOvertakenHold()) {
+            throw new ConcurrentModificationException("fenced: lock '" + name + "' could not be renewed: its lease"
+                    + " ran out and another thread took the lock; the lock is no longer held by this thread");
+        }
         synchronized (this) {
             if (owner != Thread.currentThread()) {
                 throw new IllegalMonitorStateException("fenced: lock '" + name + "' is not held by this thread");
@@ -150,7 +178,23 @@ final class FencedLock implements Lock {
 
     /** How long nobody has held or asked for this lock, on its lease manager's {@link dev.fenced.Ticker}. */
     synchronized long unusedFor(long nowNanos) {
-        return owner != null ? -1 : nowNanos - lastUsedNanos;
+        return owner != null || !overtaken.isEmpty() ? -1 : nowNanos - lastUsedNanos;
+    }
+
+    /**
+     * The calling thread's hold was overtaken (see {@link #overtaken}): it is dropped, its lease closed here. As
+     * {@code tryLock} by the holder of any lost lock, it answers false; the thread holds nothing afterwards.
+     */
+    private boolean droppedOvertakenHold() {
+        Overtaken mine;
+        synchronized (this) {
+            mine = overtaken.remove(Thread.currentThread());
+        }
+        if (mine == null) {
+            return false;
+        }
+        mine.lease().close();
+        return true;
     }
 
     private synchronized boolean reentered() {
@@ -195,6 +239,10 @@ final class FencedLock implements Lock {
         lastUsedNanos = leases.ticker().read();
         if (granted == null) {
             return false;
+        }
+        if (owner != null && owner != Thread.currentThread()) {
+            // The store granted the name again, so the previous holder's lease ran out: keep its hold for its thread.
+            overtaken.put(owner, new Overtaken(lease, holds));
         }
         owner = Thread.currentThread();
         holds = 1;

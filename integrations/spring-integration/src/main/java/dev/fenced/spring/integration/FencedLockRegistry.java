@@ -36,7 +36,9 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *       no longer held, and a later {@code unlock} by that thread throws {@code IllegalMonitorStateException});
  *       {@code unlock} of a lock whose lease was lost while held releases it and throws
  *       {@code ConcurrentModificationException}, as {@code JdbcLockRegistry} does: the section was not exclusive to
- *       the end (but its protected writes after the loss were refused).</li>
+ *       the end (but its protected writes after the loss were refused). The same when another thread of this
+ *       process took the lock after the lease ran out: the old holder's unlock still closes its lease, so its thread
+ *       is left with nothing bound.</li>
  *   <li>{@code newCondition()} is not supported.</li>
  * </ul>
  */

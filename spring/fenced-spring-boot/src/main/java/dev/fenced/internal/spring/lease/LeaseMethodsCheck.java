@@ -2,16 +2,27 @@ package dev.fenced.internal.spring.lease;
 
 import dev.fenced.FencedProperty;
 import dev.fenced.internal.config.LeaseMethod;
+import dev.fenced.spring.WithLease;
 import dev.fenced.spring.config.FencedConfigurationException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Arrays;
+import java.util.List;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 
 /**
- * Fails start-up for a configured lease method AOP cannot run under its lease: a class that is not on the class
- * path, declares no method of that name, or is no Spring bean (only bean methods are proxied; the agent covers
- * the rest). A job must never run silently unfenced because of a typo.
+ * Fails start-up for a lease method AOP cannot run under its lease: a configured one whose class is not on the
+ * class path, declares no method of that name, or is no Spring bean (only bean methods are proxied; the agent covers
+ * the rest); and any lease method, configured or {@link WithLease}, that a proxy cannot intercept because it is
+ * {@code final}, {@code private} or {@code static}: its calls would run the body with no lease and no word logged. A
+ * job must never run silently unfenced because of a typo or a modifier.
+ *
+ * <p>A call from the same bean ({@code this.job()}) is not seen by the proxy either; no start-up check can find one,
+ * so docs/spring-boot.md states the rule.
  */
 public final class LeaseMethodsCheck implements SmartInitializingSingleton {
 
@@ -26,24 +37,109 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
     @Override
     public void afterSingletonsInstantiated() {
         for (LeaseMethod m : methods.configured()) {
-            String key = FencedProperty.LEASE_METHOD.keyFor(m.name());
-            Class<?> type;
+            checkConfigured(m);
+        }
+        for (String bean : beans.getBeanDefinitionNames()) {
+            Class<?> type = beans.getType(bean, false);
+            if (type == null) {
+                continue;
+            }
             try {
-                type = ClassUtils.forName(m.className(), beans.getClass().getClassLoader());
-            } catch (ClassNotFoundException | LinkageError e) {
-                throw new FencedConfigurationException(
-                        "fenced: " + key + " names class " + m.className() + ", which is not on the class path");
-            }
-            if (Arrays.stream(type.getDeclaredMethods())
-                    .noneMatch(d -> d.getName().equals(m.methodName()))) {
-                throw new FencedConfigurationException("fenced: " + key + " names " + m.className() + "#"
-                        + m.methodName() + ", but that class declares no method of that name");
-            }
-            if (beans.getBeanNamesForType(type, true, false).length == 0) {
-                throw new FencedConfigurationException("fenced: " + key + " names " + m.className() + "#"
-                        + m.methodName() + ", but no Spring bean is of that class: without the java agent only bean"
-                        + " methods run under a lease (make it a bean, or attach the agent)");
+                checkAnnotated(ClassUtils.getUserClass(type));
+            } catch (LinkageError e) {
+                // a class whose methods name types that are not on the class path: it has no lease methods Spring
+                // could have proxied either (AOP reads the same methods), so there is nothing to check
             }
         }
+    }
+
+    private void checkConfigured(LeaseMethod m) {
+        String key = FencedProperty.LEASE_METHOD.keyFor(m.name());
+        Class<?> type;
+        try {
+            type = ClassUtils.forName(m.className(), beans.getClass().getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new FencedConfigurationException(
+                    "fenced: " + key + " names class " + m.className() + ", which is not on the class path");
+        }
+        List<Method> named = Arrays.stream(type.getDeclaredMethods())
+                .filter(d -> d.getName().equals(m.methodName()) && !d.isSynthetic())
+                .toList();
+        if (named.isEmpty()) {
+            throw new FencedConfigurationException("fenced: " + key + " names " + m.className() + "#" + m.methodName()
+                    + ", but that class declares no method of that name");
+        }
+        for (Method method : named) {
+            String why = notInterceptable(method);
+            if (why != null) {
+                throw cannotIntercept(key + " names " + describe(method), why, true);
+            }
+        }
+        if (beans.getBeanNamesForType(type, true, false).length == 0) {
+            throw new FencedConfigurationException("fenced: " + key + " names " + m.className() + "#"
+                    + m.methodName() + ", but no Spring bean is of that class: without the java agent only bean"
+                    + " methods run under a lease (make it a bean, or attach the agent)");
+        }
+    }
+
+    /**
+     * {@code @WithLease} on a method (any modifier: it says the method is a job), or on the class (its methods a
+     * caller can reach: a private or static helper of such a class is no job, a final one would be skipped).
+     */
+    private static void checkAnnotated(Class<?> type) {
+        boolean onClass = AnnotatedElementUtils.hasAnnotation(type, WithLease.class);
+        ReflectionUtils.doWithMethods(
+                type,
+                method -> {
+                    String why = notInterceptable(method);
+                    if (why == null || method.isSynthetic() || method.isBridge()) {
+                        return;
+                    }
+                    if (AnnotatedElementUtils.hasAnnotation(method, WithLease.class)) {
+                        throw cannotIntercept("@WithLease is on " + describe(method), why, false);
+                    }
+                    if (onClass
+                            && method.getDeclaringClass() == type
+                            && Modifier.isFinal(method.getModifiers())
+                            && !Modifier.isPrivate(method.getModifiers())
+                            && !Modifier.isStatic(method.getModifiers())) {
+                        throw cannotIntercept(
+                                "@WithLease is on " + type.getName() + ", whose method " + describe(method),
+                                why,
+                                false);
+                    }
+                },
+                method -> method.getDeclaringClass() != Object.class);
+    }
+
+    /** Why a Spring AOP proxy (JDK or CGLIB) cannot intercept calls of {@code method}, or null if it can. */
+    static String notInterceptable(Method method) {
+        int mod = method.getModifiers();
+        if (Modifier.isStatic(mod)) {
+            return "static";
+        }
+        if (Modifier.isPrivate(mod)) {
+            return "private";
+        }
+        if (Modifier.isFinal(mod)) {
+            return "final";
+        }
+        return null;
+    }
+
+    private static String describe(Method method) {
+        return method.getDeclaringClass().getName() + "#" + method.getName();
+    }
+
+    private static FencedConfigurationException cannotIntercept(String what, String modifier, boolean configured) {
+        return new FencedConfigurationException("fenced: " + what + ", which is " + modifier + ": without the java"
+                + " agent lease methods run through a Spring AOP proxy, which cannot intercept a final, private or"
+                + " static method, so every call would run its body with no lease. Make the method public and not"
+                + " final, and call it through the bean (another bean's call, not this.method() from the same bean), "
+                + (configured
+                        ? "or attach the fenced java agent (-javaagent:fenced-agent.jar), which runs"
+                                + " fenced.lease.<name>.method without a proxy"
+                        : "or name it in fenced.lease.<name>.method instead and attach the fenced java agent"
+                                + " (-javaagent:fenced-agent.jar), which runs it without a proxy"));
     }
 }
