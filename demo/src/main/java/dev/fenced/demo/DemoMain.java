@@ -104,12 +104,12 @@ public final class DemoMain {
 
     /** Why the tokens are the numbers they are; printed once. */
     static final List<String> TOKENS = List.of(
-            "Tokens: each grant of a lease gets a number, and a higher number is a newer holder; only their order"
-                    + " matters.",
-            "They have 13 digits because fenced puts the server's WAL timeline above a sequence (timeline x 2^43 +"
+            "Tokens: each grant of a lease gets a number; a higher number is a newer holder, only the order matters.",
+            "They have 13 digits because fenced puts the server's WAL timeline above a counter (timeline x 2^43 +"
                     + " count),",
-            "so a promoted standby always grants higher numbers than its old primary did. The lease alone hands them"
-                    + " out too; nothing checks them.");
+            "so a promoted standby always grants higher numbers than its old primary. The lease alone hands them out"
+                    + " too,",
+            "but only fenced makes the database check them.");
 
     private static void writePictures(Options options, List<ModeResult> results) throws IOException {
         if (options.timeline != null) {

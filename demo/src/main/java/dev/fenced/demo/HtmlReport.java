@@ -7,8 +7,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The pictures a person opens: one SVG per mode (its incident's time line) and report.html, which shows the
- * introduction, the summary and the modes' time lines side by side.
+ * The pictures a person opens: one SVG per mode (its incident's time line), nightly-totals.svg with the modes one
+ * above the other (the picture in docs/), and report.html, which shows the introduction, the modes' time lines side
+ * by side and the summary.
  */
 final class HtmlReport {
 
@@ -49,7 +50,6 @@ final class HtmlReport {
                 .append(".mode{border:1px solid #ccc;border-radius:6px;padding:12px}\n")
                 .append(".mode h2{font-size:18px;margin:0 0 6px}\n")
                 .append(".mode svg{width:100%;height:auto}\n")
-                .append(".wrong{color:#c00;font-weight:bold}.right{color:#2a9d3a;font-weight:bold}\n")
                 .append("pre{font-size:12px;white-space:pre-wrap;background:#f6f6f6;padding:8px}\n")
                 .append("table{border-collapse:collapse;margin:12px 0}\n")
                 .append("td,th{padding:3px 10px;border-bottom:1px solid #e4e4e4;text-align:right}\n")
@@ -57,6 +57,9 @@ final class HtmlReport {
                 .append("tr.decisive td{font-weight:bold;background:#fff4d6}\n")
                 .append("</style></head><body>\n")
                 .append("<h1>The nightly totals: a lease alone, and a lease plus fenced</h1>\n")
+                .append("<p><b>")
+                .append(escape(Report.sentence(results)))
+                .append("</b></p>\n")
                 .append("<p class='intro'>");
         for (String line : DemoMain.introduction(o)) {
             b.append(escape(line)).append(' ');
@@ -78,19 +81,19 @@ final class HtmlReport {
             } else {
                 String svg = Timeline.render(r.incident, o);
                 Files.writeString(dir.resolve(r.mode.key + ".svg"), svg);
-                b.append("<p class='")
-                        .append(r.incident.wrong() ? "wrong" : "right")
-                        .append("'>")
-                        .append(escape(r.incident.headline()))
-                        .append("</p>\n")
-                        .append(svg)
-                        .append("<pre>");
+                // the picture's own title names the restaurant and its totals
+                b.append(svg).append("<pre>");
                 for (String line : r.incident.story(o)) {
                     b.append(escape(line)).append('\n');
                 }
                 b.append("</pre>\n");
             }
             b.append("</div>\n");
+        }
+        List<Incident> incidents =
+                results.stream().map(r -> r.incident).filter(i -> i != null).toList();
+        if (!incidents.isEmpty()) {
+            Files.writeString(dir.resolve("nightly-totals.svg"), Timeline.combined(incidents, o));
         }
         b.append("</div>\n<h2>The night, counted</h2>\n<table><tr><th></th>");
         for (ModeResult r : results) {

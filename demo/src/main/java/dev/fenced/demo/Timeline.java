@@ -11,7 +11,7 @@ import java.util.Locale;
 final class Timeline {
 
     private static final int WIDTH = 960;
-    private static final int LEFT = 250;
+    private static final int LEFT = 200;
     private static final int ROW = 100;
 
     private Timeline() {}
@@ -19,6 +19,24 @@ final class Timeline {
     /** The SVG of one mode's incident. */
     static String render(Incident incident, Options o) {
         return svg(incident, o);
+    }
+
+    private static int height(Incident incident) {
+        return 110 + ROW * incident.holders().size() + 75;
+    }
+
+    /** The modes' pictures in one, one above the other: the lease alone's damage over fenced's refusal. */
+    static String combined(List<Incident> incidents, Options o) {
+        StringBuilder inner = new StringBuilder();
+        int y = 0;
+        for (Incident incident : incidents) {
+            String one = svg(incident, o);
+            // a nested svg keeps each picture's own coordinates; only its top moves
+            inner.append(one.replaceFirst("^<svg ", "<svg y='" + y + "' "));
+            y += height(incident);
+        }
+        return "<svg xmlns='http://www.w3.org/2000/svg' width='" + WIDTH + "' height='" + y + "' viewBox='0 0 " + WIDTH
+                + " " + y + "'>\n" + inner + "</svg>\n";
     }
 
     private static String svg(Incident incident, Options o) {
@@ -30,7 +48,7 @@ final class Timeline {
         long span = Math.max(1, end - start);
         long t0 = start - span / 20;
         double scale = (WIDTH - LEFT - 30) / (double) (span + span / 10);
-        int height = 110 + ROW * runs.size() + 40;
+        int height = height(incident);
         StringBuilder b = new StringBuilder();
         b.append("<svg xmlns='http://www.w3.org/2000/svg' width='")
                 .append(WIDTH)
@@ -56,7 +74,10 @@ final class Timeline {
                         50,
                         "should total " + Incident.money(incident.expected()) + " (the sum of its orders), holds "
                                 + Incident.money(incident.actual())
-                                + (incident.wrong() ? ": WRONG" : ": right"),
+                                + (incident.wrong()
+                                        ? ": WRONG by "
+                                                + Incident.money(Math.abs(incident.expected() - incident.actual()))
+                                        : ": right"),
                         "font-size='14' font-weight='bold' fill='" + (incident.wrong() ? "#c00" : "#2a9d3a") + "'"))
                 .append(text(
                         20,
@@ -161,7 +182,35 @@ final class Timeline {
                     .append("' stroke='#333'/>\n")
                     .append(text(tx - 8, axis + 20, (t / seedMs) + " s", "font-size='11'"));
         }
+        legend(b, axis + 45);
         return b.append("</svg>\n").toString();
+    }
+
+    /** What the bars, the hatching and the dots mean, in one row under the axis. */
+    private static void legend(StringBuilder b, int y) {
+        double x = 20;
+        String[][] boxes = {
+            {"#4a7bd0", "holds the lease"},
+            {"#a9c1ea", "frozen, lease still valid"},
+            {"#f1b9b9", "frozen, lease expired"},
+            {"url(#frozen)", "frozen"}
+        };
+        for (String[] box : boxes) {
+            b.append(rect(x, y - 10, 18, 12, box[0])).append(text(x + 23, y, box[1], "font-size='11'"));
+            x += 34 + box[1].length() * 5.6;
+        }
+        String[][] dots = {{"#2a9d3a", "write"}, {"#e08000", "stale write lands"}, {"#c00", "stale write refused"}};
+        for (String[] dot : dots) {
+            b.append("<circle cx='")
+                    .append(f(x + 6))
+                    .append("' cy='")
+                    .append(y - 4)
+                    .append("' r='6' fill='")
+                    .append(dot[0])
+                    .append("'/>\n")
+                    .append(text(x + 16, y, dot[1], "font-size='11'"));
+            x += 28 + dot[1].length() * 5.6;
+        }
     }
 
     private static long niceStep(long rough) {

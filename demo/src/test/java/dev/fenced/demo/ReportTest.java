@@ -133,6 +133,7 @@ class ReportTest {
         assertTrue(page.contains("WRONG by 2,330"));
         assertTrue(page.contains("No frozen holder met a newer holder"), "the fenced mode without an incident says so");
         assertTrue(Files.readString(dir.resolve("lease.svg")).contains("viewBox"), "the SVG scales in the page");
+        assertTrue(Files.readString(dir.resolve("nightly-totals.svg")).contains("<svg y='0' "), "the modes in one");
     }
 
     @Test
