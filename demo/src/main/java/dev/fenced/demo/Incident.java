@@ -35,14 +35,23 @@ record Incident(Options.Mode mode, int restaurant, long expected, long actual, L
         }
     }
 
-    /** Restaurants whose frozen holder tried to write after a newer holder had written; the worst case first. */
+    /**
+     * Restaurants whose frozen holder tried to write after a newer holder had written: first one whose total is
+     * wrong, then one the database refused.
+     */
     private static final String PICK = "SELECT a.restaurant_id FROM runs a JOIN totals t USING (restaurant_id)"
             + " WHERE a.paused AND a.write_at IS NOT NULL AND EXISTS (SELECT 1 FROM runs b"
             + " WHERE b.restaurant_id = a.restaurant_id AND b.token > a.token AND b.outcome = 'written'"
             + " AND b.write_at <= a.write_at)"
             + " ORDER BY (a.outcome = 'written' AND t.amount <> (SELECT b.amount FROM runs b"
             + " WHERE b.restaurant_id = a.restaurant_id AND b.outcome = 'written' ORDER BY b.token DESC LIMIT 1)) DESC,"
-            + " (a.outcome = 'refused-stale') DESC, a.token LIMIT 1";
+            + " (a.outcome = 'refused-stale') DESC,"
+            // a refused write that would have changed the total shows what was saved
+            + " (a.amount <> (SELECT b.amount FROM runs b WHERE b.restaurant_id = a.restaurant_id"
+            + " AND b.outcome = 'written' ORDER BY b.token DESC LIMIT 1)) DESC,"
+            // then the clearest picture: the stale write well after the newer one, not on top of it
+            + " a.write_at - (SELECT max(b.write_at) FROM runs b WHERE b.restaurant_id = a.restaurant_id"
+            + " AND b.token > a.token AND b.outcome = 'written' AND b.write_at <= a.write_at) DESC, a.token LIMIT 1";
 
     /** The incident of this mode's night, or null when no frozen holder met a newer holder's write. */
     static Incident find(Connection c, Options.Mode mode) throws SQLException {
