@@ -55,7 +55,7 @@ public final class DemoMain {
             if (print) {
                 introduction(options).forEach(System.out::println);
                 System.out.printf(
-                        "(%s; one second of the article's times lasts %d ms here)%n%n",
+                        "(%s; one second of the article's times lasts %d ms here)%n",
                         server.description(), options.articleSecond.toMillis());
             }
             Progress progress = print

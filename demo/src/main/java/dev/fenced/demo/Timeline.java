@@ -167,8 +167,8 @@ final class Timeline {
                 .append("' y2='")
                 .append(axis)
                 .append("' stroke='#333'/>\n");
-        long seedMs = Math.max(1, o.articleSecond.toMillis());
-        long step = niceStep(span / seedMs / 8) * seedMs;
+        long articleMs = Math.max(1, o.articleSecond.toMillis());
+        long step = niceStep(span / articleMs / 8) * articleMs;
         for (long t = 0; t <= span + span / 20; t += step) {
             double tx = x(start + t, t0, scale);
             b.append("<line x1='")
@@ -180,7 +180,7 @@ final class Timeline {
                     .append("' y2='")
                     .append(axis + 5)
                     .append("' stroke='#333'/>\n")
-                    .append(text(tx - 8, axis + 20, (t / seedMs) + " s", "font-size='11'"));
+                    .append(text(tx - 8, axis + 20, (t / articleMs) + " s", "font-size='11'"));
         }
         legend(b, axis + 45);
         return b.append("</svg>\n").toString();
