@@ -20,7 +20,8 @@ final class ModeResult {
     long renewals;
     long failedRenewals;
     long seconds;
-    String timelineSvg;
+    /** One restaurant that shows the mode's point, or null when no frozen holder met a newer write. */
+    Incident incident;
 
     ModeResult(Options.Mode mode) {
         this.mode = mode;

@@ -77,7 +77,7 @@ final class ModeRun {
             feed.close();
             try (Connection c = DriverManager.getConnection(url)) {
                 result = Audit.count(c, mode);
-                result.timelineSvg = Timeline.render(c, options, mode);
+                result.incident = Incident.find(c, mode);
             }
             if (options.processes > 0) {
                 result.renewals = counters[0];

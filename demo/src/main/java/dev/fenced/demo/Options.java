@@ -8,8 +8,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Every option of the demo, with its default. Times are given in the seed's seconds and run on a
- * scaled clock ({@code --seed-second}), so the seed's 30 s lease renewed every 10 s becomes 600 ms / 200 ms.
+ * Every option of the demo, with its default. Times are given in seconds of the article <i>Lease vs lock vs
+ * fencing token</i> and run on a scaled clock ({@code --article-second}), so its 30 s lease renewed every 10 s
+ * becomes 600 ms / 200 ms here.
  */
 final class Options {
 
@@ -18,7 +19,7 @@ final class Options {
         LEASE("lease", true, false),
         /** The same lease plus the fencing token, driver in enforce mode. */
         FENCED("fenced", true, true),
-        /** A lease nobody renews: slow runs outlive it too (the seed's 1% of runs over 30 s). */
+        /** A lease nobody renews: slow runs outlive it too (the article's 1% of runs over 30 s). */
         LEASE_NO_RENEW("lease-no-renew", false, false);
 
         final String key;
@@ -43,27 +44,43 @@ final class Options {
 
     private static final Map<String, String[]> HELP = new LinkedHashMap<>();
 
+    /** Old names still accepted, so scripts written for them keep working; not listed in --help. */
+    private static final Map<String, String> ALIASES = Map.of("--seed-second", "--article-second");
+
     static {
         help("--restaurants", "1000", "restaurants, one nightly run each");
         help("--workers", "24", "workers competing for the runs (each run is started on two of them at once)");
         help("--processes", "0", "spread the workers over this many separate JVMs (pauses are then SIGSTOP)");
         help("--modes", "lease,fenced", "modes side by side: lease, fenced, lease-no-renew");
-        help("--seed-second", "20ms", "how long one of the seed's seconds lasts here");
-        help("--lease", "30", "lease length, seed seconds");
-        help("--renew", "10", "renewal interval, seed seconds (the seed: lease / 3)");
-        help("--run", "20", "longest normal run, seed seconds (runs take 2 to this)");
-        help("--slow-rate", "0.01", "share of slow runs (the seed: 1 in 100)");
-        help("--slow-run", "90", "length of a slow run, seed seconds");
+        help(
+                "--article-second",
+                "20ms",
+                "how long one second of the article's times lasts here (the night runs on this scaled clock;"
+                        + " --seed-second is an old name for it)");
+        help("--lease", "30", "lease length, in the article's seconds");
+        help("--renew", "10", "renewal interval, in the article's seconds (its advice: lease / 3)");
+        help("--run", "20", "longest normal run, in the article's seconds (runs take 2 to this)");
+        help("--slow-rate", "0.01", "share of slow runs (the article: 1 in 100)");
+        help("--slow-run", "90", "length of a slow run, in the article's seconds");
         help("--pause-rate", "0.02", "share of runs whose holder freezes between its last check and its write");
-        help("--pause", "45", "length of a freeze, seed seconds (the seed: 45 s against a 30 s lease)");
+        help("--pause", "45", "length of a freeze, in the article's seconds (45 s against a 30 s lease)");
         help("--orders-per-second", "2000", "orders arriving while the job runs (real seconds)");
-        help("--random-seed", "42", "random seed, so modes see the same runs, slow runs and pauses");
+        help(
+                "--random-seed",
+                "42",
+                "seed of the random numbers that decide which runs are slow and which holders freeze;"
+                        + " every mode sees the same night");
         help(
                 "--jdbc-url",
                 "(embedded)",
                 "a plain jdbc:postgresql: URL of a server to use instead of the embedded one;"
                         + " the demo creates a database per mode there");
-        help("--timeline", "(none)", "write one restaurant's history as an SVG picture to this file");
+        help(
+                "--report",
+                "(next to the jar)",
+                "directory for the pictures: one SVG per mode and report.html, which a browser opens;"
+                        + " 'none' draws nothing (default: demo-report beside the jar, or in the working directory)");
+        help("--timeline", "(none)", "also write the first picture (the fenced mode's) to this SVG file");
         help("--quick", "", "a short run for CI: 120 restaurants, 8 workers, more pauses");
         help("--help", "", "this text");
     }
@@ -76,7 +93,7 @@ final class Options {
     int workers = 24;
     int processes = 0;
     List<Mode> modes = List.of(Mode.LEASE, Mode.FENCED);
-    Duration seedSecond = Duration.ofMillis(20);
+    Duration articleSecond = Duration.ofMillis(20);
     double lease = 30;
     double renew = 10;
     double run = 20;
@@ -88,13 +105,19 @@ final class Options {
     long randomSeed = 42;
     String jdbcUrl;
     String timeline;
+    /** Where the pictures go; null for the default place, {@link #NO_REPORT} for none. */
+    String report;
+
     boolean help;
+
+    static final String NO_REPORT = "none";
 
     static Options parse(String... args) {
         Options o = new Options();
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+            name = ALIASES.getOrDefault(name, name);
             if (!HELP.containsKey(name)) {
                 throw new IllegalArgumentException("unknown option " + name + "; see --help");
             }
@@ -139,9 +162,7 @@ final class Options {
                 }
                 modes = List.copyOf(m);
             }
-            case "--seed-second" ->
-                seedSecond =
-                        Duration.ofMillis(Long.parseLong(v.replace("ms", "").trim()));
+            case "--article-second" -> articleSecond = millis(v);
             case "--lease" -> lease = Double.parseDouble(v);
             case "--renew" -> renew = Double.parseDouble(v);
             case "--run" -> run = Double.parseDouble(v);
@@ -153,6 +174,7 @@ final class Options {
             case "--random-seed" -> randomSeed = Long.parseLong(v);
             case "--jdbc-url" -> jdbcUrl = v;
             case "--timeline" -> timeline = v;
+            case "--report" -> report = v;
             default -> throw new IllegalArgumentException("unknown option");
         }
     }
@@ -170,14 +192,24 @@ final class Options {
         }
     }
 
-    /** Seed seconds on the scaled clock. */
-    Duration scaled(double seedSeconds) {
-        return Duration.ofNanos((long) (seedSeconds * seedSecond.toNanos()));
+    /** "20ms" or "20": a positive number of milliseconds. */
+    private static Duration millis(String v) {
+        long ms = Long.parseLong(v.trim().replaceFirst("ms$", "").trim());
+        if (ms < 1) {
+            throw new IllegalArgumentException("must be at least 1 ms");
+        }
+        return Duration.ofMillis(ms);
+    }
+
+    /** The article's seconds on the scaled clock. */
+    Duration scaled(double articleSeconds) {
+        return Duration.ofNanos((long) (articleSeconds * articleSecond.toNanos()));
     }
 
     static String helpText() {
-        StringBuilder b = new StringBuilder("fenced demo: the seed's nightly totals job, with a lease alone and with a"
-                + " lease plus fenced.\n\nusage: java -jar demo/target/fenced-demo.jar [options]\n\n");
+        StringBuilder b = new StringBuilder("fenced demo: the nightly totals job of the article 'Lease vs lock vs"
+                + " fencing token', with a lease alone and with a lease plus fenced.\n\n"
+                + "usage: java -jar demo/target/fenced-demo.jar [options]\n\n");
         HELP.forEach((name, d) -> b.append(String.format(
                 "  %-22s %s%s%n",
                 name + (d[0].isEmpty() ? "" : " X"), d[1], d[0].isEmpty() ? "" : " (default " + d[0] + ")")));
@@ -189,7 +221,7 @@ final class Options {
     /** The options a worker process needs, as arguments. */
     List<String> workerArgs() {
         return List.of(
-                "--seed-second=" + seedSecond.toMillis() + "ms",
+                "--article-second=" + articleSecond.toMillis() + "ms",
                 "--lease=" + lease,
                 "--renew=" + renew,
                 "--run=" + run,

@@ -9,47 +9,70 @@ final class Report {
 
     private Report() {}
 
-    private record Line(String label, ToLongFunction<ModeResult> value) {}
+    /** A row of the summary: its label, and its value in one mode's night. */
+    record Line(String label, ToLongFunction<ModeResult> value) {}
 
-    private static final List<Line> LINES = List.of(
-            new Line("runs", r -> r.runs),
-            new Line("slow runs (longer than the lease)", r -> r.slowRuns),
-            new Line("freezes past the lease", r -> r.pauses),
-            new Line("  of them with the write already on its way", r -> r.inFlight),
-            new Line("restaurants with a second holder", r -> r.secondHolder),
-            new Line("holders that saw their lease lost and stopped", r -> r.gaveUp),
-            new Line("stale writes attempted", r -> r.staleAttempted),
-            new Line("  refused by the database (stale token)", r -> r.staleRefusedByDatabase),
-            new Line("  refused before sending (lease lost)", r -> r.staleRefusedBeforeSending),
-            new Line("  landed before the newer holder wrote", r -> r.staleLandedHarmlessly),
-            new Line("  landed after it, over the newer total", ModeResult::staleLandedHarmfully),
-            new Line("totals left wrong (checked against orders)", r -> r.wrongTotals),
-            new Line("orders missing from those totals", r -> r.lostOrders),
+    private static final int LABEL = 62;
+    private static final int COLUMN = 16;
+
+    /** The decisive row first, then where the stale writes went, then the night's circumstances. */
+    static final List<Line> LINES = List.of(
+            new Line("totals left wrong (checked against the orders)", r -> r.wrongTotals),
+            new Line("  orders missing from those totals", r -> r.lostOrders),
+            new Line("stale writes (a frozen holder writes after losing its lease)", r -> r.staleAttempted),
+            new Line("  refused by the database: the row holds a newer token", r -> r.staleRefusedByDatabase),
+            new Line("  refused by fenced before sending: lease known lost", r -> r.staleRefusedBeforeSending),
+            new Line("  landed after the newer total (wrong if orders came between)", ModeResult::staleLandedHarmfully),
+            new Line("  landed before it: harmless, the newer total replaced it", r -> r.staleLandedHarmlessly),
+            new Line("holders frozen past their lease (GC pause, stalled network)", r -> r.pauses),
+            new Line("  of them with the write already on the network", r -> r.inFlight),
+            new Line("restaurants a second holder ran, after a freeze or slow run", r -> r.secondHolder),
+            new Line("holders that saw the lease lost in time and stopped", r -> r.gaveUp),
             new Line("restaurants never finished", r -> r.unrun),
+            new Line("runs started (lease grants)", r -> r.runs),
+            new Line("  slow runs (longer than the lease; renewal keeps them safe)", r -> r.slowRuns),
             new Line("lease renewals", r -> r.renewals),
-            new Line("failed renewals", r -> r.failedRenewals),
-            new Line("seconds", r -> r.seconds));
+            new Line("  renewals that failed (no answer in time; a frozen holder)", r -> r.failedRenewals),
+            new Line("wall-clock seconds", r -> r.seconds));
+
+    static String heading(ModeResult r) {
+        return switch (r.mode) {
+            case LEASE -> "lease only";
+            case FENCED -> "lease + fenced";
+            case LEASE_NO_RENEW -> "lease, no renewal";
+        };
+    }
+
+    /** The summary table, one column per mode. */
+    static List<String> table(List<ModeResult> results) {
+        List<String> rows = new java.util.ArrayList<>();
+        StringBuilder header = new StringBuilder(" ".repeat(LABEL));
+        for (ModeResult r : results) {
+            header.append(String.format("%" + COLUMN + "s", heading(r)));
+        }
+        rows.add(header.toString());
+        for (Line line : LINES) {
+            StringBuilder b = new StringBuilder(String.format("%-" + LABEL + "s", line.label()));
+            for (ModeResult r : results) {
+                b.append(String.format("%" + COLUMN + "d", line.value().applyAsLong(r)));
+            }
+            rows.add(b.toString());
+        }
+        return rows;
+    }
+
+    /** What the rows mean, in the words of a person who has not read the code. */
+    static final List<String> NOTES = List.of(
+            "A total is wrong when it is not the sum of the orders its newest holder counted. A stale write that",
+            "lands before the newer holder's write does no harm: that holder then writes its whole new total over it",
+            "(the article: write whole values, not changes to old ones). Renewals fail when a frozen holder's renewal",
+            "gets no answer in time; its lease then runs out, which is how a second holder gets in.");
 
     static void print(List<ModeResult> results, PrintStream out) {
         out.println();
-        StringBuilder header = new StringBuilder(String.format("%-46s", ""));
-        for (ModeResult r : results) {
-            header.append(String.format("%16s", r.mode.key));
-        }
-        out.println(header);
-        for (Line line : LINES) {
-            StringBuilder b = new StringBuilder(String.format("%-46s", line.label()));
-            for (ModeResult r : results) {
-                b.append(String.format("%16d", line.value().applyAsLong(r)));
-            }
-            out.println(b);
-        }
+        table(results).forEach(out::println);
         out.println();
-        out.println("A stale write that lands before the newer holder's write does no damage: the newer holder then");
-        out.println("writes its whole new total over it (the seed: write whole values, not changes to old ones).");
-        out.println("One that lands after it leaves a wrong total, unless no order arrived in between.");
-        out.println();
-        out.println(sentence(results));
+        NOTES.forEach(out::println);
     }
 
     static String sentence(List<ModeResult> results) {
@@ -58,12 +81,7 @@ final class Report {
             if (b.length() > 0) {
                 b.append("; ");
             }
-            String who = switch (r.mode) {
-                case LEASE -> "lease only";
-                case FENCED -> "lease + fenced";
-                case LEASE_NO_RENEW -> "lease without renewal";
-            };
-            b.append(who)
+            b.append(heading(r))
                     .append(": ")
                     .append(r.wrongTotals)
                     .append(r.wrongTotals == 1 ? " total" : " totals")

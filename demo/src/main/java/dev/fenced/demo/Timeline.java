@@ -1,87 +1,62 @@
 package dev.fenced.demo;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * One restaurant's night as the classic diagram of a paused holder: each holder's lease, the freeze, the
- * newer holder's write and what became of the stale one. Picks a restaurant where the paused holder
- * tried to write after the newer holder had written.
+ * newer holder's write and what became of the stale one, with the total the restaurant should hold and the
+ * one it holds.
  */
 final class Timeline {
 
     private static final int WIDTH = 960;
-    private static final int LEFT = 190;
+    private static final int LEFT = 200;
     private static final int ROW = 100;
 
     private Timeline() {}
 
-    private record Run(
-            long token,
-            String worker,
-            long acquired,
-            Long pauseFrom,
-            Long pauseTo,
-            Long writeAt,
-            long ended,
-            String outcome,
-            String freeze) {}
-
-    /** The SVG, or null when no run of this mode shows the case. */
-    static String render(Connection c, Options o, Options.Mode mode) throws SQLException {
-        Integer restaurant = null;
-        try (PreparedStatement ps = c.prepareStatement("SELECT a.restaurant_id FROM runs a WHERE a.paused AND EXISTS"
-                        + " (SELECT 1 FROM runs b WHERE b.restaurant_id = a.restaurant_id AND b.token > a.token"
-                        + " AND b.outcome = 'written' AND b.write_at < a.write_at)"
-                        + " ORDER BY (a.outcome = 'refused-stale') DESC, a.token LIMIT 1");
-                ResultSet rs = ps.executeQuery()) {
-            if (rs.next()) {
-                restaurant = rs.getInt(1);
-            }
-        }
-        if (restaurant == null) {
-            return null;
-        }
-        List<Run> runs = new ArrayList<>();
-        try (PreparedStatement ps =
-                c.prepareStatement("SELECT token, worker, acquired_at, pause_from, pause_to, write_at,"
-                        + " ended_at, outcome, freeze_kind FROM runs WHERE restaurant_id = ? ORDER BY token")) {
-            ps.setInt(1, restaurant);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    runs.add(new Run(
-                            rs.getLong(1),
-                            rs.getString(2),
-                            rs.getLong(3),
-                            (Long) rs.getObject(4),
-                            (Long) rs.getObject(5),
-                            (Long) rs.getObject(6),
-                            rs.getLong(7),
-                            rs.getString(8),
-                            rs.getString(9)));
-                }
-            }
-        }
-        return svg(restaurant, runs, o, mode);
+    /** The SVG of one mode's incident. */
+    static String render(Incident incident, Options o) {
+        return svg(incident, o);
     }
 
-    private static String svg(int restaurant, List<Run> runs, Options o, Options.Mode mode) {
+    private static int height(Incident incident) {
+        return 110 + ROW * incident.holders().size() + 75;
+    }
+
+    /** The modes' pictures in one, one above the other: the lease alone's damage over fenced's refusal. */
+    static String combined(List<Incident> incidents, Options o) {
+        StringBuilder inner = new StringBuilder();
+        int y = 0;
+        for (Incident incident : incidents) {
+            String one = svg(incident, o);
+            // a nested svg keeps each picture's own coordinates; only its top moves
+            inner.append(one.replaceFirst("^<svg ", "<svg y='" + y + "' "));
+            y += height(incident);
+        }
+        return "<svg xmlns='http://www.w3.org/2000/svg' width='" + WIDTH + "' height='" + y + "' viewBox='0 0 " + WIDTH
+                + " " + y + "'>\n" + inner + "</svg>\n";
+    }
+
+    private static String svg(Incident incident, Options o) {
+        List<Incident.Holder> runs = incident.holders();
+        Options.Mode mode = incident.mode();
         long ttl = o.scaled(o.lease).toMillis();
-        long start = runs.stream().mapToLong(Run::acquired).min().orElse(0);
-        long end = runs.stream().mapToLong(Run::ended).max().orElse(start + 1);
+        long start = runs.stream().mapToLong(Incident.Holder::acquired).min().orElse(0);
+        long end = runs.stream().mapToLong(Incident.Holder::ended).max().orElse(start + 1);
         long span = Math.max(1, end - start);
         long t0 = start - span / 20;
         double scale = (WIDTH - LEFT - 30) / (double) (span + span / 10);
-        int height = 90 + ROW * runs.size() + 40;
+        int height = height(incident);
         StringBuilder b = new StringBuilder();
         b.append("<svg xmlns='http://www.w3.org/2000/svg' width='")
                 .append(WIDTH)
                 .append("' height='")
+                .append(height)
+                .append("' viewBox='0 0 ")
+                .append(WIDTH)
+                .append(' ')
                 .append(height)
                 .append("' font-family='sans-serif' font-size='13'>\n")
                 .append("<defs><pattern id='frozen' width='8' height='8' patternUnits='userSpaceOnUse'"
@@ -90,38 +65,51 @@ final class Timeline {
                 .append(text(
                         20,
                         28,
-                        "Restaurant " + restaurant + ", mode " + mode.key + ": a holder freezes past its "
+                        (mode.fenced ? "Lease + fenced" : mode.renew ? "Lease only" : "Lease without renewal")
+                                + ": restaurant " + incident.restaurant() + ", a holder freezes past its "
                                 + fmt(o.lease) + " s lease",
                         "font-size='16' font-weight='bold'"))
                 .append(text(
                         20,
                         50,
-                        "times in the seed's seconds; lease " + fmt(o.lease) + " s renewed every " + fmt(o.renew)
-                                + " s, freeze " + fmt(o.pause) + " s",
+                        "should total " + Incident.money(incident.expected()) + " (the sum of its orders), holds "
+                                + Incident.money(incident.actual())
+                                + (incident.wrong()
+                                        ? ": WRONG by "
+                                                + Incident.money(Math.abs(incident.expected() - incident.actual()))
+                                        : ": right"),
+                        "font-size='14' font-weight='bold' fill='" + (incident.wrong() ? "#c00" : "#2a9d3a") + "'"))
+                .append(text(
+                        20,
+                        70,
+                        "times in the article's seconds; lease " + fmt(o.lease) + " s renewed every " + fmt(o.renew)
+                                + " s, freeze " + fmt(o.pause) + " s; a higher token is a newer holder",
                         "fill='#555'"));
-        int y = 80;
+        int y = 100;
         for (int i = 0; i < runs.size(); i++) {
-            Run r = runs.get(i);
+            Incident.Holder r = runs.get(i);
             // the database's own answer to "when did the lease expire": when it granted the next token
-            Long takeover = i + 1 < runs.size() ? runs.get(i + 1).acquired : null;
-            double x0 = x(r.acquired, t0, scale);
-            b.append(text(20, y + 24, r.worker + "  (token " + r.token + ")", "font-weight='bold'"));
-            long heldUntil = r.pauseFrom != null ? r.pauseFrom : r.ended;
+            Long takeover = i + 1 < runs.size() ? runs.get(i + 1).acquired() : null;
+            double x0 = x(r.acquired(), t0, scale);
+            b.append(text(20, y + 21, r.worker(), "font-weight='bold'"))
+                    .append(text(20, y + 38, "token " + r.token(), "font-size='12' fill='#333'"))
+                    .append(text(20, y + 54, "counted " + Incident.money(r.amount()), "font-size='12' fill='#333'"));
+            long heldUntil = r.pauseFrom() != null ? r.pauseFrom() : r.ended();
             double heldWidth = x(heldUntil, t0, scale) - x0;
             b.append(rect(x0, y + 10, heldWidth, 22, "#4a7bd0"));
             if (heldWidth > 95) {
                 b.append(text(x0 + 4, y + 26, "holds the lease", "fill='white' font-size='11'"));
             }
-            if (r.pauseFrom != null) {
-                double pf = x(r.pauseFrom, t0, scale);
-                double expiry = x(takeover != null ? takeover : r.pauseFrom + ttl, t0, scale);
-                double pt = x(r.pauseTo, t0, scale);
+            if (r.pauseFrom() != null) {
+                double pf = x(r.pauseFrom(), t0, scale);
+                double expiry = x(takeover != null ? takeover : r.pauseFrom() + ttl, t0, scale);
+                double pt = x(r.pauseTo(), t0, scale);
                 b.append(rect(pf, y + 10, expiry - pf, 22, "#a9c1ea"))
                         .append(rect(pf, y + 36, pt - pf, 14, "url(#frozen)"))
                         .append(text(
                                 pf + 2,
                                 y + 62,
-                                "in-flight".equals(r.freeze)
+                                "in-flight".equals(r.freeze())
                                         ? "its write held on the way (stalled network)"
                                         : "frozen (GC pause, stalled VM)",
                                 "font-size='11' fill='#444'"))
@@ -138,21 +126,25 @@ final class Timeline {
                                 expiry + 3,
                                 y + 78,
                                 takeover != null
-                                        ? "lease expired: granted to token " + runs.get(i + 1).token
+                                        ? "lease expired: granted to token "
+                                                + runs.get(i + 1).token()
                                         : "lease expired",
                                 "font-size='11' fill='#c00'"))
-                        .append(rect(expiry, y + 17, x(r.ended, t0, scale) - expiry, 8, "#f1b9b9"));
+                        .append(rect(expiry, y + 17, x(r.ended(), t0, scale) - expiry, 8, "#f1b9b9"));
             }
-            if (r.writeAt != null) {
-                double wx = x(r.writeAt, t0, scale);
-                boolean ok = r.outcome.equals("written");
-                boolean stale = r.pauseFrom != null;
+            if (r.writeAt() != null) {
+                double wx = x(r.writeAt(), t0, scale);
+                boolean ok = r.outcome().equals("written");
+                boolean stale = r.pauseFrom() != null;
                 String colour = ok ? (stale ? "#e08000" : "#2a9d3a") : "#c00";
-                String label = switch (r.outcome) {
-                    case "written" -> stale ? "stale write LANDS: total overwritten" : "writes the new total";
+                String label = switch (r.outcome()) {
+                    case "written" ->
+                        stale
+                                ? "stale write LANDS: " + Incident.money(r.amount()) + " over the newer total"
+                                : "writes " + Incident.money(r.amount());
                     case "refused-stale" -> "stale write refused by the database";
                     case "refused-lost" -> "stale write refused before sending";
-                    default -> r.outcome;
+                    default -> r.outcome();
                 };
                 b.append("<circle cx='")
                         .append(f(wx))
@@ -175,8 +167,8 @@ final class Timeline {
                 .append("' y2='")
                 .append(axis)
                 .append("' stroke='#333'/>\n");
-        long seedMs = Math.max(1, o.seedSecond.toMillis());
-        long step = niceStep(span / seedMs / 8) * seedMs;
+        long articleMs = Math.max(1, o.articleSecond.toMillis());
+        long step = niceStep(span / articleMs / 8) * articleMs;
         for (long t = 0; t <= span + span / 20; t += step) {
             double tx = x(start + t, t0, scale);
             b.append("<line x1='")
@@ -188,9 +180,37 @@ final class Timeline {
                     .append("' y2='")
                     .append(axis + 5)
                     .append("' stroke='#333'/>\n")
-                    .append(text(tx - 8, axis + 20, (t / seedMs) + " s", "font-size='11'"));
+                    .append(text(tx - 8, axis + 20, (t / articleMs) + " s", "font-size='11'"));
         }
+        legend(b, axis + 45);
         return b.append("</svg>\n").toString();
+    }
+
+    /** What the bars, the hatching and the dots mean, in one row under the axis. */
+    private static void legend(StringBuilder b, int y) {
+        double x = 20;
+        String[][] boxes = {
+            {"#4a7bd0", "holds the lease"},
+            {"#a9c1ea", "frozen, lease still valid"},
+            {"#f1b9b9", "frozen, lease expired"},
+            {"url(#frozen)", "frozen"}
+        };
+        for (String[] box : boxes) {
+            b.append(rect(x, y - 10, 18, 12, box[0])).append(text(x + 23, y, box[1], "font-size='11'"));
+            x += 34 + box[1].length() * 5.6;
+        }
+        String[][] dots = {{"#2a9d3a", "write"}, {"#e08000", "stale write lands"}, {"#c00", "stale write refused"}};
+        for (String[] dot : dots) {
+            b.append("<circle cx='")
+                    .append(f(x + 6))
+                    .append("' cy='")
+                    .append(y - 4)
+                    .append("' r='6' fill='")
+                    .append(dot[0])
+                    .append("'/>\n")
+                    .append(text(x + 16, y, dot[1], "font-size='11'"));
+            x += 28 + dot[1].length() * 5.6;
+        }
     }
 
     private static long niceStep(long rough) {

@@ -16,7 +16,7 @@ import javax.sql.DataSource;
  * One node of the job's cluster. It takes triggers from the work queue; each restaurant's run is
  * triggered on two workers at once, and the lease decides who runs it: the other waits for the lease and
  * then finds the run done. A careful holder: it checks that its lease is still valid right before the
- * write, and writes a whole new total. The freeze comes after that check, as in the seed: "a pause can
+ * write, and writes a whole new total. The freeze comes after that check, as in the article: "a pause can
  * come right after the check".
  */
 final class Worker implements Runnable {
@@ -188,7 +188,7 @@ final class Worker implements Runnable {
     }
 
     /**
-     * The seed's write: a whole new value. Under fenced it carries the lease's token. An in-flight freeze
+     * The article's write: a whole new value. Under fenced it carries the lease's token. An in-flight freeze
      * is armed last, so nothing but this statement's own bytes are held.
      */
     private void write(Run run, RunPlan plan) throws SQLException {

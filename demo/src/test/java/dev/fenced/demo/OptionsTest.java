@@ -1,6 +1,7 @@
 package dev.fenced.demo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class OptionsTest {
 
     @Test
-    void defaultsFollowTheSeed() {
+    void defaultsFollowTheArticle() {
         Options o = Options.parse();
         assertEquals(1000, o.restaurants);
         assertEquals(Duration.ofMillis(600), o.scaled(o.lease));
@@ -22,14 +23,42 @@ class OptionsTest {
 
     @Test
     void optionsParseInBothForms() {
-        Options o = Options.parse("--restaurants", "50", "--modes=lease,fenced,lease-no-renew", "--seed-second=10ms");
+        Options o =
+                Options.parse("--restaurants", "50", "--modes=lease,fenced,lease-no-renew", "--article-second=10ms");
         assertEquals(50, o.restaurants);
         assertEquals(3, o.modes.size());
         assertEquals(Duration.ofMillis(300), o.scaled(o.lease));
     }
 
     @Test
+    void theOldNameOfTheArticleSecondStillWorks() {
+        assertEquals(
+                Duration.ofMillis(150), Options.parse("--seed-second", "5ms").scaled(30));
+        assertEquals(Duration.ofMillis(150), Options.parse("--seed-second=5").scaled(30));
+        assertTrue(
+                Options.helpText().contains("--seed-second is an old name"),
+                "help names the alias once, in --article-second's line");
+    }
+
+    @Test
+    void theReportIsDrawnByDefaultAndNoneTurnsItOff() {
+        assertNull(Options.parse().report, "null: the default directory");
+        assertEquals(Options.NO_REPORT, Options.parse("--report", "none").report);
+        assertEquals("out/pics", Options.parse("--report=out/pics").report);
+    }
+
+    @Test
+    void workerProcessesGetTheArticleSecondUnderItsNewName() {
+        Options o = Options.parse("--article-second", "7ms");
+        assertTrue(o.workerArgs().contains("--article-second=7ms"));
+        assertEquals(Duration.ofMillis(7), Options.parse(o.workerArgs().toArray(String[]::new)).articleSecond);
+    }
+
+    @Test
     void badOptionsSayWhatIsWrong() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--article-second", "0ms"))
+                .getMessage()
+                .contains("at least 1 ms"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--restarants", "5"))
                 .getMessage()
                 .contains("unknown option --restarants"));
@@ -50,7 +79,7 @@ class OptionsTest {
                 "--workers",
                 "--processes",
                 "--modes",
-                "--seed-second",
+                "--article-second",
                 "--lease",
                 "--renew",
                 "--run",
@@ -62,6 +91,7 @@ class OptionsTest {
                 "--random-seed",
                 "--jdbc-url",
                 "--timeline",
+                "--report",
                 "--quick",
                 "--help")) {
             assertTrue(help.contains(option), option);
