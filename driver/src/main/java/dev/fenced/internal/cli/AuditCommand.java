@@ -69,9 +69,11 @@ final class AuditCommand implements Command {
                 + "driver's own rewriter as enforce mode would (tables in observe mode are planned as enforced; $1\n"
                 + "parameters are read as JDBC's ?). Lists each statement shape (constants and $1 written ?, as the\n"
                 + "writer inventory shows it) reaching a protected table with its calls and verdict: fenced,\n"
-                + "refused (with the reason), no token needed, not a protected write. With a file and --url, plans\n"
-                + "from the catalog; without --url, from the table names only.\n"
-                + "Exit status 1 when enforce mode would refuse a statement.";
+                + "fenced, relative update (SET n = n + 1, which the driver warns about), refused (with the\n"
+                + "reason), no token needed, not a protected write. With a file and --url, plans from the\n"
+                + "catalog; without --url, from the table names only.\n"
+                + "Exit status 1 when enforce mode would refuse a statement; 2 when pg_stat_statements (or the\n"
+                + "grant to read it) is missing.";
     }
 
     @Override
