@@ -6,6 +6,7 @@ import dev.fenced.internal.context.TokenCells;
 import dev.fenced.internal.lease.DeadlineCell;
 import dev.fenced.internal.lease.LeaseRegistry;
 import dev.fenced.internal.lease.LeaseTableName;
+import dev.fenced.internal.log.Logs;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Optional;
@@ -58,7 +59,7 @@ public final class Actions {
     /** The action table unless configured otherwise. */
     public static final String DEFAULT_TABLE = "fenced_actions";
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.actions");
+    private static final System.Logger LOG = Logs.get("dev.fenced.actions");
 
     private final ActionStore store;
     private final boolean releaseOnFailure;

@@ -4,6 +4,7 @@ import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
 import dev.fenced.internal.context.TokenDomains;
 import dev.fenced.internal.lease.LeaseRegistry;
+import dev.fenced.internal.log.Logs;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -29,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Fencing {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.Fencing");
+    private static final System.Logger LOG = Logs.get("dev.fenced.Fencing");
 
     /** The domain of fenced's own leases, and of {@link #bind(long)}; the default of every table. */
     public static final String FENCED_DOMAIN = TokenDomains.FENCED;

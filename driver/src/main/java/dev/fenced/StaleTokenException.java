@@ -1,9 +1,11 @@
 package dev.fenced;
 
 /**
- * A write carried a token older than the one a row already holds: a newer holder has written since this
- * holder's lease was granted. Nothing was changed by the statement. The holder has lost its lease and
- * must stop; to go on it must take the lease again and read fresh data.
+ * A write carried a token older than the one a row already holds: a writer with a newer token has written the row
+ * since this writer's token was granted. Nothing was changed by the statement. Usually this writer's lease was
+ * taken over and it must stop (to go on: take the lease again and read fresh data). The database cannot tell that
+ * from a second lease name (or token domain) writing the same rows, where the refused writer still holds its own
+ * lease: use one lease name (or one token domain) per set of rows. The message says only what is known.
  */
 public class StaleTokenException extends FencingException {
 
@@ -18,9 +20,11 @@ public class StaleTokenException extends FencingException {
 
     public StaleTokenException(String table, long token, long rowToken, Throwable cause) {
         super(
-                "fenced: stale write refused on table " + table + ": this writer holds token " + token
-                        + " but a row was already written with token " + rowToken
-                        + "; the lease was lost, stop and re-acquire it",
+                "fenced: stale write refused on table " + table + ": token " + rowToken + " wrote the row and this"
+                        + " write's token " + token + " is older; nothing was changed. Either a newer holder took"
+                        + " this writer's lease (stop, take it again, read fresh data) or another lease name or"
+                        + " token domain writes the same rows (use one lease name (or one token domain) per set of"
+                        + " rows, see docs/leases.md)",
                 SQLSTATE,
                 cause);
         this.table = table;

@@ -32,6 +32,8 @@ final class AuditCommand implements Command {
                 "sent through the fenced driver, already rewritten; whether a token was bound is not"
                         + " in the text (without one, observe mode sends NULL): the writer inventory names writers without one"),
         FENCED("fenced", "fenced rewrites it; enforce refuses it from a writer with no token bound"),
+        /* fenced, and the driver logs a warning for it each time (fenced.relativeUpdates=warn) */
+        FENCED_RELATIVE("fenced, relative update", ExplainCommand.RELATIVE_UPDATE),
         REFUSED("refused", null),
         NO_TOKEN("no token needed", "reads or changes the schema; nothing to fence"),
         NOT_PROTECTED("not a protected write", "names a protected table but writes only others");
@@ -67,9 +69,11 @@ final class AuditCommand implements Command {
                 + "driver's own rewriter as enforce mode would (tables in observe mode are planned as enforced; $1\n"
                 + "parameters are read as JDBC's ?). Lists each statement shape (constants and $1 written ?, as the\n"
                 + "writer inventory shows it) reaching a protected table with its calls and verdict: fenced,\n"
-                + "refused (with the reason), no token needed, not a protected write. With a file and --url, plans\n"
-                + "from the catalog; without --url, from the table names only.\n"
-                + "Exit status 1 when enforce mode would refuse a statement.";
+                + "fenced, relative update (SET n = n + 1, which the driver warns about), refused (with the\n"
+                + "reason), no token needed, not a protected write. With a file and --url, plans from the\n"
+                + "catalog; without --url, from the table names only.\n"
+                + "Exit status 1 when enforce mode would refuse a statement; 2 when pg_stat_statements (or the\n"
+                + "grant to read it) is missing.";
     }
 
     @Override
@@ -156,7 +160,12 @@ final class AuditCommand implements Command {
             return null;
         }
         if (plan instanceof RewritePlan.Fenced fenced) {
-            return new Row(display, s.calls(), Verdict.FENCED, null, fenced.tables());
+            return new Row(
+                    display,
+                    s.calls(),
+                    fenced.relativeUpdate() ? Verdict.FENCED_RELATIVE : Verdict.FENCED,
+                    null,
+                    fenced.tables());
         }
         if (plan instanceof RewritePlan.Refused refused) {
             String construct = refused.construct();
@@ -197,6 +206,9 @@ final class AuditCommand implements Command {
 
     /** The refusal without its "statement on protected table t refused:" lead, which the tables column says. */
     private static String reasonText(Row r) {
+        if (r.verdict() == Verdict.FENCED_RELATIVE) {
+            return "write whole new values: a stale holder's relative update can land before the newer holder's first write";
+        }
         if (r.verdict() != Verdict.REFUSED) {
             return "";
         }
@@ -214,14 +226,19 @@ final class AuditCommand implements Command {
             boolean refuses,
             boolean fromCatalog) {
         long refused = rows.stream().filter(r -> r.verdict() == Verdict.REFUSED).count();
+        long relative = rows.stream()
+                .filter(r -> r.verdict() == Verdict.FENCED_RELATIVE)
+                .count();
         String summary = rows.size() + " statement shape(s) reach protected tables, " + refused
-                + " refused by enforce mode; " + others + " other statement(s) cannot touch a protected table";
+                + " refused by enforce mode, " + relative + " relative update(s) the driver warns about; " + others
+                + " other statement(s) cannot touch a protected table";
         switch (format) {
             case JSON -> {
                 Map<String, Object> doc = new LinkedHashMap<>();
                 doc.put("source", source);
                 doc.put("catalog", fromCatalog);
                 doc.put("enforceRefuses", refuses);
+                doc.put("relativeUpdates", relative);
                 doc.put("otherStatements", others);
                 List<Object> list = new ArrayList<>();
                 for (Row r : rows) {

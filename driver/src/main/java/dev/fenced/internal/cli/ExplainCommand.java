@@ -39,12 +39,23 @@ final class ExplainCommand implements Command {
         return List.of(Option.FORMAT);
     }
 
+    /** The driver's warning for {@code SET n = n + 1} (fenced.relativeUpdates=warn); audit flags the same. */
+    static final String RELATIVE_UPDATE = "relative update (SET x = x + ...): a stale holder's relative update can land"
+            + " before the newer holder's first write; write whole new values";
+
     @Override
     public int run(Invocation inv) throws CliException {
         List<String> statements = inv.args().arguments();
         if (statements.isEmpty()) {
             throw CliException.usage("explain needs at least one SQL statement: fenced explain --tables totals"
                     + " \"UPDATE totals SET amount = ? WHERE id = ?\"");
+        }
+        for (String sql : statements) {
+            // what audit rejects as not SQL, explain rejects too (exit 2), rather than calling it passed through
+            if (!StatementSources.isSql(sql.strip())) {
+                throw CliException.usage("explain: not an SQL statement: " + StatementSources.abbreviated(sql.strip())
+                        + " (give each statement as one argument, quoted)");
+            }
         }
         var config = inv.configWithTables();
         Output.Format format = inv.format();
@@ -70,10 +81,7 @@ final class ExplainCommand implements Command {
                 r.put("sends", fenced.sql());
                 r.put("parameters", Planner.parameterPlan(fenced));
                 if (fenced.relativeUpdate()) {
-                    r.put(
-                            "warning",
-                            "relative update (SET x = x + ...): a stale holder's relative update can land"
-                                    + " before the newer holder's first write; write whole new values");
+                    r.put("warning", RELATIVE_UPDATE);
                 }
             } else if (plan instanceof RewritePlan.Refused refused) {
                 r.put("verdict", "refused");

@@ -89,7 +89,7 @@ public final class Main {
 
     private static int dispatch(List<String> argv, PrintStream out) throws CliException {
         if (argv.isEmpty()) {
-            throw CliException.usage("missing command; one of: " + names() + " (see: fenced --help)");
+            throw CliException.usage("missing command; one of: " + names() + " (see: " + self() + " --help)");
         }
         String first = argv.get(0);
         if (first.equals("--help") || first.equals("-h") || first.equals("help")) {
@@ -103,7 +103,7 @@ public final class Main {
         }
         if (first.startsWith("-")) {
             throw CliException.usage(
-                    "missing command before " + first + "; one of: " + names() + " (see: fenced --help)");
+                    "missing command before " + first + "; one of: " + names() + " (see: " + self() + " --help)");
         }
         Command command = command(first);
         List<Option> known = new ArrayList<>(common());
@@ -122,7 +122,16 @@ public final class Main {
                 return c;
             }
         }
-        throw CliException.usage("unknown command '" + name + "'; one of: " + names() + " (see: fenced --help)");
+        throw CliException.usage(
+                "unknown command '" + name + "'; one of: " + names() + " (see: " + self() + " --help)");
+    }
+
+    /**
+     * How the user started the tool, for the messages that tell them what to type next: the {@code tools/fenced}
+     * launcher sets {@code dev.fenced.cli.name} (not a {@code fenced.*} key, which the configuration would check); otherwise it was {@code java -jar}.
+     */
+    static String self() {
+        return System.getProperty("dev.fenced.cli.name", "java -jar fenced-driver-<version>.jar");
     }
 
     private static String names() {
@@ -136,15 +145,17 @@ public final class Main {
     static String help() {
         StringBuilder b = new StringBuilder();
         b.append("fenced ").append(Pgjdbc.buildProperty("version", "")).append(" - roll-out tool for fenced\n\n");
-        b.append("usage: java -jar fenced-driver-<version>.jar <command> [options]\n\ncommands:\n");
+        b.append("usage: ").append(self()).append(" <command> [options]\n");
+        b.append("   (tools/fenced in the source tree is a launcher for: java -jar fenced-driver-<version>.jar)\n");
+        b.append("\ncommands:\n");
         for (Command c : COMMANDS) {
             b.append(String.format("  %-9s %s%n", c.name(), c.summary()));
         }
         b.append("\noptions of every command:\n");
         appendOptions(b, common());
         b.append(fencedKeys());
-        b.append("\nexit status: 0 all well, 1 something needs action, 2 bad usage.\n");
-        b.append("fenced <command> --help describes one command.\n");
+        b.append("\nexit status: 0 all well, 1 something needs action, 2 bad input or a missing prerequisite.\n");
+        b.append(self()).append(" <command> --help describes one command.\n");
         return b.toString();
     }
 

@@ -15,9 +15,9 @@ import java.util.stream.Stream;
 
 /**
  * Finds pgjdbc for {@code java -jar}: the driver jar does not contain it (applications bring their own). In
- * order: the class path (the jar's manifest names {@code postgresql-<version>.jar} beside it, so a copy there is
- * found by the JVM itself); {@code --pgjdbc JAR}; any {@code postgresql-*.jar} beside the driver jar; the local
- * Maven repository ({@code ~/.m2/repository/org/postgresql/postgresql/<version>/}). {@code --help} needs none.
+ * order: the class path (the {@code tools/fenced} launcher puts it there; the jar's manifest has no
+ * {@code Class-Path}, a library jar must not add to an application's class path); {@code --pgjdbc JAR}; a
+ * {@code postgresql-*.jar} beside the driver jar; the local Maven repository ({@code ~/.m2/repository/org/postgresql/postgresql/<version>/}). {@code --help} needs none.
  */
 final class Pgjdbc {
 

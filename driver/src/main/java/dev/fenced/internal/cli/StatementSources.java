@@ -118,22 +118,22 @@ final class StatementSources {
             String db = "this database";
             throw switch (state) {
                 case PgStates.UNDEFINED_TABLE ->
-                    CliException.action("pg_stat_statements is not installed in " + db
+                    CliException.prerequisite("pg_stat_statements is not installed in " + db
                             + ": run CREATE EXTENSION pg_stat_statements (with shared_preload_libraries = 'pg_stat_statements'), or"
                             + " give --statements FILE or --log FILE");
                 case PgStates.OBJECT_NOT_IN_PREREQUISITE_STATE ->
-                    CliException.action("pg_stat_statements is"
+                    CliException.prerequisite("pg_stat_statements is"
                             + " installed but not loaded: add it to shared_preload_libraries and restart, or give --statements FILE or --log FILE ("
                             + Database.oneLine(e) + ")");
                 case PgStates.INSUFFICIENT_PRIVILEGE ->
-                    CliException.action(
+                    CliException.prerequisite(
                             "role " + user + " may not read" + " pg_stat_statements: GRANT pg_read_all_stats TO " + user
                                     + " (" + Database.oneLine(e) + ")");
-                default -> CliException.action("cannot read pg_stat_statements: " + Database.oneLine(e));
+                default -> CliException.prerequisite("cannot read pg_stat_statements: " + Database.oneLine(e));
             };
         }
         if (hidden > 0) {
-            throw CliException.action(hidden + " statement(s) in pg_stat_statements are hidden from role " + user
+            throw CliException.prerequisite(hidden + " statement(s) in pg_stat_statements are hidden from role " + user
                     + " (<insufficient privilege>): GRANT pg_read_all_stats TO " + user + ", or run audit as a role"
                     + " that has it; an audit that cannot see every writer proves nothing");
         }
@@ -181,9 +181,18 @@ final class StatementSources {
         return out;
     }
 
+    /** True when the text starts with a SQL command word and lexes as SQL; {@code audit} and {@code explain} agree on it. */
+    static boolean isSql(String text) {
+        String first = SqlShape.firstWord(text);
+        return first != null && COMMANDS.contains(first.toUpperCase(Locale.ROOT)) && SqlShape.lexes(text);
+    }
+
+    static String abbreviated(String text) {
+        return abbreviate(text);
+    }
+
     private static void requireSql(Path file, int lineNumber, String line) throws CliException {
-        String first = SqlShape.firstWord(line);
-        if (first == null || !COMMANDS.contains(first.toUpperCase(Locale.ROOT)) || !SqlShape.lexes(line)) {
+        if (!isSql(line)) {
             throw CliException.usage("--statements " + file + " line " + lineNumber + " is not an SQL statement: "
                     + abbreviate(line) + " (one statement per line)");
         }

@@ -4,6 +4,7 @@ import dev.fenced.FencingException;
 import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.sql.FencingTargets;
 import dev.fenced.internal.sql.TableShape;
 import java.sql.Array;
@@ -28,7 +29,7 @@ import java.util.Set;
  */
 final class CatalogInspector {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+    private static final System.Logger LOG = Logs.get("dev.fenced.jdbc");
 
     /** Tokens are bigints: a smallint column overflows at token 32,768, an integer one past 2^31. */
     static final Set<String> INTEGER_TYPES = Set.of("bigint");

@@ -2,6 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.SettingChanges;
@@ -23,7 +24,7 @@ public final class ConformingStrings {
 
     static final String SETTING = "standard_conforming_strings";
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+    private static final System.Logger LOG = Logs.get("dev.fenced.jdbc");
 
     private final PGConnection pg;
     /**

@@ -2,6 +2,7 @@ package dev.fenced.internal.jdbc;
 
 import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.CallableStatement;
@@ -18,7 +19,7 @@ import java.sql.Statement;
  */
 public final class FencedConnection extends DelegatingConnection {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+    private static final System.Logger LOG = Logs.get("dev.fenced.jdbc");
 
     private final FencedRuntime runtime;
     private final ConformingStrings conformingStrings;

@@ -6,6 +6,7 @@ import dev.fenced.UnsupportedStatementException;
 import dev.fenced.WriterKind;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.lease.LeaseRegistry;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.observe.Inventory;
@@ -30,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FencedRuntime {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.jdbc");
+    private static final System.Logger LOG = Logs.get("dev.fenced.jdbc");
     /** Observe-mode findings are logged at WARNING this many times per runtime, then at DEBUG. */
     private static final int LOUD_OBSERVATIONS = 20;
 

@@ -2,6 +2,7 @@ package dev.fenced.internal.lease;
 
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.log.Logs;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -16,7 +17,7 @@ import java.util.function.Consumer;
  */
 final class CallbackDispatcher {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+    private static final System.Logger LOG = Logs.get("dev.fenced.lease");
 
     private final ThreadPoolExecutor executor;
 

@@ -1,5 +1,6 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.internal.log.Logs;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,7 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class CustomPlans {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+    private static final System.Logger LOG = Logs.get("dev.fenced.lease");
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private CustomPlans() {}

@@ -3,6 +3,7 @@ package dev.fenced.internal.lease;
 import dev.fenced.Lease;
 import dev.fenced.internal.context.ContextAccess;
 import dev.fenced.internal.context.TokenCells;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.metrics.Counter;
 import java.lang.System.Logger.Level;
 import java.sql.SQLException;
@@ -30,7 +31,7 @@ import java.util.function.Consumer;
  */
 final class HeldLease implements Lease {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+    private static final System.Logger LOG = Logs.get("dev.fenced.lease");
 
     private static final int HELD = 0;
     private static final int LOST = 1;

@@ -3,6 +3,7 @@ package dev.fenced.internal.lease;
 import dev.fenced.Lease;
 import dev.fenced.Ticker;
 import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;
 import java.lang.System.Logger.Level;
@@ -21,7 +22,7 @@ import javax.sql.DataSource;
  */
 public final class LeaseKeeper implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+    private static final System.Logger LOG = Logs.get("dev.fenced.lease");
     private static final AtomicInteger MANAGERS = new AtomicInteger();
 
     /** A renewal interval standing for "never": each lease simply runs out at its deadline. */

@@ -2,6 +2,7 @@ package dev.fenced.internal.lease;
 
 import dev.fenced.Ticker;
 import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;
 import java.lang.System.Logger.Level;
@@ -39,7 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class Renewer {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.lease");
+    private static final System.Logger LOG = Logs.get("dev.fenced.lease");
 
     /** "No time" for {@link #earlier}. */
     private static final long NONE = Long.MAX_VALUE;

@@ -1,5 +1,6 @@
 package dev.fenced.internal.metrics;
 
+import dev.fenced.internal.log.Logs;
 import java.lang.management.ManagementFactory;
 import java.util.function.Supplier;
 import javax.management.JMException;
@@ -9,7 +10,7 @@ import javax.management.ObjectName;
 /** Registers fenced's MBeans on the platform server: once per name, and never failing the caller. */
 public final class Jmx {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.metrics");
+    private static final System.Logger LOG = Logs.get("dev.fenced.metrics");
 
     private Jmx() {}
 

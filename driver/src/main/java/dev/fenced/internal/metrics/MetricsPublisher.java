@@ -1,5 +1,6 @@
 package dev.fenced.internal.metrics;
 
+import dev.fenced.internal.log.Logs;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -10,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class MetricsPublisher {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.metrics");
+    private static final System.Logger LOG = Logs.get("dev.fenced.metrics");
     private static final AtomicBoolean JMX = new AtomicBoolean();
     private static final AtomicBoolean MICROMETER = new AtomicBoolean();
 

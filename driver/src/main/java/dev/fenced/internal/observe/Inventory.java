@@ -6,6 +6,7 @@ import dev.fenced.WriterKind;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.context.FencedThreads;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.sql.SqlShape;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +45,7 @@ public final class Inventory {
     /** Texts longer than this are shaped each time, not memoized: 4096 bulk statements must not be kept. */
     static final int MEMO_TEXT_LIMIT = 8192;
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.observe");
+    private static final System.Logger LOG = Logs.get("dev.fenced.observe");
     private static final Inventory INSTANCE = new Inventory();
 
     /** What one configuration asks of the inventory. */

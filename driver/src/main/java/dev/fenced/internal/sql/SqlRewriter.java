@@ -4,6 +4,7 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.log.Logs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -40,7 +41,7 @@ import net.sf.jsqlparser.statement.update.Update;
  */
 public final class SqlRewriter {
 
-    private static final System.Logger LOG = System.getLogger("dev.fenced.sql");
+    private static final System.Logger LOG = Logs.get("dev.fenced.sql");
 
     private final FencingTargets targets;
     private final RelativeUpdatePolicy relativePolicy;

@@ -53,7 +53,7 @@ class CliJarIT {
         assertTrue(explain.out().contains("fenced [totals] (enforce mode), sends:"), explain::toString);
     }
 
-    /** A postgresql-<version>.jar beside the driver jar is on the class path through the manifest's Class-Path. */
+    /** A postgresql-<version>.jar beside the driver jar is found by the tool (the manifest has no Class-Path). */
     @Test
     void pgjdbcBesideTheJarOrNamedByOption(@TempDir Path dir, @TempDir Path home) throws Exception {
         Path jar = Files.copy(Cli.jar(), dir.resolve(Cli.jar().getFileName()));

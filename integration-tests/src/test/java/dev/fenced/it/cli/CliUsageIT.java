@@ -11,7 +11,10 @@ import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The tool's contract for bad input: one line naming the problem, exit 2 (bad usage), never a stack trace. */
+/**
+ * The tool's contract for bad input: one line naming the problem, exit 2 (bad input or a missing prerequisite),
+ * never a stack trace; the same status for the same kind of problem in every command.
+ */
 class CliUsageIT {
 
     @Test
@@ -27,6 +30,47 @@ class CliUsageIT {
         assertTrue(check.out().contains("--migration FORMAT DIR"), check::toString);
         assertTrue(Cli.run("audit", "--help").out().contains("--statements FILE"));
         assertTrue(Cli.run("help", "explain").out().contains("SQL..."));
+    }
+
+    @Test
+    void helpAndErrorsNameACommandThatExists() {
+        // no `fenced` program is on a user's PATH unless they use tools/fenced, which says so itself
+        Cli.Result r = Cli.run("--help");
+        assertTrue(r.out().contains("usage: java -jar fenced-driver-<version>.jar <command> [options]"), r::toString);
+        assertTrue(r.out().contains("tools/fenced"), r::toString);
+        Cli.Result none = Cli.run().oneLineError();
+        assertTrue(none.err().contains("(see: java -jar fenced-driver-<version>.jar --help)"), none::toString);
+    }
+
+    @Test
+    void explainOfSomethingThatIsNotSqlIsBadInputAsInAudit() {
+        Cli.Result prose =
+                Cli.run("explain", "--tables", "totals", "remember to buy milk").oneLineError();
+        assertEquals(2, prose.exit(), prose::toString);
+        assertTrue(prose.err().contains("not an SQL statement: 'remember to buy milk'"), prose::toString);
+        Cli.Result cut = Cli.run("explain", "--tables", "totals", "UPDATE totals SET a = 'oops")
+                .oneLineError();
+        assertEquals(2, cut.exit(), cut::toString);
+    }
+
+    @Test
+    void auditFlagsTheRelativeUpdatesTheDriverWarnsAbout(@TempDir Path dir) throws Exception {
+        Path statements = dir.resolve("statements.sql");
+        Files.writeString(
+                statements,
+                "UPDATE totals SET amount = amount + 1 WHERE id = 1\nUPDATE totals SET amount = 5 WHERE id = 2\n");
+        Cli.Result r = Cli.run("audit", "--tables", "totals", "--statements", statements.toString());
+        assertEquals(0, r.exit(), r::toString); // fenced, and so not refused: a warning, as the driver's
+        assertTrue(
+                r.out()
+                        .matches(
+                                "(?s).*\\n1 +fenced, relative update +totals +UPDATE totals SET amount = amount \\+ \\?.*"),
+                r::toString);
+        assertTrue(r.out().contains("write whole new values"), r::toString);
+        assertTrue(r.out().contains("1 relative update(s) the driver warns about"), r::toString);
+        Cli.Result json =
+                Cli.run("audit", "--tables", "totals", "--statements", statements.toString(), "--format", "json");
+        assertTrue(json.out().contains("\"relativeUpdates\": 1"), json::toString);
     }
 
     @Test
