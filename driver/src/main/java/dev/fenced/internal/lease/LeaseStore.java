@@ -25,6 +25,9 @@ public final class LeaseStore {
 
     private static final int MAX_ATTEMPTS = 8;
 
+    /** The longest pause between two attempts of a statement that failed to serialize. */
+    private static final long MAX_BACKOFF_MILLIS = 64;
+
     private final LeaseTableName table;
     private final boolean createTable;
     private final StoreCalls calls;
@@ -149,7 +152,8 @@ public final class LeaseStore {
                             return grant;
                         }
                     },
-                    e -> StoreErrors.onGrant(c, table, name, e));
+                    e -> StoreErrors.onGrant(c, table, name, e),
+                    BUSY);
         });
     }
 
@@ -185,7 +189,8 @@ public final class LeaseStore {
                                 return new Renewal(renewed, locked, sentAt);
                             }
                         },
-                        e -> e));
+                        e -> e,
+                        null));
     }
 
     /** Releases the listed leases that are still this holder's grants; returns how many were. */
@@ -204,7 +209,8 @@ public final class LeaseStore {
                                 return ps.executeUpdate();
                             }
                         },
-                        e -> e));
+                        e -> e,
+                        null));
     }
 
     /**
@@ -228,7 +234,8 @@ public final class LeaseStore {
                                 return ps.executeUpdate() > 0;
                             }
                         },
-                        e -> e));
+                        e -> e,
+                        null));
     }
 
     /** The row of lease {@code name}, or null if it was never granted. */
@@ -249,7 +256,8 @@ public final class LeaseStore {
                                 }
                             }
                         },
-                        e -> e));
+                        e -> e,
+                        null));
     }
 
     /**
@@ -287,9 +295,12 @@ public final class LeaseStore {
      * Runs one statement as its own transaction (committing it when the pool hands out connections with
      * autocommit off), again after a serialization failure or deadlock: under REPEATABLE READ or SERIALIZABLE a
      * grant that raced another one fails with 40001 where READ COMMITTED would have answered; the retry takes a
-     * new snapshot and gives the answer ("busy", or the grant).
+     * new snapshot and gives the answer ("busy", or the grant). Retries back off with jitter, so racers that
+     * failed together do not collide again in lockstep; when every attempt failed that way, an operation with a
+     * {@code contended} answer gives it (a grant: "busy", which is what the race means), any other throws.
      */
-    private static <T> T retrying(Connection c, Statement<T> statement, Explain explain) throws SQLException {
+    private static <T> T retrying(Connection c, Statement<T> statement, Explain explain, Contended<T> contended)
+            throws SQLException {
         boolean auto = c.getAutoCommit();
         for (int attempt = 1; ; attempt++) {
             try {
@@ -300,11 +311,39 @@ public final class LeaseStore {
                 return result;
             } catch (SQLException e) {
                 rollbackQuietly(c, auto);
-                if (attempt < MAX_ATTEMPTS && RETRIED.contains(e.getSQLState())) {
-                    continue;
+                if (!RETRIED.contains(e.getSQLState())) {
+                    throw explain.explain(e);
                 }
-                throw explain.explain(e);
+                if (attempt >= MAX_ATTEMPTS) {
+                    if (contended != null) {
+                        return contended.answer();
+                    }
+                    throw explain.explain(e);
+                }
+                backOff(attempt);
             }
+        }
+    }
+
+    /** The answer of an operation that lost every race for its row. */
+    private interface Contended<T> {
+        T answer();
+    }
+
+    /** A grant that lost every race: someone else is taking the name, so it is busy. */
+    private static final Contended<Grant> BUSY = () -> null;
+
+    /**
+     * Sleeps a random time up to {@code 2^attempt} ms (at most {@value #MAX_BACKOFF_MILLIS} ms): full jitter. The
+     * operation's time budget still bounds the whole, and an interrupt (the budget ran out) ends the wait.
+     */
+    private static void backOff(int attempt) throws SQLException {
+        long cap = Math.min(MAX_BACKOFF_MILLIS, 1L << Math.min(attempt, 20));
+        try {
+            Thread.sleep(1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(cap));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("fenced: interrupted while backing off a serialization failure", e);
         }
     }
 
