@@ -6,6 +6,8 @@ import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
@@ -89,9 +91,19 @@ final class StoreCalls {
         try {
             return await(task, budgetNanos);
         } catch (TimeoutException e) {
-            call.abandon(aborts);
+            boolean hadConnection = call.abandon(aborts);
             task.cancel(true);
             timeouts.incrementAndGet();
+            if (!hadConnection) {
+                // Nothing was sent: the DataSource never handed a connection over. Blaming the store would send
+                // the reader to the network; the usual cause is a pool with every connection borrowed.
+                throw new SQLTransientConnectionException(
+                        "fenced: no connection from the lease store's DataSource within "
+                                + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + what
+                                + "): is its pool exhausted (every connection borrowed, perhaps by this very thread)"
+                                + " or is the server refusing logins? Nothing was sent to the store",
+                        PgStates.UNABLE_TO_CONNECT);
+            }
             throw new SQLTimeoutException(
                     "fenced: the lease store did not answer within " + TimeUnit.NANOSECONDS.toMillis(budgetNanos)
                             + " ms (" + what + "); its connection was aborted",
@@ -148,10 +160,14 @@ final class StoreCalls {
             try {
                 return work.run(c);
             } finally {
+                boolean aborted;
                 synchronized (this) {
                     connection = null;
+                    aborted = abandoned;
                 }
-                // Closing an aborted connection is harmless; a pool sees it is broken and drops it.
+                if (aborted) {
+                    evict(c);
+                }
                 try {
                     c.close();
                 } catch (SQLException ignored) {
@@ -160,7 +176,8 @@ final class StoreCalls {
             }
         }
 
-        void abandon(Executor executor) {
+        /** Gives the call up, aborting its connection if it has one; returns whether it had one. */
+        boolean abandon(Executor executor) {
             Connection c;
             synchronized (this) {
                 abandoned = true;
@@ -169,6 +186,28 @@ final class StoreCalls {
             if (c != null) {
                 abortQuietly(c, executor);
             }
+            return c != null;
+        }
+    }
+
+    /**
+     * Makes sure a pool drops an aborted connection instead of lending it to the next caller ("This connection has
+     * been closed"). A pool learns a connection is dead when a call on it fails with a connection-exception state
+     * (08xxx; HikariCP evicts it then), but only a call made through the pool's proxy: if the worker was between
+     * statements when the abort came, or the abort had not closed the socket yet, no call failed, and
+     * {@code close()} would hand it back as healthy. So: abort here, synchronously (a no-op when already done),
+     * then make one call, which fails with 08003 on the closed connection and tells the pool.
+     */
+    private static void evict(Connection c) {
+        try {
+            c.abort(Runnable::run);
+        } catch (SQLException | RuntimeException | AbstractMethodError ignored) {
+            // not abortable: the call below still finds out whether it is usable
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT 1");
+        } catch (SQLException ignored) {
+            // expected: 08003, and the pool has marked the connection
         }
     }
 
