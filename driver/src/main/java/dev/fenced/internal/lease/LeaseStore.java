@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.util.HashSet;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -37,6 +38,9 @@ public final class LeaseStore {
     private final String releaseHoldingSql;
     private final String describeSql;
     private volatile boolean schemaChecked;
+    /** Grants that timed out whose late answer is still to be settled, by lease name. */
+    private final java.util.Map<String, java.util.concurrent.CompletableFuture<Void>> lateGrants =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A store with worker threads of its own, which end when idle (for tools and tests). */
     public LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, String threadSuffix) {
@@ -131,30 +135,97 @@ public final class LeaseStore {
      */
     public Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
             throws SQLException {
-        return calls.run("grant lease '" + name + "'", budgetNanos, c -> {
-            ensureSchema(c, name);
-            return retrying(
-                    c,
-                    () -> {
-                        try (PreparedStatement ps = c.prepareStatement(grantSql)) {
-                            ps.setString(1, name);
-                            ps.setString(2, holder);
-                            ps.setLong(3, ttlMillis);
-                            ps.setString(4, name);
-                            // The holder's deadline counts from here: the database's now() can only be later.
-                            long sentAt = sentClock.read();
-                            Grant grant = null;
-                            try (ResultSet rs = ps.executeQuery()) {
-                                if (rs.next()) {
-                                    grant = new Grant(rs.getLong(1), sentAt);
-                                }
-                            }
-                            return grant;
-                        }
+        long budget = awaitLateGrant(name, budgetNanos);
+        java.util.concurrent.CompletableFuture<Void> settled = new java.util.concurrent.CompletableFuture<>();
+        StoreCalls.Late<Grant> late = new StoreCalls.Late<>() {
+            @Override
+            public void arrived(Grant grant, Connection c) throws SQLException {
+                if (grant != null) {
+                    releaseLate(c, name, holder, grant.token());
+                }
+            }
+
+            @Override
+            public void settled() {
+                settled.complete(null);
+            }
+        };
+        try {
+            return calls.run(
+                    "grant lease '" + name + "'",
+                    budget,
+                    c -> {
+                        ensureSchema(c, name);
+                        return retrying(
+                                c,
+                                () -> {
+                                    try (PreparedStatement ps = c.prepareStatement(grantSql)) {
+                                        ps.setString(1, name);
+                                        ps.setString(2, holder);
+                                        ps.setLong(3, ttlMillis);
+                                        ps.setString(4, name);
+                                        // The holder's deadline counts from here: the database's now() can only be
+                                        // later.
+                                        long sentAt = sentClock.read();
+                                        Grant grant = null;
+                                        try (ResultSet rs = ps.executeQuery()) {
+                                            if (rs.next()) {
+                                                grant = new Grant(rs.getLong(1), sentAt);
+                                            }
+                                        }
+                                        return grant;
+                                    }
+                                },
+                                e -> StoreErrors.onGrant(c, table, name, e),
+                                BUSY);
                     },
-                    e -> StoreErrors.onGrant(c, table, name, e),
-                    BUSY);
-        });
+                    late);
+        } catch (SQLTimeoutException e) {
+            // The grant may still commit on the server; its worker releases it when the answer comes. Until then
+            // the next grant of the name waits for that (within its own budget) instead of finding it taken.
+            lateGrants.put(name, settled);
+            settled.whenComplete((v, t) -> lateGrants.remove(name, settled));
+            throw e;
+        }
+    }
+
+    /**
+     * Waits, within {@code budgetNanos}, for a grant of {@code name} that timed out earlier to be settled (its late
+     * answer released, or its connection aborted); returns the budget left, at least a millisecond.
+     */
+    private long awaitLateGrant(String name, long budgetNanos) throws SQLException {
+        java.util.concurrent.CompletableFuture<Void> pending = lateGrants.get(name);
+        if (pending == null) {
+            return budgetNanos;
+        }
+        long start = System.nanoTime();
+        try {
+            pending.get(budgetNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // still unsettled: try anyway, the grant answers busy if the late one holds the name
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("fenced: interrupted while waiting for an earlier grant of '" + name + "'", e);
+        }
+        return Math.max(1_000_000L, budgetNanos - (System.nanoTime() - start));
+    }
+
+    /** Releases a grant whose caller had already been told it timed out: nobody would hold or renew it. */
+    private void releaseLate(Connection c, String name, String holder, long token) throws SQLException {
+        retrying(
+                c,
+                () -> {
+                    try (PreparedStatement ps = c.prepareStatement(releaseHoldingSql)) {
+                        ps.setLong(1, 0);
+                        ps.setLong(2, 0);
+                        ps.setString(3, name);
+                        ps.setLong(4, token);
+                        ps.setString(5, holder);
+                        return ps.executeUpdate() > 0;
+                    }
+                },
+                e -> e,
+                null);
     }
 
     /** Renews, in one statement, every listed lease that is still this holder's, not expired and not locked. */

@@ -38,6 +38,17 @@ final class StoreCalls {
         T run(Connection c) throws SQLException;
     }
 
+    /**
+     * What to do with an answer that came after its caller had given up, on the connection it came on: an
+     * operation whose late effect would otherwise outlive it (a grant nobody holds or renews) undoes it here.
+     */
+    interface Late<T> {
+        void arrived(T result, Connection c) throws SQLException;
+
+        /** The worker is done with the call, whatever happened (answer, error or abort). */
+        default void settled() {}
+    }
+
     /** More workers than this stuck at once means something is badly wrong; refuse instead of piling up. */
     static final int MAX_WORKERS = 256;
 
@@ -72,7 +83,17 @@ final class StoreCalls {
      *         taken effect in the database
      */
     <T> T run(String what, long budgetNanos, Work<T> work) throws SQLException {
-        Call<T> call = new Call<>(work);
+        return run(what, budgetNanos, work, null);
+    }
+
+    /**
+     * As {@link #run(String, long, Work)}, but when the budget runs out while the statement is on its way the
+     * connection is not aborted at once: the statement is given as long again to answer, and its answer, if it
+     * comes, goes to {@code late} (a grant is released there). Only after that grace is the connection aborted.
+     * The caller returns on time either way.
+     */
+    <T> T run(String what, long budgetNanos, Work<T> work, Late<T> late) throws SQLException {
+        Call<T> call = new Call<>(work, late, budgetNanos);
         Future<T> task;
         try {
             // Submitted as a Callable: the pool builds its task with nothing bound (FencedThreads), where a
@@ -92,7 +113,7 @@ final class StoreCalls {
             return await(task, budgetNanos);
         } catch (TimeoutException e) {
             boolean hadConnection = call.abandon(aborts);
-            task.cancel(true);
+            task.cancel(late == null); // a late-answer call keeps its worker uninterrupted to the end of its grace
             timeouts.incrementAndGet();
             if (!hadConnection) {
                 // Nothing was sent: the DataSource never handed a connection over. Blaming the store would send
@@ -106,7 +127,10 @@ final class StoreCalls {
             }
             throw new SQLTimeoutException(
                     "fenced: the lease store did not answer within " + TimeUnit.NANOSECONDS.toMillis(budgetNanos)
-                            + " ms (" + what + "); its connection was aborted",
+                            + " ms (" + what + "); "
+                            + (late == null
+                                    ? "its connection was aborted"
+                                    : "a late answer is undone when it arrives, or the connection aborted after as long again"),
                     PgStates.QUERY_CANCELED);
         } catch (InterruptedException e) {
             call.abandon(aborts);
@@ -139,15 +163,32 @@ final class StoreCalls {
     /** One operation: borrows, works, gives back; abortable from the waiting thread. */
     private final class Call<T> implements java.util.concurrent.Callable<T> {
         private final Work<T> work;
+        private final Late<T> late;
+        private final long graceNanos;
+        private final java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
         private Connection connection; // guarded by this
-        private boolean abandoned; // guarded by this
+        private boolean abandoned; // guarded by this: the caller has given up
+        private boolean aborted; // guarded by this: the connection was aborted
 
-        Call(Work<T> work) {
+        Call(Work<T> work, Late<T> late, long graceNanos) {
             this.work = work;
+            this.late = late;
+            this.graceNanos = graceNanos;
         }
 
         @Override
         public T call() throws SQLException {
+            try {
+                return borrowAndRun();
+            } finally {
+                done.countDown();
+                if (late != null) {
+                    late.settled();
+                }
+            }
+        }
+
+        private T borrowAndRun() throws SQLException {
             Connection c = dataSource.getConnection();
             synchronized (this) {
                 if (abandoned) {
@@ -158,14 +199,19 @@ final class StoreCalls {
                 connection = c;
             }
             try {
-                return work.run(c);
+                T result = work.run(c);
+                if (late != null && isAbandoned()) {
+                    // The caller was told the operation timed out: it must not take effect unseen.
+                    late.arrived(result, c);
+                }
+                return result;
             } finally {
-                boolean aborted;
+                boolean evict;
                 synchronized (this) {
                     connection = null;
-                    aborted = abandoned;
+                    evict = aborted;
                 }
-                if (aborted) {
+                if (evict) {
                     evict(c);
                 }
                 try {
@@ -176,17 +222,50 @@ final class StoreCalls {
             }
         }
 
-        /** Gives the call up, aborting its connection if it has one; returns whether it had one. */
+        private synchronized boolean isAbandoned() {
+            return abandoned;
+        }
+
+        /**
+         * Gives the call up; returns whether it had a connection. Its connection is aborted now, or, for a call
+         * with a {@link Late} handler, once its grace has passed without an answer.
+         */
         boolean abandon(Executor executor) {
             Connection c;
             synchronized (this) {
                 abandoned = true;
                 c = connection;
             }
-            if (c != null) {
-                abortQuietly(c, executor);
+            if (c == null) {
+                return false;
             }
-            return c != null;
+            if (late == null) {
+                abortNow(executor);
+            } else {
+                executor.execute(() -> {
+                    try {
+                        if (done.await(graceNanos, TimeUnit.NANOSECONDS)) {
+                            return;
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    abortNow(executor);
+                });
+            }
+            return true;
+        }
+
+        private void abortNow(Executor executor) {
+            Connection c;
+            synchronized (this) {
+                c = connection;
+                if (c == null) {
+                    return; // the worker is done with it
+                }
+                aborted = true;
+            }
+            abortQuietly(c, executor);
         }
     }
 
