@@ -190,8 +190,9 @@ public final class LeaseStore {
     }
 
     /**
-     * Waits, within {@code budgetNanos}, for a grant of {@code name} that timed out earlier to be settled (its late
-     * answer released, or its connection aborted); returns the budget left, at least a millisecond.
+     * Waits, at most half of {@code budgetNanos}, for a grant of {@code name} that timed out earlier to be settled
+     * (its late answer released, or its connection aborted); returns the budget left, at least half. Half: a late
+     * grant that is still silent must not leave this grant no time of its own.
      */
     private long awaitLateGrant(String name, long budgetNanos) throws SQLException {
         java.util.concurrent.CompletableFuture<Void> pending = lateGrants.get(name);
@@ -200,14 +201,14 @@ public final class LeaseStore {
         }
         long start = System.nanoTime();
         try {
-            pending.get(budgetNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+            pending.get(budgetNanos / 2, java.util.concurrent.TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
             // still unsettled: try anyway, the grant answers busy if the late one holds the name
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SQLException("fenced: interrupted while waiting for an earlier grant of '" + name + "'", e);
         }
-        return Math.max(1_000_000L, budgetNanos - (System.nanoTime() - start));
+        return Math.max(budgetNanos / 2, budgetNanos - (System.nanoTime() - start));
     }
 
     /** Releases a grant whose caller had already been told it timed out: nobody would hold or renew it. */
