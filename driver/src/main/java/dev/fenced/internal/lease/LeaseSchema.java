@@ -74,7 +74,9 @@ public final class LeaseSchema {
                 throw StoreErrors.missing(table, lease, null);
             }
             try {
-                runScript(c, table);
+                runScript(c, table, lease);
+            } catch (FencingException e) {
+                throw e; // a second token counter: nothing was created
             } catch (SQLException e) {
                 // Two processes creating the store at once: CREATE ... IF NOT EXISTS can still collide in
                 // the catalog. If the other one won, the store is there and that is all we wanted.
@@ -89,6 +91,7 @@ public final class LeaseSchema {
             }
             state = inspect(c, table);
         }
+        refuseSecondCounter(c, table, lease);
         state.checkSequence(table);
         checkAhead(c, table);
     }
@@ -106,20 +109,25 @@ public final class LeaseSchema {
             if (!create) {
                 throw StoreErrors.missing(table, "(health check)", null);
             }
+            refuseSecondCounter(c, table, "(health check)");
             return "the lease table " + table + " is created at the first grant";
         }
+        refuseSecondCounter(c, table, "(health check)");
         state.checkSequence(table);
         checkAhead(c, table);
         return null;
     }
 
-    private static void runScript(Connection c, LeaseTableName table) throws SQLException {
+    private static void runScript(Connection c, LeaseTableName table, String lease) throws SQLException {
         boolean auto = c.getAutoCommit();
         c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
             // under the schema lock, so concurrent first grants wait for the first one's script (whose IF NOT EXISTS
             // then finds everything) instead of colliding in the catalog
             SchemaLock.take(c);
+            // Checked again under the lock: two first uses creating two different tables at once would each
+            // have found the other missing.
+            refuseSecondCounter(c, table, lease);
             s.execute(script(table));
             c.commit();
         } catch (SQLException e) {
@@ -127,6 +135,45 @@ public final class LeaseSchema {
             throw e;
         } finally {
             c.setAutoCommit(auto);
+        }
+    }
+
+    /**
+     * One token counter per database. Every lease table draws its tokens from a sequence of its own; tokens of two
+     * of them meet on the same protected rows, where a number from one says nothing about a number from the other:
+     * a stale holder of one table's lease could outrank the current holder of the other's, and both hand out the
+     * same name. So a second lease table in the database is refused at first use, before anything is created, as
+     * a second token domain is. A lease table is a table with the lease columns and a {@code <table>_token_seq}
+     * sequence beside it.
+     */
+    static void refuseSecondCounter(Connection c, LeaseTableName table, String lease) throws SQLException {
+        String sql = "SELECT format('%I.%I', n.nspname, t.relname) FROM pg_catalog.pg_class t"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
+                + " WHERE t.relkind IN ('r', 'p') AND t.oid IS DISTINCT FROM to_regclass(" + table.tableLiteral() + ")"
+                + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
+                + " AND (SELECT count(*) FROM pg_catalog.pg_attribute a WHERE a.attrelid = t.oid AND a.attnum > 0"
+                + " AND NOT a.attisdropped AND a.attname IN ('name', 'holder', 'token', 'granted_at', 'renewed_at',"
+                + " 'expires_at')) = 6"
+                + " AND EXISTS (SELECT 1 FROM pg_catalog.pg_class q WHERE q.relnamespace = t.relnamespace"
+                + " AND q.relkind = 'S' AND q.relname = t.relname || '" + LeaseTableName.SEQUENCE_SUFFIX + "')"
+                + " ORDER BY 1";
+        java.util.List<String> others = new java.util.ArrayList<>();
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                others.add(rs.getString(1));
+            }
+        }
+        if (!others.isEmpty()) {
+            throw new FencingException(
+                    "fenced: refusing lease table " + table + " (lease '" + lease + "'): this database already has"
+                            + " the lease table" + (others.size() > 1 ? "s " : " ") + String.join(", ", others)
+                            + ", with a token sequence of its own. Tokens of two counters meet on the same protected"
+                            + " rows, where one counter's numbers say nothing about the other's: both would grant the"
+                            + " same name, and a stale holder's write could land while the newer holder is refused."
+                            + " Use one lease table per database (the same LeaseManager table, fenced.lease.table and"
+                            + " lock provider table everywhere), or drop the one no longer used",
+                    FencingException.LEASE_STORE);
         }
     }
 

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.util.HashSet;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -25,6 +26,9 @@ public final class LeaseStore {
 
     private static final int MAX_ATTEMPTS = 8;
 
+    /** The longest pause between two attempts of a statement that failed to serialize. */
+    private static final long MAX_BACKOFF_MILLIS = 64;
+
     private final LeaseTableName table;
     private final boolean createTable;
     private final StoreCalls calls;
@@ -34,6 +38,9 @@ public final class LeaseStore {
     private final String releaseHoldingSql;
     private final String describeSql;
     private volatile boolean schemaChecked;
+    /** Grants that timed out whose late answer is still to be settled, by lease name. */
+    private final java.util.Map<String, java.util.concurrent.CompletableFuture<Void>> lateGrants =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A store with worker threads of its own, which end when idle (for tools and tests). */
     public LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, String threadSuffix) {
@@ -128,29 +135,98 @@ public final class LeaseStore {
      */
     public Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
             throws SQLException {
-        return calls.run("grant lease '" + name + "'", budgetNanos, c -> {
-            ensureSchema(c, name);
-            return retrying(
-                    c,
-                    () -> {
-                        try (PreparedStatement ps = c.prepareStatement(grantSql)) {
-                            ps.setString(1, name);
-                            ps.setString(2, holder);
-                            ps.setLong(3, ttlMillis);
-                            ps.setString(4, name);
-                            // The holder's deadline counts from here: the database's now() can only be later.
-                            long sentAt = sentClock.read();
-                            Grant grant = null;
-                            try (ResultSet rs = ps.executeQuery()) {
-                                if (rs.next()) {
-                                    grant = new Grant(rs.getLong(1), sentAt);
-                                }
-                            }
-                            return grant;
-                        }
+        long budget = awaitLateGrant(name, budgetNanos);
+        java.util.concurrent.CompletableFuture<Void> settled = new java.util.concurrent.CompletableFuture<>();
+        StoreCalls.Late<Grant> late = new StoreCalls.Late<>() {
+            @Override
+            public void arrived(Grant grant, Connection c) throws SQLException {
+                if (grant != null) {
+                    releaseLate(c, name, holder, grant.token());
+                }
+            }
+
+            @Override
+            public void settled() {
+                settled.complete(null);
+            }
+        };
+        try {
+            return calls.run(
+                    "grant lease '" + name + "'",
+                    budget,
+                    c -> {
+                        ensureSchema(c, name);
+                        return retrying(
+                                c,
+                                () -> {
+                                    try (PreparedStatement ps = c.prepareStatement(grantSql)) {
+                                        ps.setString(1, name);
+                                        ps.setString(2, holder);
+                                        ps.setLong(3, ttlMillis);
+                                        ps.setString(4, name);
+                                        // The holder's deadline counts from here: the database's now() can only be
+                                        // later.
+                                        long sentAt = sentClock.read();
+                                        Grant grant = null;
+                                        try (ResultSet rs = ps.executeQuery()) {
+                                            if (rs.next()) {
+                                                grant = new Grant(rs.getLong(1), sentAt);
+                                            }
+                                        }
+                                        return grant;
+                                    }
+                                },
+                                e -> StoreErrors.onGrant(c, table, name, e),
+                                BUSY);
                     },
-                    e -> StoreErrors.onGrant(c, table, name, e));
-        });
+                    late);
+        } catch (SQLTimeoutException e) {
+            // The grant may still commit on the server; its worker releases it when the answer comes. Until then
+            // the next grant of the name waits for that (within its own budget) instead of finding it taken.
+            lateGrants.put(name, settled);
+            settled.whenComplete((v, t) -> lateGrants.remove(name, settled));
+            throw e;
+        }
+    }
+
+    /**
+     * Waits, at most half of {@code budgetNanos}, for a grant of {@code name} that timed out earlier to be settled
+     * (its late answer released, or its connection aborted); returns the budget left, at least half. Half: a late
+     * grant that is still silent must not leave this grant no time of its own.
+     */
+    private long awaitLateGrant(String name, long budgetNanos) throws SQLException {
+        java.util.concurrent.CompletableFuture<Void> pending = lateGrants.get(name);
+        if (pending == null) {
+            return budgetNanos;
+        }
+        long start = System.nanoTime();
+        try {
+            pending.get(budgetNanos / 2, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+            // still unsettled: try anyway, the grant answers busy if the late one holds the name
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("fenced: interrupted while waiting for an earlier grant of '" + name + "'", e);
+        }
+        return Math.max(budgetNanos / 2, budgetNanos - (System.nanoTime() - start));
+    }
+
+    /** Releases a grant whose caller had already been told it timed out: nobody would hold or renew it. */
+    private void releaseLate(Connection c, String name, String holder, long token) throws SQLException {
+        retrying(
+                c,
+                () -> {
+                    try (PreparedStatement ps = c.prepareStatement(releaseHoldingSql)) {
+                        ps.setLong(1, 0);
+                        ps.setLong(2, 0);
+                        ps.setString(3, name);
+                        ps.setLong(4, token);
+                        ps.setString(5, holder);
+                        return ps.executeUpdate() > 0;
+                    }
+                },
+                e -> e,
+                null);
     }
 
     /** Renews, in one statement, every listed lease that is still this holder's, not expired and not locked. */
@@ -185,7 +261,8 @@ public final class LeaseStore {
                                 return new Renewal(renewed, locked, sentAt);
                             }
                         },
-                        e -> e));
+                        e -> e,
+                        null));
     }
 
     /** Releases the listed leases that are still this holder's grants; returns how many were. */
@@ -204,7 +281,8 @@ public final class LeaseStore {
                                 return ps.executeUpdate();
                             }
                         },
-                        e -> e));
+                        e -> e,
+                        null));
     }
 
     /**
@@ -228,7 +306,8 @@ public final class LeaseStore {
                                 return ps.executeUpdate() > 0;
                             }
                         },
-                        e -> e));
+                        e -> e,
+                        null));
     }
 
     /** The row of lease {@code name}, or null if it was never granted. */
@@ -249,7 +328,8 @@ public final class LeaseStore {
                                 }
                             }
                         },
-                        e -> e));
+                        e -> e,
+                        null));
     }
 
     /**
@@ -287,9 +367,12 @@ public final class LeaseStore {
      * Runs one statement as its own transaction (committing it when the pool hands out connections with
      * autocommit off), again after a serialization failure or deadlock: under REPEATABLE READ or SERIALIZABLE a
      * grant that raced another one fails with 40001 where READ COMMITTED would have answered; the retry takes a
-     * new snapshot and gives the answer ("busy", or the grant).
+     * new snapshot and gives the answer ("busy", or the grant). Retries back off with jitter, so racers that
+     * failed together do not collide again in lockstep; when every attempt failed that way, an operation with a
+     * {@code contended} answer gives it (a grant: "busy", which is what the race means), any other throws.
      */
-    private static <T> T retrying(Connection c, Statement<T> statement, Explain explain) throws SQLException {
+    private static <T> T retrying(Connection c, Statement<T> statement, Explain explain, Contended<T> contended)
+            throws SQLException {
         boolean auto = c.getAutoCommit();
         for (int attempt = 1; ; attempt++) {
             try {
@@ -300,11 +383,39 @@ public final class LeaseStore {
                 return result;
             } catch (SQLException e) {
                 rollbackQuietly(c, auto);
-                if (attempt < MAX_ATTEMPTS && RETRIED.contains(e.getSQLState())) {
-                    continue;
+                if (!RETRIED.contains(e.getSQLState())) {
+                    throw explain.explain(e);
                 }
-                throw explain.explain(e);
+                if (attempt >= MAX_ATTEMPTS) {
+                    if (contended != null) {
+                        return contended.answer();
+                    }
+                    throw explain.explain(e);
+                }
+                backOff(attempt);
             }
+        }
+    }
+
+    /** The answer of an operation that lost every race for its row. */
+    private interface Contended<T> {
+        T answer();
+    }
+
+    /** A grant that lost every race: someone else is taking the name, so it is busy. */
+    private static final Contended<Grant> BUSY = () -> null;
+
+    /**
+     * Sleeps a random time up to {@code 2^attempt} ms (at most {@value #MAX_BACKOFF_MILLIS} ms): full jitter. The
+     * operation's time budget still bounds the whole, and an interrupt (the budget ran out) ends the wait.
+     */
+    private static void backOff(int attempt) throws SQLException {
+        long cap = Math.min(MAX_BACKOFF_MILLIS, 1L << Math.min(attempt, 20));
+        try {
+            Thread.sleep(1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(cap));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("fenced: interrupted while backing off a serialization failure", e);
         }
     }
 

@@ -22,7 +22,17 @@ final class DataSources {
     }
 
     static HikariDataSource pool(String jdbcUrl, int size) {
+        return pool(jdbcUrl, size, true);
+    }
+
+    /** A pool whose connections come with {@code autoCommit} as given (HikariCP resets it on every return). */
+    static HikariDataSource pool(TestDatabase db, int size, boolean autoCommit) {
+        return pool(db.rawUrl(), size, autoCommit);
+    }
+
+    private static HikariDataSource pool(String jdbcUrl, int size, boolean autoCommit) {
         HikariConfig c = new HikariConfig();
+        c.setAutoCommit(autoCommit);
         c.setJdbcUrl(jdbcUrl);
         c.setMaximumPoolSize(size);
         c.setMinimumIdle(1);

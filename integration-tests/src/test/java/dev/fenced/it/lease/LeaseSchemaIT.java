@@ -18,12 +18,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The lease table and sequence: created on first use, or refused with a message that says what to do. */
 @Tag("server-sensitive")
 class LeaseSchemaIT extends LeaseDatabase {
+
+    /** Each test its own database: a database has one lease table (one token counter), and these make several. */
+    @BeforeEach
+    void freshDatabase() {
+        pool.close();
+        db = TestDatabase.create();
+        pool = DataSources.pool(db, 8);
+    }
 
     @Test
     void missingTableWithCreateTableOffIsRefusedNamingTheScript() {
@@ -45,16 +54,19 @@ class LeaseSchemaIT extends LeaseDatabase {
     @Test
     void schemaQualifiedAndQuotedTableNamesGetTheirOwnSequence() throws Exception {
         db.execute("CREATE SCHEMA locks");
-        try (LeaseManager plain =
+        TestDatabase other = TestDatabase.create(); // one lease table per database
+        try (var otherPool = DataSources.pool(other, 2);
+                LeaseManager plain =
                         LeaseManager.builder(pool).table("Locks.Job_Lease").build();
-                LeaseManager quoted =
-                        LeaseManager.builder(pool).table("\"Odd \"\"Name\"\"\"").build()) {
+                LeaseManager quoted = LeaseManager.builder(otherPool)
+                        .table("\"Odd \"\"Name\"\"\"")
+                        .build()) {
             Lease a = plain.tryAcquire("x", Duration.ofSeconds(5)).orElseThrow();
             Lease b = quoted.tryAcquire("x", Duration.ofSeconds(5)).orElseThrow();
             assertEquals(a.token(), db.queryLong("SELECT token FROM locks.job_lease WHERE name = 'x'"));
-            assertEquals(b.token(), db.queryLong("SELECT token FROM \"Odd \"\"Name\"\"\" WHERE name = 'x'"));
+            assertEquals(b.token(), other.queryLong("SELECT token FROM \"Odd \"\"Name\"\"\" WHERE name = 'x'"));
             assertEquals(1, db.queryLong("SELECT last_value FROM locks.job_lease_token_seq"));
-            assertEquals(1, db.queryLong("SELECT last_value FROM \"Odd \"\"Name\"\"_token_seq\""));
+            assertEquals(1, other.queryLong("SELECT last_value FROM \"Odd \"\"Name\"\"_token_seq\""));
         }
     }
 

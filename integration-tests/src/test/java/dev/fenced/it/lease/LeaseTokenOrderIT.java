@@ -63,7 +63,10 @@ class LeaseTokenOrderIT extends LeaseDatabase {
      */
     @Test
     void aSequenceResetAfterFirstUseNeverGrantsANameALowerToken() throws Exception {
-        try (LeaseManager m = LeaseManager.builder(pool).table("reset_lease").build()) {
+        // A database of its own: the class's database has its default lease table, and a database has one.
+        dev.fenced.it.support.TestDatabase db = dev.fenced.it.support.TestDatabase.create();
+        try (var pool = DataSources.pool(db, 2);
+                LeaseManager m = LeaseManager.builder(pool).table("reset_lease").build()) {
             long first;
             try (Lease lease = m.tryAcquire("reset-me", Duration.ofSeconds(30)).orElseThrow()) {
                 first = lease.token();
