@@ -160,4 +160,35 @@ class OrdinaryWritesIT {
         assertFalse(e instanceof UnsupportedStatementException, () -> "refused as unsupported: " + e.getMessage());
         assertEquals(before, rows() + tokens());
     }
+
+    /**
+     * With escape processing off pgjdbc sends {@code {fn ...}} as written and PostgreSQL refuses it; fenced must not
+     * run the translated text instead. Same SQLState as raw, nothing changed, even with a current token.
+     */
+    @org.junit.jupiter.api.Test
+    void escapesWithEscapeProcessingOffAreRefusedAsRawPostgreSqlRefusesThem() throws SQLException {
+        String sql = "UPDATE t SET amount = {fn abs(-28)} WHERE id = 1";
+        seed(5);
+        String before = rows() + tokens();
+        SQLException raw;
+        try (Connection c = db.rawConnection();
+                Statement s = c.createStatement()) {
+            s.setEscapeProcessing(false);
+            raw = assertThrows(SQLException.class, () -> s.executeUpdate(sql));
+        }
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                FencingScope ignored = Fencing.bind(9)) {
+            s.setEscapeProcessing(false);
+            SQLException e = assertThrows(SQLException.class, () -> s.executeUpdate(sql));
+            assertEquals(raw.getSQLState(), e.getSQLState(), e::getMessage);
+            assertTrue(e.getMessage().contains("escape processing is off"), e::getMessage);
+            SQLException batch = assertThrows(SQLException.class, () -> s.addBatch(sql));
+            assertEquals(raw.getSQLState(), batch.getSQLState(), batch::getMessage);
+            assertEquals(before, rows() + tokens(), "nothing changed");
+            s.setEscapeProcessing(true);
+            assertEquals(1, s.executeUpdate(sql), "with escape processing on, the escape is translated and fenced");
+        }
+        assertEquals("28,9;", query("SELECT amount, last_token FROM t WHERE id = 1"));
+    }
 }

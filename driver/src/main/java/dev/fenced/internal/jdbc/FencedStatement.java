@@ -41,6 +41,12 @@ public class FencedStatement extends DelegatingStatement {
      */
     private RewritePlan.Protected unfencedEntry;
 
+    /**
+     * {@link #setEscapeProcessing}: pgjdbc translates JDBC escapes ({@code {fn abs(x)}}) only while it is on, and
+     * fenced fences the translated text; see {@link #checkEscapes}.
+     */
+    private boolean escapeProcessing = true;
+
     /** A fenced entry of the current batch: the lease cell it was added under, to re-check at execute. */
     private record Batched(AtomicLong cell, RewritePlan.Fenced plan, long token) {}
 
@@ -50,8 +56,40 @@ public class FencedStatement extends DelegatingStatement {
         this.runtime = owner.runtime();
     }
 
+    @Override
+    public void setEscapeProcessing(boolean enable) throws SQLException {
+        statement.setEscapeProcessing(enable);
+        escapeProcessing = enable;
+    }
+
+    /**
+     * With escape processing off, pgjdbc sends a text's JDBC escapes as written, and PostgreSQL rejects them (a brace
+     * is no token of its grammar). fenced plans every text with its escapes translated, as pgjdbc sends it by
+     * default; sending that plan here would run a write raw PostgreSQL refuses. A protected write holding escapes
+     * is refused instead, with the syntax error's SQLState, before anything is sent.
+     */
+    private void checkEscapes(String sql, RewritePlan plan) throws SQLException {
+        if (escapeProcessing || !(plan instanceof RewritePlan.Protected p) || sql.indexOf('{') < 0) {
+            return;
+        }
+        String translated;
+        try {
+            translated = org.postgresql.core.Parser.replaceProcessing(sql, true, true);
+        } catch (SQLException e) {
+            translated = null;
+        }
+        if (!sql.equals(translated)) {
+            throw new SQLException(
+                    "fenced: refused a write to " + p.table() + ": escape processing is off on this statement and"
+                            + " its text holds JDBC escape syntax ({...}), which PostgreSQL cannot run as written;"
+                            + " turn escape processing on, or write the SQL without escapes",
+                    "42601");
+        }
+    }
+
     private <T> T fenced(String sql, Execution<T> execution) throws SQLException {
         RewritePlan planned = owner.plan(sql);
+        checkEscapes(sql, planned);
         lastSql = sql;
         if (!(planned instanceof RewritePlan.Fenced fenced)) {
             T result = execution.run(sql);
@@ -151,6 +189,7 @@ public class FencedStatement extends DelegatingStatement {
     @Override
     public void addBatch(String sql) throws SQLException {
         RewritePlan plan = owner.plan(sql);
+        checkEscapes(sql, plan);
         if (batchDdl != null
                 && (plan instanceof RewritePlan.Fenced || dev.fenced.internal.sql.TextFacts.mayWrite(sql))) {
             // every entry is planned before any runs: a write after DDL that makes a new view, child or
