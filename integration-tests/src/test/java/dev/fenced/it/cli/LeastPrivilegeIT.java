@@ -81,9 +81,31 @@ class LeastPrivilegeIT {
     }
 
     @Test
-    void beforeInstallTheRoleCannotConnect() {
+    void beforeInstallTheRoleCannotConnectAndCheckSaysSo() {
         SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(fencedAppUrl()));
         assertTrue(e.getMessage().contains("permission denied"), e::getMessage);
+        Cli.Result check = Cli.run("check", "--url", appUrl, "--tables", "accounts");
+        assertEquals(1, check.exit(), check::toString);
+        assertFalse(check.out().contains("1 of 1 protected tables ready"), check::toString);
+        assertTrue(check.out().contains("role " + role + " lacks what it needs: the tombstone table"), check::toString);
+        assertTrue(check.out().contains("fenced install"), check::toString);
+    }
+
+    @Test
+    void checkAsTheSuperuserWarnsButAnAdministratorIsNotBlocked() {
+        Cli.Result check = Cli.run("check", "--url", adminUrl, "--tables", "accounts");
+        assertTrue(check.out().contains("should not have: it is a superuser"), check::toString);
+    }
+
+    @Test
+    void checkAsARoleThatCannotWriteTheTableIsNotReady() {
+        Cli.Result install = Cli.run("install", "--url", adminUrl, "--tables", "accounts", "--grant-to", role);
+        assertEquals(0, install.exit(), install::toString);
+        CliServer.execute(adminUrl, "REVOKE UPDATE, INSERT, DELETE ON accounts FROM " + role);
+        Cli.Result check = Cli.run("check", "--url", appUrl, "--tables", "accounts");
+        assertEquals(1, check.exit(), check::toString);
+        assertTrue(check.out().contains("it cannot write the table fenced"), check::toString);
+        assertFalse(check.out().contains("1 of 1 protected tables ready"), check::toString);
     }
 
     @Test
