@@ -98,6 +98,21 @@ class LeastPrivilegeIT {
     }
 
     @Test
+    void roleCheckRefuseFailsTheSuperusersConnectAndLetsTheLeastPrivilegedRoleIn() throws SQLException {
+        String admin = "jdbc:fenced:" + adminUrl.substring("jdbc:".length()) + (adminUrl.contains("?") ? "&" : "?")
+                + "fenced.tables=accounts&fenced.roleCheck=refuse";
+        SQLException e = assertThrows(SQLException.class, () -> DriverManager.getConnection(admin));
+        assertEquals("FN011", e.getSQLState(), e::getMessage);
+        assertTrue(e.getMessage().contains("it is a superuser"), e::getMessage);
+        assertTrue(e.getMessage().contains("fenced.roleCheck=off"), e::getMessage);
+        Cli.Result install = Cli.run("install", "--url", adminUrl, "--tables", "accounts", "--grant-to", role);
+        assertEquals(0, install.exit(), install::toString);
+        try (Connection c = DriverManager.getConnection(fencedAppUrl() + "&fenced.roleCheck=refuse")) {
+            assertTrue(c.isValid(5));
+        }
+    }
+
+    @Test
     void checkAsARoleThatCannotWriteTheTableIsNotReady() {
         Cli.Result install = Cli.run("install", "--url", adminUrl, "--tables", "accounts", "--grant-to", role);
         assertEquals(0, install.exit(), install::toString);
