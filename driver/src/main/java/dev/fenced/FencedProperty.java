@@ -69,6 +69,14 @@ public enum FencedProperty {
             Kind.choice("warn", "refuse", "allow"),
             "What to do with `SET amount = amount + 1` on a protected table: a stale holder's relative update"
                     + " can land before the newer holder's first write, so whole new values are safer."),
+    ROLE_CHECK(
+            "fenced.roleCheck",
+            "warn",
+            Kind.choice("warn", "refuse", "off"),
+            "At first connect, find whether the session's role can change a protected table's schema (its owner,"
+                    + " a member of the owner role, a superuser, CREATE on a schema in its search_path, TEMP): such a"
+                    + " role is an administrator, beyond what rewriting can fence (docs/least-privilege.md). `warn`"
+                    + " logs it once, naming the privilege and the fix; `refuse` fails the connect (FN011)."),
     CACHE_SIZE(
             "fenced.cacheSize", "2048", Kind.POSITIVE_INT, "Rewrite plans kept per configuration, keyed by SQL text."),
     PARSE_TIMEOUT(

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.Lease;
+import dev.fenced.LeaseManager;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
@@ -14,11 +16,13 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Issue 24: nothing fenced sends or installs may depend on the session's search_path. A session that may create
@@ -196,6 +200,38 @@ class SearchPathAttackIT {
             throw e;
         } catch (Exception e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The lease store's SQL under the attacker's path: a {@code <=} on timestamptz that is always true would make
+     * every live lease look expired to the takeover, and a second holder would get it while the first still holds
+     * it. The store names every operator and function with pg_catalog, so the second holder is refused.
+     */
+    @Test
+    void aLiveLeaseIsNotTakenOverThroughTheSearchPath() throws SQLException {
+        db.execute(
+                "CREATE FUNCTION evil.always(timestamptz, timestamptz) RETURNS boolean LANGUAGE sql IMMUTABLE AS"
+                        + " 'SELECT true'",
+                "CREATE OPERATOR evil.<= (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = evil.always)");
+        PGSimpleDataSource plain = new PGSimpleDataSource();
+        plain.setUrl(db.rawUrl());
+        try (LeaseManager first = LeaseManager.create(plain)) {
+            first.tryAcquire("sp-setup", Duration.ofSeconds(1)).orElseThrow().close(); // the store, in public
+        }
+        PGSimpleDataSource evil = new PGSimpleDataSource();
+        evil.setUrl(db.rawUrl() + (db.rawUrl().contains("?") ? "&" : "?") + EVIL_PATH);
+        try (Connection c = evil.getConnection();
+                Statement s = c.createStatement();
+                var rs = s.executeQuery("SELECT now() + interval '1 hour' <= now()")) {
+            rs.next();
+            assertEquals(true, rs.getBoolean(1), "the attacker's <= is the one an unqualified <= finds");
+        }
+        try (LeaseManager a = LeaseManager.create(evil);
+                LeaseManager b = LeaseManager.create(evil);
+                Lease held = a.tryAcquire("sp-job", Duration.ofSeconds(60)).orElseThrow()) {
+            assertEquals(true, b.tryAcquire("sp-job", Duration.ofSeconds(60)).isEmpty(), "a live lease taken over");
+            assertEquals(true, held.isValid());
         }
     }
 }

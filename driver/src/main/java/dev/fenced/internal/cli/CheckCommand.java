@@ -82,9 +82,11 @@ final class CheckCommand implements Command {
         List<Finding> server;
         List<TableCheck> tables;
         List<Finding> reaching;
+        List<Finding> role;
         Connection c = inv.connect();
         try {
             server = ServerCheck.read(c);
+            role = RoleFindings.read(c, config);
             tables = CatalogCheck.tables(c, config);
             reaching = CatalogCheck.reaching(c, config);
         } catch (SQLException e) {
@@ -104,8 +106,12 @@ final class CheckCommand implements Command {
                     : "wrote " + Migration.write(migrationFormat, migrationDir, fixes, ZonedDateTime.now());
         }
         // a standby (missing at the server level) needs action however ready its tables are
+        // a role that cannot write the table or use fenced's objects is not ready, however the tables look
         boolean ready = tables.stream().allMatch(TableCheck::ready)
-                && server.stream().noneMatch(f -> f.level() == Finding.Level.MISSING);
+                && server.stream().noneMatch(f -> f.level() == Finding.Level.MISSING)
+                && role.stream().noneMatch(f -> f.level() == Finding.Level.MISSING);
+        server = new ArrayList<>(server);
+        server.addAll(role);
         switch (format) {
             case JSON -> inv.out().print(Output.json(json(inv.url(), server, tables, reaching, ready, wrote)));
             case MARKDOWN -> markdown(inv.out(), inv.url(), server, tables, reaching, ready, fixes, wrote);
@@ -158,7 +164,7 @@ final class CheckCommand implements Command {
             findings(out, reaching);
         }
         out.println();
-        out.println(summary(tables, ready, fixes));
+        out.println(summary(tables, ready, fixes, RoleFindings.blocked(server)));
         Output.Table state = new Output.Table("table", "mode", "roll-out state");
         for (TableCheck t : tables) {
             state.row(t.table.displayName(), t.table.mode().key(), t.state());
@@ -186,7 +192,7 @@ final class CheckCommand implements Command {
         }
         out.print(state.markdown());
         out.println();
-        out.println(summary(tables, ready, fixes));
+        out.println(summary(tables, ready, fixes, RoleFindings.blocked(server)));
         Output.Table all = new Output.Table("where", "level", "finding", "fix");
         for (Finding f : server) {
             all.row("server", level(f), f.text(), "");
@@ -207,8 +213,10 @@ final class CheckCommand implements Command {
         }
     }
 
-    private static String summary(List<TableCheck> tables, boolean ready, List<ColumnFix> fixes) {
-        long readyCount = tables.stream().filter(TableCheck::ready).count();
+    private static String summary(List<TableCheck> tables, boolean ready, List<ColumnFix> fixes, boolean roleBlocked) {
+        long readyCount = roleBlocked
+                ? 0 // the session's role cannot work with them: nothing is ready for it
+                : tables.stream().filter(TableCheck::ready).count();
         String s = readyCount + " of " + tables.size() + " protected tables ready for enforce mode";
         if (!fixes.isEmpty()) {
             s += "; fence columns missing: fenced check --migration flyway|liquibase|sql DIR writes the migration";

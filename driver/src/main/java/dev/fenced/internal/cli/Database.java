@@ -18,6 +18,22 @@ final class Database {
     private Database() {}
 
     static Connection open(String url) throws CliException {
+        Connection c = connect(url);
+        try (Statement s = c.createStatement()) {
+            s.execute("SET SESSION default_transaction_read_only = on");
+        } catch (SQLException e) {
+            close(c);
+            throw CliException.usage("cannot use " + ConnectionFactory.masked(url) + ": " + oneLine(e));
+        }
+        return c;
+    }
+
+    /** A connection that may write: {@code install}'s, the one command that changes the database. */
+    static Connection openForWrites(String url) throws CliException {
+        return connect(url);
+    }
+
+    private static Connection connect(String url) throws CliException {
         String delegate;
         if (ConnectionFactory.accepts(url)) {
             delegate = ConnectionFactory.delegateUrl(url);
@@ -36,12 +52,6 @@ final class Database {
         }
         if (c == null) {
             throw CliException.usage("bad --url " + ConnectionFactory.masked(url) + ": pgjdbc does not accept it");
-        }
-        try (Statement s = c.createStatement()) {
-            s.execute("SET SESSION default_transaction_read_only = on");
-        } catch (SQLException e) {
-            close(c);
-            throw CliException.usage("cannot use " + ConnectionFactory.masked(delegate) + ": " + oneLine(e));
         }
         return c;
     }

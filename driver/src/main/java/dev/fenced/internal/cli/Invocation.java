@@ -71,6 +71,15 @@ final class Invocation {
         return Database.open(url);
     }
 
+    /** A connection to the {@code --url} that may write ({@code install}). */
+    Connection connectForWrites() throws CliException {
+        if (url() == null) {
+            throw CliException.usage(
+                    "give --url jdbc:postgresql://host:port/db?user=... (or a jdbc:fenced:postgresql:" + " URL)");
+        }
+        return Database.openForWrites(url());
+    }
+
     /** The {@code --format}: text unless json or markdown was asked for. */
     Output.Format format() throws CliException {
         return Output.Format.parse(args.value(Option.FORMAT));

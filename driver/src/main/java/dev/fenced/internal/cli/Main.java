@@ -15,7 +15,8 @@ import java.util.logging.Logger;
 public final class Main {
 
     /** The commands, in the order {@code --help} lists them. */
-    static final List<Command> COMMANDS = List.of(new CheckCommand(), new AuditCommand(), new ExplainCommand());
+    static final List<Command> COMMANDS =
+            List.of(new CheckCommand(), new AuditCommand(), new ExplainCommand(), new InstallCommand());
 
     /** The driver logs through System.Logger; the tool reports what it finds itself. Kept strongly reachable. */
     private static final Logger QUIET = Logger.getLogger("dev.fenced");

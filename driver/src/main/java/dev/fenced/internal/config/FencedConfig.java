@@ -23,6 +23,7 @@ public final class FencedConfig {
     private final String column;
     private final List<ProtectedTable> tables;
     private final RelativeUpdatePolicy relativeUpdates;
+    private final String roleCheck;
     private final int cacheSize;
     private final Duration parseTimeout;
     private final boolean checkSchema;
@@ -46,6 +47,7 @@ public final class FencedConfig {
         this.values = Collections.unmodifiableMap(new TreeMap<>(values));
         this.mode = FencingMode.parse(get(FencedProperty.MODE));
         this.column = TableName.fold(get(FencedProperty.COLUMN));
+        this.roleCheck = get(FencedProperty.ROLE_CHECK);
         this.relativeUpdates = RelativeUpdatePolicy.valueOf(
                 get(FencedProperty.RELATIVE_UPDATES).toUpperCase(Locale.ROOT));
         this.cacheSize = Integer.parseInt(get(FencedProperty.CACHE_SIZE));
@@ -266,6 +268,11 @@ public final class FencedConfig {
     /** True when no statement can need fencing: nothing registered, or everything off. */
     public boolean inactive() {
         return tables.stream().allMatch(t -> t.mode() == FencingMode.OFF);
+    }
+
+    /** {@code fenced.roleCheck}: warn, refuse or off. */
+    public String roleCheck() {
+        return roleCheck;
     }
 
     public RelativeUpdatePolicy relativeUpdates() {

@@ -186,7 +186,9 @@ final class CatalogInspector {
             TombstoneSchema.ensure(c, tombstones, shapes.guarded);
         }
         if (read.domainRegistry() != null) {
-            TokenDomainRegistry.claim(c, read.domainRegistry(), List.copyOf(claims.values()));
+            // named with its schema as the tombstone table is: a temp table of the same name cannot stand in for it
+            TokenDomainRegistry.claim(
+                    c, TombstoneSchema.qualified(c, read.domainRegistry()), List.copyOf(claims.values()));
         }
         return FencingTargets.fromCatalog(
                 tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));

@@ -46,6 +46,14 @@ record CatalogRead(
     }
 
     /**
+     * For the command line's {@code install}: the driver's strict first-connect read, creating what is missing and
+     * recording the token domains, so an administrator creates exactly what the first connect would.
+     */
+    static CatalogRead forInstall(FencedConfig config) {
+        return forDriver(config, false);
+    }
+
+    /**
      * For the command line's {@code check}, {@code explain} and {@code audit}, which plan as the driver would:
      * lenient (a table not ready is left fenced by name, as after DDL), and nothing created or recorded.
      */

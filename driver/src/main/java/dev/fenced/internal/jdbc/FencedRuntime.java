@@ -319,7 +319,9 @@ public final class FencedRuntime {
      */
     static FencedRuntime build(FencedConfig config, Connection connection, Tracker tracker, Ticker ticker)
             throws SQLException {
-        return new FencedRuntime(config, read(config, connection, false), tracker, ticker);
+        Catalog catalog = read(config, connection, false);
+        RoleCheck.atConnect(config, connection); // once per runtime: the first connect of its configuration
+        return new FencedRuntime(config, catalog, tracker, ticker);
     }
 
     /** Where this runtime's decisions are counted (its owner's tracker). */

@@ -16,8 +16,10 @@ package dev.fenced.internal.lease;
 final class Durability {
 
     /** A boolean SQL expression (always true) to evaluate in the statement. */
-    static final String COMMIT_DURABLY = "(set_config('synchronous_commit', CASE current_setting('synchronous_commit')"
-            + " WHEN 'off' THEN 'local' ELSE current_setting('synchronous_commit') END, true) IS NOT NULL)";
+    static final String COMMIT_DURABLY =
+            "(pg_catalog.set_config('synchronous_commit', CASE WHEN pg_catalog.current_setting('synchronous_commit')"
+                    + " OPERATOR(pg_catalog.=) 'off' THEN 'local' ELSE pg_catalog.current_setting('synchronous_commit') END,"
+                    + " true) IS NOT NULL)";
 
     private Durability() {}
 }

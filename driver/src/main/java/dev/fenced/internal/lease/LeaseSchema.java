@@ -97,6 +97,14 @@ public final class LeaseSchema {
     }
 
     /**
+     * Creates the table and sequence when missing and checks them, as the first grant does (one code path): for
+     * {@code install}, run by an administrator so that the application's role never needs CREATE.
+     */
+    public static void install(Connection c, LeaseTableName table) throws SQLException {
+        ensure(c, table, true, "(install)");
+    }
+
+    /**
      * The checks {@link #ensure} makes, without creating anything: for health checks. Returns null when the store
      * is ready, or what is still to come ("created at the first grant"); throws what a grant would.
      */

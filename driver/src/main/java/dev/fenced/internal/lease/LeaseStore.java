@@ -61,20 +61,26 @@ public final class LeaseStore {
         // The next token, refused unless it exceeds every token in the table: a sequence reset after the first use's
         // check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a stale one,
         // whose writes would then win. One scan of the lease table per grant (not per renewal).
-        String token = Tokens.aboveSql(Tokens.nextTokenSql(table), "(SELECT max(p.token) FROM " + t + " AS p)");
+        String token =
+                Tokens.aboveSql(Tokens.nextTokenSql(table), "(SELECT pg_catalog.max(p.token) FROM " + t + " AS p)");
         // Grant and takeover in one statement. A new name inserts; an existing row is taken over only if
         // it expired or was released, by the database clock. The takeover draws its token in the SET list,
         // that is after PostgreSQL has locked the row, so grants of one name get tokens in the order they
         // happen. The NOT EXISTS only spares the sequence while a lease is visibly held (a waiter polling
         // would otherwise burn a value per attempt); ON CONFLICT alone decides who wins. The grant is
         // durable before it is acknowledged (Durability), or a crash could hand its token out again.
+        // Every operator and function is named with pg_catalog (issue 24): a session whose search_path puts a
+        // schema with its own <= or + first must not change who gets a lease. OPERATOR(...) binds all alike, left
+        // to right, hence the parentheses.
         this.grantSql = "INSERT INTO " + t + " AS l (name, holder, token, granted_at, renewed_at, expires_at)"
-                + " SELECT ?, ?, " + token + ", now(), now(), now() + ?::bigint * interval '1 millisecond'"
+                + " SELECT ?, ?, " + token
+                + ", pg_catalog.now(), pg_catalog.now(), pg_catalog.now() OPERATOR(pg_catalog.+)"
+                + " (?::bigint OPERATOR(pg_catalog.*) interval '1 millisecond')"
                 + " WHERE " + Durability.COMMIT_DURABLY + " AND NOT EXISTS (SELECT 1 FROM " + t
-                + " WHERE name = ? AND expires_at > now())"
+                + " WHERE name OPERATOR(pg_catalog.=) ? AND expires_at OPERATOR(pg_catalog.>) pg_catalog.now())"
                 + " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = " + token + ","
-                + " granted_at = now(), renewed_at = now(), expires_at = excluded.expires_at"
-                + " WHERE l.expires_at <= now()"
+                + " granted_at = pg_catalog.now(), renewed_at = pg_catalog.now(), expires_at = excluded.expires_at"
+                + " WHERE l.expires_at OPERATOR(pg_catalog.<=) pg_catalog.now()"
                 + " RETURNING l.token";
         // Every lease a manager holds, renewed by one statement, planned for its arrays on every execution
         // (CustomPlans). A row is renewed only while it is still this holder's grant (token) and has not
@@ -83,32 +89,41 @@ public final class LeaseStore {
         // SELECT ... FOR UPDATE) is skipped, not waited for, and reported as such: the other leases are renewed
         // on time and the locked one is retried. The answer has one row per lease asked about:
         // (token, renewed, still ours by the statement's snapshot).
-        this.renewSql =
-                "WITH r AS (SELECT * FROM unnest(?::text[], ?::bigint[], ?::bigint[]) AS r(name, token, ttl_ms)),"
-                        + " mine AS (SELECT l.name, l.token, r.ttl_ms FROM " + t
-                        + " AS l JOIN r ON l.name = r.name AND l.token = r.token"
-                        + " WHERE l.holder = ? AND l.expires_at > now() FOR UPDATE OF l SKIP LOCKED),"
-                        + " done AS (UPDATE " + t
-                        + " AS l SET renewed_at = now(), expires_at = now() + m.ttl_ms * interval '1 millisecond'"
-                        + " FROM mine AS m WHERE l.name = m.name AND l.token = m.token RETURNING l.token),"
-                        + " durable AS (SELECT " + Durability.COMMIT_DURABLY + ")" // once per statement, not per row
-                        + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL"
-                        + " FROM durable, r LEFT JOIN done AS d ON d.token = r.token"
-                        + " LEFT JOIN " + t
-                        + " AS o ON o.name = r.name AND o.token = r.token AND o.holder = ? AND o.expires_at > now()";
+        this.renewSql = "WITH r AS (SELECT * FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
+                + " pg_catalog.unnest(?::bigint[]), pg_catalog.unnest(?::bigint[])) AS r(name, token, ttl_ms)),"
+                + " mine AS (SELECT l.name, l.token, r.ttl_ms FROM " + t
+                + " AS l JOIN r ON l.name OPERATOR(pg_catalog.=) r.name AND l.token OPERATOR(pg_catalog.=) r.token"
+                + " WHERE l.holder OPERATOR(pg_catalog.=) ? AND l.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()"
+                + " FOR UPDATE OF l SKIP LOCKED),"
+                + " done AS (UPDATE " + t
+                + " AS l SET renewed_at = pg_catalog.now(), expires_at = pg_catalog.now() OPERATOR(pg_catalog.+) (m.ttl_ms"
+                + " OPERATOR(pg_catalog.*) interval '1 millisecond')"
+                + " FROM mine AS m WHERE l.name OPERATOR(pg_catalog.=) m.name AND l.token OPERATOR(pg_catalog.=) m.token"
+                + " RETURNING l.token),"
+                + " durable AS (SELECT " + Durability.COMMIT_DURABLY + ")" // once per statement, not per row
+                + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL"
+                + " FROM durable, r LEFT JOIN done AS d ON d.token OPERATOR(pg_catalog.=) r.token"
+                + " LEFT JOIN " + t
+                + " AS o ON o.name OPERATOR(pg_catalog.=) r.name AND o.token OPERATOR(pg_catalog.=) r.token AND o.holder"
+                + " OPERATOR(pg_catalog.=) ? AND o.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()";
         // Released rows stay, marked '-infinity': the next grant of the name then goes through the locked
         // takeover path above instead of a fresh insert.
-        this.releaseSql = "UPDATE " + t + " AS l SET expires_at = '-infinity', renewed_at = now()"
-                + " FROM unnest(?::text[], ?::bigint[]) AS r(name, token)"
-                + " WHERE l.name = r.name AND l.token = r.token AND l.holder = ?";
+        this.releaseSql = "UPDATE " + t + " AS l SET expires_at = '-infinity', renewed_at = pg_catalog.now()"
+                + " FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]), pg_catalog.unnest(?::bigint[])) AS r(name, token)"
+                + " WHERE l.name OPERATOR(pg_catalog.=) r.name AND l.token OPERATOR(pg_catalog.=) r.token AND l.holder"
+                + " OPERATOR(pg_catalog.=) ?";
         // A release that keeps the lease taken until a minimum time has passed since its grant or last
         // renewal (ShedLock's lockAtLeastFor), by the database clock; never later than it would have expired.
         this.releaseHoldingSql = "UPDATE " + t + " AS l SET expires_at = CASE"
-                + " WHEN l.renewed_at + ?::bigint * interval '1 millisecond' > now()"
-                + " THEN LEAST(l.expires_at, l.renewed_at + ?::bigint * interval '1 millisecond')"
+                + " WHEN l.renewed_at OPERATOR(pg_catalog.+) (?::bigint OPERATOR(pg_catalog.*) interval '1 millisecond')"
+                + " OPERATOR(pg_catalog.>) pg_catalog.now()"
+                + " THEN LEAST(l.expires_at, l.renewed_at OPERATOR(pg_catalog.+) (?::bigint OPERATOR(pg_catalog.*) interval"
+                + " '1 millisecond'))"
                 + " ELSE '-infinity' END"
-                + " WHERE l.name = ? AND l.token = ? AND l.holder = ?";
-        this.describeSql = "SELECT holder, token, expires_at, expires_at > now() FROM " + t + " WHERE name = ?";
+                + " WHERE l.name OPERATOR(pg_catalog.=) ? AND l.token OPERATOR(pg_catalog.=) ? AND l.holder"
+                + " OPERATOR(pg_catalog.=) ?";
+        this.describeSql = "SELECT holder, token, expires_at, expires_at OPERATOR(pg_catalog.>) pg_catalog.now() FROM "
+                + t + " WHERE name OPERATOR(pg_catalog.=) ?";
     }
 
     public LeaseTableName table() {

@@ -126,6 +126,24 @@ public final class LeaseTableName {
                 + "; write table or schema.table, quoting parts with \"...\" if they need it");
     }
 
+    /** The schema as written (folded), or null when the name is unqualified. */
+    public String schemaName() {
+        return schema;
+    }
+
+    /** The table's own name (folded, unquoted). */
+    public String tableName() {
+        return table;
+    }
+
+    /**
+     * This name in {@code schemaName} when it is unqualified: {@code install} creates the store schema-qualified,
+     * so that nothing it writes depends on the administrator's search_path.
+     */
+    public LeaseTableName in(String schemaName) {
+        return schema != null ? this : new LeaseTableName(schemaName, table);
+    }
+
     /** The table, ready for SQL text: {@code "locks"."job_lease"}. */
     public String table() {
         return qualify(table);

@@ -25,7 +25,8 @@ public final class Tokens {
     static final long TIMELINE_LIMIT = 1L << TIMELINE_BITS;
 
     /** The server's current insert timeline, as a bigint. */
-    static final String TIMELINE_SQL = "('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint";
+    static final String TIMELINE_SQL =
+            "('x' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.pg_walfile_name(pg_catalog.pg_current_wal_lsn()), 1, 8))::bit(32)::bigint";
 
     private Tokens() {}
 
@@ -52,14 +53,16 @@ public final class Tokens {
      * refused, never granted again or lower.
      */
     static String aboveSql(String next, String previous) {
-        return "(SELECT CASE WHEN n.v IS NULL OR n.v > COALESCE(" + previous + ", 0) THEN n.v ELSE CAST('"
-                + BEHIND_MARKER + "' || " + previous + " AS bigint) END FROM (SELECT " + next + " AS v) AS n)";
+        return "(SELECT CASE WHEN n.v IS NULL OR n.v OPERATOR(pg_catalog.>) COALESCE(" + previous
+                + ", 0) THEN n.v ELSE CAST('" + BEHIND_MARKER + "' OPERATOR(pg_catalog.||) " + previous
+                + " AS bigint) END FROM (SELECT " + next + " AS v) AS n)";
     }
 
     /** A scalar SQL expression: the next token, drawing one sequence value (NULL beyond the limits). */
     static String nextTokenSql(LeaseTableName table) {
-        return "(SELECT CASE WHEN s.v < " + SEQUENCE_LIMIT + " AND e.tli < " + TIMELINE_LIMIT + " THEN e.tli * "
-                + SEQUENCE_LIMIT + " + s.v END FROM (SELECT nextval(" + table.sequenceLiteral()
+        return "(SELECT CASE WHEN s.v OPERATOR(pg_catalog.<) " + SEQUENCE_LIMIT + " AND e.tli OPERATOR(pg_catalog.<) "
+                + TIMELINE_LIMIT + " THEN e.tli OPERATOR(pg_catalog.*) " + SEQUENCE_LIMIT
+                + " OPERATOR(pg_catalog.+) s.v END FROM (SELECT pg_catalog.nextval(" + table.sequenceLiteral()
                 + ") AS v) AS s, (SELECT "
                 + TIMELINE_SQL + " AS tli) AS e)";
     }
