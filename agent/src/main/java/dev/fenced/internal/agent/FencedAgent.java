@@ -20,6 +20,9 @@ public final class FencedAgent {
 
     static final String BOOTSTRAP_JAR = "META-INF/fenced/fenced-bootstrap.jar";
 
+    /** The bootstrap jar as placed on the bootstrap class path; its class files describe the helpers. */
+    static volatile JarFile bootstrapJar;
+
     private FencedAgent() {}
 
     public static void premain(String arguments, Instrumentation inst) {
@@ -65,7 +68,8 @@ public final class FencedAgent {
             Path jar = Files.createTempFile("fenced-bootstrap-", ".jar");
             jar.toFile().deleteOnExit();
             Files.copy(in, jar, StandardCopyOption.REPLACE_EXISTING);
-            inst.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
+            bootstrapJar = new JarFile(jar.toFile());
+            inst.appendToBootstrapClassLoaderSearch(bootstrapJar);
         } catch (IOException e) {
             throw new AgentStartException("cannot place the context store on the bootstrap class path: " + e);
         }

@@ -19,15 +19,15 @@ import dev.fenced.internal.agent.advice.PropagationAdvice;
 import dev.fenced.internal.agent.bootstrap.LeaseGate;
 import dev.fenced.internal.agent.bootstrap.Propagation;
 import java.lang.instrument.Instrumentation;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.TimerTask;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ForkJoinTask;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -40,9 +40,11 @@ import net.bytebuddy.asm.AsmVisitorWrapper;
 import net.bytebuddy.asm.MemberSubstitution;
 import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.matcher.ElementMatchers;
+import net.bytebuddy.pool.TypePool;
 import net.bytebuddy.utility.JavaModule;
 
 /** Builds and installs the instrumentation: Advice only, no class format changes, retransformation. */
@@ -71,8 +73,8 @@ final class Installer {
         }
         disableNexus();
 
-        // Only the JDK types we instrument are retransformed, instead of matching every loaded class.
-        List<Class<?>> jdkTypes = preload();
+        // Only the JDK types we instrument that are already loaded are retransformed (never every loaded class);
+        // the others are instrumented when (if ever) the application first loads them.
         Set<String> leaseClasses = new HashSet<>();
         if (config != null) {
             config.bindings.forEach(b -> leaseClasses.add(b.className()));
@@ -80,8 +82,7 @@ final class Installer {
         AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(
-                        jdkTypes.toArray(new Class<?>[0])))
+                .with(new LoadedJdkTypes())
                 .with(new RetransformationErrors())
                 .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
                 .with(
@@ -109,8 +110,8 @@ final class Installer {
         }
     }
 
-    /** The JDK types we instrument, loaded (not initialised) so installation retransforms them in one batch. */
-    static final List<String> JDK_TYPES = List.of(
+    /** The JDK types we instrument. */
+    static final Set<String> JDK_TYPES = Set.of(
             "java.util.concurrent.FutureTask",
             "java.util.concurrent.ThreadPoolExecutor",
             "java.util.concurrent.ThreadPerTaskExecutor",
@@ -123,23 +124,52 @@ final class Installer {
             "java.util.TimerThread");
 
     /**
-     * A class first loaded while Byte Buddy is itself installing or transforming is skipped (its circularity
-     * lock), and would then never be instrumented; loading them all up front avoids that.
+     * The JDK types to retransform: those of {@link #JDK_TYPES} already loaded. Byte Buddy asks for them after
+     * its transformer is registered, so a type loaded later is instrumented as it loads. A type first loaded
+     * while Byte Buddy itself works on this thread is skipped by its transformer (its circularity lock): each
+     * batch after the first picks up what was loaded during the previous one, until none is new.
      */
-    private static List<Class<?>> preload() {
-        List<Class<?>> loaded = new ArrayList<>();
-        for (String name : JDK_TYPES) {
-            try {
-                loaded.add(Class.forName(name, false, null));
-            } catch (ClassNotFoundException e) {
-                // not in this Java version (virtual threads and ThreadPerTaskExecutor: 21+)
-            }
+    static final class LoadedJdkTypes implements AgentBuilder.RedefinitionStrategy.DiscoveryStrategy {
+        @Override
+        public Iterable<Iterable<Class<?>>> resolve(Instrumentation inst) {
+            Set<Class<?>> seen = new HashSet<>();
+            return () -> new Iterator<>() {
+                private List<Class<?>> next = newlyLoaded();
+
+                private List<Class<?>> newlyLoaded() {
+                    List<Class<?>> batch = new ArrayList<>();
+                    for (Class<?> c : inst.getInitiatedClasses(null)) {
+                        if (c.getClassLoader() == null && JDK_TYPES.contains(c.getName()) && seen.add(c)) {
+                            batch.add(c);
+                        }
+                    }
+                    return batch;
+                }
+
+                @Override
+                public boolean hasNext() {
+                    if (next == null) {
+                        next = newlyLoaded();
+                    }
+                    return !next.isEmpty();
+                }
+
+                @Override
+                public Iterable<Class<?>> next() {
+                    if (!hasNext()) {
+                        throw new NoSuchElementException();
+                    }
+                    List<Class<?>> batch = next;
+                    next = null;
+                    return batch;
+                }
+            };
         }
-        return loaded;
     }
 
-    private static AgentBuilder propagation(AgentBuilder builder, ClassLoader agentLoader) {
-        return builder.type(named("java.util.concurrent.FutureTask"))
+    private static AgentBuilder propagation(AgentBuilder agentBuilder, ClassLoader agentLoader) {
+        AgentBuilder builder = agentBuilder
+                .type(named("java.util.concurrent.FutureTask"))
                 .transform(advice(agentLoader, isConstructor(), PropagationAdvice.FutureTaskConstructor.class))
                 .type(named("java.util.concurrent.ThreadPoolExecutor"))
                 .transform(advice(
@@ -162,7 +192,9 @@ final class Installer {
                         PropagationAdvice.ForkJoinCallable.class))
                 .transform(advice(
                         agentLoader,
-                        isPublic().and(not(isStatic())).and(takesArgument(0, ForkJoinTask.class)),
+                        isPublic()
+                                .and(not(isStatic()))
+                                .and(takesArgument(0, named("java.util.concurrent.ForkJoinTask"))),
                         PropagationAdvice.ForkJoinTaskArgument.class))
                 .transform(advice(
                         agentLoader,
@@ -180,9 +212,11 @@ final class Installer {
                         named("sched").and(takesArguments(TimerTask.class, long.class, long.class)),
                         PropagationAdvice.TimerSchedule.class))
                 .type(named("java.util.TimerThread"))
-                .transform(timerRuns())
-                // Java 21+: virtual threads; these types and methods do not exist on 17 and then match nothing
-                .type(named("java.lang.ThreadBuilders$VirtualThreadBuilder"))
+                .transform(timerRuns());
+        if (Runtime.version().feature() < 21) {
+            return builder; // the virtual-thread types and methods below do not exist before Java 21
+        }
+        return builder.type(named("java.lang.ThreadBuilders$VirtualThreadBuilder"))
                 .transform(advice(
                         agentLoader,
                         named("unstarted").or(named("start")).and(takesArguments(Runnable.class)),
@@ -199,17 +233,17 @@ final class Installer {
      * call itself is replaced by {@link Propagation#runTimerTask}, which binds what was captured at scheduling.
      */
     private static AgentBuilder.Transformer timerRuns() {
-        Method runTimerTask;
-        try {
-            runTimerTask = Propagation.class.getMethod("runTimerTask", TimerTask.class);
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException(e);
-        }
-        AsmVisitorWrapper substitution = MemberSubstitution.relaxed()
-                .method(named("run").and(takesArguments(0)).and(isDeclaredBy(TimerTask.class)))
-                .replaceWith(runTimerTask)
-                .on(named("mainLoop"));
-        return (builder, type, loader, module, domain) -> builder.visit(substitution);
+        Lazy<AsmVisitorWrapper> substitution = new Lazy<>(() -> {
+            MethodDescription runTimerTask = ClassFiles.describe(Propagation.class)
+                    .getDeclaredMethods()
+                    .filter(named("runTimerTask").and(takesArguments(TimerTask.class)))
+                    .getOnly();
+            return MemberSubstitution.relaxed()
+                    .method(named("run").and(takesArguments(0)).and(isDeclaredBy(TimerTask.class)))
+                    .replaceWith(runTimerTask)
+                    .on(named("mainLoop"));
+        });
+        return (builder, type, loader, module, domain) -> builder.visit(substitution.get());
     }
 
     /** The functional interfaces a CompletableFuture stage takes its function as. */
@@ -221,17 +255,20 @@ final class Installer {
      * is told which interface the parameter declares, so a function implementing several is wrapped as that one.
      */
     private static AgentBuilder.Transformer stageFunctions(ClassLoader agentLoader) {
-        List<AsmVisitorWrapper> visitors = new ArrayList<>();
-        for (Class<?> f : STAGE_FUNCTIONS) {
-            Advice.WithCustomMapping kind =
-                    Advice.withCustomMapping().bind(PropagationAdvice.Kind.class, f.getSimpleName());
-            visitors.add(
-                    kind.to(PropagationAdvice.FunctionFirst.class).on(isPublic().and(takesArgument(0, f))));
-            visitors.add(kind.to(PropagationAdvice.FunctionSecond.class)
-                    .on(isPublic().and(takesArgument(1, f))));
-        }
+        Lazy<List<AsmVisitorWrapper>> visitors = new Lazy<>(() -> {
+            List<AsmVisitorWrapper> all = new ArrayList<>();
+            for (Class<?> f : STAGE_FUNCTIONS) {
+                Advice.WithCustomMapping kind =
+                        Advice.withCustomMapping().bind(PropagationAdvice.Kind.class, f.getSimpleName());
+                all.add(kind.to(ClassFiles.describe(PropagationAdvice.FunctionFirst.class), ClassFiles.LOCATOR)
+                        .on(isPublic().and(takesArgument(0, f))));
+                all.add(kind.to(ClassFiles.describe(PropagationAdvice.FunctionSecond.class), ClassFiles.LOCATOR)
+                        .on(isPublic().and(takesArgument(1, f))));
+            }
+            return all;
+        });
         return (builder, type, loader, module, domain) -> {
-            for (AsmVisitorWrapper v : visitors) {
+            for (AsmVisitorWrapper v : visitors.get()) {
                 builder = builder.visit(v);
             }
             return builder;
@@ -262,8 +299,52 @@ final class Installer {
     /** Advice read and parsed once, applied with {@code visit}: Advice only, nothing else changes. */
     private static AgentBuilder.Transformer advice(
             ClassLoader agentLoader, ElementMatcher<? super MethodDescription> on, Class<?> adviceClass) {
-        AsmVisitorWrapper visitor = Advice.to(adviceClass).on(on);
-        return (builder, type, loader, module, domain) -> builder.visit(visitor);
+        Lazy<AsmVisitorWrapper> visitor = new Lazy<>(() ->
+                Advice.to(ClassFiles.describe(adviceClass), ClassFiles.LOCATOR).on(on));
+        return (builder, type, loader, module, domain) -> builder.visit(visitor.get());
+    }
+
+    /**
+     * The agent's advice and helpers, described from their class files. Never by reflection: advice is built
+     * while Byte Buddy transforms a type, and reflection would load the JDK types in the advice's signatures
+     * (ForkJoinTask, ...) right then, under Byte Buddy's circularity lock, so they would never be instrumented.
+     */
+    private static final class ClassFiles {
+        static final ClassFileLocator LOCATOR = new ClassFileLocator.Compound(
+                ClassFileLocator.ForClassLoader.of(Installer.class.getClassLoader()),
+                new ClassFileLocator.ForJarFile(FencedAgent.bootstrapJar));
+        private static final TypePool POOL = TypePool.Default.of(LOCATOR);
+
+        static TypeDescription describe(Class<?> type) {
+            return POOL.describe(type.getName()).resolve();
+        }
+    }
+
+    /**
+     * Built on first use: advice is parsed only for a JDK type that is actually instrumented, so a type the
+     * application never loads costs nothing at start.
+     */
+    private static final class Lazy<T> {
+        private final Supplier<T> make;
+        private volatile T value;
+
+        Lazy(Supplier<T> make) {
+            this.make = make;
+        }
+
+        T get() {
+            T v = value;
+            if (v == null) {
+                synchronized (this) {
+                    v = value;
+                    if (v == null) {
+                        v = make.get();
+                        value = v;
+                    }
+                }
+            }
+            return v;
+        }
     }
 
     /**

@@ -69,7 +69,7 @@ final class StartupConfig {
                     "bad configuration: fenced.lease.table: " + e.getMessage().replaceFirst("^fenced: ", ""));
         }
         List<Binding> bindings = new ArrayList<>();
-        if (config.agentEnabled()) {
+        if (config.agentEnabled() && !config.leaseMethods().isEmpty()) { // no class files read without them
             ClassLoader app = ClassLoader.getSystemClassLoader();
             TypePool pool = TypePool.Default.of(ClassFileLocator.ForClassLoader.of(app));
             for (LeaseMethod m : config.leaseMethods().values()) {
