@@ -65,7 +65,7 @@ public abstract class LeaseStoreContract {
     private final String prefix = "contract-" + UUID.randomUUID().toString().substring(0, 8) + "-";
 
     @AfterEach
-    void closeEverything() throws Exception {
+    public void closeEverything() throws Exception {
         for (int i = toClose.size() - 1; i >= 0; i--) {
             toClose.get(i).close();
         }
@@ -101,13 +101,13 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void theTokenDomainIsAValidName() throws Exception {
+    public void theTokenDomainIsAValidName() throws Exception {
         String domain = store().tokenDomain();
         assertTrue(domain.matches("[a-z0-9][a-z0-9._:-]{0,62}"), "token domain '" + domain + "'");
     }
 
     @Test
-    void aHeldNameIsNotGrantedToAnotherHolder() throws Exception {
+    public void aHeldNameIsNotGrantedToAnotherHolder() throws Exception {
         LeaseStore one = store();
         LeaseStore two = store();
         String name = name("exclusive");
@@ -128,7 +128,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void racingGrantsGrantOnce() throws Exception {
+    public void racingGrantsGrantOnce() throws Exception {
         int racers = 8;
         List<LeaseStore> stores = new ArrayList<>();
         for (int i = 0; i < racers; i++) {
@@ -161,7 +161,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void tokensGrowAcrossNamesReleasesAndRestarts() throws Exception {
+    public void tokensGrowAcrossNamesReleasesAndRestarts() throws Exception {
         long last = 0;
         for (int round = 0; round < 3; round++) {
             LeaseStore store = store(); // each round a new instance on the same backend: a restart
@@ -185,7 +185,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void aReleaseByAnotherHolderOrOfAnOldTokenChangesNothing() throws Exception {
+    public void aReleaseByAnotherHolderOrOfAnOldTokenChangesNothing() throws Exception {
         LeaseStore store = store();
         String name = name("foreign-release");
         LeaseStore.Grant g = store.grant(name, "owner", longTtl(), timeout());
@@ -200,7 +200,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void aLeaseExpiresByTheStoresClockNeverBeforeItsTtlAndIsNotRevived() throws Exception {
+    public void aLeaseExpiresByTheStoresClockNeverBeforeItsTtlAndIsNotRevived() throws Exception {
         LeaseStore store = store();
         String name = name("expiry");
         Duration ttl = shortTtl();
@@ -228,7 +228,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void aNewStoreInstanceSeesTheLeasesOfTheOldOne() throws Exception {
+    public void aNewStoreInstanceSeesTheLeasesOfTheOldOne() throws Exception {
         LeaseStore before = createStore();
         String name = name("restart");
         LeaseStore.Grant g = before.grant(name, "survivor", longTtl(), timeout());
@@ -246,7 +246,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void renewalKeepsALeaseBeyondItsTtl() throws Exception {
+    public void renewalKeepsALeaseBeyondItsTtl() throws Exception {
         LeaseManager holder = manager(store());
         LeaseManager other = manager(store());
         String name = name("renewal");
@@ -262,7 +262,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void aLeaseTakenBehindItsHoldersBackIsLost() throws Exception {
+    public void aLeaseTakenBehindItsHoldersBackIsLost() throws Exception {
         LeaseStore store = store();
         LeaseManager holder = manager(store);
         String name = name("loss");
@@ -283,7 +283,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void aCrashedHoldersLeaseIsTakenOverAfterItsTtl() throws Exception {
+    public void aCrashedHoldersLeaseIsTakenOverAfterItsTtl() throws Exception {
         String name = name("takeover");
         Duration ttl = shortTtl();
         LeaseStore.Grant crashed = store().grant(name, "crashed", ttl, timeout()); // never renewed nor released
@@ -296,7 +296,7 @@ public abstract class LeaseStoreContract {
     }
 
     @Test
-    void everyOperationIsBoundedWhenTheStoreStalls() throws Exception {
+    public void everyOperationIsBoundedWhenTheStoreStalls() throws Exception {
         StallingStore stalling = new StallingStore(store());
         Duration budget = Duration.ofMillis(500);
         LeaseManager m = LeaseManager.builder(stalling).storeTimeout(budget).build();
