@@ -2,8 +2,9 @@ package dev.fenced;
 
 import dev.fenced.internal.lease.HolderIdentity;
 import dev.fenced.internal.lease.LeaseKeeper;
-import dev.fenced.internal.lease.LeaseStore;
 import dev.fenced.internal.lease.LeaseTableName;
+import dev.fenced.spi.LeaseStore;
+import dev.fenced.spi.PostgresLeaseStore;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -14,7 +15,8 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Grants {@link Lease}s with fencing tokens from a table in your PostgreSQL database.
+ * Grants {@link Lease}s with fencing tokens from a table in your PostgreSQL database (or from another
+ * {@link LeaseStore}: {@link Builder#store}).
  *
  * <pre>{@code
  * LeaseManager leases = LeaseManager.create(dataSource);      // one per application
@@ -78,9 +80,10 @@ public final class LeaseManager implements AutoCloseable {
         this.renewalInterval = b.renewalInterval;
         this.ticker = b.ticker;
         this.keeper = new LeaseKeeper(
-                b.dataSource,
-                b.table,
-                b.createTable,
+                b.store != null
+                        ? b.store
+                        : PostgresLeaseStore.create(
+                                Objects.requireNonNull(b.dataSource), b.table.toString(), b.createTable),
                 b.holder,
                 b.renew ? (b.renewalInterval == null ? 0 : b.renewalInterval.toNanos()) : NEVER_RENEW_NANOS,
                 b.clockDrift,
@@ -94,7 +97,15 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
+        return new Builder(Objects.requireNonNull(dataSource, "dataSource"), null);
+    }
+
+    /**
+     * A builder for a manager whose leases and tokens live in {@code store} (etcd, say, or PostgreSQL through
+     * {@link PostgresLeaseStore}) instead of a table of a DataSource: see {@link Builder#store}.
+     */
+    public static Builder builder(LeaseStore store) {
+        return new Builder(null, Objects.requireNonNull(store, "store"));
     }
 
     /**
@@ -226,7 +237,8 @@ public final class LeaseManager implements AutoCloseable {
     }
 
     private FencingException timeout(String name, Duration maxWait) {
-        LeaseStore.Holder h = keeper.describe(name, Math.min(keeper.storeTimeoutNanos(), ACQUIRE_GRACE_NANOS));
+        dev.fenced.internal.lease.LeaseStore.Holder h =
+                keeper.describe(name, Math.min(keeper.storeTimeoutNanos(), ACQUIRE_GRACE_NANOS));
         String by = h == null
                 ? ""
                 : h.live()
@@ -241,7 +253,8 @@ public final class LeaseManager implements AutoCloseable {
     /** Options of a {@link LeaseManager}. */
     public static final class Builder {
 
-        private final DataSource dataSource;
+        private final @Nullable DataSource dataSource;
+        private @Nullable LeaseStore store;
         private @Nullable String holder;
         private @Nullable Duration renewalInterval;
         private boolean renew = true;
@@ -251,8 +264,21 @@ public final class LeaseManager implements AutoCloseable {
         private Duration storeTimeout = Duration.ofMillis(DEFAULT_STORE_TIMEOUT_MILLIS);
         private Ticker ticker = Ticker.system();
 
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        private Builder(@Nullable DataSource dataSource, @Nullable LeaseStore store) {
+            this.dataSource = dataSource;
+            this.store = store;
+        }
+
+        /**
+         * Keep leases and draw tokens in {@code store} instead of the default, a table in the DataSource's PostgreSQL
+         * ({@link PostgresLeaseStore}); {@link #table} and {@link #createTable} then do not apply. Leases of this
+         * manager bind their tokens in the store's {@linkplain LeaseStore#tokenDomain() token domain}, so protected
+         * tables they write must be of that domain ({@code fenced.tokenDomain}). Every call to the store is bounded
+         * by {@link #storeTimeout} whatever the store does. The manager does not close the store.
+         */
+        public Builder store(LeaseStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
         }
 
         /**

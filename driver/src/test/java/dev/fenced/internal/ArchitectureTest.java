@@ -20,10 +20,13 @@ class ArchitectureTest {
     static final ArchRule internalPackagesHaveNoCycles =
             slices().matching("dev.fenced.internal.(**)").should().beFreeOfCycles();
 
-    /** Public types outside the API package say they are internal by where they live. */
+    /** Public types outside the API packages (dev.fenced and the SPI, dev.fenced.spi) say they are internal by where they live. */
     @ArchTest
-    static final ArchRule publicTypesLiveInTheApiOrInternalPackages =
-            classes().that().arePublic().should().resideInAnyPackage("dev.fenced", "dev.fenced.internal..");
+    static final ArchRule publicTypesLiveInTheApiOrInternalPackages = classes()
+            .that()
+            .arePublic()
+            .should()
+            .resideInAnyPackage("dev.fenced", "dev.fenced.spi", "dev.fenced.internal..");
 
     /** The thread-local store is loaded from the bootstrap class path by the agent: it may use java.base only. */
     @ArchTest

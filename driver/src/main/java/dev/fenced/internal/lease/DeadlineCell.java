@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The token cell of a lease: the token while the lease holds, its negation once it is lost or released
  * (see {@link dev.fenced.internal.context.TokenCells}), plus the lease's local deadline, so the write path can check
  * the deadline itself. The renewer's timer thread also loses leases at their deadline, but a timer can be
- * starved of CPU or stuck behind a blocked log; a nanoTime compare on every write cannot. Its token is of fenced's
- * own domain ({@link TokenDomains#FENCED}).
+ * starved of CPU or stuck behind a blocked log; a nanoTime compare on every write cannot. Its token is of its store's
+ * domain ({@link TokenDomains#FENCED} for PostgreSQL).
  */
 public final class DeadlineCell extends TokenCell {
 
@@ -20,8 +20,8 @@ public final class DeadlineCell extends TokenCell {
     private final transient Ticker ticker;
     private volatile long deadlineNanos;
 
-    DeadlineCell(long token, HeldLease lease, Ticker ticker, long deadlineNanos) {
-        super(TokenDomains.FENCED, token);
+    DeadlineCell(String domain, long token, HeldLease lease, Ticker ticker, long deadlineNanos) {
+        super(domain, token);
         this.lease = lease;
         this.ticker = ticker;
         this.deadlineNanos = deadlineNanos;

@@ -78,7 +78,8 @@ final class HeldLease implements Lease {
         this.marginFraction = (double) marginNanos / ttlNanos;
         this.renewEveryNanos = renewEveryNanos;
         this.context = context;
-        this.cell = new DeadlineCell(token, this, context.ticker(), sentAtNanos + validNanos);
+        this.cell = new DeadlineCell(
+                context.store().tokenDomain(), token, this, context.ticker(), sentAtNanos + validNanos);
         this.acquiringThread = Thread.currentThread();
         this.renewAt = sentAtNanos + renewEveryNanos;
     }

@@ -10,7 +10,7 @@ import dev.fenced.internal.metrics.Tracker;
  * the manager's counters.
  */
 record LeaseContext(
-        LeaseStore store,
+        StoreAccess store,
         String holder,
         Renewer renewer,
         CallbackDispatcher dispatcher,

@@ -28,7 +28,7 @@ public final class LeaseKeeper implements AutoCloseable {
     /** A renewal interval standing for "never": each lease simply runs out at its deadline. */
     public static final long NEVER_RENEW_NANOS = Long.MAX_VALUE / 4;
 
-    private final LeaseStore store;
+    private final StoreAccess store;
     private final String holder;
     private final long fixedRenewEveryNanos; // 0: ttl/3 for each lease
     private final double clockDrift;
@@ -56,8 +56,33 @@ public final class LeaseKeeper implements AutoCloseable {
             double clockDrift,
             long storeTimeoutNanos,
             Ticker ticker) {
+        this(
+                dev.fenced.spi.PostgresLeaseStore.create(dataSource, table.toString(), createTable),
+                holder,
+                fixedRenewEveryNanos,
+                clockDrift,
+                storeTimeoutNanos,
+                ticker);
+    }
+
+    /**
+     * A keeper on {@code spi}: PostgreSQL's store runs on this keeper's threads exactly as the default one, any other
+     * store through {@link BoundedStore}, each call bounded by the time budget.
+     *
+     * @param clockDrift the clock-drift margin as a fraction of each lease's ttl
+     * @param storeTimeoutNanos the longest any one store operation may take
+     */
+    public LeaseKeeper(
+            dev.fenced.spi.LeaseStore spi,
+            String holder,
+            long fixedRenewEveryNanos,
+            double clockDrift,
+            long storeTimeoutNanos,
+            Ticker ticker) {
         String id = Integer.toString(MANAGERS.incrementAndGet());
-        this.store = new LeaseStore(dataSource, table, createTable, threads, id);
+        this.store = spi instanceof dev.fenced.spi.PostgresLeaseStore pg
+                ? new LeaseStore(pg.dataSource(), LeaseTableName.parse(pg.table()), pg.createsTable(), threads, id)
+                : new BoundedStore(spi, threads, id);
         this.holder = holder;
         this.fixedRenewEveryNanos = fixedRenewEveryNanos;
         this.clockDrift = clockDrift;
@@ -113,7 +138,7 @@ public final class LeaseKeeper implements AutoCloseable {
         return context.renews();
     }
 
-    public LeaseStore store() {
+    public StoreAccess store() {
         return store;
     }
 

@@ -19,7 +19,7 @@ import javax.sql.DataSource;
  * decided by the database's clock ({@code now()}), never by ours. Every operation is bounded in time by
  * {@link StoreCalls}, whatever the DataSource does.
  */
-public final class LeaseStore {
+public final class LeaseStore implements StoreAccess {
 
     /** A serialization failure or deadlock (REPEATABLE READ or SERIALIZABLE pools): the statement is retried. */
     private static final Set<String> RETRIED = Set.of(PgStates.SERIALIZATION_FAILURE, PgStates.DEADLOCK_DETECTED);
@@ -126,6 +126,11 @@ public final class LeaseStore {
                 + t + " WHERE name OPERATOR(pg_catalog.=) ?";
     }
 
+    @Override
+    public String tokenDomain() {
+        return dev.fenced.Fencing.FENCED_DOMAIN;
+    }
+
     public LeaseTableName table() {
         return table;
     }
@@ -148,6 +153,7 @@ public final class LeaseStore {
      * @param sentClock the clock the grant's send time is read from
      * @return the grant, or null if someone else holds it
      */
+    @Override
     public Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
             throws SQLException {
         long budget = awaitLateGrant(name, budgetNanos);
@@ -245,6 +251,7 @@ public final class LeaseStore {
     }
 
     /** Renews, in one statement, every listed lease that is still this holder's, not expired and not locked. */
+    @Override
     public Renewal renew(
             String holder, String[] names, long[] tokens, long[] ttlMillis, long budgetNanos, Ticker sentClock)
             throws SQLException {
@@ -281,6 +288,7 @@ public final class LeaseStore {
     }
 
     /** Releases the listed leases that are still this holder's grants; returns how many were. */
+    @Override
     public int release(String holder, String[] names, long[] tokens, long budgetNanos) throws SQLException {
         return calls.run(
                 "release " + names.length + " leases",
@@ -304,6 +312,7 @@ public final class LeaseStore {
      * Releases one lease that is still this holder's grant, but leaves it taken until {@code holdMillis} after
      * its grant or last renewal (database clock), or at once if that time has passed; returns whether it was ours.
      */
+    @Override
     public boolean releaseHolding(String holder, String name, long token, long holdMillis, long budgetNanos)
             throws SQLException {
         return calls.run(
@@ -326,6 +335,7 @@ public final class LeaseStore {
     }
 
     /** The row of lease {@code name}, or null if it was never granted. */
+    @Override
     public Holder describe(String name, long budgetNanos) throws SQLException {
         return calls.run(
                 "describe lease '" + name + "'",
@@ -351,11 +361,13 @@ public final class LeaseStore {
      * Reaches the store and makes the checks of the first grant (a primary, the table and a trustworthy sequence)
      * without creating anything; null when ready, else what is still to come. Throws what a grant would.
      */
+    @Override
     public String check(long budgetNanos) throws SQLException {
         return calls.run("check the lease store", budgetNanos, c -> LeaseSchema.check(c, table, createTable));
     }
 
     /** How many store operations ran out of their time budget. */
+    @Override
     public int timeouts() {
         return calls.timeouts();
     }
@@ -366,7 +378,8 @@ public final class LeaseStore {
      *
      * @throws java.util.concurrent.RejectedExecutionException if the store is shut down or all its workers are stuck
      */
-    java.util.concurrent.Future<?> inBackground(Runnable work) {
+    @Override
+    public java.util.concurrent.Future<?> inBackground(Runnable work) {
         return calls.submit(work);
     }
 

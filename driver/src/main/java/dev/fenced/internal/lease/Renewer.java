@@ -51,7 +51,7 @@ final class Renewer {
     /** The least time a renewal statement is given, however close its deadline. */
     static final long MIN_BUDGET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    private final LeaseStore store;
+    private final StoreAccess store;
     private final String holder;
     private final Ticker ticker;
     private final long storeTimeoutNanos;
@@ -67,7 +67,7 @@ final class Renewer {
     private volatile boolean failing;
 
     Renewer(
-            LeaseStore store,
+            StoreAccess store,
             String holder,
             String threadSuffix,
             Ticker ticker,

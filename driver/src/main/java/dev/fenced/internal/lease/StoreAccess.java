@@ -1,0 +1,44 @@
+package dev.fenced.internal.lease;
+
+import dev.fenced.Ticker;
+import java.sql.SQLException;
+import java.util.concurrent.Future;
+
+/**
+ * What a lease manager asks of its store, every call bounded by the budget given: PostgreSQL's own
+ * ({@link LeaseStore}, which bounds each statement by aborting its connection), or a store of the SPI
+ * ({@link BoundedStore}, which bounds each call on a worker thread).
+ */
+public interface StoreAccess {
+
+    /** The token domain of the store's tokens. */
+    String tokenDomain();
+
+    /** @return the grant, or null if someone else holds it */
+    LeaseStore.Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
+            throws SQLException;
+
+    LeaseStore.Renewal renew(
+            String holder, String[] names, long[] tokens, long[] ttlMillis, long budgetNanos, Ticker sentClock)
+            throws SQLException;
+
+    int release(String holder, String[] names, long[] tokens, long budgetNanos) throws SQLException;
+
+    /**
+     * Releases one lease but leaves it taken until {@code holdMillis} after its grant or last renewal, or at once if
+     * that time has passed; returns whether it was ours.
+     */
+    boolean releaseHolding(String holder, String name, long token, long holdMillis, long budgetNanos)
+            throws SQLException;
+
+    LeaseStore.Holder describe(String name, long budgetNanos) throws SQLException;
+
+    /** Null when ready, else a note on what comes at the first grant; throws what a grant would. */
+    String check(long budgetNanos) throws SQLException;
+
+    /** How many store operations ran out of their time budget. */
+    int timeouts();
+
+    /** Runs {@code work} (which calls this store and waits for it) on one of the store's worker threads. */
+    Future<?> inBackground(Runnable work);
+}

@@ -1,0 +1,154 @@
+package dev.fenced.lease.etcd;
+
+import dev.fenced.spi.LeaseStore;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Leases in etcd: a lease is an etcd lease (its ttl in whole seconds, rounded up), the grant a transaction that
+ * creates the lock key {@code <prefix><name>} bound to it only if the key is absent ({@code createRevision == 0}),
+ * and the token the key's create revision: etcd's store revision, global, strictly growing and linearizable. Expiry
+ * is etcd's (the key goes with its lease); renewal is a keep-alive of each lease whose key still has its token.
+ * Tokens are of domain {@value #DOMAIN}. The store keeps no state of its own: a new instance sees every lease.
+ */
+public final class EtcdLeaseStore implements LeaseStore {
+
+    /** The token domain of this store's tokens. */
+    public static final String DOMAIN = "etcd";
+
+    private final Client client;
+    private final String prefix;
+
+    /** A store on {@code client} with lock keys under {@code prefix} (say {@code fenced/leases/}). */
+    public EtcdLeaseStore(Client client, String prefix) {
+        this.client = client;
+        this.prefix = prefix;
+    }
+
+    @Override
+    public String tokenDomain() {
+        return DOMAIN;
+    }
+
+    private ByteSequence key(String name) {
+        return ByteSequence.from(prefix + name, StandardCharsets.UTF_8);
+    }
+
+    private static long seconds(Duration ttl) {
+        return Math.max(1, (ttl.toMillis() + 999) / 1000);
+    }
+
+    private static long ms(Duration timeout) {
+        return Math.max(1, timeout.toMillis());
+    }
+
+    @Override
+    public Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
+        ByteSequence key = key(name);
+        long lease = client.getLeaseClient()
+                .grant(seconds(ttl))
+                .get(ms(timeout), TimeUnit.MILLISECONDS)
+                .getID();
+        TxnResponse txn = client.getKVClient()
+                .txn()
+                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(
+                        key,
+                        ByteSequence.from(holder, StandardCharsets.UTF_8),
+                        PutOption.builder().withLeaseId(lease).build()))
+                .commit()
+                .get(ms(timeout), TimeUnit.MILLISECONDS);
+        if (!txn.isSucceeded()) {
+            client.getLeaseClient().revoke(lease); // not awaited: an unused lease also expires by itself
+            return null;
+        }
+        // the put is the transaction's only write: the revision it made is the key's create revision
+        return new Grant(txn.getHeader().getRevision());
+    }
+
+    /** The key of {@code name} if it is still {@code holder}'s grant with {@code token}. */
+    private KeyValue mine(String holder, String name, long token, Duration timeout) throws Exception {
+        List<KeyValue> kvs = client.getKVClient()
+                .get(key(name), GetOption.DEFAULT)
+                .get(ms(timeout), TimeUnit.MILLISECONDS)
+                .getKvs();
+        if (kvs.isEmpty()) {
+            return null;
+        }
+        KeyValue kv = kvs.get(0);
+        return kv.getCreateRevision() == token
+                        && kv.getValue().toString(StandardCharsets.UTF_8).equals(holder)
+                ? kv
+                : null;
+    }
+
+    @Override
+    public Renewal renew(String holder, List<Held> leases, Duration timeout) throws Exception {
+        Set<Long> renewed = new HashSet<>();
+        for (Held h : leases) {
+            KeyValue kv = mine(holder, h.name(), h.token(), timeout);
+            if (kv != null
+                    && client.getLeaseClient()
+                                    .keepAliveOnce(kv.getLease())
+                                    .get(ms(timeout), TimeUnit.MILLISECONDS)
+                                    .getTTL()
+                            > 0) {
+                renewed.add(h.token());
+            }
+        }
+        return new Renewal(renewed, Set.of());
+    }
+
+    @Override
+    public int release(String holder, List<Held> leases, Duration timeout) throws Exception {
+        int released = 0;
+        for (Held h : leases) {
+            KeyValue kv = mine(holder, h.name(), h.token(), timeout);
+            if (kv == null) {
+                continue;
+            }
+            TxnResponse txn = client.getKVClient()
+                    .txn()
+                    .If(new Cmp(key(h.name()), Cmp.Op.EQUAL, CmpTarget.createRevision(h.token())))
+                    .Then(Op.delete(key(h.name()), io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                    .commit()
+                    .get(ms(timeout), TimeUnit.MILLISECONDS);
+            if (txn.isSucceeded()) {
+                released++;
+                client.getLeaseClient().revoke(kv.getLease());
+            }
+        }
+        return released;
+    }
+
+    @Override
+    public Optional<Holder> describe(String name, Duration timeout) throws Exception {
+        List<KeyValue> kvs = client.getKVClient()
+                .get(key(name), GetOption.DEFAULT)
+                .get(ms(timeout), TimeUnit.MILLISECONDS)
+                .getKvs();
+        if (kvs.isEmpty()) {
+            return Optional.empty();
+        }
+        KeyValue kv = kvs.get(0);
+        return Optional.of(new Holder(
+                kv.getValue().toString(StandardCharsets.UTF_8),
+                kv.getCreateRevision(),
+                "with etcd lease " + Long.toHexString(kv.getLease()),
+                true));
+    }
+}

@@ -1,0 +1,2 @@
+/** {@link dev.fenced.lease.etcd.EtcdLeaseStore}: fenced leases kept in etcd. */
+package dev.fenced.lease.etcd;
