@@ -37,16 +37,16 @@ class TokensTest {
     @Test
     void theNextTokenIsNullBeyondEitherLimitRatherThanWrapped() {
         String sql = Tokens.nextTokenSql(LeaseTableName.parse("fenced_lease"));
-        assertTrue(sql.contains("s.v < " + Tokens.SEQUENCE_LIMIT), sql);
-        assertTrue(sql.contains("e.tli < " + Tokens.TIMELINE_LIMIT), sql);
-        assertTrue(sql.contains("nextval('\"fenced_lease_token_seq\"')"), sql);
+        assertTrue(sql.contains("s.v OPERATOR(pg_catalog.<) " + Tokens.SEQUENCE_LIMIT), sql);
+        assertTrue(sql.contains("e.tli OPERATOR(pg_catalog.<) " + Tokens.TIMELINE_LIMIT), sql);
+        assertTrue(sql.contains("pg_catalog.nextval('\"fenced_lease_token_seq\"')"), sql);
         assertTrue(sql.contains("END FROM"), "no ELSE branch: NULL past the limits");
     }
 
     @Test
     void aTokenNotAboveThePreviousFailsNamingTheMarker() {
         String sql = Tokens.aboveSql("n()", "p()");
-        assertTrue(sql.contains("n.v > COALESCE(p(), 0)"), sql);
-        assertTrue(sql.contains("CAST('" + Tokens.BEHIND_MARKER + "' || p() AS bigint)"), sql);
+        assertTrue(sql.contains("n.v OPERATOR(pg_catalog.>) COALESCE(p(), 0)"), sql);
+        assertTrue(sql.contains("CAST('" + Tokens.BEHIND_MARKER + "' OPERATOR(pg_catalog.||) p() AS bigint)"), sql);
     }
 }
