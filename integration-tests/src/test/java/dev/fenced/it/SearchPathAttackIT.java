@@ -2,11 +2,15 @@ package dev.fenced.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fenced.Actions;
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.Lease;
+import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
 import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.Pools;
@@ -17,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -232,6 +237,137 @@ class SearchPathAttackIT {
                 Lease held = a.tryAcquire("sp-job", Duration.ofSeconds(60)).orElseThrow()) {
             assertEquals(true, b.tryAcquire("sp-job", Duration.ofSeconds(60)).isEmpty(), "a live lease taken over");
             assertEquals(true, held.isValid());
+        }
+    }
+
+    /** The lease store in public, made by an ordinary holder with the ordinary search_path. */
+    static PGSimpleDataSource leaseStore() throws SQLException {
+        PGSimpleDataSource plain = new PGSimpleDataSource();
+        plain.setUrl(db.rawUrl());
+        try (LeaseManager first = LeaseManager.create(plain)) {
+            first.tryAcquire("sp-setup", Duration.ofSeconds(1)).orElseThrow().close();
+        }
+        return plain;
+    }
+
+    /** One pooled connection, so what a test does to its session (a temp table) is what the store's calls see. */
+    static HikariDataSource onePooledSession(String url, String initSql) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(1);
+        config.setPoolName("sp-one-session");
+        config.setConnectionInitSql(initSql);
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * A temp table {@code fenced_lease} (TEMP only: PUBLIC has it by default) in the session of a holder whose store
+     * was already set up: the temp schema is searched first for tables, so an unqualified name would send that
+     * holder's grants to an empty table of its own, and it would get a lease another holder holds. The store named
+     * the table with its schema at set-up, so the temp table is never used.
+     */
+    @Test
+    void aTempLeaseTableMadeAfterSetUpIsNotUsed() throws SQLException {
+        PGSimpleDataSource plain = leaseStore();
+        try (HikariDataSource one = onePooledSession(db.rawUrl(), null);
+                LeaseManager a = LeaseManager.create(plain);
+                LeaseManager b = LeaseManager.create(one);
+                Lease held =
+                        a.tryAcquire("sp-temp-late", Duration.ofSeconds(60)).orElseThrow()) {
+            b.tryAcquire("sp-temp-late-warm", Duration.ofSeconds(1))
+                    .orElseThrow()
+                    .close(); // b's store is set up
+            try (Connection c = one.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute("CREATE TEMP TABLE fenced_lease (LIKE public.fenced_lease INCLUDING ALL)");
+            }
+            assertEquals(
+                    true, b.tryAcquire("sp-temp-late", Duration.ofSeconds(60)).isEmpty(), "a live lease granted twice");
+            assertTokensGoOnFromThePublicStore(b, held, "sp-temp-late-other");
+        }
+    }
+
+    /** The same temp table there before the store's set-up: it is neither used nor taken for a second lease table. */
+    @Test
+    void aTempLeaseTableAtSetUpIsIgnored() throws SQLException {
+        PGSimpleDataSource plain = leaseStore();
+        try (HikariDataSource one = onePooledSession(
+                        db.rawUrl(), "CREATE TEMP TABLE fenced_lease (LIKE public.fenced_lease INCLUDING ALL)");
+                LeaseManager a = LeaseManager.create(plain);
+                LeaseManager b = LeaseManager.create(one);
+                Lease held =
+                        a.tryAcquire("sp-temp-early", Duration.ofSeconds(60)).orElseThrow()) {
+            assertEquals(
+                    true,
+                    b.tryAcquire("sp-temp-early", Duration.ofSeconds(60)).isEmpty(),
+                    "a live lease granted twice");
+            assertTokensGoOnFromThePublicStore(b, held, "sp-temp-early-other");
+        }
+    }
+
+    /**
+     * A holder whose connections put a schema of their own first ({@code options=-c search_path=shadow,public}) and
+     * a lease table and sequence made there after its store was set up, the sequence started again at 1: through the
+     * search_path its grants would reach that table, holding a lease the other holders hold, with tokens below
+     * theirs. The store keeps the schema it found at set-up.
+     */
+    @Test
+    void aLeaseTableMadeLaterEarlierInTheSearchPathIsNotUsed() throws SQLException {
+        PGSimpleDataSource plain = leaseStore();
+        db.execute("CREATE SCHEMA shadow");
+        try {
+            PGSimpleDataSource shadowed = new PGSimpleDataSource();
+            shadowed.setUrl(
+                    db.rawUrl() + (db.rawUrl().contains("?") ? "&" : "?") + "options=-c%20search_path%3Dshadow,public");
+            try (LeaseManager a = LeaseManager.create(plain);
+                    LeaseManager b = LeaseManager.create(shadowed);
+                    Lease held =
+                            a.tryAcquire("sp-shadow", Duration.ofSeconds(60)).orElseThrow()) {
+                b.tryAcquire("sp-shadow-warm", Duration.ofSeconds(1))
+                        .orElseThrow()
+                        .close(); // b's store is set up
+                db.execute(
+                        "CREATE TABLE shadow.fenced_lease (LIKE public.fenced_lease INCLUDING ALL)",
+                        "CREATE SEQUENCE shadow.fenced_lease_token_seq CACHE 1");
+                assertEquals(
+                        true,
+                        b.tryAcquire("sp-shadow", Duration.ofSeconds(60)).isEmpty(),
+                        "a live lease granted twice");
+                assertTokensGoOnFromThePublicStore(b, held, "sp-shadow-other");
+                assertEquals(0, db.queryLong("SELECT count(*) FROM shadow.fenced_lease"), "the shadow table was used");
+            }
+        } finally {
+            db.execute("DROP SCHEMA shadow CASCADE");
+        }
+    }
+
+    /**
+     * {@code Actions} checks the caller's token against the lease table: a temp table {@code fenced_lease} holding a
+     * forged live row for a stale token (TEMP only) would vouch for it, and the action would run. The action store
+     * names the lease table with its schema, so the stale token is refused and the action does not run.
+     */
+    @Test
+    void aTempLeaseTableCannotVouchForAStaleAction() throws SQLException {
+        leaseStore();
+        String forge = "CREATE TEMP TABLE fenced_lease (LIKE public.fenced_lease INCLUDING ALL);"
+                + " INSERT INTO fenced_lease VALUES ('forged', 'me', 5, now(), now(), 'infinity')";
+        AtomicBoolean ran = new AtomicBoolean();
+        try (HikariDataSource one = onePooledSession(db.rawUrl(), forge);
+                FencingScope ignored = Fencing.bind(5)) {
+            assertThrows(LeaseLostException.class, () -> Actions.once(one, "sp-forged", () -> ran.set(true)));
+        }
+        assertEquals(false, ran.get(), "a stale holder's action ran");
+    }
+
+    /** {@code b}'s next grant draws from public's sequence and lands in public's table, above {@code held}. */
+    private static void assertTokensGoOnFromThePublicStore(LeaseManager b, Lease held, String name)
+            throws SQLException {
+        try (Lease other = b.tryAcquire(name, Duration.ofSeconds(60)).orElseThrow()) {
+            assertTrue(other.token() > held.token(), other.token() + " is not above " + held.token());
+            assertEquals(
+                    other.token(),
+                    db.queryLong("SELECT token FROM public.fenced_lease WHERE name = '" + name + "'"),
+                    "the grant is in public.fenced_lease");
         }
     }
 }
