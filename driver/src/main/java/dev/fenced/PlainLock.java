@@ -119,7 +119,8 @@ public final class PlainLock {
 
     /** The lock's transaction: this backend's virtual transaction id, unique per transaction of the session. */
     private static final String TRANSACTION = "(SELECT l.virtualxid FROM pg_catalog.pg_locks l"
-            + " WHERE l.locktype = 'virtualxid' AND l.pid = pg_catalog.pg_backend_pid() LIMIT 1)";
+            + " WHERE l.locktype OPERATOR(pg_catalog.=) 'virtualxid' AND l.pid OPERATOR(pg_catalog.=)"
+            + " pg_catalog.pg_backend_pid() LIMIT 1)";
 
     /** Takes the lock; returns its transaction's identity. */
     private static String lock(Connection c, String name, String lockMs, String idleMs, Duration lockTimeout)

@@ -2,6 +2,7 @@ package dev.fenced.internal.action;
 
 import dev.fenced.FencingException;
 import dev.fenced.internal.jdbc.OpenTransactions;
+import dev.fenced.internal.lease.LeaseSchema;
 import dev.fenced.internal.lease.LeaseTableName;
 import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
@@ -22,13 +23,9 @@ public final class ActionStore {
 
     private final DataSource dataSource;
     private final LeaseTableName table;
-    private final String claimByName;
-    private final String claimByToken;
-    private final String doneSql;
-    private final String failedSql;
-    private final String releaseSql;
-    private final String forgetSql;
-    private final String createSql;
+    private final LeaseTableName leaseTable;
+    /** The statements for both tables with their schemas, fixed at the first call; null before. */
+    private volatile Sql sql;
 
     /** What a claim found. */
     public enum Claim {
@@ -43,22 +40,57 @@ public final class ActionStore {
     public ActionStore(DataSource dataSource, LeaseTableName table, LeaseTableName leaseTable) {
         this.dataSource = dataSource;
         this.table = table;
-        String t = table.table();
-        String l = leaseTable.table();
-        String insert = " claimed AS (INSERT INTO " + t + " (key, token, lease, claimed_at)"
-                + " SELECT ?, h.token, h.name, now() FROM holder h ON CONFLICT (key) DO NOTHING RETURNING key)"
-                + " SELECT (SELECT count(*) FROM holder), (SELECT count(*) FROM claimed)";
-        // by name when this JVM knows the lease (the primary key), else by token alone (a scan of the leases)
-        this.claimByName = "WITH holder AS (SELECT l.name, l.token FROM " + l + " AS l WHERE l.name = ? AND l.token = ?"
-                + " AND l.expires_at > now() FOR SHARE)," + insert;
-        this.claimByToken = "WITH holder AS (SELECT l.name, l.token FROM " + l + " AS l WHERE l.token = ?"
-                + " AND l.expires_at > now() FOR SHARE)," + insert;
-        this.doneSql = "UPDATE " + t + " SET done_at = now() WHERE key = ? AND token = ?";
-        this.failedSql = "UPDATE " + t + " SET failed = ? WHERE key = ? AND token = ?";
-        this.releaseSql = "DELETE FROM " + t + " WHERE key = ? AND token = ? AND done_at IS NULL";
-        this.forgetSql = "DELETE FROM " + t + " WHERE key = ?";
-        this.createSql = "CREATE TABLE IF NOT EXISTS " + t + " (key text PRIMARY KEY, token bigint NOT NULL,"
-                + " lease text NOT NULL, claimed_at timestamptz NOT NULL, done_at timestamptz, failed text)";
+        this.leaseTable = leaseTable;
+    }
+
+    /**
+     * The statements, every name in them schema-qualified: the action and lease tables as resolved once, at the
+     * first call ({@link LeaseSchema#qualified}), and pg_catalog's operators and functions, so no session's
+     * search_path (a schema of its own first, a temp table of the same name) decides which rows a claim checks or
+     * writes (issue 24).
+     */
+    private record Sql(
+            String claimByName,
+            String claimByToken,
+            String done,
+            String failed,
+            String release,
+            String forget,
+            String create) {
+
+        static Sql of(LeaseTableName table, LeaseTableName leaseTable) {
+            String t = table.table();
+            String l = leaseTable.table();
+            String insert = " claimed AS (INSERT INTO " + t + " (key, token, lease, claimed_at)"
+                    + " SELECT ?, h.token, h.name, pg_catalog.now() FROM holder h ON CONFLICT (key) DO NOTHING"
+                    + " RETURNING key)"
+                    + " SELECT (SELECT pg_catalog.count(*) FROM holder), (SELECT pg_catalog.count(*) FROM claimed)";
+            // by name when this JVM knows the lease (the primary key), else by token alone (a scan of the leases)
+            String live = " AND l.expires_at OPERATOR(pg_catalog.>) pg_catalog.now() FOR SHARE),";
+            String byKeyAndToken = " WHERE key OPERATOR(pg_catalog.=) ? AND token OPERATOR(pg_catalog.=) ?";
+            return new Sql(
+                    "WITH holder AS (SELECT l.name, l.token FROM " + l + " AS l WHERE l.name OPERATOR(pg_catalog.=) ?"
+                            + " AND l.token OPERATOR(pg_catalog.=) ?" + live + insert,
+                    "WITH holder AS (SELECT l.name, l.token FROM " + l + " AS l WHERE l.token OPERATOR(pg_catalog.=) ?"
+                            + live + insert,
+                    "UPDATE " + t + " SET done_at = pg_catalog.now()" + byKeyAndToken,
+                    "UPDATE " + t + " SET failed = ?" + byKeyAndToken,
+                    "DELETE FROM " + t + byKeyAndToken + " AND done_at IS NULL",
+                    "DELETE FROM " + t + " WHERE key OPERATOR(pg_catalog.=) ?",
+                    "CREATE TABLE IF NOT EXISTS " + t + " (key pg_catalog.text PRIMARY KEY, token bigint NOT NULL,"
+                            + " lease pg_catalog.text NOT NULL, claimed_at pg_catalog.timestamptz NOT NULL,"
+                            + " done_at pg_catalog.timestamptz, failed pg_catalog.text)");
+        }
+    }
+
+    /** The statements, the tables' schemas resolved on {@code c} at the first call and kept. */
+    private Sql sql(Connection c) throws SQLException {
+        Sql fixed = sql;
+        if (fixed == null) {
+            fixed = Sql.of(LeaseSchema.qualified(c, table, "the Actions table"), LeaseSchema.qualified(c, leaseTable));
+            sql = fixed;
+        }
+        return fixed;
     }
 
     public String table() {
@@ -121,7 +153,9 @@ public final class ActionStore {
     }
 
     private Claim claim(Connection c, String key, long token, String lease) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(lease != null ? claimByName : claimByToken)) {
+        Sql statements = sql(c);
+        try (PreparedStatement ps =
+                c.prepareStatement(lease != null ? statements.claimByName() : statements.claimByToken())) {
             int i = 1;
             if (lease != null) {
                 ps.setString(i++, lease);
@@ -141,7 +175,7 @@ public final class ActionStore {
     /** First use: the table is created (as the lease table is); another process creating it at once is fine. */
     private void create(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute(createSql);
+            s.execute(sql(c).create());
         } catch (SQLException e) {
             // two processes creating it at once collide in the catalog (unique violation, duplicate table)
             String state = e.getSQLState();
@@ -152,23 +186,23 @@ public final class ActionStore {
     }
 
     public void done(String key, long token) throws SQLException {
-        update(doneSql, null, key, token);
+        update(Sql::done, null, key, token);
     }
 
     public void failed(String key, long token, String failure) throws SQLException {
-        update(failedSql, failure, key, token);
+        update(Sql::failed, failure, key, token);
     }
 
     /** Gives a claimed, not done key back, so the next holder runs the action. */
     public void release(String key, long token) throws SQLException {
-        update(releaseSql, null, key, token);
+        update(Sql::release, null, key, token);
     }
 
     /** Deletes the row of {@code key} whoever claimed it: the action may run again. */
     public boolean forget(String key) throws SQLException {
         try {
             return autocommit(c -> {
-                try (PreparedStatement ps = c.prepareStatement(forgetSql)) {
+                try (PreparedStatement ps = c.prepareStatement(sql(c).forget())) {
                     ps.setString(1, key);
                     return ps.executeUpdate() > 0;
                 }
@@ -181,9 +215,10 @@ public final class ActionStore {
         }
     }
 
-    private void update(String sql, String text, String key, long token) throws SQLException {
+    private void update(java.util.function.Function<Sql, String> statement, String text, String key, long token)
+            throws SQLException {
         autocommit(c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
+            try (PreparedStatement ps = c.prepareStatement(statement.apply(sql(c)))) {
                 int i = 1;
                 if (text != null) {
                     ps.setString(i++, text);

@@ -1,5 +1,6 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.FencedProperty;
 import dev.fenced.FencingException;
 import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
@@ -43,7 +44,9 @@ final class CatalogInspector {
      */
     static FencingTargets inspect(Connection c, CatalogRead read) throws SQLException {
         boolean lenient = read.lenient();
-        TableName tombstones = read.tombstones() == null ? null : TombstoneSchema.qualified(c, read.tombstones());
+        TableName tombstones = read.tombstones() == null
+                ? null
+                : TombstoneSchema.qualified(c, read.tombstones(), FencedProperty.TOMBSTONE_TABLE);
         Shapes shapes = new Shapes();
         // each protected relation's token domain, by oid, for the registry
         Map<Long, TokenDomainRegistry.Claim> claims = new LinkedHashMap<>();
@@ -188,7 +191,9 @@ final class CatalogInspector {
         if (read.domainRegistry() != null) {
             // named with its schema as the tombstone table is: a temp table of the same name cannot stand in for it
             TokenDomainRegistry.claim(
-                    c, TombstoneSchema.qualified(c, read.domainRegistry()), List.copyOf(claims.values()));
+                    c,
+                    TombstoneSchema.qualified(c, read.domainRegistry(), FencedProperty.TOKEN_DOMAIN_TABLE),
+                    List.copyOf(claims.values()));
         }
         return FencingTargets.fromCatalog(
                 tables, indirect, volatileFunctions(c), shapes.byName(), tombstones, functionNames(c));
@@ -256,9 +261,8 @@ final class CatalogInspector {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT c.relname, c.oid FROM pg_catalog.pg_class c"
-                        + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-                        + " WHERE c.relkind IN ('r', 'p', 'f', 'v', 'm')"
-                        + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')")) {
+                        + " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
+                        + " WHERE" + WRITABLE_KIND + " AND" + OUTSIDE_SYSTEM_SCHEMAS)) {
             while (rs.next()) {
                 names.add(rs.getString(1));
                 names.add(oidKey(rs.getLong(2)));
@@ -272,12 +276,23 @@ final class CatalogInspector {
         return "\0" + oid;
     }
 
+    /**
+     * {@code c.relkind} is one a write can target. Operators in catalog reads are named with pg_catalog as in
+     * everything fenced sends: a session's search_path must not change what fenced reads (issue 24).
+     */
+    private static final String WRITABLE_KIND =
+            " c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p', 'f', 'v', 'm']::pg_catalog.char[])";
+
+    /** {@code n} is not a system schema. */
+    private static final String OUTSIDE_SYSTEM_SCHEMAS =
+            " NOT n.nspname OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog', 'information_schema']::pg_catalog.name[])";
+
     static List<Relation> relationsNamed(Connection c, TableName name) throws SQLException {
         String sql = "SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-                + " WHERE c.relname = ? AND c.relkind IN ('r', 'p', 'f', 'v', 'm')"
-                + (name.schema() == null ? "" : " AND n.nspname = ?")
-                + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')";
+                + " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
+                + " WHERE c.relname OPERATOR(pg_catalog.=) ? AND" + WRITABLE_KIND
+                + (name.schema() == null ? "" : " AND n.nspname OPERATOR(pg_catalog.=) ?")
+                + " AND" + OUTSIDE_SYSTEM_SCHEMAS;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, name.name());
             if (name.schema() != null) {
@@ -289,8 +304,8 @@ final class CatalogInspector {
 
     static String columnType(Connection c, long oid, String column) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.format_type(a.atttypid, NULL)"
-                + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attname = ? AND a.attnum > 0"
-                + " AND NOT a.attisdropped")) {
+                + " FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) ? AND a.attname"
+                + " OPERATOR(pg_catalog.=) ? AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped")) {
             ps.setLong(1, oid);
             ps.setString(2, column);
             try (ResultSet rs = ps.executeQuery()) {
@@ -300,13 +315,14 @@ final class CatalogInspector {
     }
 
     static List<Relation> inheritanceKin(Connection c, long oid) throws SQLException {
-        String sql = "WITH RECURSIVE down(oid) AS (SELECT ?::oid UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i"
-                + " JOIN down ON i.inhparent = down.oid),"
-                + " up(oid) AS (SELECT ?::oid UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i"
-                + " JOIN up ON i.inhrelid = up.oid)"
+        String sql = "WITH RECURSIVE down(oid) AS (SELECT ?::pg_catalog.oid UNION SELECT i.inhrelid FROM"
+                + " pg_catalog.pg_inherits i JOIN down ON i.inhparent OPERATOR(pg_catalog.=) down.oid),"
+                + " up(oid) AS (SELECT ?::pg_catalog.oid UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i"
+                + " JOIN up ON i.inhrelid OPERATOR(pg_catalog.=) up.oid)"
                 + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-                + " WHERE c.oid IN (SELECT oid FROM down UNION SELECT oid FROM up) AND c.oid <> ?::oid";
+                + " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
+                + " WHERE c.oid OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT oid FROM down UNION SELECT oid FROM up))"
+                + " AND c.oid OPERATOR(pg_catalog.<>) ?::pg_catalog.oid";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, oid);
             ps.setLong(2, oid);
@@ -323,15 +339,18 @@ final class CatalogInspector {
         if (oids.isEmpty()) {
             return List.of();
         }
-        String sql = "WITH RECURSIVE reads(oid) AS (SELECT unnest(?::oid[])"
+        String sql = "WITH RECURSIVE reads(oid) AS (SELECT pg_catalog.unnest(?::pg_catalog.oid[])"
                 + " UNION SELECT r.ev_class FROM pg_catalog.pg_depend d"
-                + " JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid"
-                + " JOIN reads ON d.refobjid = reads.oid"
-                + " WHERE d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.refclassid = 'pg_catalog.pg_class'::regclass"
-                + " AND r.ev_class <> d.refobjid)"
-                + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM reads JOIN pg_catalog.pg_class c ON c.oid = reads.oid"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'r', 'p', 'f')"
-                + " AND c.oid <> ALL (?::oid[])";
+                + " JOIN pg_catalog.pg_rewrite r ON r.oid OPERATOR(pg_catalog.=) d.objid"
+                + " JOIN reads ON d.refobjid OPERATOR(pg_catalog.=) reads.oid"
+                + " WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass"
+                + " AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
+                + " AND r.ev_class OPERATOR(pg_catalog.<>) d.refobjid)"
+                + " SELECT c.oid, n.nspname, c.relname, c.relkind FROM reads JOIN pg_catalog.pg_class c"
+                + " ON c.oid OPERATOR(pg_catalog.=) reads.oid"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace"
+                + " WHERE c.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['v', 'r', 'p', 'f']::pg_catalog.char[])"
+                + " AND c.oid OPERATOR(pg_catalog.<>) ALL (?::pg_catalog.oid[])";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             Array array = c.createArrayOf("oid", oids.toArray());
             ps.setArray(1, array);
@@ -343,8 +362,8 @@ final class CatalogInspector {
     private static Set<String> volatileFunctions(Connection c) throws SQLException {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE provolatile = 'v'")) {
+                ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE provolatile"
+                        + " OPERATOR(pg_catalog.=) 'v'")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }

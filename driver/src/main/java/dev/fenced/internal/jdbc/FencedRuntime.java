@@ -300,9 +300,9 @@ public final class FencedRuntime {
     private static Map<String, String> resolve(java.util.List<String> names, Connection connection)
             throws SQLException {
         Map<String, String> out = new java.util.LinkedHashMap<>();
-        try (java.sql.PreparedStatement ps =
-                connection.prepareStatement("SELECT n, pg_catalog.to_regclass(n)::pg_catalog.oid"
-                        + " FROM pg_catalog.unnest(?::text[]) n WHERE pg_catalog.to_regclass(n) IS NOT NULL")) {
+        try (java.sql.PreparedStatement ps = connection.prepareStatement(
+                "SELECT n, pg_catalog.to_regclass(n)::pg_catalog.oid"
+                        + " FROM pg_catalog.unnest(?::pg_catalog.text[]) n WHERE pg_catalog.to_regclass(n) IS NOT NULL")) {
             ps.setArray(1, connection.createArrayOf("text", names.toArray()));
             try (java.sql.ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -488,7 +488,7 @@ public final class FencedRuntime {
         for (String name : TextFacts.executedNames(sql)) {
             String prepared = null;
             try (java.sql.PreparedStatement ps = connection.prepareStatement(
-                    "SELECT statement FROM pg_catalog.pg_prepared_statements WHERE name = ?")) {
+                    "SELECT statement FROM pg_catalog.pg_prepared_statements WHERE name OPERATOR(pg_catalog.=) ?")) {
                 ps.setString(1, name);
                 try (java.sql.ResultSet rs = ps.executeQuery()) {
                     if (rs.next()) {

@@ -6,6 +6,7 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.lease.LeaseSchema;
 import dev.fenced.internal.lease.LeaseTableName;
 import dev.fenced.internal.sql.Tombstones;
 import java.sql.Connection;
@@ -195,7 +196,7 @@ public final class RoleCheck {
             }
         }
         if (config.tombstoneTable() != null) {
-            TableName tomb = TombstoneSchema.qualified(c, config.tombstoneTable());
+            TableName tomb = TombstoneSchema.qualified(c, config.tombstoneTable(), FencedProperty.TOMBSTONE_TABLE);
             if (!exists(c, tomb.toString())) {
                 out.add(new Gap(
                         !canCreateIn(c, tomb.schema()),
@@ -222,7 +223,7 @@ public final class RoleCheck {
                 }
             }
         }
-        TableName registry = TombstoneSchema.qualified(c, config.tokenDomainTable());
+        TableName registry = TombstoneSchema.qualified(c, config.tokenDomainTable(), FencedProperty.TOKEN_DOMAIN_TABLE);
         if (!exists(c, registry.toString())) {
             out.add(new Gap(
                     !canCreateIn(c, registry.schema()),
@@ -232,7 +233,7 @@ public final class RoleCheck {
         } else {
             table(out, c, registry, r, true, "SELECT");
         }
-        LeaseTableName lease = LeaseTableName.parse(config.leaseTable());
+        LeaseTableName lease = LeaseSchema.qualified(c, LeaseTableName.parse(config.leaseTable()));
         if (!exists(c, lease.table())) {
             out.add(new Gap(false, "the lease table " + lease + " does not exist (needed to take leases)", install));
         } else {

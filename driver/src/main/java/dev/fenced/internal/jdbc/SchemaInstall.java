@@ -1,5 +1,6 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.FencedProperty;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.lease.LeaseSchema;
@@ -35,13 +36,11 @@ public final class SchemaInstall {
      */
     public static Installed install(Connection c, FencedConfig config, String role) throws SQLException {
         CatalogInspector.inspect(c, CatalogRead.forInstall(config));
-        TableName tombstones =
-                config.tombstoneTable() == null ? null : TombstoneSchema.qualified(c, config.tombstoneTable());
-        TableName registry = TombstoneSchema.qualified(c, config.tokenDomainTable());
-        LeaseTableName configured = LeaseTableName.parse(config.leaseTable());
-        LeaseTableName lease = configured.in(
-                TombstoneSchema.qualified(c, new TableName(configured.schemaName(), configured.tableName()))
-                        .schema());
+        TableName tombstones = config.tombstoneTable() == null
+                ? null
+                : TombstoneSchema.qualified(c, config.tombstoneTable(), FencedProperty.TOMBSTONE_TABLE);
+        TableName registry = TombstoneSchema.qualified(c, config.tokenDomainTable(), FencedProperty.TOKEN_DOMAIN_TABLE);
+        LeaseTableName lease = LeaseSchema.qualified(c, LeaseTableName.parse(config.leaseTable()));
         LeaseSchema.install(c, lease);
         List<String> grants = role == null ? List.of() : grants(tombstones, registry, lease, role);
         try (Statement s = c.createStatement()) {

@@ -16,8 +16,8 @@ final class TableShapes {
     static List<String> liveColumns(Connection c, long oid) throws SQLException {
         return names(
                 c,
-                "SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0"
-                        + " AND NOT a.attisdropped ORDER BY a.attnum",
+                "SELECT a.attname FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) ? AND"
+                        + " a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped ORDER BY a.attnum",
                 oid);
     }
 
@@ -26,9 +26,10 @@ final class TableShapes {
         return names(
                 c,
                 "SELECT a.attname FROM pg_catalog.pg_index i"
-                        + " CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)"
-                        + " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum"
-                        + " WHERE i.indrelid = ? AND i.indisprimary ORDER BY k.ord",
+                        + " CROSS JOIN LATERAL pg_catalog.unnest(i.indkey::pg_catalog.int2[]) WITH ORDINALITY AS"
+                        + " k(attnum, ord) JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=)"
+                        + " i.indrelid AND a.attnum OPERATOR(pg_catalog.=) k.attnum"
+                        + " WHERE i.indrelid OPERATOR(pg_catalog.=) ? AND i.indisprimary ORDER BY k.ord",
                 oid);
     }
 

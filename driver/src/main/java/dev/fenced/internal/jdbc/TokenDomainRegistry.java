@@ -37,9 +37,10 @@ final class TokenDomainRegistry {
 
     static String createTable(TableName registry) {
         return "CREATE TABLE IF NOT EXISTS " + registry
-                + " (relation_schema text NOT NULL, relation_name text NOT NULL,"
-                + " token_domain text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now(),"
-                + " recorded_by text NOT NULL DEFAULT current_user, PRIMARY KEY (relation_schema, relation_name))";
+                + " (relation_schema pg_catalog.text NOT NULL, relation_name pg_catalog.text NOT NULL,"
+                + " token_domain pg_catalog.text NOT NULL, recorded_at pg_catalog.timestamptz NOT NULL DEFAULT"
+                + " pg_catalog.now(), recorded_by pg_catalog.text NOT NULL DEFAULT current_user,"
+                + " PRIMARY KEY (relation_schema, relation_name))";
     }
 
     /**
@@ -130,10 +131,10 @@ final class TokenDomainRegistry {
 
     private static Map<String, String> read(Connection c, TableName registry, List<Claim> claims) throws SQLException {
         Map<String, String> out = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT r.relation_schema, r.relation_name, r.token_domain FROM "
-                        + registry + " r WHERE (r.relation_schema, r.relation_name) IN"
-                        + " (SELECT s, n FROM ROWS FROM (pg_catalog.unnest(?::text[]), pg_catalog.unnest(?::text[])) AS c(s, n))")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT r.relation_schema, r.relation_name, r.token_domain FROM "
+                + registry + " r WHERE EXISTS (SELECT 1 FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
+                + " pg_catalog.unnest(?::pg_catalog.text[])) AS c(s, n) WHERE r.relation_schema"
+                + " OPERATOR(pg_catalog.=) c.s AND r.relation_name OPERATOR(pg_catalog.=) c.n)")) {
             bindNames(c, ps, claims);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -147,8 +148,8 @@ final class TokenDomainRegistry {
     private static void insert(Connection c, TableName registry, List<Claim> claims) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + registry
                 + " (relation_schema, relation_name, token_domain)"
-                + " SELECT s, n, d FROM ROWS FROM (pg_catalog.unnest(?::text[]), pg_catalog.unnest(?::text[]),"
-                + " pg_catalog.unnest(?::text[])) AS c(s, n, d)"
+                + " SELECT s, n, d FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
+                + " pg_catalog.unnest(?::pg_catalog.text[]), pg_catalog.unnest(?::pg_catalog.text[])) AS c(s, n, d)"
                 + " ON CONFLICT DO NOTHING")) {
             bindNames(c, ps, claims);
             Array domains =

@@ -1,9 +1,11 @@
 package dev.fenced.internal.jdbc;
 
+import dev.fenced.FencedProperty;
 import dev.fenced.FencedSqlState;
 import dev.fenced.FencingException;
 import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.pg.SchemaLock;
+import dev.fenced.internal.pg.SearchPath;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -58,32 +60,14 @@ final class TombstoneSchema {
     private static final String FIXED_SEARCH_PATH_CONFIG = "search_path=pg_catalog, pg_temp";
 
     /**
-     * {@code table} with its schema: an unqualified name (the default {@code fenced_tombstone}) is looked up as the
-     * session would, but never in a temp schema, so {@code CREATE TEMP TABLE fenced_tombstone (...)}, which needs
-     * only TEMP, cannot take the tombstones' place; the first schema of the search_path that has it, else the one
-     * it would be created in. Everything fenced writes then names the table with that schema.
+     * {@code table} with its schema: an unqualified name (the default {@code fenced_tombstone}) is resolved once, never
+     * in a temp schema ({@link SearchPath#schemaOf}). Everything fenced writes then names the table with that schema.
      */
-    static TableName qualified(Connection c, TableName table) throws SQLException {
+    static TableName qualified(Connection c, TableName table, FencedProperty setting) throws SQLException {
         if (table.schema() != null) {
             return table;
         }
-        try (PreparedStatement ps = c.prepareStatement("SELECT n.nspname FROM pg_catalog.unnest("
-                + "pg_catalog.current_schemas(false)) WITH ORDINALITY AS s (name, pos) JOIN pg_catalog.pg_namespace n"
-                + " ON n.nspname OPERATOR(pg_catalog.=) s.name WHERE n.oid OPERATOR(pg_catalog.<>)"
-                + " pg_catalog.pg_my_temp_schema() ORDER BY EXISTS (SELECT 1 FROM pg_catalog.pg_class r WHERE"
-                + " r.relnamespace OPERATOR(pg_catalog.=) n.oid AND r.relname OPERATOR(pg_catalog.=) ?) DESC, s.pos"
-                + " LIMIT 1")) {
-            ps.setString(1, table.name());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    throw new FencingException(
-                            "fenced: the tombstone table " + table + " has no schema to live in (the search_path"
-                                    + " names no schema but a temp one); set fenced.tombstone.table to a qualified name",
-                            FencingException.SCHEMA);
-                }
-                return new TableName(rs.getString(1), table.name());
-            }
-        }
+        return new TableName(SearchPath.schemaOf(c, table.name(), setting.key()), table.name());
     }
 
     static String createTable(TableName table) {
@@ -133,7 +117,7 @@ final class TombstoneSchema {
     }
 
     static String createFunction(TableName table) {
-        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS trigger LANGUAGE plpgsql "
+        return "CREATE OR REPLACE FUNCTION " + function(table) + "() RETURNS pg_catalog.trigger LANGUAGE plpgsql "
                 + FIXED_SEARCH_PATH + " AS "
                 + dollarQuoted(functionBody(table));
     }
@@ -291,8 +275,8 @@ final class TombstoneSchema {
     }
 
     private static boolean isPartition(Connection c, long oid) throws SQLException {
-        try (PreparedStatement ps =
-                c.prepareStatement("SELECT relispartition FROM pg_catalog.pg_class WHERE oid = ?")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT relispartition FROM pg_catalog.pg_class WHERE oid OPERATOR(pg_catalog.=) ?")) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() && rs.getBoolean(1);
@@ -306,16 +290,20 @@ final class TombstoneSchema {
      * fails the connect: its deletes and this one's inserts would look in different tables.
      */
     private static boolean hasTrigger(Connection c, Guarded g, TableName table) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT encode(tgargs, 'escape'), tgfoid = to_regprocedure(?)"
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.encode(tgargs, 'escape'), tgfoid"
+                + " OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(?)"
                 // AFTER INSERT OR UPDATE, FOR EACH ROW (tgtype 1 | 4 | 16) and no WHEN: a trigger replaced under our
                 // name with a WHEN (false) or other events would never check an insert, so it is created again
-                + " FROM pg_catalog.pg_trigger WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'"
-                + " AND tgtype = 21 AND tgqual IS NULL"
+                + " FROM pg_catalog.pg_trigger WHERE tgrelid OPERATOR(pg_catalog.=) ? AND tgname OPERATOR(pg_catalog.=) ?"
+                + " AND tgenabled OPERATOR(pg_catalog.<>) 'D' AND tgtype OPERATOR(pg_catalog.=) 21 AND tgqual IS NULL"
                 // UPDATE OF exactly the key's columns: one watching others would let an UPDATE move a row onto a
-                // deleted key unchecked
-                + " AND (SELECT pg_catalog.array_agg(a ORDER BY a) FROM pg_catalog.unnest(tgattr::int2[]) a)"
-                + " IS NOT DISTINCT FROM (SELECT pg_catalog.array_agg(attnum ORDER BY attnum) FROM pg_catalog.pg_attribute"
-                + " WHERE attrelid = tgrelid AND NOT attisdropped AND attname::text = ANY (?::text[]))")) {
+                // deleted key unchecked (array_agg of no rows is NULL, never '{}': the COALESCEs compare as
+                // IS NOT DISTINCT FROM would, with pg_catalog's =)
+                + " AND COALESCE((SELECT pg_catalog.array_agg(a ORDER BY a) FROM"
+                + " pg_catalog.unnest(tgattr::pg_catalog.int2[]) a), '{}') OPERATOR(pg_catalog.=)"
+                + " COALESCE((SELECT pg_catalog.array_agg(attnum ORDER BY attnum) FROM pg_catalog.pg_attribute"
+                + " WHERE attrelid OPERATOR(pg_catalog.=) tgrelid AND NOT attisdropped AND attname::pg_catalog.text"
+                + " OPERATOR(pg_catalog.=) ANY (?::pg_catalog.text[])), '{}')")) {
             ps.setString(1, function(table) + "()");
             ps.setLong(2, g.oid());
             ps.setString(3, TRIGGER);
@@ -345,7 +333,8 @@ final class TombstoneSchema {
      */
     private static String storedBody(Connection c, TableName function, String arguments) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p"
-                + " WHERE p.oid = pg_catalog.to_regprocedure(?) AND ? OPERATOR(pg_catalog.=) ANY (p.proconfig)")) {
+                + " WHERE p.oid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(?) AND ? OPERATOR(pg_catalog.=) ANY"
+                + " (p.proconfig)")) {
             ps.setString(1, function + arguments);
             ps.setString(2, FIXED_SEARCH_PATH_CONFIG);
             try (ResultSet rs = ps.executeQuery()) {

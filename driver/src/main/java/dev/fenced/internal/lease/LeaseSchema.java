@@ -1,7 +1,9 @@
 package dev.fenced.internal.lease;
 
+import dev.fenced.FencedProperty;
 import dev.fenced.FencingException;
 import dev.fenced.internal.pg.SchemaLock;
+import dev.fenced.internal.pg.SearchPath;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -56,6 +58,21 @@ public final class LeaseSchema {
         }
         m.appendTail(out);
         return out.toString();
+    }
+
+    /**
+     * {@code table} with its schema, resolved once at the store's set-up and never in a temp schema
+     * ({@link SearchPath#schemaOf}): every statement after that names the table and its sequence with it, so a
+     * session's search_path, a schema put first in it or a temp table {@code fenced_lease} cannot send one holder's
+     * grants to another table or sequence than the other holders' (issue 24).
+     */
+    public static LeaseTableName qualified(Connection c, LeaseTableName table) throws SQLException {
+        return qualified(c, table, FencedProperty.LEASE_TABLE.key());
+    }
+
+    /** Any table named as the lease table is, resolved the same way; {@code setting} names it in errors. */
+    public static LeaseTableName qualified(Connection c, LeaseTableName table, String setting) throws SQLException {
+        return table.schemaName() != null ? table : table.in(SearchPath.schemaOf(c, table.tableName(), setting));
     }
 
     /**
@@ -155,15 +172,20 @@ public final class LeaseSchema {
      * sequence beside it.
      */
     static void refuseSecondCounter(Connection c, LeaseTableName table, String lease) throws SQLException {
-        String sql = "SELECT format('%I.%I', n.nspname, t.relname) FROM pg_catalog.pg_class t"
-                + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
-                + " WHERE t.relkind IN ('r', 'p') AND t.oid IS DISTINCT FROM to_regclass(" + table.tableLiteral() + ")"
-                + " AND n.nspname NOT IN ('pg_catalog', 'information_schema')"
-                + " AND (SELECT count(*) FROM pg_catalog.pg_attribute a WHERE a.attrelid = t.oid AND a.attnum > 0"
-                + " AND NOT a.attisdropped AND a.attname IN ('name', 'holder', 'token', 'granted_at', 'renewed_at',"
-                + " 'expires_at')) = 6"
-                + " AND EXISTS (SELECT 1 FROM pg_catalog.pg_class q WHERE q.relnamespace = t.relnamespace"
-                + " AND q.relkind = 'S' AND q.relname = t.relname || '" + LeaseTableName.SEQUENCE_SUFFIX + "')"
+        // operators and functions named with pg_catalog, as in every statement the store sends (issue 24)
+        String sql = "SELECT pg_catalog.format('%I.%I', n.nspname, t.relname) FROM pg_catalog.pg_class t"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.relnamespace"
+                + " WHERE t.relkind OPERATOR(pg_catalog.=) ANY (ARRAY['r', 'p']::pg_catalog.char[])"
+                + " AND NOT (t.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(" + table.tableLiteral() + ")) IS TRUE"
+                + " AND t.relpersistence OPERATOR(pg_catalog.<>) 't'" // a temp table is never one: see qualified
+                + " AND NOT n.nspname OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog', 'information_schema']::pg_catalog.name[])"
+                + " AND (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute a WHERE a.attrelid"
+                + " OPERATOR(pg_catalog.=) t.oid AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
+                + " AND a.attname OPERATOR(pg_catalog.=) ANY (ARRAY['name', 'holder', 'token', 'granted_at',"
+                + " 'renewed_at', 'expires_at']::pg_catalog.name[])) OPERATOR(pg_catalog.=) 6"
+                + " AND EXISTS (SELECT 1 FROM pg_catalog.pg_class q WHERE q.relnamespace OPERATOR(pg_catalog.=)"
+                + " t.relnamespace AND q.relkind OPERATOR(pg_catalog.=) 'S' AND q.relname OPERATOR(pg_catalog.=)"
+                + " (t.relname OPERATOR(pg_catalog.||) '" + LeaseTableName.SEQUENCE_SUFFIX + "')::pg_catalog.name)"
                 + " ORDER BY 1";
         java.util.List<String> others = new java.util.ArrayList<>();
         try (Statement s = c.createStatement();
@@ -186,12 +208,13 @@ public final class LeaseSchema {
     }
 
     private static State inspect(Connection c, LeaseTableName table) throws SQLException {
-        String sql = "SELECT to_regclass(" + table.tableLiteral() + ") IS NOT NULL, s.seqrelid IS NOT NULL,"
-                + " s.seqincrement, s.seqcache, s.seqcycle, pg_is_in_recovery(),"
-                + " EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid = 'pg_catalog.pg_class'::regclass"
-                + " AND d.objid = s.seqrelid AND d.deptype IN ('a', 'i'))"
+        String sql = "SELECT pg_catalog.to_regclass(" + table.tableLiteral() + ") IS NOT NULL, s.seqrelid IS NOT NULL,"
+                + " s.seqincrement, s.seqcache, s.seqcycle, pg_catalog.pg_is_in_recovery(),"
+                + " EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid OPERATOR(pg_catalog.=)"
+                + " 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) s.seqrelid"
+                + " AND d.deptype OPERATOR(pg_catalog.=) ANY (ARRAY['a', 'i']::pg_catalog.char[]))"
                 + " FROM (SELECT 1) AS one LEFT JOIN pg_catalog.pg_sequence s"
-                + " ON s.seqrelid = to_regclass(" + table.sequenceLiteral() + ")";
+                + " ON s.seqrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(" + table.sequenceLiteral() + ")";
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(sql)) {
             rs.next();
@@ -215,12 +238,14 @@ public final class LeaseSchema {
     private static void checkAhead(Connection c, LeaseTableName table) throws SQLException {
         long highest;
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT max(token) FROM " + table.table())) {
+                ResultSet rs = s.executeQuery("SELECT pg_catalog.max(token) FROM " + table.table())) {
             rs.next();
             highest = rs.getLong(1);
         }
-        String sql = "SELECT CASE WHEN has_sequence_privilege(" + table.sequenceLiteral() + ", 'SELECT,USAGE')"
-                + " THEN pg_sequence_last_value(" + table.sequenceLiteral() + "::regclass) END, " + Tokens.TIMELINE_SQL;
+        String sql = "SELECT CASE WHEN pg_catalog.has_sequence_privilege(" + table.sequenceLiteral()
+                + ", 'SELECT,USAGE')"
+                + " THEN pg_catalog.pg_sequence_last_value(" + table.sequenceLiteral() + "::pg_catalog.regclass) END, "
+                + Tokens.TIMELINE_SQL;
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(sql)) {
             rs.next();

@@ -32,12 +32,8 @@ public final class LeaseStore implements StoreAccess {
     private final LeaseTableName table;
     private final boolean createTable;
     private final StoreCalls calls;
-    private final String grantSql;
-    private final String renewSql;
-    private final String releaseSql;
-    private final String releaseHoldingSql;
-    private final String describeSql;
-    private volatile boolean schemaChecked;
+    /** The statements for the table with its schema, fixed at the first grant (the store's set-up); null before. */
+    private volatile Sql sql;
     /** Grants that timed out whose late answer is still to be settled, by lease name. */
     private final java.util.Map<String, java.util.concurrent.CompletableFuture<Void>> lateGrants =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -57,73 +53,89 @@ public final class LeaseStore implements StoreAccess {
         this.table = table;
         this.createTable = createTable;
         this.calls = new StoreCalls(dataSource, threads, "fenced-lease-io-" + threadSuffix);
-        String t = table.table();
-        // The next token, refused unless it exceeds every token in the table: a sequence reset after the first use's
-        // check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a stale one,
-        // whose writes would then win. One scan of the lease table per grant (not per renewal).
-        String token =
-                Tokens.aboveSql(Tokens.nextTokenSql(table), "(SELECT pg_catalog.max(p.token) FROM " + t + " AS p)");
-        // Grant and takeover in one statement. A new name inserts; an existing row is taken over only if
-        // it expired or was released, by the database clock. The takeover draws its token in the SET list,
-        // that is after PostgreSQL has locked the row, so grants of one name get tokens in the order they
-        // happen. The NOT EXISTS only spares the sequence while a lease is visibly held (a waiter polling
-        // would otherwise burn a value per attempt); ON CONFLICT alone decides who wins. The grant is
-        // durable before it is acknowledged (Durability), or a crash could hand its token out again.
-        // Every operator and function is named with pg_catalog (issue 24): a session whose search_path puts a
-        // schema with its own <= or + first must not change who gets a lease. OPERATOR(...) binds all alike, left
-        // to right, hence the parentheses.
-        this.grantSql = "INSERT INTO " + t + " AS l (name, holder, token, granted_at, renewed_at, expires_at)"
-                + " SELECT ?, ?, " + token
-                + ", pg_catalog.now(), pg_catalog.now(), pg_catalog.now() OPERATOR(pg_catalog.+)"
-                + " (?::bigint OPERATOR(pg_catalog.*) interval '1 millisecond')"
-                + " WHERE " + Durability.COMMIT_DURABLY + " AND NOT EXISTS (SELECT 1 FROM " + t
-                + " WHERE name OPERATOR(pg_catalog.=) ? AND expires_at OPERATOR(pg_catalog.>) pg_catalog.now())"
-                + " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = " + token + ","
-                + " granted_at = pg_catalog.now(), renewed_at = pg_catalog.now(), expires_at = excluded.expires_at"
-                + " WHERE l.expires_at OPERATOR(pg_catalog.<=) pg_catalog.now()"
-                + " RETURNING l.token";
-        // Every lease a manager holds, renewed by one statement, planned for its arrays on every execution
-        // (CustomPlans). A row is renewed only while it is still this holder's grant (token) and has not
-        // expired by the database clock: an expired lease may already be another holder's to take, so it is
-        // never revived. A row someone else has locked (a waiter's takeover attempt, an idle
-        // SELECT ... FOR UPDATE) is skipped, not waited for, and reported as such: the other leases are renewed
-        // on time and the locked one is retried. The answer has one row per lease asked about:
-        // (token, renewed, still ours by the statement's snapshot).
-        this.renewSql = "WITH r AS (SELECT * FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
-                + " pg_catalog.unnest(?::bigint[]), pg_catalog.unnest(?::bigint[])) AS r(name, token, ttl_ms)),"
-                + " mine AS (SELECT l.name, l.token, r.ttl_ms FROM " + t
-                + " AS l JOIN r ON l.name OPERATOR(pg_catalog.=) r.name AND l.token OPERATOR(pg_catalog.=) r.token"
-                + " WHERE l.holder OPERATOR(pg_catalog.=) ? AND l.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()"
-                + " FOR UPDATE OF l SKIP LOCKED),"
-                + " done AS (UPDATE " + t
-                + " AS l SET renewed_at = pg_catalog.now(), expires_at = pg_catalog.now() OPERATOR(pg_catalog.+) (m.ttl_ms"
-                + " OPERATOR(pg_catalog.*) interval '1 millisecond')"
-                + " FROM mine AS m WHERE l.name OPERATOR(pg_catalog.=) m.name AND l.token OPERATOR(pg_catalog.=) m.token"
-                + " RETURNING l.token),"
-                + " durable AS (SELECT " + Durability.COMMIT_DURABLY + ")" // once per statement, not per row
-                + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL"
-                + " FROM durable, r LEFT JOIN done AS d ON d.token OPERATOR(pg_catalog.=) r.token"
-                + " LEFT JOIN " + t
-                + " AS o ON o.name OPERATOR(pg_catalog.=) r.name AND o.token OPERATOR(pg_catalog.=) r.token AND o.holder"
-                + " OPERATOR(pg_catalog.=) ? AND o.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()";
-        // Released rows stay, marked '-infinity': the next grant of the name then goes through the locked
-        // takeover path above instead of a fresh insert.
-        this.releaseSql = "UPDATE " + t + " AS l SET expires_at = '-infinity', renewed_at = pg_catalog.now()"
-                + " FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]), pg_catalog.unnest(?::bigint[])) AS r(name, token)"
-                + " WHERE l.name OPERATOR(pg_catalog.=) r.name AND l.token OPERATOR(pg_catalog.=) r.token AND l.holder"
-                + " OPERATOR(pg_catalog.=) ?";
-        // A release that keeps the lease taken until a minimum time has passed since its grant or last
-        // renewal (ShedLock's lockAtLeastFor), by the database clock; never later than it would have expired.
-        this.releaseHoldingSql = "UPDATE " + t + " AS l SET expires_at = CASE"
-                + " WHEN l.renewed_at OPERATOR(pg_catalog.+) (?::bigint OPERATOR(pg_catalog.*) interval '1 millisecond')"
-                + " OPERATOR(pg_catalog.>) pg_catalog.now()"
-                + " THEN LEAST(l.expires_at, l.renewed_at OPERATOR(pg_catalog.+) (?::bigint OPERATOR(pg_catalog.*) interval"
-                + " '1 millisecond'))"
-                + " ELSE '-infinity' END"
-                + " WHERE l.name OPERATOR(pg_catalog.=) ? AND l.token OPERATOR(pg_catalog.=) ? AND l.holder"
-                + " OPERATOR(pg_catalog.=) ?";
-        this.describeSql = "SELECT holder, token, expires_at, expires_at OPERATOR(pg_catalog.>) pg_catalog.now() FROM "
-                + t + " WHERE name OPERATOR(pg_catalog.=) ?";
+    }
+
+    /**
+     * The lease table's statements, every name in them schema-qualified: {@code table} is the table as resolved at
+     * set-up ({@link LeaseSchema#qualified}), so no session's search_path decides which table or sequence a statement
+     * reaches.
+     */
+    private record Sql(
+            LeaseTableName table, String grant, String renew, String release, String releaseHolding, String describe) {
+
+        static Sql of(LeaseTableName table) {
+            String t = table.table();
+            // The next token, refused unless it exceeds every token in the table: a sequence reset after the first
+            // use's
+            // check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a stale
+            // one,
+            // whose writes would then win. One scan of the lease table per grant (not per renewal).
+            String token =
+                    Tokens.aboveSql(Tokens.nextTokenSql(table), "(SELECT pg_catalog.max(p.token) FROM " + t + " AS p)");
+            // Grant and takeover in one statement. A new name inserts; an existing row is taken over only if
+            // it expired or was released, by the database clock. The takeover draws its token in the SET list,
+            // that is after PostgreSQL has locked the row, so grants of one name get tokens in the order they
+            // happen. The NOT EXISTS only spares the sequence while a lease is visibly held (a waiter polling
+            // would otherwise burn a value per attempt); ON CONFLICT alone decides who wins. The grant is
+            // durable before it is acknowledged (Durability), or a crash could hand its token out again.
+            // Every operator and function is named with pg_catalog (issue 24): a session whose search_path puts a
+            // schema with its own <= or + first must not change who gets a lease. OPERATOR(...) binds all alike, left
+            // to right, hence the parentheses.
+            String grant = "INSERT INTO " + t + " AS l (name, holder, token, granted_at, renewed_at, expires_at)"
+                    + " SELECT ?, ?, " + token
+                    + ", pg_catalog.now(), pg_catalog.now(), pg_catalog.now() OPERATOR(pg_catalog.+)"
+                    + " (?::bigint OPERATOR(pg_catalog.*) interval '1 millisecond')"
+                    + " WHERE " + Durability.COMMIT_DURABLY + " AND NOT EXISTS (SELECT 1 FROM " + t
+                    + " WHERE name OPERATOR(pg_catalog.=) ? AND expires_at OPERATOR(pg_catalog.>) pg_catalog.now())"
+                    + " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, token = " + token + ","
+                    + " granted_at = pg_catalog.now(), renewed_at = pg_catalog.now(), expires_at = excluded.expires_at"
+                    + " WHERE l.expires_at OPERATOR(pg_catalog.<=) pg_catalog.now()"
+                    + " RETURNING l.token";
+            // Every lease a manager holds, renewed by one statement, planned for its arrays on every execution
+            // (CustomPlans). A row is renewed only while it is still this holder's grant (token) and has not
+            // expired by the database clock: an expired lease may already be another holder's to take, so it is
+            // never revived. A row someone else has locked (a waiter's takeover attempt, an idle
+            // SELECT ... FOR UPDATE) is skipped, not waited for, and reported as such: the other leases are renewed
+            // on time and the locked one is retried. The answer has one row per lease asked about:
+            // (token, renewed, still ours by the statement's snapshot).
+            String renew = "WITH r AS (SELECT * FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
+                    + " pg_catalog.unnest(?::bigint[]), pg_catalog.unnest(?::bigint[])) AS r(name, token, ttl_ms)),"
+                    + " mine AS (SELECT l.name, l.token, r.ttl_ms FROM " + t
+                    + " AS l JOIN r ON l.name OPERATOR(pg_catalog.=) r.name AND l.token OPERATOR(pg_catalog.=) r.token"
+                    + " WHERE l.holder OPERATOR(pg_catalog.=) ? AND l.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()"
+                    + " FOR UPDATE OF l SKIP LOCKED),"
+                    + " done AS (UPDATE " + t
+                    + " AS l SET renewed_at = pg_catalog.now(), expires_at = pg_catalog.now() OPERATOR(pg_catalog.+) (m.ttl_ms"
+                    + " OPERATOR(pg_catalog.*) interval '1 millisecond')"
+                    + " FROM mine AS m WHERE l.name OPERATOR(pg_catalog.=) m.name AND l.token OPERATOR(pg_catalog.=) m.token"
+                    + " RETURNING l.token),"
+                    + " durable AS (SELECT " + Durability.COMMIT_DURABLY + ")" // once per statement, not per row
+                    + " SELECT r.token, d.token IS NOT NULL, o.name IS NOT NULL"
+                    + " FROM durable, r LEFT JOIN done AS d ON d.token OPERATOR(pg_catalog.=) r.token"
+                    + " LEFT JOIN " + t
+                    + " AS o ON o.name OPERATOR(pg_catalog.=) r.name AND o.token OPERATOR(pg_catalog.=) r.token AND o.holder"
+                    + " OPERATOR(pg_catalog.=) ? AND o.expires_at OPERATOR(pg_catalog.>) pg_catalog.now()";
+            // Released rows stay, marked '-infinity': the next grant of the name then goes through the locked
+            // takeover path above instead of a fresh insert.
+            String release = "UPDATE " + t + " AS l SET expires_at = '-infinity', renewed_at = pg_catalog.now()"
+                    + " FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]), pg_catalog.unnest(?::bigint[])) AS r(name, token)"
+                    + " WHERE l.name OPERATOR(pg_catalog.=) r.name AND l.token OPERATOR(pg_catalog.=) r.token AND l.holder"
+                    + " OPERATOR(pg_catalog.=) ?";
+            // A release that keeps the lease taken until a minimum time has passed since its grant or last
+            // renewal (ShedLock's lockAtLeastFor), by the database clock; never later than it would have expired.
+            String releaseHolding = "UPDATE " + t + " AS l SET expires_at = CASE"
+                    + " WHEN l.renewed_at OPERATOR(pg_catalog.+) (?::bigint OPERATOR(pg_catalog.*) interval '1 millisecond')"
+                    + " OPERATOR(pg_catalog.>) pg_catalog.now()"
+                    + " THEN LEAST(l.expires_at, l.renewed_at OPERATOR(pg_catalog.+) (?::bigint OPERATOR(pg_catalog.*) interval"
+                    + " '1 millisecond'))"
+                    + " ELSE '-infinity' END"
+                    + " WHERE l.name OPERATOR(pg_catalog.=) ? AND l.token OPERATOR(pg_catalog.=) ? AND l.holder"
+                    + " OPERATOR(pg_catalog.=) ?";
+            String describe =
+                    "SELECT holder, token, expires_at, expires_at OPERATOR(pg_catalog.>) pg_catalog.now() FROM " + t
+                            + " WHERE name OPERATOR(pg_catalog.=) ?";
+            return new Sql(table, grant, renew, release, releaseHolding, describe);
+        }
     }
 
     @Override
@@ -176,11 +188,11 @@ public final class LeaseStore implements StoreAccess {
                     "grant lease '" + name + "'",
                     budget,
                     c -> {
-                        ensureSchema(c, name);
+                        Sql set = ensureSchema(c, name);
                         return retrying(
                                 c,
                                 () -> {
-                                    try (PreparedStatement ps = c.prepareStatement(grantSql)) {
+                                    try (PreparedStatement ps = c.prepareStatement(set.grant())) {
                                         ps.setString(1, name);
                                         ps.setString(2, holder);
                                         ps.setLong(3, ttlMillis);
@@ -197,7 +209,7 @@ public final class LeaseStore implements StoreAccess {
                                         return grant;
                                     }
                                 },
-                                e -> StoreErrors.onGrant(c, table, name, e),
+                                e -> StoreErrors.onGrant(c, set.table(), name, e),
                                 BUSY);
                     },
                     late);
@@ -234,6 +246,7 @@ public final class LeaseStore implements StoreAccess {
 
     /** Releases a grant whose caller had already been told it timed out: nobody would hold or renew it. */
     private void releaseLate(Connection c, String name, String holder, long token) throws SQLException {
+        String releaseHoldingSql = sql(c).releaseHolding();
         retrying(
                 c,
                 () -> {
@@ -261,7 +274,7 @@ public final class LeaseStore implements StoreAccess {
                 c -> retrying(
                         c,
                         () -> {
-                            try (PreparedStatement ps = c.prepareStatement(renewSql)) {
+                            try (PreparedStatement ps = c.prepareStatement(sql(c).renew())) {
                                 CustomPlans.require(ps);
                                 ps.setArray(1, c.createArrayOf("text", names));
                                 ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
@@ -296,7 +309,7 @@ public final class LeaseStore implements StoreAccess {
                 c -> retrying(
                         c,
                         () -> {
-                            try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+                            try (PreparedStatement ps = c.prepareStatement(sql(c).release())) {
                                 CustomPlans.require(ps);
                                 ps.setArray(1, c.createArrayOf("text", names));
                                 ps.setArray(2, c.createArrayOf("int8", boxed(tokens)));
@@ -321,7 +334,7 @@ public final class LeaseStore implements StoreAccess {
                 c -> retrying(
                         c,
                         () -> {
-                            try (PreparedStatement ps = c.prepareStatement(releaseHoldingSql)) {
+                            try (PreparedStatement ps = c.prepareStatement(sql(c).releaseHolding())) {
                                 ps.setLong(1, holdMillis);
                                 ps.setLong(2, holdMillis);
                                 ps.setString(3, name);
@@ -343,7 +356,7 @@ public final class LeaseStore implements StoreAccess {
                 c -> retrying(
                         c,
                         () -> {
-                            try (PreparedStatement ps = c.prepareStatement(describeSql)) {
+                            try (PreparedStatement ps = c.prepareStatement(sql(c).describe())) {
                                 ps.setString(1, name);
                                 try (ResultSet rs = ps.executeQuery()) {
                                     return rs.next()
@@ -363,7 +376,7 @@ public final class LeaseStore implements StoreAccess {
      */
     @Override
     public String check(long budgetNanos) throws SQLException {
-        return calls.run("check the lease store", budgetNanos, c -> LeaseSchema.check(c, table, createTable));
+        return calls.run("check the lease store", budgetNanos, c -> LeaseSchema.check(c, sql(c).table(), createTable));
     }
 
     /** How many store operations ran out of their time budget. */
@@ -448,28 +461,42 @@ public final class LeaseStore implements StoreAccess {
     }
 
     /**
-     * Checked once per store, on the first grant: after that a missing table or a standby is reported
-     * by the grant statement itself (see {@link StoreErrors#onGrant}), at no extra round trip.
+     * Set up once per store, on the first grant: the table's schema is resolved ({@link LeaseSchema#qualified}) and
+     * fixed for every statement after, and the table and sequence are checked (created if allowed). After that a
+     * missing table or a standby is reported by the grant statement itself (see {@link StoreErrors#onGrant}), at no
+     * extra round trip.
      */
-    private void ensureSchema(Connection c, String lease) throws SQLException {
-        if (schemaChecked) {
-            return;
+    private Sql ensureSchema(Connection c, String lease) throws SQLException {
+        Sql fixed = sql;
+        if (fixed != null) {
+            return fixed;
         }
         synchronized (this) {
-            if (!schemaChecked) {
+            if (sql == null) {
                 boolean auto = c.getAutoCommit();
                 try {
-                    LeaseSchema.ensure(c, table, createTable, lease);
+                    LeaseTableName qualified = LeaseSchema.qualified(c, table);
+                    LeaseSchema.ensure(c, qualified, createTable, lease);
                     if (!auto) {
                         c.commit();
                     }
+                    sql = Sql.of(qualified);
                 } catch (SQLException e) {
                     rollbackQuietly(c, auto);
                     throw e;
                 }
-                schemaChecked = true;
             }
+            return sql;
         }
+    }
+
+    /**
+     * The statements as set up, or, before the first grant (a health check, a describe), for the table as it
+     * resolves on {@code c} now: only {@link #ensureSchema} fixes the schema, once the table is known to be there.
+     */
+    private Sql sql(Connection c) throws SQLException {
+        Sql fixed = sql;
+        return fixed != null ? fixed : Sql.of(LeaseSchema.qualified(c, table));
     }
 
     private static void rollbackQuietly(Connection c, boolean auto) {

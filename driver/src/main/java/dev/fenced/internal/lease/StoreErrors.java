@@ -95,7 +95,7 @@ final class StoreErrors {
     /** Asks the server; null when even that fails (the connection is gone). */
     private static Boolean inRecovery(Connection c) {
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
+                ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_is_in_recovery()")) {
             rs.next();
             return rs.getBoolean(1);
         } catch (SQLException ignored) {
