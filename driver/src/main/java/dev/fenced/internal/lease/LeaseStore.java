@@ -32,8 +32,10 @@ public final class LeaseStore implements StoreAccess {
     private final LeaseTableName table;
     private final boolean createTable;
     private final StoreCalls calls;
-    /** The statements for the table with its schema, fixed at the first grant (the store's set-up); null before. */
+    /** The statements for the table with its schema, fixed at the store's first call; null before. */
     private volatile Sql sql;
+
+    private volatile boolean schemaChecked;
     /** Grants that timed out whose late answer is still to be settled, by lease name. */
     private final java.util.Map<String, java.util.concurrent.CompletableFuture<Void>> lateGrants =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -461,42 +463,46 @@ public final class LeaseStore implements StoreAccess {
     }
 
     /**
-     * Set up once per store, on the first grant: the table's schema is resolved ({@link LeaseSchema#qualified}) and
-     * fixed for every statement after, and the table and sequence are checked (created if allowed). After that a
-     * missing table or a standby is reported by the grant statement itself (see {@link StoreErrors#onGrant}), at no
-     * extra round trip.
+     * Checked once per store, on the first grant: the table and sequence, as resolved by {@link #sql}, are checked
+     * (created if allowed). After that a missing table or a standby is reported by the grant statement itself (see
+     * {@link StoreErrors#onGrant}), at no extra round trip. A failed check resolves the name again at the next call:
+     * the table may be made meanwhile in another schema of the search_path.
      */
     private Sql ensureSchema(Connection c, String lease) throws SQLException {
-        Sql fixed = sql;
-        if (fixed != null) {
-            return fixed;
+        Sql set = sql(c);
+        if (schemaChecked) {
+            return set;
         }
         synchronized (this) {
-            if (sql == null) {
+            if (!schemaChecked) {
                 boolean auto = c.getAutoCommit();
                 try {
-                    LeaseTableName qualified = LeaseSchema.qualified(c, table);
-                    LeaseSchema.ensure(c, qualified, createTable, lease);
+                    LeaseSchema.ensure(c, set.table(), createTable, lease);
                     if (!auto) {
                         c.commit();
                     }
-                    sql = Sql.of(qualified);
                 } catch (SQLException e) {
                     rollbackQuietly(c, auto);
+                    sql = null;
                     throw e;
                 }
+                schemaChecked = true;
             }
-            return sql;
         }
+        return set;
     }
 
     /**
-     * The statements as set up, or, before the first grant (a health check, a describe), for the table as it
-     * resolves on {@code c} now: only {@link #ensureSchema} fixes the schema, once the table is known to be there.
+     * The statements, the table's schema resolved on {@code c} at the store's first call ({@link
+     * LeaseSchema#qualified}) and kept: no later connection's search_path changes which table or sequence they reach.
      */
     private Sql sql(Connection c) throws SQLException {
         Sql fixed = sql;
-        return fixed != null ? fixed : Sql.of(LeaseSchema.qualified(c, table));
+        if (fixed == null) {
+            fixed = Sql.of(LeaseSchema.qualified(c, table));
+            sql = fixed;
+        }
+        return fixed;
     }
 
     private static void rollbackQuietly(Connection c, boolean auto) {
