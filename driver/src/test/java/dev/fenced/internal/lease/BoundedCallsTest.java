@@ -104,34 +104,32 @@ class BoundedCallsTest {
         assertEquals("no connection for release in 200 ms", e.getMessage());
     }
 
+    /** What the caller of a grant gets when the store throws {@code thrown}. */
+    private Throwable failureOfAGrantThatThrows(Throwable thrown) {
+        return assertThrows(
+                Throwable.class,
+                () -> calls.run(
+                        "grant lease 'x'",
+                        BUDGET,
+                        call -> {
+                            if (thrown instanceof Error error) {
+                                throw error;
+                            }
+                            throw (Exception) thrown;
+                        },
+                        false));
+    }
+
     @Test
     void anSqlExceptionReachesTheCallerAsItself() {
         SQLException thrown = new SQLException("refused", "08006");
-        assertSame(
-                thrown,
-                assertThrows(
-                        SQLException.class,
-                        () -> calls.run(
-                                "grant",
-                                BUDGET,
-                                call -> {
-                                    throw thrown;
-                                },
-                                false)));
+        assertSame(thrown, failureOfAGrantThatThrows(thrown));
     }
 
     @Test
     void anUncheckedFailureOfTheStoreBecomesALeaseStoreError() {
         IllegalStateException thrown = new IllegalStateException("network closed");
-        FencingException e = assertThrows(
-                FencingException.class,
-                () -> calls.run(
-                        "grant lease 'x'",
-                        BUDGET,
-                        call -> {
-                            throw thrown;
-                        },
-                        false));
+        FencingException e = assertInstanceOf(FencingException.class, failureOfAGrantThatThrows(thrown));
         assertEquals(FencingException.LEASE_STORE, e.getSQLState());
         assertSame(thrown, e.getCause());
         assertTrue(e.getMessage().contains("the lease store (test) failed to grant lease 'x'"), e.getMessage());
@@ -140,17 +138,7 @@ class BoundedCallsTest {
     @Test
     void anErrorReachesTheCallerAsItself() {
         AssertionError thrown = new AssertionError("bug");
-        assertSame(
-                thrown,
-                assertThrows(
-                        AssertionError.class,
-                        () -> calls.run(
-                                "grant",
-                                BUDGET,
-                                call -> {
-                                    throw thrown;
-                                },
-                                false)));
+        assertSame(thrown, failureOfAGrantThatThrows(thrown));
     }
 
     @Test
