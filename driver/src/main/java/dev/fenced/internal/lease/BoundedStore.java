@@ -1,44 +1,34 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.FencingException;
 import dev.fenced.Ticker;
 import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.context.TokenDomains;
-import dev.fenced.internal.pg.PgStates;
 import java.sql.SQLException;
-import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A store of the SPI ({@link dev.fenced.spi.LeaseStore}) as the manager uses it: every call runs on a worker thread
- * and the caller waits at most its budget, whatever the store does (a client that never answers, a lock it waits
- * on). A call that overruns is abandoned (its worker interrupted) and the caller gets an {@link SQLTimeoutException};
- * a grant that still answers later is released on its worker, since nobody holds or renews it. The send time of
- * a grant or renewal (from which the holder's deadline counts) is read before the call is handed to the worker:
- * the store can only have received it later.
+ * A store of the SPI ({@link dev.fenced.spi.LeaseStore}) as the manager uses it: every call is a
+ * {@link BoundedCalls bounded call}, whatever the store does (a client that never answers, a lock it waits on). A
+ * call that overruns is abandoned (its worker interrupted) and the caller gets an
+ * {@link java.sql.SQLTimeoutException}; a grant that still answers within as long again is released on its worker,
+ * since nobody holds or renews it. The send time of a grant or renewal (from which the holder's deadline counts) is
+ * read before the call is handed to the worker: the store can only have received it later.
  */
 final class BoundedStore implements StoreAccess {
 
     private final dev.fenced.spi.LeaseStore store;
     private final String domain;
-    private final ThreadPoolExecutor workers;
-    private final AtomicInteger timeouts = new AtomicInteger();
+    private final BoundedCalls calls;
 
     BoundedStore(dev.fenced.spi.LeaseStore store, FencedThreads threads, String threadSuffix) {
         this.store = store;
         this.domain = TokenDomains.check(store.tokenDomain());
-        this.workers = threads.pool("fenced-lease-io-" + threadSuffix, StoreCalls.MAX_WORKERS, 30);
+        this.calls = new BoundedCalls(threads, "fenced-lease-io-" + threadSuffix, domain, null);
     }
 
     @Override
@@ -126,12 +116,12 @@ final class BoundedStore implements StoreAccess {
 
     @Override
     public int timeouts() {
-        return timeouts.get();
+        return calls.timeouts();
     }
 
     @Override
     public Future<?> inBackground(Runnable work) {
-        return workers.submit(work);
+        return calls.submit(work);
     }
 
     private static List<dev.fenced.spi.LeaseStore.Held> held(String[] names, long[] tokens, long[] ttlMillis) {
@@ -148,67 +138,17 @@ final class BoundedStore implements StoreAccess {
     }
 
     private <T> T call(String what, long budgetNanos, Callable<T> work, Late<T> late) throws SQLException {
-        Future<T> task;
-        try {
-            task = workers.submit(work);
-        } catch (RejectedExecutionException e) {
-            throw new FencingException(
-                    "fenced: cannot " + what + ": "
-                            + (workers.isShutdown()
-                                    ? "its LeaseManager is closed"
-                                    : StoreCalls.MAX_WORKERS + " earlier lease-store calls are still stuck"),
-                    FencingException.LEASE_STORE,
-                    e);
-        }
-        try {
-            return task.get(Math.max(1, budgetNanos), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            timeouts.incrementAndGet();
-            if (late == null) {
-                task.cancel(true);
-            } else {
-                // Given as long again to answer, then interrupted; an answer that comes is undone.
-                FencedThreads.start("fenced-lease-late", () -> settleLate(task, budgetNanos, late));
-            }
-            throw new SQLTimeoutException(
-                    "fenced: the lease store (" + domain + ") did not answer within "
-                            + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + what + "); the call was abandoned"
-                            + (late == null ? "" : ", and a late answer is undone when it arrives"),
-                    PgStates.QUERY_CANCELED);
-        } catch (InterruptedException e) {
-            task.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new FencingException(
-                    "fenced: interrupted while waiting for the lease store (" + what + ")",
-                    FencingException.SQLSTATE,
-                    e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof SQLException s) {
-                throw s;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new FencingException(
-                    "fenced: the lease store (" + domain + ") failed to " + what + ": " + cause,
-                    FencingException.LEASE_STORE,
-                    cause);
-        }
-    }
-
-    private static <T> void settleLate(Future<T> task, long graceNanos, Late<T> late) {
-        try {
-            T result = task.get(Math.max(1, graceNanos), TimeUnit.NANOSECONDS);
-            if (result != null) {
-                late.arrived(result);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            // no answer within the grace, or it failed: whatever it did expires with its ttl
-        } finally {
-            task.cancel(true);
-        }
+        return calls.run(
+                what,
+                budgetNanos,
+                call -> {
+                    T result = work.call();
+                    if (late != null && result != null && call.abandoned()) {
+                        // The caller was told the call timed out: it must not take effect unseen.
+                        late.arrived(result);
+                    }
+                    return result;
+                },
+                late != null);
     }
 }

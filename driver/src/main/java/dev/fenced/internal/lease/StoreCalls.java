@@ -1,6 +1,5 @@
 package dev.fenced.internal.lease;
 
-import dev.fenced.FencingException;
 import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.pg.PgStates;
 import java.sql.Connection;
@@ -8,27 +7,19 @@ import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
- * Runs every lease-store operation within a time budget the library sets, whatever the DataSource and its
- * pool are configured to do. A statement timeout is not enough: it needs a cancel request to reach the
- * server, and a peer that silently vanished never answers one; nor is a pool's checkout timeout, which may
- * be unset. So the operation runs on a worker thread (borrowing the connection there too) and the caller
- * waits at most its budget; when the budget runs out the connection is aborted
- * ({@link Connection#abort}: its socket is closed, the worker's blocked read fails at once) and the caller
- * gets an {@link SQLTimeoutException}. A worker stuck before it even has a connection (a pool or a login that
- * never answers) is abandoned: it closes whatever it gets later, and the caller is long gone.
- *
- * <p>The caller being free is what matters: the renewer's thread is never stuck, so renewal resumes as
- * soon as the store answers again, and {@code acquire} and {@code close} return on time.
+ * Runs every operation of the PostgreSQL lease store within a time budget the library sets, whatever the
+ * DataSource and its pool are configured to do. A statement timeout is not enough: it needs a cancel request to
+ * reach the server, and a peer that silently vanished never answers one; nor is a pool's checkout timeout, which
+ * may be unset. So the operation runs as a {@link BoundedCalls bounded call} (borrowing the connection on its
+ * worker too), and when its budget runs out the connection is aborted ({@link Connection#abort}: its socket is
+ * closed, the worker's blocked read fails at once) and the caller gets an {@link SQLTimeoutException}. A worker
+ * stuck before it even has a connection (a pool or a login that never answers) is interrupted and abandoned: it
+ * closes whatever it gets later, and the caller is told the DataSource lent no connection.
  */
 final class StoreCalls {
 
@@ -49,31 +40,24 @@ final class StoreCalls {
         default void settled() {}
     }
 
-    /** More workers than this stuck at once means something is badly wrong; refuse instead of piling up. */
-    static final int MAX_WORKERS = 256;
-
     private final DataSource dataSource;
-    private final ThreadPoolExecutor workers;
+    private final BoundedCalls calls;
     private final Executor aborts;
-    private final AtomicInteger timeouts = new AtomicInteger();
 
     StoreCalls(DataSource dataSource, FencedThreads threads, String threadName) {
         this.dataSource = dataSource;
-        this.workers = threads.pool(threadName, MAX_WORKERS, 30);
+        this.calls = new BoundedCalls(threads, threadName, dev.fenced.Fencing.FENCED_DOMAIN, StoreCalls::noConnection);
         this.aborts = r -> FencedThreads.start(threadName + "-abort", r);
     }
 
-    /**
-     * Runs {@code work} on a worker: the renewer's round, which waits there for its statement (run on another
-     * worker by {@link #run}) so that neither the renewer's timer nor a thread of its own is ever stuck on it.
-     */
+    /** See {@link BoundedCalls#submit}. */
     Future<?> submit(Runnable work) {
-        return workers.submit(work);
+        return calls.submit(work);
     }
 
     /** How many operations ran out of their budget so far (for tests and messages). */
     int timeouts() {
-        return timeouts.get();
+        return calls.timeouts();
     }
 
     /**
@@ -93,125 +77,38 @@ final class StoreCalls {
      * The caller returns on time either way.
      */
     <T> T run(String what, long budgetNanos, Work<T> work, Late<T> late) throws SQLException {
-        Call<T> call = new Call<>(work, late, budgetNanos);
-        Future<T> task;
-        try {
-            // Submitted as a Callable: the pool builds its task with nothing bound (FencedThreads), where a
-            // FutureTask built here would carry the caller's token to the worker under the agent.
-            task = workers.submit(call);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw new FencingException(
-                    "fenced: cannot " + what + ": "
-                            + (workers.isShutdown()
-                                    ? "its LeaseManager is closed"
-                                    : MAX_WORKERS
-                                            + " earlier lease-store operations are still stuck on connections that never answered"),
-                    FencingException.LEASE_STORE,
-                    e);
-        }
-        try {
-            return await(task, budgetNanos);
-        } catch (TimeoutException e) {
-            boolean hadConnection = call.abandon(aborts);
-            task.cancel(late == null); // a late-answer call keeps its worker uninterrupted to the end of its grace
-            timeouts.incrementAndGet();
-            if (!hadConnection) {
-                // Nothing was sent: the DataSource never handed a connection over. Blaming the store would send
-                // the reader to the network; the usual cause is a pool with every connection borrowed.
-                throw new SQLTransientConnectionException(
-                        "fenced: no connection from the lease store's DataSource within "
-                                + TimeUnit.NANOSECONDS.toMillis(budgetNanos) + " ms (" + what
-                                + "): is its pool exhausted (every connection borrowed, perhaps by this very thread)"
-                                + " or is the server refusing logins? Nothing was sent to the store",
-                        PgStates.UNABLE_TO_CONNECT);
-            }
-            throw new SQLTimeoutException(
-                    "fenced: the lease store did not answer within " + TimeUnit.NANOSECONDS.toMillis(budgetNanos)
-                            + " ms (" + what + "); "
-                            + (late == null
-                                    ? "its connection was aborted"
-                                    : "a late answer is undone when it arrives, or the connection aborted after as long again"),
-                    PgStates.QUERY_CANCELED);
-        } catch (InterruptedException e) {
-            call.abandon(aborts);
-            task.cancel(true);
-            Thread.currentThread().interrupt();
-            throw new FencingException(
-                    "fenced: interrupted while waiting for the lease store (" + what + ")",
-                    FencingException.SQLSTATE,
-                    e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof SQLException s) {
-                throw s;
-            }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new SQLException("fenced: " + what + " failed: " + cause, cause);
-        }
+        return calls.run(what, budgetNanos, call -> onConnection(call, work, late), late != null);
     }
 
-    private static <T> T await(Future<T> task, long budgetNanos)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        return task.get(Math.max(1, budgetNanos), TimeUnit.NANOSECONDS);
+    /**
+     * Nothing was sent: the DataSource never handed a connection over. Blaming the store would send the reader to
+     * the network; the usual cause is a pool with every connection borrowed.
+     */
+    private static SQLException noConnection(String what, long budgetMillis) {
+        return new SQLTransientConnectionException(
+                "fenced: no connection from the lease store's DataSource within " + budgetMillis + " ms (" + what
+                        + "): is its pool exhausted (every connection borrowed, perhaps by this very thread)"
+                        + " or is the server refusing logins? Nothing was sent to the store",
+                PgStates.UNABLE_TO_CONNECT);
     }
 
-    /** One operation: borrows, works, gives back; abortable from the waiting thread. */
-    private final class Call<T> implements java.util.concurrent.Callable<T> {
-        private final Work<T> work;
-        private final Late<T> late;
-        private final long graceNanos;
-        private final java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        private Connection connection; // guarded by this
-        private boolean abandoned; // guarded by this: the caller has given up
-        private boolean aborted; // guarded by this: the connection was aborted
-
-        Call(Work<T> work, Late<T> late, long graceNanos) {
-            this.work = work;
-            this.late = late;
-            this.graceNanos = graceNanos;
-        }
-
-        @Override
-        public T call() throws SQLException {
-            try {
-                return borrowAndRun();
-            } finally {
-                done.countDown();
-                if (late != null) {
-                    late.settled();
-                }
-            }
-        }
-
-        private T borrowAndRun() throws SQLException {
+    /** On the worker: borrows, works, gives back; the connection aborted if the caller gives up meanwhile. */
+    private <T> T onConnection(BoundedCalls.Call call, Work<T> work, Late<T> late) throws SQLException {
+        try {
             Connection c = dataSource.getConnection();
-            synchronized (this) {
-                if (abandoned) {
-                    c.close(); // nothing ran on it: a healthy connection, back to the pool
-                    throw new SQLTimeoutException(
-                            "fenced: abandoned before it had a connection", PgStates.QUERY_CANCELED);
-                }
-                connection = c;
+            if (!call.begin(() -> abortQuietly(c, aborts))) {
+                c.close(); // nothing ran on it: a healthy connection, back to the pool
+                throw new SQLTimeoutException("fenced: abandoned before it had a connection", PgStates.QUERY_CANCELED);
             }
             try {
                 T result = work.run(c);
-                if (late != null && isAbandoned()) {
+                if (late != null && call.abandoned()) {
                     // The caller was told the operation timed out: it must not take effect unseen.
                     late.arrived(result, c);
                 }
                 return result;
             } finally {
-                boolean evict;
-                synchronized (this) {
-                    connection = null;
-                    evict = aborted;
-                }
-                if (evict) {
+                if (call.end()) {
                     evict(c);
                 }
                 try {
@@ -220,52 +117,10 @@ final class StoreCalls {
                     // broken anyway
                 }
             }
-        }
-
-        private synchronized boolean isAbandoned() {
-            return abandoned;
-        }
-
-        /**
-         * Gives the call up; returns whether it had a connection. Its connection is aborted now, or, for a call
-         * with a {@link Late} handler, once its grace has passed without an answer.
-         */
-        boolean abandon(Executor executor) {
-            Connection c;
-            synchronized (this) {
-                abandoned = true;
-                c = connection;
+        } finally {
+            if (late != null) {
+                late.settled();
             }
-            if (c == null) {
-                return false;
-            }
-            if (late == null) {
-                abortNow(executor);
-            } else {
-                executor.execute(() -> {
-                    try {
-                        if (done.await(graceNanos, TimeUnit.NANOSECONDS)) {
-                            return;
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                    abortNow(executor);
-                });
-            }
-            return true;
-        }
-
-        private void abortNow(Executor executor) {
-            Connection c;
-            synchronized (this) {
-                c = connection;
-                if (c == null) {
-                    return; // the worker is done with it
-                }
-                aborted = true;
-            }
-            abortQuietly(c, executor);
         }
     }
 

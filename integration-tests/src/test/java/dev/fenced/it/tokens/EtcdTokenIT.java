@@ -2,19 +2,13 @@ package dev.fenced.it.tokens;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.fenced.it.support.EtcdServer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.lock.LockResponse;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,84 +22,27 @@ class EtcdTokenIT {
     static final String DOMAIN = "etcd";
     static final ByteSequence LOCK = ByteSequence.from("fenced/locks/totals", StandardCharsets.UTF_8);
 
-    static Process etcd;
-    static Path dataDir;
+    static EtcdServer etcd;
     static Client client;
     static FencedTable table;
 
-    static Path binary() {
-        for (String dir : List.of("/usr/bin", "/usr/local/bin")) {
-            if (Files.isExecutable(Path.of(dir, "etcd"))) {
-                return Path.of(dir, "etcd");
-            }
-        }
-        return null;
-    }
-
     @BeforeAll
     static void start() throws Exception {
-        Path etcdBinary = binary();
         Services.require(
-                etcdBinary != null,
-                "etcd is not installed (apt-get install -y etcd-server): the etcd token" + " source cannot be tested");
-        int clientPort = freePort();
-        int peerPort = freePort();
-        dataDir = Files.createTempDirectory("fenced-etcd");
-        String clientUrl = "http://127.0.0.1:" + clientPort;
-        String peerUrl = "http://127.0.0.1:" + peerPort;
-        etcd = new ProcessBuilder(
-                        etcdBinary.toString(),
-                        "--name",
-                        "fenced-test",
-                        "--data-dir",
-                        dataDir.toString(),
-                        "--listen-client-urls",
-                        clientUrl,
-                        "--advertise-client-urls",
-                        clientUrl,
-                        "--listen-peer-urls",
-                        peerUrl,
-                        "--initial-advertise-peer-urls",
-                        peerUrl,
-                        "--initial-cluster",
-                        "fenced-test=" + peerUrl)
-                .redirectErrorStream(true)
-                .redirectOutput(dataDir.resolve("etcd.log").toFile())
-                .start();
-        client = Client.builder().endpoints(clientUrl).build();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) { // ready when it answers a read
-            try {
-                client.getKVClient().get(LOCK).get(1, TimeUnit.SECONDS);
-                break;
-            } catch (Exception e) {
-                if (!etcd.isAlive() || System.nanoTime() > deadline) {
-                    throw new IllegalStateException(
-                            "etcd did not start: " + Files.readString(dataDir.resolve("etcd.log")), e);
-                }
-            }
-        }
+                EtcdServer.binary().isPresent(),
+                "etcd is not installed (apt-get install -y etcd-server): the etcd token source cannot be tested");
+        etcd = EtcdServer.start("fenced-test");
+        client = Client.builder().endpoints(etcd.clientUrl()).build();
         table = FencedTable.create(DOMAIN);
     }
 
     @AfterAll
-    static void stop() throws IOException {
+    static void stop() throws Exception {
         if (client != null) {
             client.close();
         }
         if (etcd != null) {
-            etcd.destroy();
-        }
-        if (dataDir != null) {
-            try (Stream<Path> files = Files.walk(dataDir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+            etcd.close();
         }
     }
 

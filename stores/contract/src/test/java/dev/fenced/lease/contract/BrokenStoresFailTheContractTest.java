@@ -3,11 +3,11 @@ package dev.fenced.lease.contract;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
+import dev.fenced.it.support.ForwardingLeaseStore;
 import dev.fenced.spi.LeaseStore;
 import dev.fenced.spi.PostgresLeaseStore;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
@@ -82,7 +82,7 @@ class BrokenStoresFailTheContractTest {
 
         @Override
         protected LeaseStore createStore() {
-            return new Forwarding(PostgresLeaseStore.create(PostgresLeaseStoreContractTest.dataSource())) {
+            return new ForwardingLeaseStore(PostgresLeaseStore.create(PostgresLeaseStoreContractTest.dataSource())) {
                 @Override
                 public Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
                     Grant g = delegate.grant(name, holder, ttl, timeout);
@@ -107,47 +107,13 @@ class BrokenStoresFailTheContractTest {
 
         @Override
         protected LeaseStore createStore() {
-            return new Forwarding(PostgresLeaseStore.create(PostgresLeaseStoreContractTest.dataSource())) {
+            return new ForwardingLeaseStore(PostgresLeaseStore.create(PostgresLeaseStoreContractTest.dataSource())) {
                 @Override
                 public Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
                     Grant g = delegate.grant(name, holder, ttl, timeout);
                     return g != null ? g : new Grant(MADE_UP.incrementAndGet());
                 }
             };
-        }
-    }
-
-    /** A store that forwards every call; the broken ones override what they break. */
-    abstract static class Forwarding implements LeaseStore {
-        final LeaseStore delegate;
-
-        Forwarding(LeaseStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String tokenDomain() {
-            return delegate.tokenDomain();
-        }
-
-        @Override
-        public Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
-            return delegate.grant(name, holder, ttl, timeout);
-        }
-
-        @Override
-        public Renewal renew(String holder, List<Held> leases, Duration timeout) throws Exception {
-            return delegate.renew(holder, leases, timeout);
-        }
-
-        @Override
-        public int release(String holder, List<Held> leases, Duration timeout) throws Exception {
-            return delegate.release(holder, leases, timeout);
-        }
-
-        @Override
-        public Optional<Holder> describe(String name, Duration timeout) throws Exception {
-            return delegate.describe(name, timeout);
         }
     }
 }

@@ -1,20 +1,20 @@
-package dev.fenced.lease.etcd;
+package dev.fenced.it.support;
 
 import dev.fenced.spi.LeaseStore;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** An etcd store that closes its own client: each store of the contract is a restart with a client of its own. */
-final class ClosingStore implements LeaseStore {
+/**
+ * A lease store that forwards every call to another one; a test store overrides what it changes (a broken store
+ * what it breaks, a store that owns its client {@link #close()}).
+ */
+public class ForwardingLeaseStore implements LeaseStore {
 
-    private final LeaseStore delegate;
-    private final Client client;
+    protected final LeaseStore delegate;
 
-    ClosingStore(LeaseStore delegate, Client client) {
+    public ForwardingLeaseStore(LeaseStore delegate) {
         this.delegate = delegate;
-        this.client = client;
     }
 
     @Override
@@ -43,7 +43,12 @@ final class ClosingStore implements LeaseStore {
     }
 
     @Override
+    public Optional<String> check(Duration timeout) throws Exception {
+        return delegate.check(timeout);
+    }
+
+    @Override
     public void close() {
-        client.close();
+        delegate.close();
     }
 }
