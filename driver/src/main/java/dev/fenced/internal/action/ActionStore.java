@@ -10,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The action table's SQL. A claim is one autocommit statement that does both checks in the database: the
@@ -66,7 +67,7 @@ public final class ActionStore {
     }
 
     /** Claims {@code key} under {@code token}; {@code lease} is its name when this JVM knows it, else null. */
-    public Claim claim(String key, long token, String lease) throws SQLException {
+    public Claim claim(String key, long token, @Nullable String lease) throws SQLException {
         return autocommit(c -> {
             try {
                 return claim(c, key, token, lease);
@@ -120,7 +121,7 @@ public final class ActionStore {
         }
     }
 
-    private Claim claim(Connection c, String key, long token, String lease) throws SQLException {
+    private Claim claim(Connection c, String key, long token, @Nullable String lease) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(lease != null ? claimByName : claimByToken)) {
             int i = 1;
             if (lease != null) {
@@ -181,7 +182,7 @@ public final class ActionStore {
         }
     }
 
-    private void update(String sql, String text, String key, long token) throws SQLException {
+    private void update(String sql, @Nullable String text, String key, long token) throws SQLException {
         autocommit(c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 int i = 1;
