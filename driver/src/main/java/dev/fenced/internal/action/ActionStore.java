@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The action table's SQL. A claim is one autocommit statement that does both checks in the database: the
@@ -25,7 +26,7 @@ public final class ActionStore {
     private final LeaseTableName table;
     private final LeaseTableName leaseTable;
     /** The statements for both tables with their schemas, fixed at the first call; null before. */
-    private volatile Sql sql;
+    private volatile @Nullable Sql sql;
 
     /** What a claim found. */
     public enum Claim {
@@ -98,7 +99,7 @@ public final class ActionStore {
     }
 
     /** Claims {@code key} under {@code token}; {@code lease} is its name when this JVM knows it, else null. */
-    public Claim claim(String key, long token, String lease) throws SQLException {
+    public Claim claim(String key, long token, @Nullable String lease) throws SQLException {
         return autocommit(c -> {
             try {
                 return claim(c, key, token, lease);
@@ -152,7 +153,7 @@ public final class ActionStore {
         }
     }
 
-    private Claim claim(Connection c, String key, long token, String lease) throws SQLException {
+    private Claim claim(Connection c, String key, long token, @Nullable String lease) throws SQLException {
         Sql statements = sql(c);
         try (PreparedStatement ps =
                 c.prepareStatement(lease != null ? statements.claimByName() : statements.claimByToken())) {
@@ -215,7 +216,8 @@ public final class ActionStore {
         }
     }
 
-    private void update(java.util.function.Function<Sql, String> statement, String text, String key, long token)
+    private void update(
+            java.util.function.Function<Sql, String> statement, @Nullable String text, String key, long token)
             throws SQLException {
         autocommit(c -> {
             try (PreparedStatement ps = c.prepareStatement(statement.apply(sql(c)))) {

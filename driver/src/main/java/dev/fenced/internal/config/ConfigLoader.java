@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Merges configuration sources in precedence order (first wins) and validates every {@code fenced.*}
@@ -99,7 +100,7 @@ public final class ConfigLoader {
         return m;
     }
 
-    private static List<ConfigSource> withStandardSources(List<ConfigSource> sources, Path explicitFile)
+    private static List<ConfigSource> withStandardSources(List<ConfigSource> sources, @Nullable Path explicitFile)
             throws FencingException {
         sources.add(new ConfigSource("the system properties", fencedEntries(System.getProperties())));
         sources.add(new ConfigSource("the environment", environment(System.getenv())));
@@ -136,7 +137,8 @@ public final class ConfigLoader {
         return m;
     }
 
-    private static ConfigSource file(List<ConfigSource> higher, Path explicitFile) throws FencingException {
+    private static @Nullable ConfigSource file(List<ConfigSource> higher, @Nullable Path explicitFile)
+            throws FencingException {
         Path path = explicitFile;
         if (path == null) {
             for (ConfigSource s : higher) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Resolved, validated configuration: what every part of fenced reads. Built by {@link ConfigLoader};
@@ -30,17 +31,17 @@ public final class FencedConfig {
     private final MissingTablePolicy missingTables;
     private final Duration catalogRefresh;
     private final boolean metricsJmx;
-    private final String leaseUrl;
+    private final @Nullable String leaseUrl;
     private final String leaseTable;
     private final boolean leaseCreateTable;
     private final boolean agentEnabled;
-    private final TableName tombstoneTable;
+    private final @Nullable TableName tombstoneTable;
     private final TableName tokenDomainTable;
     private final Map<String, LeaseMethod> leaseMethods;
     private final boolean observeInventory;
     private final List<String> observeSkipFrames;
     private final int observeMaxWriters;
-    private final String observeReport;
+    private final @Nullable String observeReport;
     private final String fingerprint;
 
     private FencedConfig(Map<String, String> values) throws FencingException {
@@ -57,7 +58,7 @@ public final class FencedConfig {
                 MissingTablePolicy.valueOf(get(FencedProperty.MISSING_TABLES).toUpperCase(Locale.ROOT));
         this.catalogRefresh = FencedProperty.parseDuration(get(FencedProperty.CATALOG_REFRESH));
         this.metricsJmx = Boolean.parseBoolean(get(FencedProperty.METRICS_JMX));
-        this.leaseUrl = get(FencedProperty.LEASE_URL);
+        this.leaseUrl = getOrNull(FencedProperty.LEASE_URL);
         this.leaseTable = get(FencedProperty.LEASE_TABLE);
         this.leaseCreateTable = Boolean.parseBoolean(get(FencedProperty.LEASE_CREATE_TABLE));
         this.agentEnabled = Boolean.parseBoolean(get(FencedProperty.AGENT_ENABLED));
@@ -70,7 +71,7 @@ public final class FencedConfig {
         this.observeInventory = Boolean.parseBoolean(get(FencedProperty.OBSERVE_INVENTORY));
         this.observeSkipFrames = List.copyOf(splitList(get(FencedProperty.OBSERVE_SKIP_FRAMES)));
         this.observeMaxWriters = Integer.parseInt(get(FencedProperty.OBSERVE_MAX_WRITERS));
-        String report = get(FencedProperty.OBSERVE_REPORT);
+        String report = getOrNull(FencedProperty.OBSERVE_REPORT);
         this.observeReport = report == null || report.isBlank() ? null : report.trim();
         this.fingerprint = this.values.toString();
     }
@@ -89,7 +90,22 @@ public final class FencedConfig {
         return ConfigLoader.resolve(List.of(new ConfigSource("arguments", m)));
     }
 
+    /** The value of a key that has a default: a null here is a bug in {@link FencedProperty}, not a setting. */
     private String get(FencedProperty p) {
+        String v = values.get(p.key());
+        return v != null ? v : defaultOf(p);
+    }
+
+    private static String defaultOf(FencedProperty p) {
+        String d = p.defaultValue();
+        if (d == null) {
+            throw new IllegalStateException("fenced: " + p.key() + " has no default value");
+        }
+        return d;
+    }
+
+    /** The value of a key without a default ({@code fenced.lease.url}, {@code fenced.observe.report}), or null. */
+    private @Nullable String getOrNull(FencedProperty p) {
         String v = values.get(p.key());
         return v != null ? v : p.defaultValue();
     }
@@ -123,7 +139,7 @@ public final class FencedConfig {
             }
             TableName target;
             try {
-                target = TableName.parse(m.member());
+                target = TableName.parse(member(m));
             } catch (IllegalArgumentException ex) {
                 throw configError(e.getKey() + ": " + ex.getMessage());
             }
@@ -173,6 +189,15 @@ public final class FencedConfig {
         }
     }
 
+    /** The member of a family key ({@code fenced.table.<table>.mode}): a family's match always has one. */
+    private static String member(FencedProperty.Match m) {
+        String member = m.member();
+        if (member == null) {
+            throw new IllegalStateException("fenced: " + m.property().key() + " matched without a member");
+        }
+        return member;
+    }
+
     private Map<String, LeaseMethod> parseLeaseMethods() throws FencingException {
         Map<String, Map<FencedProperty, String>> families = new TreeMap<>();
         for (Map.Entry<String, String> e : values.entrySet()) {
@@ -181,7 +206,7 @@ public final class FencedConfig {
                     && (m.property() == FencedProperty.LEASE_METHOD
                             || m.property() == FencedProperty.LEASE_TTL
                             || m.property() == FencedProperty.LEASE_ON_BUSY)) {
-                families.computeIfAbsent(m.member(), k -> new LinkedHashMap<>()).put(m.property(), e.getValue());
+                families.computeIfAbsent(member(m), k -> new LinkedHashMap<>()).put(m.property(), e.getValue());
             }
         }
         Map<String, LeaseMethod> result = new LinkedHashMap<>();
@@ -198,9 +223,9 @@ public final class FencedConfig {
             }
             int hash = method.indexOf('#');
             Duration ttl = FencedProperty.parseDuration(
-                    f.getValue().getOrDefault(FencedProperty.LEASE_TTL, FencedProperty.LEASE_TTL.defaultValue()));
+                    f.getValue().getOrDefault(FencedProperty.LEASE_TTL, defaultOf(FencedProperty.LEASE_TTL)));
             LeaseMethod.OnBusy onBusy = LeaseMethod.OnBusy.valueOf(f.getValue()
-                    .getOrDefault(FencedProperty.LEASE_ON_BUSY, FencedProperty.LEASE_ON_BUSY.defaultValue())
+                    .getOrDefault(FencedProperty.LEASE_ON_BUSY, defaultOf(FencedProperty.LEASE_ON_BUSY))
                     .toUpperCase(Locale.ROOT));
             result.put(name, new LeaseMethod(name, method.substring(0, hash), method.substring(hash + 1), ttl, onBusy));
         }
@@ -304,7 +329,7 @@ public final class FencedConfig {
         return metricsJmx;
     }
 
-    public String leaseUrl() {
+    public @Nullable String leaseUrl() {
         return leaseUrl;
     }
 
@@ -317,7 +342,7 @@ public final class FencedConfig {
     }
 
     /** The tombstone table, or null with {@code fenced.tombstones=false}. */
-    public TableName tombstoneTable() {
+    public @Nullable TableName tombstoneTable() {
         return tombstoneTable;
     }
 
@@ -365,7 +390,7 @@ public final class FencedConfig {
     }
 
     /** Where the inventory report goes ({@code fenced.observe.report}), or null. */
-    public String observeReport() {
+    public @Nullable String observeReport() {
         return observeReport;
     }
 

@@ -2,6 +2,7 @@ package dev.fenced.internal.config;
 
 import dev.fenced.FencingMode;
 import dev.fenced.internal.context.TokenDomains;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A table whose writes are fenced: its name as registered, its fence column (folded), its mode and its token domain
@@ -9,7 +10,11 @@ import dev.fenced.internal.context.TokenDomains;
  * registered table a partition, child or parent was found through in the catalog.
  */
 public record ProtectedTable(
-        TableName name, String column, FencingMode mode, String tokenDomain, ProtectedTable derivedFrom) {
+        TableName name,
+        String column,
+        FencingMode mode,
+        String tokenDomain,
+        @Nullable ProtectedTable derivedFrom) {
 
     public ProtectedTable {
         TokenDomains.check(tokenDomain);

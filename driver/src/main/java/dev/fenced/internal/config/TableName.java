@@ -3,6 +3,7 @@ package dev.fenced.internal.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A relation name as PostgreSQL resolves it: unquoted parts fold to lower case, quoted parts are exact.
@@ -10,15 +11,15 @@ import java.util.Objects;
  */
 public final class TableName {
 
-    private final String schema;
+    private final @Nullable String schema;
     private final String name;
 
-    public TableName(String schema, String name) {
+    public TableName(@Nullable String schema, String name) {
         this.schema = schema;
         this.name = Objects.requireNonNull(name, "name");
     }
 
-    public String schema() {
+    public @Nullable String schema() {
         return schema;
     }
 

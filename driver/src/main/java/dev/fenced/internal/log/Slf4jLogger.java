@@ -2,6 +2,7 @@ package dev.fenced.internal.log;
 
 import java.text.MessageFormat;
 import java.util.ResourceBundle;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +64,7 @@ final class Slf4jLogger implements System.Logger {
         }
     }
 
-    private void write(Level level, String msg, Throwable thrown) {
+    private void write(Level level, String msg, @Nullable Throwable thrown) {
         switch (level) {
             case ALL, TRACE -> delegate.trace(msg, thrown);
             case DEBUG -> delegate.debug(msg, thrown);

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The process-wide store behind {@link WriterInventory}. Only observe-mode decisions reach it (the write
@@ -124,7 +125,7 @@ public final class Inventory {
      * Records one write enforce mode would refuse and observe mode lets through. {@code table} is the
      * protected table named in the decision, {@code sql} the text as the application wrote it.
      */
-    public void record(Settings settings, WriterKind kind, String table, String reason, String sql) {
+    public void record(Settings settings, WriterKind kind, String table, String reason, @Nullable String sql) {
         if (!settings.enabled()) {
             return;
         }
@@ -162,7 +163,8 @@ public final class Inventory {
         site.samples.increment();
     }
 
-    private Shape shapeOf(Settings settings, WriterKind kind, String table, String reason, String sql) {
+    private @Nullable Shape shapeOf(
+            Settings settings, WriterKind kind, String table, String reason, @Nullable String sql) {
         TextKey textKey = new TextKey(kind, sql == null ? "" : sql);
         Shape shape = texts.get(textKey);
         if (shape != null && shape.key.table().equals(table)) {
@@ -288,7 +290,7 @@ public final class Inventory {
     }
 
     /** {@code mode} null: a relation only seen in a write. */
-    private static String state(FencingMode mode, int withoutToken, int unfenceable) {
+    private static String state(@Nullable FencingMode mode, int withoutToken, int unfenceable) {
         if (mode != null && mode != FencingMode.OBSERVE) {
             return mode.key();
         }

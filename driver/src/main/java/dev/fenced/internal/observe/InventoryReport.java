@@ -3,6 +3,7 @@ package dev.fenced.internal.observe;
 import dev.fenced.WriterInventory;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** The inventory as a report: Markdown for people, JSON for tools. */
 final class InventoryReport {
@@ -127,7 +128,7 @@ final class InventoryReport {
         return b.append(writers.isEmpty() ? "]" : "\n  ]").append("\n}\n").toString();
     }
 
-    private static String str(String s) {
+    private static String str(@Nullable String s) {
         if (s == null) {
             return "null";
         }
