@@ -43,7 +43,9 @@ class OrdinaryWritesIT {
         db.execute(
                 "CREATE TABLE t (id int PRIMARY KEY, v text, n int, amount numeric, j jsonb, last_token bigint)",
                 "CREATE TABLE src (id int, v text)",
-                "INSERT INTO src VALUES (10, 's10'), (11, 's11')");
+                "INSERT INTO src VALUES (10, 's10'), (11, 's11')",
+                "CREATE TABLE src2 (id int, v text)",
+                "INSERT INTO src2 VALUES (12, 's12')");
         pool = Pools.fenced(db, 2, "fenced.tables=t");
     }
 
@@ -61,7 +63,9 @@ class OrdinaryWritesIT {
                 Arguments.of(
                         "UPDATE t SET v = ? WHERE id IN (SELECT id FROM t ORDER BY id OFFSET ? LIMIT ?)",
                         new Object[] {"o", 1, 2}),
-                Arguments.of("UPDATE t SET amount = {fn abs(-28)} WHERE id = 1", new Object[0]));
+                Arguments.of("UPDATE t SET amount = {fn abs(-28)} WHERE id = 1", new Object[0]),
+                Arguments.of("INSERT INTO t (id, v) TABLE src", new Object[0]),
+                Arguments.of("INSERT INTO t (id, v) (TABLE src) UNION ALL TABLE src2", new Object[0]));
     }
 
     static void seed(long token) {

@@ -113,11 +113,11 @@ public final class SqlRewriter {
 
     private RewritePlan planMentioning(String text, boolean tokenMayBeNull) throws Refusal {
         String sql = jdbcEscapesTranslated(text);
-        List<Token> tokens;
-        try {
-            tokens = SqlLexer.tokenizeStrict(sql);
-        } catch (SqlLexer.LexException e) {
-            throw new Refusal(guessTable(sql), "SQL that cannot be read: " + e.getMessage());
+        List<Token> tokens = strictTokens(sql);
+        String spelledOut = TableCommand.expanded(sql, tokens);
+        if (!spelledOut.equals(sql)) {
+            sql = spelledOut;
+            tokens = strictTokens(sql);
         }
         List<StatementClassifier.Piece> pieces = StatementClassifier.split(tokens);
         boolean parse = false;
@@ -316,6 +316,18 @@ public final class SqlRewriter {
      * (lexed back to the user's tokens plus the fragment, the same with standard_conforming_strings off, pgjdbc's
      * parameters where PostgreSQL sees them). What the skeleton cannot read keeps the parser's refusal.
      */
+    private List<Token> strictTokens(String sql) throws Refusal {
+        try {
+            return SqlLexer.tokenizeStrict(sql);
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(guessTable(sql), "SQL that cannot be read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * What the parser could not read (or would change), read by position instead ({@link SkeletonFencer}) when
+     * it is one UPDATE or INSERT of a protected table; otherwise the parser's refusal stands.
+     */
     private RewritePlan byPosition(
             Refusal misread,
             String sql,
@@ -324,133 +336,17 @@ public final class SqlRewriter {
             List<Integer> dmlKeywords,
             boolean tokenMayBeNull)
             throws Refusal {
-        if (pieces.size() != 1 || dmlKeywords.size() != 1) {
+        if (pieces.size() != 1
+                || dmlKeywords.size() != 1
+                || pieces.get(0).tokens.get(0) != tokens.get(dmlKeywords.get(0))) {
             throw misread;
         }
-        List<Token> statement = pieces.get(0).tokens;
-        UpdateSkeleton update = UpdateSkeleton.read(statement);
-        if (update == null || statement.get(0) != tokens.get(dmlKeywords.get(0))) {
-            throw misread;
+        RewritePlan.Fenced plan =
+                new SkeletonFencer(targets, relativePolicy, sql, tokens, pieces.get(0).tokens).fence(tokenMayBeNull);
+        if (plan == null) {
+            throw misread; // not a protected target, or not read: what the parser could not read stays refused
         }
-        String indirect = targets.indirectReason(update.target());
-        if (indirect != null) {
-            throw new Refusal(
-                    update.target().toString(),
-                    "a write to " + update.target() + " reaches protected rows: " + indirect
-                            + "; write the protected table itself");
-        }
-        ProtectedTable table = targets.tableFor(update.target());
-        if (table == null) {
-            throw misread; // not a protected target: whatever the parser could not read stays refused, as before
-        }
-        if (update.columns().contains(table.column())) {
-            throw new Refusal(
-                    table.displayName(),
-                    "the statement sets the fence column " + table.column()
-                            + " itself; the token is not the writer's to choose");
-        }
-        int userParams = 0;
-        for (Token t : tokens) {
-            userParams += t.kind() == Token.Kind.PARAMETER ? 1 : 0;
-        }
-        FenceContext ctx = new FenceContext(targets, relativePolicy, userParams + 1, tokenMayBeNull);
-        for (List<Token> value : update.values()) {
-            for (Token t : value) {
-                // conservative: any word spelling an assigned column counts as reading its old value
-                boolean name = t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER;
-                if (name && update.columns().contains(TableName.fold(t.text()))) {
-                    ctx.relativeUpdateFound(table, TableName.fold(t.text()));
-                    break;
-                }
-            }
-        }
-        boolean nullable = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
-        ctx.tokenRequired |= !nullable;
-        String fragment = " , " + TableName.quote(table.column()) + " = "
-                + Guards.setValue(
-                        update.hasFrom() ? update.qualifier() : null,
-                        table.column(),
-                        table.displayName(),
-                        ctx.tokenIndex,
-                        table.mode(),
-                        nullable)
-                + " ";
-        Token before = update.setEnd() < statement.size() ? statement.get(update.setEnd()) : null;
-        Token after = statement.get(statement.size() - 1);
-        StringBuilder text = new StringBuilder(sql.length() + fragment.length());
-        StringBuilder unfenced = new StringBuilder(sql.length());
-        int[] numbered = {0};
-        int[] numberedAgain = {0};
-        int previousEnd = 0;
-        for (Token t : tokens) {
-            if (t == before) {
-                text.append(fragment);
-            }
-            appendGap(text, sql, previousEnd, t.start());
-            appendGap(unfenced, sql, previousEnd, t.start());
-            appendToken(text, t, null, true, numbered);
-            appendToken(unfenced, t, null, true, numberedAgain);
-            previousEnd = t.end();
-            if (before == null && t == after) {
-                text.append(fragment);
-            }
-        }
-        String printed = text.toString();
-        List<Token> printedTokens;
-        try {
-            printedTokens = SqlLexer.tokenizeStrict(printed);
-        } catch (SqlLexer.LexException e) {
-            throw new Refusal(table.displayName(), "the fenced text cannot be read (" + e.getMessage() + ")");
-        }
-        // the unfenced text has the user's tokens one for one; fenced's fragment goes where the skeleton placed it
-        List<Token> userTokens = SqlLexer.tokenize(unfenced.toString());
-        List<Token> expected = new ArrayList<>(userTokens);
-        int at = before == null ? tokens.indexOf(after) + 1 : tokens.indexOf(before);
-        String problem = userTokens.size() == tokens.size() ? null : "the statement's tokens cannot be kept as written";
-        if (problem == null) {
-            expected.addAll(at, SqlLexer.tokenize(fragment));
-            problem = sameTokens(expected, printedTokens);
-        }
-        if (problem == null) {
-            problem = SentText.lostUserToken(userTokens, printedTokens);
-        }
-        if (problem == null) {
-            problem = SentText.dependsOnConformingStrings(printed, printedTokens);
-        }
-        if (problem != null) {
-            throw new Refusal(table.displayName(), problem);
-        }
-        if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
-            LOG.log(
-                    System.Logger.Level.WARNING,
-                    "fenced: relative update on protected table {0}: a stale holder''s"
-                            + " relative update can land before the newer holder''s first write; write whole new values: {1}",
-                    table.displayName(),
-                    sql);
-        }
-        return assemble(
-                new Printed(printed, userParams, ctx.tokenIndex, true),
-                new RewritePlan.Writes(
-                        List.of(table.displayName()),
-                        table.mode(),
-                        ctx.relativeUpdate,
-                        false,
-                        table.tokenDomain(),
-                        ctx.tokenRequired));
-    }
-
-    /** Null when the fenced text lexes as the user's tokens with fenced's fragment in its place (kind and text). */
-    private static String sameTokens(List<Token> want, List<Token> printed) {
-        if (want.size() != printed.size()) {
-            return "the fenced text does not lex as the statement with fenced's fragment";
-        }
-        for (int i = 0; i < want.size(); i++) {
-            if (want.get(i).kind() != printed.get(i).kind()
-                    || !want.get(i).text().equals(printed.get(i).text())) {
-                return "the fenced text does not lex as the statement with fenced's fragment";
-            }
-        }
-        return null;
+        return plan;
     }
 
     /**
@@ -524,13 +420,13 @@ public final class SqlRewriter {
     }
 
     /** The source's whitespace between two tokens, or one space where a comment was. */
-    private static void appendGap(StringBuilder text, String sql, int from, int to) {
+    static void appendGap(StringBuilder text, String sql, int from, int to) {
         String gap = sql.substring(from, to);
         boolean blank = gap.chars().allMatch(c -> SqlLexer.isSpace((char) c));
         text.append(blank ? gap : " ");
     }
 
-    private static void appendToken(StringBuilder text, Token t, Literals literals, boolean number, int[] parameters) {
+    static void appendToken(StringBuilder text, Token t, Literals literals, boolean number, int[] parameters) {
         if (number && t.kind() == Token.Kind.PARAMETER) {
             text.append('?').append(++parameters[0]);
         } else if (literals != null && t.kind() == Token.Kind.STRING) {
@@ -705,10 +601,10 @@ public final class SqlRewriter {
      * @param tokenIndex the number the token parameter has
      * @param guarded    a guard was added, so the token must appear (an observed DELETE adds none)
      */
-    private record Printed(String text, int userParams, int tokenIndex, boolean guarded) {}
+    record Printed(String text, int userParams, int tokenIndex, boolean guarded) {}
 
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
-    private static RewritePlan.Fenced assemble(Printed p, RewritePlan.Writes writes) throws Refusal {
+    static RewritePlan.Fenced assemble(Printed p, RewritePlan.Writes writes) throws Refusal {
         String printed = p.text();
         int userParams = p.userParams();
         List<String> tables = writes.tables();

@@ -30,7 +30,7 @@ record UpdateSkeleton(
     private static final Set<String> AFTER_SET = Set.of("FROM", "WHERE", "RETURNING");
 
     static UpdateSkeleton read(List<Token> tokens) {
-        if (tokens.isEmpty() || !tokens.get(0).isWord("UPDATE") || !balanced(tokens)) {
+        if (tokens.isEmpty() || !tokens.get(0).isWord("UPDATE") || !TokenRuns.balanced(tokens)) {
             return null;
         }
         for (int i = 0; i + 1 < tokens.size(); i++) {
@@ -41,7 +41,9 @@ record UpdateSkeleton(
         int i = 1;
         List<String> parts = new ArrayList<>();
         while (true) {
-            if (i >= tokens.size() || !isName(tokens.get(i)) || tokens.get(i).isWord("ONLY")) {
+            if (i >= tokens.size()
+                    || !TokenRuns.isName(tokens.get(i))
+                    || tokens.get(i).isWord("ONLY")) {
                 return null;
             }
             parts.add(tokens.get(i).text());
@@ -59,7 +61,9 @@ record UpdateSkeleton(
         if (i < tokens.size() && tokens.get(i).isWord("AS")) {
             i++;
         }
-        if (i < tokens.size() && isName(tokens.get(i)) && !tokens.get(i).isWord("SET")) {
+        if (i < tokens.size()
+                && TokenRuns.isName(tokens.get(i))
+                && !tokens.get(i).isWord("SET")) {
             qualifier = tokens.get(i).text();
             i++;
         }
@@ -102,7 +106,9 @@ record UpdateSkeleton(
     /** A FROM, WHERE or RETURNING at the top level; FROM in {@code IS [NOT] DISTINCT FROM} is an operator. */
     private static boolean endsSet(List<Token> tokens, int k) {
         Token t = tokens.get(k);
-        if (t.kind() != Token.Kind.WORD || !AFTER_SET.contains(t.text().toUpperCase(java.util.Locale.ROOT))) {
+        if (t.kind() != Token.Kind.WORD
+                || !AFTER_SET.contains(t.text().toUpperCase(java.util.Locale.ROOT))
+                || !TokenRuns.isKeyword(tokens, k)) {
             return false;
         }
         return !(t.isWord("FROM") && k > 0 && tokens.get(k - 1).isWord("DISTINCT"));
@@ -132,7 +138,7 @@ record UpdateSkeleton(
             for (int k = from + 1; k < eq - 1; k++) {
                 Token t = tokens.get(k);
                 if (expectName) {
-                    if (!isName(t)) {
+                    if (!TokenRuns.isName(t)) {
                         return false;
                     }
                     columns.add(TableName.fold(t.text()));
@@ -146,28 +152,12 @@ record UpdateSkeleton(
             if (!tokens.get(eq - 1).isSymbol(")")) {
                 return false;
             }
-        } else if (isName(tokens.get(from))) {
+        } else if (TokenRuns.isName(tokens.get(from))) {
             columns.add(TableName.fold(tokens.get(from).text()));
         } else {
             return false;
         }
         values.add(tokens.subList(eq + 1, to));
         return true;
-    }
-
-    private static boolean isName(Token t) {
-        return t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER;
-    }
-
-    private static boolean balanced(List<Token> tokens) {
-        int depth = 0;
-        for (Token t : tokens) {
-            if (t.isSymbol("(") || t.isSymbol("[")) {
-                depth++;
-            } else if ((t.isSymbol(")") || t.isSymbol("]")) && --depth < 0) {
-                return false;
-            }
-        }
-        return depth == 0;
     }
 }

@@ -331,12 +331,25 @@ class CorpusTest {
 
     /** An UPDATE fenced by position: its last SET item assigns the fence column the guard. */
     private static boolean fencedByPosition(String sql) {
-        UpdateSkeleton u = UpdateSkeleton.read(SqlLexer.tokenize(sql));
-        return u != null
-                && !u.columns().isEmpty()
-                && u.columns().get(u.columns().size() - 1).equals("last_token")
-                && u.values().get(u.values().size() - 1).stream()
-                        .anyMatch(t -> t.text().contains(Guards.MARKER));
+        List<Token> tokens = SqlLexer.tokenize(sql);
+        UpdateSkeleton u = UpdateSkeleton.read(tokens);
+        if (u != null) {
+            return !u.columns().isEmpty()
+                    && u.columns().get(u.columns().size() - 1).equals("last_token")
+                    && u.values().get(u.values().size() - 1).stream()
+                            .anyMatch(t -> t.text().contains(Guards.MARKER));
+        }
+        // an INSERT: the fence column ends the column list and the token ends every row (or the output list)
+        InsertSkeleton i = InsertSkeleton.read(tokens);
+        return i != null
+                && i.columns().get(i.columns().size() - 1).equals("last_token")
+                && !i.tokenBefore().isEmpty()
+                && i.tokenBefore().stream()
+                        .allMatch(at -> at >= 6
+                                && tokens.subList(at - 6, at).stream()
+                                        .map(Token::text)
+                                        .collect(java.util.stream.Collectors.joining(" "))
+                                        .equalsIgnoreCase("CAST ( ? AS bigint )"));
     }
 
     private static void checkSets(

@@ -1,0 +1,225 @@
+package dev.fenced.internal.sql;
+
+import dev.fenced.FencingMode;
+import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.config.RelativeUpdatePolicy;
+import dev.fenced.internal.config.TableName;
+import dev.fenced.internal.log.Logs;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * Fences, by position, one UPDATE ({@link UpdateSkeleton}) or INSERT ({@link InsertSkeleton}) that JSqlParser cannot
+ * read or would change: the user's text is kept token for token and fenced's fragments go where the skeleton placed
+ * them. The result is checked the way the parser's output is: lexed as PostgreSQL lexes it, it must be exactly the
+ * user's tokens with the fragments in their places, losing nothing ({@link SentText}).
+ */
+final class SkeletonFencer {
+
+    private static final System.Logger LOG = Logs.get("dev.fenced.sql");
+
+    /** The alias of a query the token is added around; the parser's path uses the same name. */
+    private static final String SOURCE_ALIAS = "fenced_src";
+
+    private final FencingTargets targets;
+    private final RelativeUpdatePolicy relativePolicy;
+    private final String sql;
+    private final List<Token> tokens;
+    private final List<Token> statement;
+
+    /**
+     * @param statement the one statement of {@code tokens} (without a trailing {@code ;})
+     */
+    SkeletonFencer(
+            FencingTargets targets,
+            RelativeUpdatePolicy relativePolicy,
+            String sql,
+            List<Token> tokens,
+            List<Token> statement) {
+        this.targets = targets;
+        this.relativePolicy = relativePolicy;
+        this.sql = sql;
+        this.tokens = tokens;
+        this.statement = statement;
+    }
+
+    /** The fenced plan, or null when the statement is not read or does not write a protected table. */
+    RewritePlan.Fenced fence(boolean tokenMayBeNull) throws Refusal {
+        UpdateSkeleton update = UpdateSkeleton.read(statement);
+        if (update != null) {
+            ProtectedTable table = protectedTable(update.target(), update.columns());
+            return table == null ? null : update(update, table, tokenMayBeNull);
+        }
+        InsertSkeleton insert = InsertSkeleton.read(statement);
+        if (insert != null) {
+            ProtectedTable table = protectedTable(insert.target(), insert.columns());
+            return table == null ? null : insert(insert, table, tokenMayBeNull);
+        }
+        return null;
+    }
+
+    private ProtectedTable protectedTable(TableName target, List<String> columns) throws Refusal {
+        String indirect = targets.indirectReason(target);
+        if (indirect != null) {
+            throw new Refusal(
+                    target.toString(),
+                    "a write to " + target + " reaches protected rows: " + indirect
+                            + "; write the protected table itself");
+        }
+        ProtectedTable table = targets.tableFor(target);
+        if (table != null && columns.contains(table.column())) {
+            throw new Refusal(
+                    table.displayName(),
+                    "the statement sets the fence column " + table.column()
+                            + " itself; the token is not the writer's to choose");
+        }
+        return table;
+    }
+
+    private RewritePlan.Fenced update(UpdateSkeleton update, ProtectedTable table, boolean tokenMayBeNull)
+            throws Refusal {
+        FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
+        for (List<Token> value : update.values()) {
+            for (Token t : value) {
+                // conservative: any word spelling an assigned column counts as reading its old value
+                if (TokenRuns.isName(t) && update.columns().contains(TableName.fold(t.text()))) {
+                    ctx.relativeUpdateFound(table, TableName.fold(t.text()));
+                    break;
+                }
+            }
+        }
+        boolean nullable = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
+        ctx.tokenRequired |= !nullable;
+        String fragment = " , " + TableName.quote(table.column()) + " = "
+                + Guards.setValue(
+                        update.hasFrom() ? update.qualifier() : null,
+                        table.column(),
+                        table.displayName(),
+                        ctx.tokenIndex,
+                        table.mode(),
+                        nullable)
+                + " ";
+        TreeMap<Integer, String> fragments = new TreeMap<>();
+        fragments.put(update.setEnd(), fragment);
+        String printed = withFragments(fragments, table);
+        if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: relative update on protected table {0}: a stale holder''s"
+                            + " relative update can land before the newer holder''s first write; write whole new values: {1}",
+                    table.displayName(),
+                    sql);
+        }
+        return plan(printed, table, ctx, true);
+    }
+
+    private RewritePlan.Fenced insert(InsertSkeleton insert, ProtectedTable table, boolean tokenMayBeNull)
+            throws Refusal {
+        FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
+        String token = Guards.token(ctx.tokenIndex).toString();
+        TreeMap<Integer, String> fragments = new TreeMap<>();
+        fragments.put(insert.columnListEnd(), " , " + TableName.quote(table.column()) + " ");
+        for (int at : insert.tokenBefore()) {
+            fragments.put(at, " , " + token + " ");
+        }
+        if (insert.queryStart() >= 0) {
+            fragments.put(insert.queryStart(), " SELECT " + SOURCE_ALIAS + ".* , " + token + " FROM ( ");
+            fragments.put(insert.queryEnd(), " ) AS " + SOURCE_ALIAS + " ");
+        }
+        return plan(withFragments(fragments, table), table, ctx, false);
+    }
+
+    private RewritePlan.Fenced plan(String printed, ProtectedTable table, FenceContext ctx, boolean guarded)
+            throws Refusal {
+        return SqlRewriter.assemble(
+                new SqlRewriter.Printed(printed, userParameters(), ctx.tokenIndex, guarded),
+                new RewritePlan.Writes(
+                        List.of(table.displayName()),
+                        table.mode(),
+                        ctx.relativeUpdate,
+                        false,
+                        table.tokenDomain(),
+                        ctx.tokenRequired));
+    }
+
+    private int userParameters() {
+        int n = 0;
+        for (Token t : tokens) {
+            n += t.kind() == Token.Kind.PARAMETER ? 1 : 0;
+        }
+        return n;
+    }
+
+    /**
+     * The user's text with each fragment before the statement token at its index (at the statement's size: after
+     * its last token), the {@code ?}s numbered; refused unless it lexes as exactly the user's tokens with the
+     * fragments' tokens in their places.
+     */
+    private String withFragments(NavigableMap<Integer, String> fragments, ProtectedTable table) throws Refusal {
+        int offset = tokens.indexOf(statement.get(0));
+        StringBuilder text = new StringBuilder(sql.length() + 64);
+        StringBuilder unfenced = new StringBuilder(sql.length());
+        int[] numbered = {0};
+        int[] numberedAgain = {0};
+        int previousEnd = 0;
+        for (int k = 0; k < tokens.size(); k++) {
+            Token t = tokens.get(k);
+            String before = k - offset < statement.size() ? fragments.get(k - offset) : null;
+            if (before != null) {
+                text.append(before);
+            }
+            SqlRewriter.appendGap(text, sql, previousEnd, t.start());
+            SqlRewriter.appendGap(unfenced, sql, previousEnd, t.start());
+            SqlRewriter.appendToken(text, t, null, true, numbered);
+            SqlRewriter.appendToken(unfenced, t, null, true, numberedAgain);
+            previousEnd = t.end();
+            if (k - offset == statement.size() - 1 && fragments.containsKey(statement.size())) {
+                text.append(fragments.get(statement.size()));
+            }
+        }
+        String printed = text.toString();
+        List<Token> printedTokens;
+        try {
+            printedTokens = SqlLexer.tokenizeStrict(printed);
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(table.displayName(), "the fenced text cannot be read (" + e.getMessage() + ")");
+        }
+        // the unfenced text has the user's tokens one for one; fenced's fragments go where the skeleton placed them
+        List<Token> userTokens = SqlLexer.tokenize(unfenced.toString());
+        String problem = userTokens.size() == tokens.size() ? null : "the statement's tokens cannot be kept as written";
+        if (problem == null) {
+            List<Token> expected = new ArrayList<>(userTokens);
+            // from the last place to the first, so each index still names the user's token
+            for (Integer at : fragments.descendingKeySet()) {
+                expected.addAll(offset + at, SqlLexer.tokenize(fragments.get(at)));
+            }
+            problem = sameTokens(expected, printedTokens);
+        }
+        if (problem == null) {
+            problem = SentText.lostUserToken(userTokens, printedTokens);
+        }
+        if (problem == null) {
+            problem = SentText.dependsOnConformingStrings(printed, printedTokens);
+        }
+        if (problem != null) {
+            throw new Refusal(table.displayName(), problem);
+        }
+        return printed;
+    }
+
+    /** Null when the fenced text lexes as the user's tokens with fenced's fragments in their places (kind and text). */
+    private static String sameTokens(List<Token> want, List<Token> printed) {
+        if (want.size() != printed.size()) {
+            return "the fenced text does not lex as the statement with fenced's fragments";
+        }
+        for (int i = 0; i < want.size(); i++) {
+            if (want.get(i).kind() != printed.get(i).kind()
+                    || !want.get(i).text().equals(printed.get(i).text())) {
+                return "the fenced text does not lex as the statement with fenced's fragments";
+            }
+        }
+        return null;
+    }
+}
