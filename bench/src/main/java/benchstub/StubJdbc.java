@@ -17,7 +17,8 @@ import org.postgresql.PGConnection;
  * (Outside {@code dev.fenced}: fenced never delegates to a driver of its own packages.)
  *
  * <p>A JDBC connection that talks to nobody: prepared statements accept every bind and "update" one row. Under
- * fenced (a {@code jdbc:fenced:} URL whose delegate is this driver, {@code fenced.checkSchema=false}) it leaves
+ * fenced (a {@code jdbc:fenced:} URL whose delegate is this driver, {@code fenced.checkSchema=false} and
+ * {@code fenced.roleCheck=off}: there is no catalog to read) it leaves
  * exactly fenced's own work per statement to measure, without the network, PostgreSQL or pgjdbc in the figure.
  * Every call costs the same whether it comes from the benchmark or from fenced, so differences are fenced's.
  */
@@ -27,7 +28,7 @@ public final class StubJdbc {
     public static final String URL = "jdbc:postgresql://fenced-bench-stub:stub/bench";
 
     public static final String FENCED_URL = "jdbc:fenced:postgresql://fenced-bench-stub:stub/bench?fenced.tables="
-            + BenchEnv.PROTECTED + "&fenced.checkSchema=false";
+            + BenchEnv.PROTECTED + "&fenced.checkSchema=false&fenced.roleCheck=off";
 
     private StubJdbc() {}
 
