@@ -3,6 +3,7 @@ package dev.fenced.internal.cli;
 import dev.fenced.FencingException;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.jdbc.ConnectionFactory;
+import dev.fenced.internal.jdbc.DdlNotices;
 import dev.fenced.internal.jdbc.SchemaInstall;
 import java.io.PrintStream;
 import java.sql.Connection;
@@ -22,7 +23,10 @@ final class InstallCommand implements Command {
     static final Option PRINT =
             Option.of("--print", "", "write the SQL instead of running it (for Flyway, Liquibase); changes nothing");
 
-    static final Option EVENT_TRIGGER = Option.of("--event-trigger", "", "not available yet: refused (exit status 2)");
+    static final Option EVENT_TRIGGER = Option.of(
+            "--event-trigger",
+            "",
+            "also add an event trigger that tells running applications of DDL at once (needs a superuser)");
 
     @Override
     public String name() {
@@ -36,7 +40,7 @@ final class InstallCommand implements Command {
 
     @Override
     public String description() {
-        return "fenced install --url URL --tables LIST [--grant-to ROLE] [--print]\n\n"
+        return "fenced install --url URL --tables LIST [--grant-to ROLE] [--print] [--event-trigger]\n\n"
                 + "Run as an administrator (the protected tables' owner, or a superuser): creates what fenced's first\n"
                 + "connect and first lease grant would create, with the same code, every name schema-qualified and\n"
                 + "every function with search_path pg_catalog, pg_temp: the tombstone table, its key and check\n"
@@ -45,9 +49,11 @@ final class InstallCommand implements Command {
                 + "--grant-to ROLE then grants ROLE exactly what the runtime needs (docs/least-privilege.md), so the\n"
                 + "application's role needs no CREATE, no TEMP and owns nothing. --print writes the SQL to standard\n"
                 + "output instead (the install runs in a transaction that is rolled back), for a migration tool.\n"
-                + "--event-trigger is not available in this version and is refused.\n"
+                + "--event-trigger (a superuser only) also adds event triggers on ddl_command_end and sql_drop that\n"
+                + "NOTIFY fenced_ddl: a running application then reads the catalog again after any session's DDL,\n"
+                + "instead of at its next periodic read (fenced.catalogRefresh).\n"
                 + "Exit status 0 when installed, 1 when the database refused (a missing fence column, no privilege),\n"
-                + "2 on bad usage.";
+                + "2 on bad usage or --event-trigger without a superuser.";
     }
 
     @Override
@@ -57,11 +63,6 @@ final class InstallCommand implements Command {
 
     @Override
     public int run(Invocation inv) throws CliException {
-        if (inv.args().has(EVENT_TRIGGER)) {
-            throw CliException.usage("install --event-trigger is not available in this version: schema changes by"
-                    + " others are learned at the next catalog re-read (fenced.catalogRefresh); run install without"
-                    + " --event-trigger");
-        }
         if (!inv.args().arguments().isEmpty()) {
             throw CliException.usage("install takes no arguments, but got '"
                     + inv.args().arguments().get(0) + "'");
@@ -72,15 +73,22 @@ final class InstallCommand implements Command {
             throw CliException.usage("--grant-to needs a role name");
         }
         boolean print = inv.args().has(PRINT);
+        boolean eventTrigger = inv.args().has(EVENT_TRIGGER);
         Connection c = inv.connectForWrites();
         try {
             if (role != null && !SchemaInstall.roleExists(c, role)) {
                 throw CliException.usage("--grant-to " + role + ": no such role (names are exact: no folding)");
             }
-            if (print) {
-                return print(inv.out(), c, config, role);
+            if (eventTrigger && !DdlNotices.superuser(c)) {
+                throw CliException.prerequisite("install --event-trigger needs a superuser (PostgreSQL lets only"
+                        + " superusers create event triggers), and this session's role is not one: run it as a"
+                        + " superuser, or without --event-trigger (DDL run by others is then learned at the next"
+                        + " catalog read, fenced.catalogRefresh); nothing was installed");
             }
-            SchemaInstall.Installed done = SchemaInstall.install(c, config, role);
+            if (print) {
+                return print(inv.out(), c, config, role, eventTrigger);
+            }
+            SchemaInstall.Installed done = SchemaInstall.install(c, config, role, eventTrigger);
             report(inv.out(), inv.url(), done, role);
             return CliException.OK;
         } catch (FencingException e) {
@@ -92,17 +100,21 @@ final class InstallCommand implements Command {
         }
     }
 
-    private static int print(PrintStream out, Connection c, FencedConfig config, String role) throws SQLException {
+    private static int print(PrintStream out, Connection c, FencedConfig config, String role, boolean eventTrigger)
+            throws SQLException {
         SqlRecorder recorder = new SqlRecorder();
         c.setAutoCommit(false);
         try {
-            SchemaInstall.install(recorder.wrap(c), config, role);
+            SchemaInstall.install(recorder.wrap(c), config, role, eventTrigger);
         } finally {
             c.rollback();
         }
         out.println("-- fenced install: the objects fenced needs that this database lacks"
                 + (role == null ? "" : ", and the grants to " + role));
-        out.println("-- run by an administrator (the protected tables' owner or a superuser), in one transaction");
+        out.println(
+                eventTrigger
+                        ? "-- run by a superuser (it creates event triggers), in one transaction"
+                        : "-- run by an administrator (the protected tables' owner or a superuser), in one transaction");
         out.println("BEGIN;");
         out.println("SELECT pg_catalog.pg_advisory_xact_lock(" + dev.fenced.internal.pg.SchemaLock.KEY + ");");
         for (String sql : recorder.statements()) {
@@ -120,6 +132,10 @@ final class InstallCommand implements Command {
         out.println("  token-domain registry " + done.registry());
         out.println("  lease table " + done.lease().table() + " and sequence "
                 + done.lease().sequence());
+        if (done.ddlNotices() != null) {
+            out.println("  event triggers " + DdlNotices.ON_DDL + " (ddl_command_end) and " + DdlNotices.ON_DROP
+                    + " (sql_drop), function " + done.ddlNotices() + ": NOTIFY " + DdlNotices.CHANNEL + " on DDL");
+        }
         if (role != null) {
             out.println("granted to " + role + ":");
             done.grants().forEach(g -> out.println("  " + g));

@@ -43,7 +43,15 @@ public final class ConnectionFactory {
                     "fenced: driver " + driver.getClass().getName() + " declined " + Secrets.mask(parsed.delegateUrl()),
                     PgStates.UNABLE_TO_CONNECT);
         }
-        Connection connection = wrap(raw, config, parsed.databaseKey(delegateInfo.getProperty("user")), runtimes);
+        Properties listenerInfo = new Properties();
+        listenerInfo.putAll(delegateInfo);
+        listenerInfo.putIfAbsent("ApplicationName", "fenced-ddl-listener");
+        Connection connection = wrap(
+                raw,
+                config,
+                parsed.databaseKey(delegateInfo.getProperty("user")),
+                runtimes,
+                () -> driver.connect(parsed.delegateUrl(), listenerInfo));
         ContextAccess.recordConnection(url, info); // the agent's default lease store
         return connection;
     }
@@ -51,13 +59,15 @@ public final class ConnectionFactory {
     /**
      * Fences a connection opened elsewhere (a pool's): the one path every fenced connection takes, whether
      * the driver opened it from a URL or {@link WrappingDataSource} borrowed it. {@code databaseKey} names the
-     * database and user, for the catalog knowledge connections to it share; {@code runtimes} keeps that knowledge.
-     * Closes {@code raw} on failure.
+     * database and user, for the catalog knowledge connections to it share; {@code runtimes} keeps that knowledge;
+     * {@code listener} opens the connection a new runtime listens for DDL on (null for a pool's: see
+     * {@link FencedRuntime#listenForDdl}). Closes {@code raw} on failure.
      */
-    static Connection wrap(Connection raw, FencedConfig config, String databaseKey, Runtimes runtimes)
+    static Connection wrap(
+            Connection raw, FencedConfig config, String databaseKey, Runtimes runtimes, DdlListener.Opener listener)
             throws SQLException {
         try {
-            FencedRuntime runtime = runtimes.forDatabase(databaseKey, config, raw);
+            FencedRuntime runtime = runtimes.forDatabase(databaseKey, config, raw, listener);
             return new FencedConnection(raw, runtime);
         } catch (SQLException | RuntimeException e) {
             try {

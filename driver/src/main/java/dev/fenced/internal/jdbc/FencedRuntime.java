@@ -39,8 +39,13 @@ public final class FencedRuntime {
     private final Inventory.Settings inventory;
     private final AtomicInteger observations = new AtomicInteger();
     private final AtomicBoolean refreshing = new AtomicBoolean();
-    /** Set when a statement found the catalog read out of date (a table created again): read before the next one. */
+    /**
+     * Set when the catalog read is out of date (a statement found a table created again, or the event trigger
+     * told of DDL): read before the next statement.
+     */
     private volatile boolean readAgain;
+    /** The event trigger ({@link DdlNotices}) was in place at the first read: a listener may tell of DDL at once. */
+    private final boolean eventTrigger;
 
     private final long refreshNanos;
     private final Tracker tracker;
@@ -64,8 +69,9 @@ public final class FencedRuntime {
             Set<String> vetted,
             Set<String> absent) {}
 
-    private FencedRuntime(FencedConfig config, Catalog catalog, Tracker tracker, Ticker ticker) {
+    private FencedRuntime(FencedConfig config, Catalog catalog, Tracker tracker, Ticker ticker, boolean eventTrigger) {
         this.config = config;
+        this.eventTrigger = eventTrigger;
         this.inventory = Inventory.Settings.of(config);
         this.refreshNanos = config.catalogRefresh().toNanos();
         this.tracker = tracker;
@@ -152,12 +158,17 @@ public final class FencedRuntime {
                 || !refreshing.compareAndSet(false, true)) {
             return false;
         }
+        // cleared before the read, not after: DDL told of while it reads is read again by the next statement
+        boolean wasToldToReadAgain = readAgain;
+        readAgain = false;
         try {
             boolean committed = connection.getAutoCommit();
             refresh(connection, committed);
-            readAgain = false;
             return !committed;
         } catch (SQLException | RuntimeException e) {
+            if (wasToldToReadAgain) {
+                readAgain = true;
+            }
             LOG.log(
                     System.Logger.Level.WARNING,
                     "fenced: could not read the catalog again; keeping what it said" + " before: " + e.getMessage());
@@ -183,6 +194,38 @@ public final class FencedRuntime {
             readAgain = true;
         }
         return translated;
+    }
+
+    /**
+     * The event trigger's listener heard {@code notices} notices of DDL (0: it has just begun to listen, and what
+     * happened before is unknown): the next statement reads the catalog again.
+     */
+    void catalogChanged(int notices) {
+        readAgain = true;
+        if (notices > 0) {
+            tracker.add(Counter.CATALOG_NOTICES, notices);
+        }
+    }
+
+    /**
+     * Starts this runtime's one listener ({@link DdlListener}) when the event trigger is in place; called once, by
+     * the owner that keeps this runtime. Without the trigger, DDL by others is learned at the periodic re-read; so
+     * it is for a pool fenced in place ({@code opener} null), whose connections fenced does not open and must not
+     * keep one of for ever (a pool of one would have none left).
+     */
+    void listenForDdl(DdlListener.Opener opener, String where) {
+        if (!eventTrigger) {
+            return;
+        }
+        if (opener == null) {
+            LOG.log(
+                    System.Logger.Level.INFO,
+                    "fenced: the event trigger is in place, but a pool fenced in place is not listened for (fenced"
+                            + " would hold one of its connections); DDL run by others is learned at the next catalog"
+                            + " read (fenced.catalogRefresh). A jdbc:fenced: URL in the pool listens.");
+            return;
+        }
+        DdlListener.start(this, opener, where);
     }
 
     /** Numbers the targets: a plan made at one generation is still right while it is current. */
@@ -321,7 +364,8 @@ public final class FencedRuntime {
             throws SQLException {
         Catalog catalog = read(config, connection, false);
         RoleCheck.atConnect(config, connection); // once per runtime: the first connect of its configuration
-        return new FencedRuntime(config, catalog, tracker, ticker);
+        boolean eventTrigger = !config.inactive() && config.checkSchema() && DdlNotices.installed(connection);
+        return new FencedRuntime(config, catalog, tracker, ticker, eventTrigger);
     }
 
     /** Where this runtime's decisions are counted (its owner's tracker). */

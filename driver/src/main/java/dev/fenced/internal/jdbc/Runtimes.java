@@ -60,9 +60,11 @@ public final class Runtimes {
     /**
      * The runtime for {@code config} on the database {@code key} names, built on first use with
      * {@code connection} (a raw connection to that database) for the catalog check. A failed check is not
-     * remembered: the next connect checks again.
+     * remembered: the next connect checks again. {@code opener} opens a raw connection of the runtime's own for
+     * the event trigger's notices (null when fenced may not open one: a pool fenced in place).
      */
-    FencedRuntime forDatabase(String key, FencedConfig config, Connection connection) throws SQLException {
+    FencedRuntime forDatabase(String key, FencedConfig config, Connection connection, DdlListener.Opener opener)
+            throws SQLException {
         String id = key + '\u0000' + config.fingerprint();
         FencedRuntime runtime;
         synchronized (byId) {
@@ -79,6 +81,7 @@ public final class Runtimes {
         }
         if (raced == null) {
             Inventory.get().register(config);
+            runtime.listenForDdl(opener, key);
         }
         return raced != null ? raced : runtime;
     }

@@ -25,16 +25,28 @@ import java.util.Set;
  */
 public final class SchemaInstall {
 
-    /** What was installed, schema-qualified; {@code grants} are the statements run for the role (empty without). */
-    public record Installed(TableName tombstones, TableName registry, LeaseTableName lease, List<String> grants) {}
+    /**
+     * What was installed, schema-qualified; {@code grants} are the statements run for the role (empty without);
+     * {@code ddlNotices} the event trigger's function (null without {@code --event-trigger}).
+     */
+    public record Installed(
+            TableName tombstones,
+            TableName registry,
+            LeaseTableName lease,
+            List<String> grants,
+            TableName ddlNotices) {}
 
     private SchemaInstall() {}
 
     /**
      * Creates what is missing (a database that has it all is left as it is) and, with {@code role} not null, grants
-     * it the runtime's privileges (see {@link #grants}).
+     * it the runtime's privileges (see {@link #grants}). With {@code eventTrigger}, also the event trigger that
+     * tells runtimes of DDL at once ({@link DdlNotices}), beside the token-domain registry; the caller checked that
+     * the session is a superuser. The runtime's role needs no privilege for it (it reads the catalog, and LISTEN
+     * needs none).
      */
-    public static Installed install(Connection c, FencedConfig config, String role) throws SQLException {
+    public static Installed install(Connection c, FencedConfig config, String role, boolean eventTrigger)
+            throws SQLException {
         CatalogInspector.inspect(c, CatalogRead.forInstall(config));
         TableName tombstones = config.tombstoneTable() == null
                 ? null
@@ -48,7 +60,12 @@ public final class SchemaInstall {
                 s.execute(grant);
             }
         }
-        return new Installed(tombstones, registry, lease, grants);
+        TableName ddlNotices = null;
+        if (eventTrigger) {
+            DdlNotices.install(c, registry.schema());
+            ddlNotices = new TableName(registry.schema(), DdlNotices.FUNCTION);
+        }
+        return new Installed(tombstones, registry, lease, grants, ddlNotices);
     }
 
     /**

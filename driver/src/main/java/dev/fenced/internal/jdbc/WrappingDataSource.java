@@ -33,12 +33,13 @@ final class WrappingDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        return ConnectionFactory.wrap(pool.getConnection(), config, key, runtimes);
+        return ConnectionFactory.wrap(pool.getConnection(), config, key, runtimes, null);
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
-        return ConnectionFactory.wrap(pool.getConnection(username, password), config, key + "|" + username, runtimes);
+        return ConnectionFactory.wrap(
+                pool.getConnection(username, password), config, key + "|" + username, runtimes, null);
     }
 
     /** What this pool's connections counted. */

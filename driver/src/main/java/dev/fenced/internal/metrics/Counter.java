@@ -16,6 +16,8 @@ public enum Counter {
     RELATIVE_UPDATES("fenced.statements.relative", "relative updates of protected rows planned"),
     REWRITES_PARSED("fenced.rewrites.parsed", "statements parsed (plan cache misses)"),
     REWRITES_CACHED("fenced.rewrites.cached", "plans served from the cache"),
+    CATALOG_NOTICES(
+            "fenced.catalog.notices", "notices of DDL heard from the event trigger (each has the catalog read again)"),
     LEASE_GRANTS("fenced.leases.granted", "leases granted"),
     LEASE_RENEWALS("fenced.leases.renewed", "lease renewals"),
     LEASE_RENEWALS_FAILED("fenced.leases.renewals_failed", "renewal statements that failed"),

@@ -29,36 +29,38 @@ class RuntimesTest {
     void aDataSourcesRuntimesShareItsTrackerAndTheDriversEachHaveOne() throws Exception {
         FencedConfig config = config("60s");
         Runtimes dataSource = Runtimes.ofDataSource();
-        FencedRuntime alice = dataSource.forDatabase("db|alice", config, null);
-        FencedRuntime bob = dataSource.forDatabase("db|bob", config, null);
+        FencedRuntime alice = dataSource.forDatabase("db|alice", config, null, null);
+        FencedRuntime bob = dataSource.forDatabase("db|bob", config, null, null);
         assertNotSame(alice, bob);
         assertSame(alice.tracker(), bob.tracker());
-        assertSame(alice, dataSource.forDatabase("db|alice", config, null));
+        assertSame(alice, dataSource.forDatabase("db|alice", config, null, null));
 
         Runtimes driver = new Runtimes(null, 4, dev.fenced.Ticker.system());
         assertNotSame(
-                driver.forDatabase("one", config, null).tracker(),
-                driver.forDatabase("two", config, null).tracker());
+                driver.forDatabase("one", config, null, null).tracker(),
+                driver.forDatabase("two", config, null, null).tracker());
     }
 
     @Test
     void theDriverKeepsABoundedNumberLeastRecentlyConnectedOut() throws Exception {
         FencedConfig config = config("60s");
         Runtimes driver = new Runtimes(null, 2, dev.fenced.Ticker.system());
-        FencedRuntime a = driver.forDatabase("a", config, null);
-        FencedRuntime b = driver.forDatabase("b", config, null);
-        assertSame(a, driver.forDatabase("a", config, null)); // a is now the most recent
-        driver.forDatabase("c", config, null); // b goes
-        assertSame(a, driver.forDatabase("a", config, null));
+        FencedRuntime a = driver.forDatabase("a", config, null, null);
+        FencedRuntime b = driver.forDatabase("b", config, null, null);
+        assertSame(a, driver.forDatabase("a", config, null, null)); // a is now the most recent
+        driver.forDatabase("c", config, null, null); // b goes
+        assertSame(a, driver.forDatabase("a", config, null, null));
         assertNotSame(
-                b, driver.forDatabase("b", config, null), "an evicted runtime is built again at the next connect");
+                b,
+                driver.forDatabase("b", config, null, null),
+                "an evicted runtime is built again at the next connect");
     }
 
     @Test
     void theCatalogIsReadAgainWhenTheIntervalHasPassedOnTheTicker() throws Exception {
         AtomicLong now = new AtomicLong();
         Runtimes runtimes = new Runtimes(new Tracker(), 1, now::get);
-        FencedRuntime runtime = runtimes.forDatabase("db", config("60s"), null);
+        FencedRuntime runtime = runtimes.forDatabase("db", config("60s"), null, null);
         AtomicInteger asked = new AtomicInteger();
         Connection connection = (Connection) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
