@@ -266,11 +266,26 @@ class CorpusExecutionIT {
                 INSERT INTO itest2 (b) VALUES ('one'), ('two')
                 """, 763, 765, 767, 795, 796, 798));
         // composite-field and subscripted target columns: JSqlParser would change them, the skeleton fences them
-        s.add(scenario("insert.sql inserttest fields and subscripts", "inserttest", """
+        s.add(scenario(
+                "insert.sql inserttest fields and subscripts",
+                "inserttest",
+                """
                 CREATE TYPE insert_test_type AS (if1 int, if2 text[]);
                 CREATE TABLE inserttest (f1 int, f2 int[], f3 insert_test_type, f4 insert_test_type[],
                     last_token bigint)
-                """, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123));
+                """,
+                110,
+                111,
+                112,
+                114,
+                115,
+                116,
+                118,
+                119,
+                120,
+                121,
+                122,
+                123)); // 113, 117: DEFAULT into a subscript or field, an error raw too
         s.add(scenario("arrays.sql arrtest", "arrtest", """
                 CREATE TABLE arrtest (a int2[], b int4[][][], c name[], d text[][], e float8[], f char(5)[],
                     g varchar(5)[], last_token bigint);
