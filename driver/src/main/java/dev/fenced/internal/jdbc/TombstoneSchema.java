@@ -228,8 +228,7 @@ final class TombstoneSchema {
     /** True when the table, both functions (as this version writes them) and every relation's trigger are there. */
     private static boolean inPlace(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
         if (!exists(c, "SELECT pg_catalog.to_regclass(?) IS NOT NULL", table.toString())
-                || !KEY_BODY.equals(storedBody(
-                        c, Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))
+                || !KEY_BODY.equals(storedBody(c, Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))
                 || !functionBody(table).equals(storedBody(c, function(table), "()"))) {
             return false;
         }
@@ -247,8 +246,7 @@ final class TombstoneSchema {
             if (!exists(c, "SELECT pg_catalog.to_regclass(?) IS NOT NULL", table.toString())) {
                 run(c, createTable(table));
             }
-            if (!KEY_BODY.equals(storedBody(
-                    c, Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))) {
+            if (!KEY_BODY.equals(storedBody(c, Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))) {
                 run(c, createKeyFunction(table));
             }
             if (!functionBody(table).equals(storedBody(c, function(table), "()"))) {
@@ -325,7 +323,8 @@ final class TombstoneSchema {
      */
     private static boolean hasTrigger(Connection c, Guarded g, TableName table) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT encode(tgargs, 'escape'), tgfoid = to_regprocedure(?)"
-                // AFTER INSERT OR DELETE OR UPDATE, FOR EACH ROW (tgtype 1 | 4 | 8 | 16) and no WHEN: a trigger replaced under our
+                // AFTER INSERT OR DELETE OR UPDATE, FOR EACH ROW (tgtype 1 | 4 | 8 | 16) and no WHEN: a trigger
+                // replaced under our
                 // name with a WHEN (false) or other events would never check an insert, so it is created again
                 + " FROM pg_catalog.pg_trigger WHERE tgrelid = ? AND tgname = ? AND tgenabled <> 'D'"
                 + " AND tgtype = 29 AND tgqual IS NULL"

@@ -70,8 +70,8 @@ public final class Tombstones {
                 new StringValue(DELETER_SETTING),
                 new Function("pg_catalog.concat_ws", new StringValue("/"), statementStart(), Guards.token(tokenIndex)),
                 new BooleanValue(true));
-        Expression handedOver = new AndExpression(
-                checkInPlace(writtenTable, tableLabel), new IsNullExpression(setting).withNot(true));
+        Expression handedOver =
+                new AndExpression(checkInPlace(writtenTable, tableLabel), new IsNullExpression(setting).withNot(true));
         // the failing text is a branch of the CASE, not a constant cast PostgreSQL would fold (and fail) at plan time
         Expression once = new CastExpression(
                 "CAST",

@@ -38,9 +38,9 @@ import net.sf.jsqlparser.statement.merge.MergeDelete;
 import net.sf.jsqlparser.statement.merge.MergeInsert;
 import net.sf.jsqlparser.statement.merge.MergeOperation;
 import net.sf.jsqlparser.statement.merge.MergeUpdate;
-import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.AllColumns;
 import net.sf.jsqlparser.statement.select.AllTableColumns;
+import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.SelectItem;
@@ -702,7 +702,9 @@ class CorpusTest {
         assertTrue(!expected.equals(normalise(bind(variant, List.of("2", "1", "'x'")))));
         RewritePlan.Fenced delete = (RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = ? AND b = ?");
         assertEquals(
-                2, delete.delegateIndexes(1).length, "a DELETE's WHERE is bound twice (its tombstones bind nothing of it)");
+                2,
+                delete.delegateIndexes(1).length,
+                "a DELETE's WHERE is bound twice (its tombstones bind nothing of it)");
         assertEquals(
                 normalise(bind(
                         (RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = 1 AND b = 2"),

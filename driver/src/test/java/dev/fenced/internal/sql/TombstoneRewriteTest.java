@@ -44,7 +44,8 @@ class TombstoneRewriteTest {
         RewritePlan.Fenced p = assertInstanceOf(
                 RewritePlan.Fenced.class,
                 rewriter(SHAPES).plan("DELETE FROM totals t USING r WHERE t.restaurant_id = r.id AND r.x = ?"));
-        assertTrue(p.sql().startsWith("DELETE FROM totals t USING r WHERE (t.restaurant_id = r.id AND r.x = ?)"), p.sql());
+        assertTrue(
+                p.sql().startsWith("DELETE FROM totals t USING r WHERE (t.restaurant_id = r.id AND r.x = ?)"), p.sql());
         assertTrue(
                 p.sql()
                         .endsWith(" AND (SELECT CAST(CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg"
