@@ -185,8 +185,8 @@ class RewriteAttackIT {
             assertEquals(
                     1,
                     db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgrelid = 't'::regclass AND tgname ="
-                            + " 'fenced_tombstone_check' AND pg_get_triggerdef(oid) LIKE '%AFTER INSERT OR UPDATE OF id ON%'"
-                            + " AND tgqual IS NULL AND tgtype = 21"),
+                            + " 'fenced_tombstone_check' AND pg_get_triggerdef(oid) LIKE '%AFTER INSERT OR DELETE OR UPDATE OF id ON%'"
+                            + " AND tgqual IS NULL AND tgtype = 29"),
                     "behind the back: " + ddl);
         }
     }

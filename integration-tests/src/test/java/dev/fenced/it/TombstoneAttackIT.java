@@ -112,9 +112,6 @@ class TombstoneAttackIT {
      * under its new key (PostgreSQL re-checks the newest version); the tombstone must be for that key too.
      */
     @Test
-    @org.junit.jupiter.api.Disabled(
-            "known gap, documented in docs/guarantees.md: the tombstone part reads the statement's"
-                    + " snapshot (the old key) while the DELETE re-checks the newest row (the new key); the stale insert lands")
     void aDeleteThatWaitedOnAKeyMoveTombstonesTheNewKey() throws Exception {
         db.execute("UPDATE atk SET v = 77 WHERE id = 3");
         try (FencingScope stale = Fencing.bind(5);
@@ -146,6 +143,29 @@ class TombstoneAttackIT {
         assertEquals(0, count("id IN (3, 1003)"));
         assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO atk (id, v) VALUES (1003, 555)"));
         assertEquals(0, count("id = 1003"), "the deleted row stays deleted under its new key");
+    }
+
+    /**
+     * The trigger records a DELETE only with the token a fenced DELETE handed over for that very statement: an
+     * unfenced DELETE later in the same transaction (where the handed-over setting still stands) records nothing,
+     * and neither does a raw DELETE in another session.
+     */
+    @Test
+    void onlyTheFencedDeleteThatHandedItsTokenOverRecordsTombstones() throws Exception {
+        try (FencingScope ignored = Fencing.bind(20);
+                Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                assertEquals(1, s.executeUpdate("DELETE FROM atk WHERE id = 11"));
+                assertEquals(1, (int) Fencing.unfenced(() -> s.executeUpdate("DELETE FROM atk WHERE id = 12")));
+            }
+            c.commit();
+        }
+        db.execute("DELETE FROM atk WHERE id = 13");
+        assertEquals(1, db.queryLong("SELECT count(*) FROM fenced_tombstone"), "only the fenced DELETE's key");
+        assertThrows(StaleTokenException.class, () -> run(5, "INSERT INTO atk (id, v) VALUES (11, 555)"));
+        assertEquals(1, run(5, "INSERT INTO atk (id, v) VALUES (12, 555)"), "an unfenced DELETE leaves no tombstone");
+        assertEquals(1, run(5, "INSERT INTO atk (id, v) VALUES (13, 555)"), "a raw DELETE leaves no tombstone");
     }
 
     private static int pid(Connection c) throws SQLException {

@@ -6,6 +6,7 @@ import dev.fenced.FencingException;
 import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.pg.SchemaLock;
 import dev.fenced.internal.pg.SearchPath;
+import dev.fenced.internal.sql.Tombstones;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,8 +19,10 @@ import java.util.List;
  * into a protected table with a primary key runs.
  *
  * <p>A fenced DELETE records, in the same statement, one tombstone per deleted row: the table's label, the row's
- * primary key (as a jsonb array) and the deleter's token. An insert must then fail when a tombstone with a newer
- * token exists for its key. That check runs in an {@code AFTER INSERT ... FOR EACH ROW} trigger, not in the
+ * primary key (as a jsonb array) and the deleter's token. The same trigger writes them, firing {@code AFTER DELETE}
+ * too: it sees the row version the DELETE removed (its key then, whatever the DELETE's snapshot saw), and takes the
+ * token the fenced DELETE handed over for that statement ({@code Tombstones.handOverToken}); a DELETE fenced did not
+ * write records nothing. An insert must then fail when a tombstone with a newer token exists for its key. That check runs in an {@code AFTER INSERT ... FOR EACH ROW} trigger, not in the
  * rewritten INSERT, for two reasons. It sees the row as stored (defaults applied, values coerced to the column
  * types), so the key it computes is the key the DELETE recorded. And it runs after the row is in the primary-key
  * index: a stale INSERT that started while the newer holder's DELETE was still open waits there for that DELETE
@@ -37,7 +40,7 @@ import java.util.List;
 final class TombstoneSchema {
 
     /** Name of the trigger on every protected table with a primary key. */
-    static final String TRIGGER = dev.fenced.internal.sql.Tombstones.TRIGGER;
+    static final String TRIGGER = Tombstones.TRIGGER;
 
     private TombstoneSchema() {}
 
@@ -84,7 +87,7 @@ final class TombstoneSchema {
      * extra_float_digits, a bytea with bytea_output), which would otherwise make one key two tombstone keys.
      */
     static String createKeyFunction(TableName table) {
-        return "CREATE OR REPLACE FUNCTION " + dev.fenced.internal.sql.Tombstones.keyFunction(table)
+        return "CREATE OR REPLACE FUNCTION " + Tombstones.keyFunction(table)
                 + "(r anyelement, VARIADIC cols pg_catalog.text[]) RETURNS pg_catalog.jsonb LANGUAGE plpgsql STABLE "
                 + KEY_SETTINGS + " " + FIXED_SEARCH_PATH
                 + " AS " + dollarQuoted(KEY_BODY);
@@ -135,15 +138,30 @@ final class TombstoneSchema {
                 + "  k jsonb;\n"
                 + "  moved jsonb;\n"
                 + "  newer bigint;\n"
+                + "  deleter text;\n"
+                + "  started text;\n"
                 + "BEGIN\n"
-                + "  IF tok IS NULL THEN RETURN NULL; END IF;\n"
                 + "  FOR i IN 2 .. TG_NARGS - 1 LOOP cols := cols || TG_ARGV[i]; END LOOP;\n"
-                + "  k := " + dev.fenced.internal.sql.Tombstones.keyFunction(table) + "(NEW, VARIADIC cols);\n"
+                // A DELETE: OLD is the row version actually deleted (under READ COMMITTED, the newest one, also when
+                // a concurrent UPDATE moved it to another key first). Only a fenced DELETE records, with the token it
+                // handed over for this very statement (see Tombstones): any other DELETE finds no setting, or one a
+                // former statement of the transaction stamped with another start.
+                + "  IF TG_OP = 'DELETE' THEN\n"
+                + "    deleter := current_setting('" + Tombstones.DELETER_SETTING + "', true);\n"
+                + "    started := statement_timestamp()::text || '/';\n"
+                + "    IF deleter IS NULL OR left(deleter, length(started)) <> started THEN RETURN NULL; END IF;\n"
+                + "    INSERT INTO " + table + " AS t (relation, key, token) VALUES (TG_ARGV[0], "
+                + Tombstones.keyFunction(table) + "(OLD, VARIADIC cols), substr(deleter, length(started) + 1)::bigint)"
+                + " ON CONFLICT (relation, key) DO UPDATE SET token = GREATEST(t.token, EXCLUDED.token);\n"
+                + "    RETURN NULL;\n"
+                + "  END IF;\n"
+                + "  IF tok IS NULL THEN RETURN NULL; END IF;\n"
+                + "  k := " + Tombstones.keyFunction(table) + "(NEW, VARIADIC cols);\n"
                 // An UPDATE that moves the row off its key leaves the old key behind as a delete would: a tombstone
                 // with the mover's token (the fence column fenced just set), so a holder older than the mover
                 // cannot insert the old key again.
                 + "  IF TG_OP = 'UPDATE' THEN\n"
-                + "    moved := " + dev.fenced.internal.sql.Tombstones.keyFunction(table) + "(OLD, VARIADIC cols);\n"
+                + "    moved := " + Tombstones.keyFunction(table) + "(OLD, VARIADIC cols);\n"
                 + "    IF moved IS DISTINCT FROM k THEN\n"
                 + "      INSERT INTO " + table + " AS t (relation, key, token) VALUES (TG_ARGV[0], moved, tok)"
                 + " ON CONFLICT (relation, key) DO UPDATE SET token = GREATEST(t.token, EXCLUDED.token);\n"
@@ -194,8 +212,7 @@ final class TombstoneSchema {
     /** True when the table, both functions (as this version writes them) and every relation's trigger are there. */
     private static boolean inPlace(Connection c, TableName table, List<Guarded> guarded) throws SQLException {
         if (!exists(c, "SELECT pg_catalog.to_regclass(?) IS NOT NULL", table.toString())
-                || !KEY_BODY.equals(storedBody(
-                        c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))
+                || !KEY_BODY.equals(storedBody(c, Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))
                 || !functionBody(table).equals(storedBody(c, function(table), "()"))) {
             return false;
         }
@@ -213,8 +230,7 @@ final class TombstoneSchema {
             if (!exists(c, "SELECT pg_catalog.to_regclass(?) IS NOT NULL", table.toString())) {
                 run(c, createTable(table));
             }
-            if (!KEY_BODY.equals(storedBody(
-                    c, dev.fenced.internal.sql.Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))) {
+            if (!KEY_BODY.equals(storedBody(c, Tombstones.keyFunction(table), "(anyelement, pg_catalog.text[])"))) {
                 run(c, createKeyFunction(table));
             }
             if (!functionBody(table).equals(storedBody(c, function(table), "()"))) {
@@ -239,7 +255,7 @@ final class TombstoneSchema {
             }
             StringBuilder sql = new StringBuilder("CREATE OR REPLACE TRIGGER ")
                     .append(TRIGGER)
-                    .append(" AFTER INSERT OR UPDATE OF ")
+                    .append(" AFTER INSERT OR DELETE OR UPDATE OF ")
                     .append(String.join(
                             ", ", g.key().stream().map(TableName::quote).toList()))
                     .append(" ON ")
@@ -292,10 +308,11 @@ final class TombstoneSchema {
     private static boolean hasTrigger(Connection c, Guarded g, TableName table) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.encode(tgargs, 'escape'), tgfoid"
                 + " OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(?)"
-                // AFTER INSERT OR UPDATE, FOR EACH ROW (tgtype 1 | 4 | 16) and no WHEN: a trigger replaced under our
-                // name with a WHEN (false) or other events would never check an insert, so it is created again
+                // AFTER INSERT OR DELETE OR UPDATE, FOR EACH ROW (tgtype 1 | 4 | 8 | 16) and no WHEN: a trigger
+                // replaced under our name with a WHEN (false) or other events would never check an insert (or
+                // record a delete), so it is created again
                 + " FROM pg_catalog.pg_trigger WHERE tgrelid OPERATOR(pg_catalog.=) ? AND tgname OPERATOR(pg_catalog.=) ?"
-                + " AND tgenabled OPERATOR(pg_catalog.<>) 'D' AND tgtype OPERATOR(pg_catalog.=) 21 AND tgqual IS NULL"
+                + " AND tgenabled OPERATOR(pg_catalog.<>) 'D' AND tgtype OPERATOR(pg_catalog.=) 29 AND tgqual IS NULL"
                 // UPDATE OF exactly the key's columns: one watching others would let an UPDATE move a row onto a
                 // deleted key unchecked (array_agg of no rows is NULL, never '{}': the COALESCEs compare as
                 // IS NOT DISTINCT FROM would, with pg_catalog's =)

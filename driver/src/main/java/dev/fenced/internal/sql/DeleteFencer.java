@@ -7,8 +7,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
-import net.sf.jsqlparser.expression.Expression;
-import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.statement.delete.Delete;
 
 /**
@@ -23,7 +22,7 @@ final class DeleteFencer {
 
     private DeleteFencer() {}
 
-    static void fence(Delete delete, Statement top, ProtectedTable table, FenceContext ctx) throws Refusal {
+    static void fence(Delete delete, ProtectedTable table, FenceContext ctx) throws Refusal {
         if ((delete.getTables() != null && !delete.getTables().isEmpty())
                 || delete.getOrderByElements() != null
                 || delete.getLimit() != null
@@ -34,26 +33,6 @@ final class DeleteFencer {
         }
         if (table.mode() == FencingMode.OBSERVE) {
             return; // nothing to record on a row that goes away; observe never refuses
-        }
-        // The USING list picks rows as much as the WHERE does, and is evaluated twice as well (tombstones, DELETE)
-        StringBuilder using = new StringBuilder();
-        if (delete.getUsingFromItemList() != null) {
-            delete.getUsingFromItemList().forEach(f -> using.append(f).append(' '));
-        }
-        if (delete.getJoins() != null) {
-            delete.getJoins().forEach(j -> using.append(j).append(' '));
-        }
-        if (!using.isEmpty()) {
-            String fn = volatileFunctionIn(using.toString(), ctx.targets);
-            String unrepeatable =
-                    fn != null ? "the volatile function " + fn + "()" : unrepeatableSubqueryIn(using.toString());
-            if (unrepeatable != null) {
-                throw new Refusal(
-                        table.displayName(),
-                        "DELETE whose USING has " + unrepeatable + ": fenced evaluates"
-                                + " it twice (to record tombstones for the rows it deletes), and the two evaluations could pick"
-                                + " different rows");
-            }
         }
         if (delete.getWhere() != null) {
             String fn = volatileFunctionIn(delete.getWhere().toString(), ctx.targets);
@@ -73,7 +52,6 @@ final class DeleteFencer {
                                 + " evaluations could pick different rows");
             }
         }
-        Expression unguarded = delete.getWhere();
         delete.setWhere(Guards.deleteWhere(
                 delete.getWhere(),
                 FenceContext.qualifier(delete.getTable()),
@@ -91,7 +69,13 @@ final class DeleteFencer {
                                 + " be recorded; qualify the name or read the catalog again");
             }
             if (shape.tombstoned()) {
-                Tombstones.record(top, delete, unguarded, shape, tombstones, ctx.tokenIndex, table.displayName());
+                // the rows it deletes are tombstoned by the check trigger, which this hands the token to
+                delete.setWhere(new AndExpression(
+                        delete.getWhere(),
+                        Tombstones.handOverToken(
+                                StarTable.plain(delete.getTable()).getFullyQualifiedName(),
+                                ctx.tokenIndex,
+                                table.displayName())));
             }
         }
     }

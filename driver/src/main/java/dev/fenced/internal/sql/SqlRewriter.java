@@ -183,11 +183,9 @@ public final class SqlRewriter {
                     mentioned, "the parser read " + list.size() + " statements where there are " + pieces.size());
         }
         List<Statement> dml = new ArrayList<>();
-        List<Statement> tops = new ArrayList<>();
         for (Statement s : list) {
             for (Statement node : DmlCollector.collect(s)) {
                 dml.add(node);
-                tops.add(s);
             }
         }
         if (dml.size() != dmlKeywords.size()) {
@@ -256,7 +254,7 @@ public final class SqlRewriter {
             } else if (node instanceof Merge m) {
                 MergeFencer.fence(m, table, ctx);
             } else {
-                DeleteFencer.fence((Delete) node, tops.get(k), table, ctx);
+                DeleteFencer.fence((Delete) node, table, ctx);
             }
             fencedTables.add(table.displayName());
             guarded |= !(node instanceof Delete) || table.mode() == FencingMode.ENFORCE;
@@ -507,10 +505,10 @@ public final class SqlRewriter {
         }
     }
 
-    /** Names fenced itself puts into the text (the tombstone CTE, cursor placeholders): the user may not. */
+    /** Names fenced itself puts into the text (cursor placeholders): the user may not. */
     private static boolean startsLikeOurs(String name) {
         String plain = name.toLowerCase(Locale.ROOT).replace("\"", "");
-        return plain.startsWith(Tombstones.CTE_PREFIX) || plain.startsWith(CursorReference.PREFIX);
+        return plain.startsWith(CursorReference.PREFIX);
     }
 
     /**

@@ -1,163 +1,109 @@
 package dev.fenced.internal.sql;
 
 import dev.fenced.internal.config.TableName;
-import java.util.ArrayList;
-import java.util.List;
-import net.sf.jsqlparser.expression.Alias;
+import net.sf.jsqlparser.expression.BooleanValue;
+import net.sf.jsqlparser.expression.CaseExpression;
+import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.StringValue;
+import net.sf.jsqlparser.expression.WhenClause;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
-import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.expression.operators.relational.IsNullExpression;
-import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
-import net.sf.jsqlparser.schema.Column;
-import net.sf.jsqlparser.schema.Table;
-import net.sf.jsqlparser.statement.Statement;
-import net.sf.jsqlparser.statement.delete.Delete;
-import net.sf.jsqlparser.statement.insert.ConflictActionType;
-import net.sf.jsqlparser.statement.insert.Insert;
-import net.sf.jsqlparser.statement.insert.InsertConflictAction;
-import net.sf.jsqlparser.statement.insert.InsertConflictTarget;
-import net.sf.jsqlparser.statement.insert.ParenthesedInsert;
-import net.sf.jsqlparser.statement.merge.Merge;
-import net.sf.jsqlparser.statement.select.AllTableColumns;
-import net.sf.jsqlparser.statement.select.Distinct;
-import net.sf.jsqlparser.statement.select.FromItem;
-import net.sf.jsqlparser.statement.select.Join;
+import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.PlainSelect;
-import net.sf.jsqlparser.statement.select.Select;
-import net.sf.jsqlparser.statement.select.WithItem;
-import net.sf.jsqlparser.statement.update.Update;
-import net.sf.jsqlparser.statement.update.UpdateSet;
 
 /**
- * The DELETE half of tombstones (semantics 9; the INSERT half is the database check that
- * {@code dev.fenced.internal.jdbc.TombstoneSchema} creates). A fenced DELETE of a table with a primary key gets a
- * data-modifying CTE on its statement that records one tombstone per row it deletes, with the deleter's token:
+ * The DELETE half of tombstones (semantics 9). The tombstones themselves are written by the check trigger that
+ * {@code dev.fenced.internal.jdbc.TombstoneSchema} creates, which also fires {@code AFTER DELETE ... FOR EACH ROW}:
+ * it sees each row version the DELETE actually removed, so the key it records is the key the row had when it went,
+ * also when a READ COMMITTED DELETE waited on a concurrent UPDATE that moved the row to a new key and then deleted
+ * it under that key (a query of the DELETE's own snapshot would see the old key). What the trigger cannot see is
+ * the deleter's token: a fenced DELETE hands it over in a transaction-local setting, set by one more condition
+ * behind its guarded WHERE:
  *
  * <pre>
- * WITH fenced_tombstones_1 AS (INSERT INTO fenced_tombstone AS fenced_tomb (relation, key, token)
- *     SELECT DISTINCT 'totals', fenced_tombstone_key(t.*, 'id'), CAST(? AS bigint) FROM totals AS t [, USING items]
- *     WHERE &lt;the DELETE's guarded WHERE&gt; AND CAST(? AS bigint) IS NOT NULL
- *     ON CONFLICT (relation, key) DO UPDATE SET token = GREATEST(fenced_tomb.token, EXCLUDED.token))
- * DELETE FROM totals AS t [USING ...] WHERE &lt;the DELETE's guarded WHERE&gt;
+ * DELETE FROM totals AS t WHERE &lt;the DELETE's guarded WHERE&gt; AND (SELECT CAST(CASE WHEN EXISTS (&lt;the check
+ *     trigger is on totals, enabled, fires on DELETE&gt;) AND pg_catalog.set_config('fenced.deleter',
+ *     pg_catalog.concat_ws('/', pg_catalog.statement_timestamp(), CAST(? AS bigint)), true) IS NOT NULL
+ *     THEN 'true' ELSE '&lt;failure text&gt;' END AS boolean))
  * </pre>
  *
- * Same statement, so one round trip and atomic: the tombstones commit exactly when the DELETE does. Both parts
- * read the same snapshot, so the CTE selects the rows the DELETE finds; a row a concurrent writer changed since
- * is re-checked by the DELETE (a newer token fails the whole statement, tombstones included) and may then stay,
- * in which case its tombstone is recorded needlessly: that only refuses inserts of a key that exists anyway by
- * holders older than this one. The DELETE's own statement keeps its update count and RETURNING.
+ * An uncorrelated subquery, so PostgreSQL evaluates it once, before the first row is deleted (every deleted row
+ * passed this condition), and the AFTER triggers fire at the end of the statement. The value carries the
+ * statement's start: the trigger records only when it matches its own statement's, so a later statement of the
+ * same transaction (an unfenced DELETE inside {@code Fencing.unfenced}) records nothing. The DELETE keeps its own
+ * text, update count and RETURNING, and is evaluated once.
  */
 public final class Tombstones {
 
-    static final String CTE_PREFIX = "fenced_tombstones_";
     /** The insert check's trigger name (the same as {@code TombstoneSchema.TRIGGER}, which creates it). */
     public static final String TRIGGER = "fenced_tombstone_check";
 
-    private static final String TOMB_ALIAS = "fenced_tomb";
+    /**
+     * The transaction-local setting a fenced DELETE hands its token to the trigger in:
+     * {@code <statement_timestamp()>/<token>}.
+     */
+    public static final String DELETER_SETTING = "fenced.deleter";
+
+    /** PostgreSQL's {@code tgtype} bit for a trigger that fires on DELETE ({@code TRIGGER_TYPE_DELETE}). */
+    public static final int DELETE_EVENT = 8;
 
     private Tombstones() {}
 
     /**
      * The function beside the tombstone table {@code table} that builds a row's tombstone key with fixed settings
-     * ({@code <table>_key}); the DELETE here and the insert check in {@code TombstoneSchema} both use it.
+     * ({@code <table>_key}); the check trigger uses it for inserts and deletes alike.
      */
     public static TableName keyFunction(TableName table) {
         return new TableName(table.schema(), table.name() + "_key");
     }
 
     /**
-     * Adds to {@code top} (the statement the DELETE is or is inside of: data-modifying CTEs must be at the top
-     * level) the CTE recording tombstones for the rows {@code delete} removes; {@code where} is the DELETE's own
-     * WHERE, without the stale check (a row with a newer token fails the DELETE, and with it the whole statement).
+     * The condition a fenced DELETE of a table with tombstones gets behind its guarded WHERE (see the class
+     * comment): hands the token {@code ?<tokenIndex>} to the trigger, or fails the DELETE when the trigger is not
+     * there to record the tombstones.
      */
-    static void record(
-            Statement top,
-            Delete delete,
-            Expression where,
-            TableShape shape,
-            TableName tombstoneTable,
-            int tokenIndex,
-            String tableLabel)
-            throws Refusal {
-        String qualifier = FenceContext.qualifier(delete.getTable());
-        List<Expression> key = new ArrayList<>();
-        key.add(new AllTableColumns(new Table(qualifier)));
-        for (String column : shape.primaryKey()) {
-            key.add(new StringValue(column.replace("'", "''")));
-        }
-        TableName keyFunction = keyFunction(tombstoneTable);
-        Function keyOf = new Function(keyFunction.toString(), key.toArray(new Expression[0]));
-        PlainSelect rows = new PlainSelect();
-        rows.setDistinct(new Distinct());
-        rows.addSelectItems(
-                new StringValue(shape.tombstoneLabel().replace("'", "''")), keyOf, Guards.token(tokenIndex));
-        rows.setFromItem(StarTable.plain(delete.getTable()));
-        List<Join> joins = new ArrayList<>();
-        if (delete.getUsingFromItemList() != null) {
-            for (FromItem using : delete.getUsingFromItemList()) {
-                joins.add(new Join().withSimple(true).setFromItem(using));
-            }
-        }
-        if (delete.getJoins() != null) {
-            joins.addAll(delete.getJoins());
-        }
-        if (!joins.isEmpty()) {
-            rows.setJoins(joins);
-        }
-        Expression tokenGiven = new AndExpression(
-                new IsNullExpression(Guards.token(tokenIndex)).withNot(true),
-                checkInPlace(StarTable.plain(delete.getTable()).getFullyQualifiedName(), tableLabel));
-        rows.setWhere(
-                where == null ? tokenGiven : new AndExpression(new ParenthesedExpressionList<>(where), tokenGiven));
+    static Expression handOverToken(String writtenTable, int tokenIndex, String tableLabel) throws Refusal {
+        Expression setting = new Function(
+                "pg_catalog.set_config",
+                new StringValue(DELETER_SETTING),
+                new Function("pg_catalog.concat_ws", new StringValue("/"), statementStart(), Guards.token(tokenIndex)),
+                new BooleanValue(true));
+        Expression handedOver =
+                new AndExpression(checkInPlace(writtenTable, tableLabel), new IsNullExpression(setting).withNot(true));
+        // the failing text is a branch of the CASE, not a constant cast PostgreSQL would fold (and fail) at plan time
+        Expression once = new CastExpression(
+                "CAST",
+                new CaseExpression(new WhenClause(handedOver, new StringValue("true")))
+                        .withElseExpression(new StringValue(missingCheck(tableLabel))),
+                "boolean");
+        PlainSelect select = new PlainSelect();
+        select.addSelectItems(once);
+        return new ParenthesedSelect().withSelect(select);
+    }
 
-        Insert insert = new Insert();
-        Table tomb = new Table(
-                tombstoneTable.schema() == null ? null : TableName.quote(tombstoneTable.schema()),
-                TableName.quote(tombstoneTable.name()));
-        tomb.setAlias(new Alias(TOMB_ALIAS, true));
-        insert.setTable(tomb);
-        insert.setColumns(new ExpressionList<>(new Column("relation"), new Column("key"), new Column("token")));
-        insert.setSelect(rows);
-        InsertConflictTarget target = new InsertConflictTarget();
-        target.addIndexColumnName("relation");
-        target.addIndexColumnName("key");
-        insert.setConflictTarget(target);
-        InsertConflictAction action = new InsertConflictAction(ConflictActionType.DO_UPDATE);
-        action.addUpdateSet(new UpdateSet(
-                new Column("token"),
-                new Function(
-                        "GREATEST",
-                        new Column(new Table(TOMB_ALIAS), "token"),
-                        new Column(new Table("EXCLUDED"), "token"))));
-        insert.setConflictAction(action);
-
-        List<WithItem<?>> with = withItems(top, tableLabel);
-        WithItem<ParenthesedInsert> item = new WithItem<>(
-                new ParenthesedInsert().withInsert(insert), new Alias(CTE_PREFIX + (with.size() + 1), false));
-        with.add(item);
+    private static Expression statementStart() {
+        try {
+            return BoundedParser.parseOwnExpression("pg_catalog.statement_timestamp()");
+        } catch (BoundedParser.ParseFailure e) {
+            throw new IllegalStateException("fenced cannot read its own statement_timestamp() call", e);
+        }
     }
 
     /**
-     * True, or a failure naming the table, when the relation deleted from has no enabled insert check: a table
-     * dropped and created again by another process since the catalog read has lost its trigger, so a stale holder
-     * could insert the rows this DELETE removes; the DELETE fails rather than leave tombstones nothing reads.
-     * Uncorrelated, so PostgreSQL evaluates it once per statement.
+     * Whether the relation deleted from has its check trigger, enabled and firing on DELETE: a table dropped and
+     * created again by another process since the catalog read has lost its trigger, so nothing would record the
+     * rows this DELETE removes and a stale holder could insert them again; the DELETE fails rather than that.
      */
     private static Expression checkInPlace(String writtenTable, String tableLabel) throws Refusal {
-        // the failing text is a branch of the CASE, not a constant cast PostgreSQL would fold (and fail) at plan time;
         // operators and types are qualified (as functions: JSqlParser cannot read OPERATOR(...)), so no search_path
         // can change what the check means
-        String sql = "CAST(CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg WHERE"
+        String sql = "EXISTS (SELECT 1 FROM pg_catalog.pg_trigger fenced_trg WHERE"
                 + " pg_catalog.oideq(fenced_trg.tgrelid, CAST('" + writtenTable.replace("'", "''")
                 + "' AS pg_catalog.regclass)) AND pg_catalog.nameeq(fenced_trg.tgname, '" + TRIGGER + "')"
-                + " AND pg_catalog.charne(fenced_trg.tgenabled, 'D')) THEN 'true' ELSE 'fenced: the tombstone"
-                + " check trigger of "
-                + tableLabel.replace("'", "''")
-                + " is missing or disabled (the table was created again since fenced"
-                + " read the catalog?); a DELETE is refused until it is read again' END AS boolean)";
+                + " AND pg_catalog.charne(fenced_trg.tgenabled, 'D') AND pg_catalog.int2ne(pg_catalog.int2and("
+                + "fenced_trg.tgtype, CAST(" + DELETE_EVENT + " AS pg_catalog.int2)), CAST(0 AS pg_catalog.int2)))";
         try {
             return BoundedParser.parseOwnExpression(sql);
         } catch (BoundedParser.ParseFailure e) {
@@ -165,40 +111,11 @@ public final class Tombstones {
         }
     }
 
-    /** The top statement's WITH list, made when it has none. */
-    private static List<WithItem<?>> withItems(Statement top, String tableLabel) throws Refusal {
-        List<WithItem<?>> list;
-        if (top instanceof Delete d) {
-            list = d.getWithItemsList();
-            if (list == null) {
-                d.setWithItemsList(list = new ArrayList<>());
-            }
-        } else if (top instanceof Update u) {
-            list = u.getWithItemsList();
-            if (list == null) {
-                u.setWithItemsList(list = new ArrayList<>());
-            }
-        } else if (top instanceof Insert i) {
-            list = i.getWithItemsList();
-            if (list == null) {
-                i.setWithItemsList(list = new ArrayList<>());
-            }
-        } else if (top instanceof Select s) {
-            list = s.getWithItemsList();
-            if (list == null) {
-                s.setWithItemsList(list = new ArrayList<>());
-            }
-        } else if (top instanceof Merge m) {
-            list = m.getWithItemsList();
-            if (list == null) {
-                m.setWithItemsList(list = new ArrayList<>());
-            }
-        } else {
-            throw new Refusal(
-                    tableLabel,
-                    "a DELETE inside " + top.getClass().getSimpleName() + " (its tombstones"
-                            + " cannot be recorded there)");
-        }
-        return list;
+    /** The failure text (StaleWrites reads it back into {@code FencingException}), quoted for a string constant. */
+    private static String missingCheck(String tableLabel) {
+        return ("fenced: the tombstone check trigger of " + tableLabel
+                        + " is missing or disabled (the table was created again since fenced"
+                        + " read the catalog?); a DELETE is refused until it is read again")
+                .replace("'", "''");
     }
 }

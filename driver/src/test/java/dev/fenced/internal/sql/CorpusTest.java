@@ -40,6 +40,7 @@ import net.sf.jsqlparser.statement.merge.MergeOperation;
 import net.sf.jsqlparser.statement.merge.MergeUpdate;
 import net.sf.jsqlparser.statement.select.AllColumns;
 import net.sf.jsqlparser.statement.select.AllTableColumns;
+import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.PlainSelect;
 import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.SelectItem;
@@ -439,6 +440,12 @@ class CorpusTest {
     private static void checkDelete(Delete delete, String column, String label, List<String> problems) {
         Expression where = delete.getWhere();
         String check = deleteCheck(column, label);
+        // a table with tombstones: the guarded WHERE, then the condition handing the token to the check trigger
+        if (where instanceof AndExpression and
+                && and.getRightExpression() instanceof ParenthesedSelect handOver
+                && handOver.toString().contains("pg_catalog.set_config('" + Tombstones.DELETER_SETTING + "', ")) {
+            where = and.getLeftExpression();
+        }
         if (where == null) {
             problems.add("DELETE without the stale check");
         } else if (where instanceof AndExpression and
@@ -708,7 +715,9 @@ class CorpusTest {
         assertTrue(!expected.equals(normalise(bind(variant, List.of("2", "1", "'x'")))));
         RewritePlan.Fenced delete = (RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = ? AND b = ?");
         assertEquals(
-                3, delete.delegateIndexes(1).length, "a DELETE's WHERE is bound twice, and once in its tombstones");
+                2,
+                delete.delegateIndexes(1).length,
+                "a DELETE's WHERE is bound twice (its tombstones bind nothing of it)");
         assertEquals(
                 normalise(bind(
                         (RewritePlan.Fenced) rewriter.plan("DELETE FROM update_test WHERE a = 1 AND b = 2"),
