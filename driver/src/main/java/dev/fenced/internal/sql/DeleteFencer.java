@@ -2,11 +2,11 @@ package dev.fenced.internal.sql;
 
 import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
-import dev.fenced.internal.config.TableName;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
+import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.statement.delete.Delete;
 
@@ -58,25 +58,10 @@ final class DeleteFencer {
                 table.column(),
                 table.displayName(),
                 ctx.tokenIndex));
-        TableName tombstones = ctx.targets.tombstoneTable();
-        if (tombstones != null) {
-            TableShape shape = ctx.targets.shapeOf(table);
-            if (shape == null) {
-                throw new Refusal(
-                        table.displayName(),
-                        "DELETE of a table the last catalog read gave no single primary"
-                                + " key for (several tables match the name, or it did not exist then), so its tombstones cannot"
-                                + " be recorded; qualify the name or read the catalog again");
-            }
-            if (shape.tombstoned()) {
-                // the rows it deletes are tombstoned by the check trigger, which this hands the token to
-                delete.setWhere(new AndExpression(
-                        delete.getWhere(),
-                        Tombstones.handOverToken(
-                                StarTable.plain(delete.getTable()).getFullyQualifiedName(),
-                                ctx.tokenIndex,
-                                table.displayName())));
-            }
+        Expression handOver =
+                Tombstones.recordDeletes(StarTable.plain(delete.getTable()).getFullyQualifiedName(), table, ctx);
+        if (handOver != null) {
+            delete.setWhere(new AndExpression(delete.getWhere(), handOver));
         }
     }
 

@@ -5,6 +5,7 @@ import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.TableName;
 import java.util.List;
 import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.relational.ExpressionList;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.schema.Column;
@@ -47,20 +48,15 @@ final class MergeFencer {
                 }
                 UpdateFencer.appendGuardedSet(update.getUpdateSets(), table, qualifier, ctx);
             } else if (op instanceof MergeDelete delete) {
-                TableShape shape = ctx.targets.shapeOf(table);
-                if (ctx.targets.tombstoneTable() != null
-                        && table.mode() == FencingMode.ENFORCE
-                        && (shape == null || shape.tombstoned())) {
-                    // the rows a MERGE deletes are decided by its join and WHEN order; no CTE can pick exactly them
-                    throw new Refusal(
-                            table.displayName(),
-                            "MERGE ... THEN DELETE on a table with tombstones: the rows"
-                                    + " it deletes could not be tombstoned (a stale holder could insert them again); write the"
-                                    + " DELETE as its own statement");
-                }
                 if (table.mode() == FencingMode.ENFORCE) {
                     delete.setAndPredicate(Guards.deleteWhere(
                             delete.getAndPredicate(), qualifier, table.column(), table.displayName(), ctx.tokenIndex));
+                    // the rows it deletes are tombstoned by the check trigger, as for a DELETE
+                    Expression handOver = Tombstones.recordDeletes(
+                            StarTable.plain(merge.getTable()).getFullyQualifiedName(), table, ctx);
+                    if (handOver != null) {
+                        delete.setAndPredicate(new AndExpression(delete.getAndPredicate(), handOver));
+                    }
                 }
             } else if (op instanceof MergeInsert insert) {
                 fenceInsert(insert, merge.getTable().getFullyQualifiedName(), table, ctx);

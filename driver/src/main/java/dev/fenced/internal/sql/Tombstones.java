@@ -1,5 +1,6 @@
 package dev.fenced.internal.sql;
 
+import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.TableName;
 import net.sf.jsqlparser.expression.BooleanValue;
 import net.sf.jsqlparser.expression.CaseExpression;
@@ -57,6 +58,26 @@ public final class Tombstones {
      */
     public static TableName keyFunction(TableName table) {
         return new TableName(table.schema(), table.name() + "_key");
+    }
+
+    /**
+     * What a fenced DELETE (or MERGE's {@code THEN DELETE}) of {@code table}, written as {@code writtenTable}, adds to
+     * its condition so that the rows it removes are tombstoned: the token handed over to the check trigger; null when
+     * the table keeps no tombstones. Refused when the last catalog read did not show the table's key.
+     */
+    static Expression recordDeletes(String writtenTable, ProtectedTable table, FenceContext ctx) throws Refusal {
+        if (ctx.targets.tombstoneTable() == null) {
+            return null;
+        }
+        TableShape shape = ctx.targets.shapeOf(table);
+        if (shape == null) {
+            throw new Refusal(
+                    table.displayName(),
+                    "DELETE of a table the last catalog read gave no single primary"
+                            + " key for (several tables match the name, or it did not exist then), so its tombstones cannot"
+                            + " be recorded; qualify the name or read the catalog again");
+        }
+        return shape.tombstoned() ? handOverToken(writtenTable, ctx.tokenIndex, table.displayName()) : null;
     }
 
     /**

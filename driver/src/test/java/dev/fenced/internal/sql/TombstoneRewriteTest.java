@@ -81,13 +81,18 @@ class TombstoneRewriteTest {
     }
 
     @Test
-    void aMergeThatDeletesIsRefusedWhereTombstonesAreKept() {
+    void aMergeThatDeletesHandsItsTokenToTheTriggerWhereTombstonesAreKept() {
         RewritePlan p =
                 rewriter(SHAPES).plan("MERGE INTO totals t USING s ON t.restaurant_id = s.id WHEN MATCHED THEN DELETE");
-        assertTrue(p instanceof RewritePlan.Refused r && r.construct().contains("tombstones"), p::toString);
         assertTrue(
-                rewriter(SHAPES).plan("MERGE INTO loose t USING s ON t.a = s.a WHEN MATCHED THEN DELETE")
-                        instanceof RewritePlan.Fenced);
+                p instanceof RewritePlan.Fenced f
+                        && f.sql().contains("pg_catalog.set_config('" + Tombstones.DELETER_SETTING + "'")
+                        && f.sql().contains("CAST('totals' AS pg_catalog.regclass)"),
+                p::toString);
+        RewritePlan loose = rewriter(SHAPES).plan("MERGE INTO loose t USING s ON t.a = s.a WHEN MATCHED THEN DELETE");
+        assertTrue(
+                loose instanceof RewritePlan.Fenced f && !f.sql().contains(Tombstones.DELETER_SETTING),
+                loose::toString);
     }
 
     @Test
