@@ -8,7 +8,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.StaleTokenException;
-import dev.fenced.UnsupportedStatementException;
 import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
@@ -173,11 +172,15 @@ class MergeIT {
     }
 
     @Test
-    void aMergeThatDeletesFromATableWithTombstonesIsRefused() {
-        assertThrows(
-                UnsupportedStatementException.class,
-                () -> run(9, "MERGE INTO keyed t USING src s ON t.id = s.id" + " WHEN MATCHED THEN DELETE"));
+    void aMergeThatDeletesFromATableWithTombstonesLeavesThem() throws SQLException {
+        String delete = "MERGE INTO keyed t USING src s ON t.id = s.id WHEN MATCHED THEN DELETE";
+        assertThrows(StaleTokenException.class, () -> run(4, delete), "rows 1 and 2 hold token 5");
         assertEquals(3, db.queryLong("SELECT count(*) FROM keyed"));
+        assertEquals(2, run(9, delete));
+        assertEquals(1, db.queryLong("SELECT count(*) FROM keyed"));
+        assertThrows(StaleTokenException.class, () -> run(7, "INSERT INTO keyed VALUES (1, 11)"));
+        assertEquals(1, run(9, "INSERT INTO keyed VALUES (2, 21)"), "the deleter's token may insert again");
+        assertEquals(2, db.queryLong("SELECT count(*) FROM keyed"));
     }
 
     @Test
