@@ -77,8 +77,10 @@ class TombstoneAttackIT {
     void aMergeThatDeletesLeavesTombstonesForTheKeysItRemoved() throws SQLException {
         assertEquals(
                 3,
-                run(20, "MERGE INTO atk t USING (VALUES (11), (12), (999)) s (id) ON t.id = s.id"
-                        + " WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 9)"),
+                run(
+                        20,
+                        "MERGE INTO atk t USING (VALUES (11), (12), (999)) s (id) ON t.id = s.id"
+                                + " WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, 9)"),
                 "two rows deleted and one inserted");
         assertEquals(0, count("id IN (11, 12)"));
         assertEquals(1, count("id = 999"), "the not-matched row was inserted");
@@ -86,8 +88,13 @@ class TombstoneAttackIT {
         assertThrows(StaleTokenException.class, () -> run(19, "INSERT INTO atk (id, v) VALUES (12, 555)"));
         assertEquals(0, count("id IN (11, 12)"), "a holder older than the MERGE cannot bring the keys back");
         assertEquals(1, run(20, "INSERT INTO atk (id, v) VALUES (11, 556)"), "the deleter's own token may");
-        assertEquals(0, run(5, "MERGE INTO atk t USING (VALUES (13)) s (id) ON t.id = s.id AND false"
-                + " WHEN MATCHED THEN DELETE"), "a MERGE that deletes nothing records nothing");
+        assertEquals(
+                0,
+                run(
+                        5,
+                        "MERGE INTO atk t USING (VALUES (13)) s (id) ON t.id = s.id AND false"
+                                + " WHEN MATCHED THEN DELETE"),
+                "a MERGE that deletes nothing records nothing");
     }
 
     @Test
