@@ -27,7 +27,9 @@ class ApiBaselineIT {
                 Arguments.of("integrations/shedlock", "fenced-shedlock"),
                 Arguments.of("integrations/quartz", "fenced-quartz"),
                 Arguments.of("integrations/db-scheduler", "fenced-db-scheduler"),
-                Arguments.of("integrations/spring-integration", "fenced-spring-integration"));
+                Arguments.of("integrations/spring-integration", "fenced-spring-integration"),
+                Arguments.of("stores/contract", "fenced-lease-store-contract"),
+                Arguments.of("stores/etcd", "fenced-lease-etcd"));
     }
 
     @ParameterizedTest(name = "{1}")
