@@ -48,23 +48,9 @@ record InsertSkeleton(
                 || !TokenRuns.balanced(tokens)) {
             return null;
         }
-        int i = 2;
         List<String> parts = new ArrayList<>();
-        while (true) {
-            if (i >= tokens.size()
-                    || !TokenRuns.isName(tokens.get(i))
-                    || tokens.get(i).isWord("ONLY")) {
-                return null;
-            }
-            parts.add(tokens.get(i).text());
-            i++;
-            if (i < tokens.size() && tokens.get(i).isSymbol(".")) {
-                i++;
-            } else {
-                break;
-            }
-        }
-        if (parts.size() > 2) {
+        int i = TokenRuns.target(tokens, 2, parts);
+        if (i < 0) {
             return null;
         }
         if (i + 1 < tokens.size() && tokens.get(i).isWord("AS") && TokenRuns.isName(tokens.get(i + 1))) {

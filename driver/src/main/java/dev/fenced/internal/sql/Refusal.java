@@ -20,4 +20,11 @@ final class Refusal extends Exception {
         this.construct = construct;
         this.transientCause = transientCause;
     }
+
+    /** A write to {@code target}, which is not protected itself but reaches protected rows ({@code reason}). */
+    static Refusal indirectWrite(dev.fenced.internal.config.TableName target, String reason) {
+        return new Refusal(
+                target.toString(),
+                "a write to " + target + " reaches protected rows: " + reason + "; write the protected table itself");
+    }
 }

@@ -63,10 +63,7 @@ final class SkeletonFencer {
     private ProtectedTable protectedTable(TableName target, List<String> columns) throws Refusal {
         String indirect = targets.indirectReason(target);
         if (indirect != null) {
-            throw new Refusal(
-                    target.toString(),
-                    "a write to " + target + " reaches protected rows: " + indirect
-                            + "; write the protected table itself");
+            throw Refusal.indirectWrite(target, indirect);
         }
         ProtectedTable table = targets.tableFor(target);
         if (table != null && columns.contains(table.column())) {

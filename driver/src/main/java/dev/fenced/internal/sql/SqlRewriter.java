@@ -227,10 +227,7 @@ public final class SqlRewriter {
             TableName target = FenceContext.nameOf(DmlCollector.target(node));
             String indirect = targets.indirectReason(target);
             if (indirect != null) {
-                throw new Refusal(
-                        target.toString(),
-                        "a write to " + target + " reaches protected rows: " + indirect
-                                + "; write the protected table itself");
+                throw Refusal.indirectWrite(target, indirect);
             }
             ProtectedTable table = targets.tableFor(target);
             if (table == null) {

@@ -48,4 +48,24 @@ final class TokenRuns {
     static boolean isKeyword(List<Token> tokens, int k) {
         return k == 0 || !(tokens.get(k - 1).isSymbol(".") || tokens.get(k - 1).isWord("AS"));
     }
+
+    /**
+     * Reads a write's target, {@code name} or {@code schema.name} (not ONLY, not three parts), at {@code from} into
+     * {@code parts} as written; the index after it, or -1 when there is no such name.
+     */
+    static int target(List<Token> tokens, int from, List<String> parts) {
+        int i = from;
+        while (true) {
+            if (i >= tokens.size() || !isName(tokens.get(i)) || tokens.get(i).isWord("ONLY")) {
+                return -1;
+            }
+            parts.add(tokens.get(i).text());
+            i++;
+            if (i < tokens.size() && tokens.get(i).isSymbol(".")) {
+                i++;
+            } else {
+                return parts.size() > 2 ? -1 : i;
+            }
+        }
+    }
 }

@@ -38,23 +38,9 @@ record UpdateSkeleton(
                 return null;
             }
         }
-        int i = 1;
         List<String> parts = new ArrayList<>();
-        while (true) {
-            if (i >= tokens.size()
-                    || !TokenRuns.isName(tokens.get(i))
-                    || tokens.get(i).isWord("ONLY")) {
-                return null;
-            }
-            parts.add(tokens.get(i).text());
-            i++;
-            if (i < tokens.size() && tokens.get(i).isSymbol(".")) {
-                i++;
-            } else {
-                break;
-            }
-        }
-        if (parts.size() > 2) {
+        int i = TokenRuns.target(tokens, 1, parts);
+        if (i < 0) {
             return null;
         }
         String qualifier = parts.get(parts.size() - 1);
