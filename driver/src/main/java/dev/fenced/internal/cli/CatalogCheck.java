@@ -142,14 +142,14 @@ final class CatalogCheck {
     /** Partitions and inheritance children (all levels down), and parents (all levels up). */
     private static List<Kin> kin(Connection c, long oid) throws SQLException {
         String sql =
-                "WITH RECURSIVE down(oid) AS (SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent = ?::oid"
-                        + " UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN down ON i.inhparent = down.oid),"
-                        + " up(oid) AS (SELECT i.inhparent FROM pg_catalog.pg_inherits i WHERE i.inhrelid = ?::oid"
-                        + " UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.oid)"
-                        + " SELECT c.oid, c.oid::regclass::text, CASE WHEN c.relispartition THEN 'partition' ELSE 'child table' END"
-                        + " FROM down JOIN pg_catalog.pg_class c ON c.oid = down.oid"
-                        + " UNION ALL SELECT c.oid, c.oid::regclass::text, 'parent table'"
-                        + " FROM up JOIN pg_catalog.pg_class c ON c.oid = up.oid ORDER BY 2";
+                "WITH RECURSIVE down(oid) AS (SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent OPERATOR(pg_catalog.=) ?::pg_catalog.oid"
+                        + " UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN down ON i.inhparent OPERATOR(pg_catalog.=) down.oid),"
+                        + " up(oid) AS (SELECT i.inhparent FROM pg_catalog.pg_inherits i WHERE i.inhrelid OPERATOR(pg_catalog.=) ?::pg_catalog.oid"
+                        + " UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid OPERATOR(pg_catalog.=) up.oid)"
+                        + " SELECT c.oid, c.oid::pg_catalog.regclass::pg_catalog.text, CASE WHEN c.relispartition THEN 'partition' ELSE 'child table' END"
+                        + " FROM down JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) down.oid"
+                        + " UNION ALL SELECT c.oid, c.oid::pg_catalog.regclass::pg_catalog.text, 'parent table'"
+                        + " FROM up JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) up.oid ORDER BY 2";
         List<Kin> out = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, oid);
@@ -164,8 +164,9 @@ final class CatalogCheck {
     }
 
     private static void triggers(Connection c, long oid, String display, TableCheck check) throws SQLException {
-        String sql = "SELECT t.tgname, t.tgfoid::regprocedure::text, (t.tgtype & 2) <> 0 FROM pg_catalog.pg_trigger t"
-                + " WHERE t.tgrelid = ? AND NOT t.tgisinternal AND t.tgname <> ? ORDER BY 1";
+        String sql = "SELECT t.tgname, t.tgfoid::pg_catalog.regprocedure::pg_catalog.text,"
+                + " (t.tgtype OPERATOR(pg_catalog.&) 2) OPERATOR(pg_catalog.<>) 0 FROM pg_catalog.pg_trigger t"
+                + " WHERE t.tgrelid OPERATOR(pg_catalog.=) ? AND NOT t.tgisinternal AND t.tgname OPERATOR(pg_catalog.<>) ? ORDER BY 1";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, oid);
             ps.setString(2, Tombstones.TRIGGER);
@@ -182,8 +183,9 @@ final class CatalogCheck {
     }
 
     private static void rules(Connection c, long oid, String display, TableCheck check) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT r.rulename FROM pg_catalog.pg_rewrite r"
-                + " WHERE r.ev_class = ? AND r.rulename <> '_RETURN' ORDER BY 1")) {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT r.rulename FROM pg_catalog.pg_rewrite r"
+                        + " WHERE r.ev_class OPERATOR(pg_catalog.=) ? AND r.rulename OPERATOR(pg_catalog.<>) '_RETURN' ORDER BY 1")) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -200,10 +202,11 @@ final class CatalogCheck {
      */
     private static void cascades(Connection c, long oid, String display, TableCheck check, Set<Long> protectedOids)
             throws SQLException {
-        String sql =
-                "SELECT con.conname, con.confrelid, con.confrelid::regclass::text, con.confdeltype, con.confupdtype"
-                        + " FROM pg_catalog.pg_constraint con WHERE con.contype = 'f' AND con.conrelid = ?"
-                        + " AND (con.confdeltype IN ('c', 'n', 'd') OR con.confupdtype IN ('c', 'n', 'd')) ORDER BY 1";
+        String sql = "SELECT con.conname, con.confrelid, con.confrelid::pg_catalog.regclass::pg_catalog.text,"
+                + " con.confdeltype, con.confupdtype"
+                + " FROM pg_catalog.pg_constraint con WHERE con.contype OPERATOR(pg_catalog.=) 'f' AND con.conrelid OPERATOR(pg_catalog.=) ?"
+                + " AND (" + anyOf("con.confdeltype", "'c'", "'n'", "'d'") + " OR "
+                + anyOf("con.confupdtype", "'c'", "'n'", "'d'") + ") ORDER BY 1";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setLong(1, oid);
             try (ResultSet rs = ps.executeQuery()) {
@@ -236,13 +239,15 @@ final class CatalogCheck {
 
     /** Functions and procedures whose body names the table (as a word): their writes are not fenced. */
     private static void functionsNaming(Connection c, ProtectedTable t, TableCheck check) throws SQLException {
-        String sql = "SELECT p.oid::regprocedure::text, p.prokind,"
-                + " (SELECT string_agg(tg.tgname || ' on ' || tg.tgrelid::regclass::text, ', ' ORDER BY tg.tgname)"
-                + "  FROM pg_catalog.pg_trigger tg WHERE tg.tgfoid = p.oid AND NOT tg.tgisinternal)"
-                + " FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
-                + " JOIN pg_catalog.pg_language l ON l.oid = p.prolang"
-                + " WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND l.lanname NOT IN ('c', 'internal')"
-                + " AND p.prosrc ~* ? AND p.proname NOT LIKE ? ORDER BY 1";
+        String sql = "SELECT p.oid::pg_catalog.regprocedure::pg_catalog.text, p.prokind,"
+                + " (SELECT pg_catalog.string_agg(pg_catalog.concat(tg.tgname, ' on ', tg.tgrelid::pg_catalog.regclass),"
+                + " ', ' ORDER BY tg.tgname)"
+                + "  FROM pg_catalog.pg_trigger tg WHERE tg.tgfoid OPERATOR(pg_catalog.=) p.oid AND NOT tg.tgisinternal)"
+                + " FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) p.pronamespace"
+                + " JOIN pg_catalog.pg_language l ON l.oid OPERATOR(pg_catalog.=) p.prolang"
+                + " WHERE NOT " + anyOf("n.nspname", "'pg_catalog'", "'information_schema'")
+                + " AND NOT " + anyOf("l.lanname", "'c'", "'internal'")
+                + " AND p.prosrc OPERATOR(pg_catalog.~*) ? AND p.proname OPERATOR(pg_catalog.!~~) ? ORDER BY 1";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, "\\m" + regexQuote(t.name().name()) + "\\M");
             ps.setString(2, "fenced\\_tombstone%"); // fenced's own tombstone functions name protected tables
@@ -256,6 +261,21 @@ final class CatalogCheck {
                 }
             }
         }
+    }
+
+    /**
+     * {@code column IN (values)} spelled with pg_catalog's equality, since a bare {@code IN} resolves its
+     * {@code =} through the session's search_path.
+     */
+    private static String anyOf(String column, String... literals) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < literals.length; i++) {
+            sb.append(i == 0 ? "" : " OR ")
+                    .append(column)
+                    .append(" OPERATOR(pg_catalog.=) ")
+                    .append(literals[i]);
+        }
+        return sb.append(')').toString();
     }
 
     private static String regexQuote(String name) {

@@ -15,12 +15,12 @@ final class ServerCheck {
     static List<Finding> read(Connection c) throws SQLException {
         List<Finding> out = new ArrayList<>();
         try (Statement s = c.createStatement();
-                ResultSet rs =
-                        s.executeQuery("SELECT pg_catalog.pg_is_in_recovery(), current_setting('server_version'),"
-                                + " current_setting('synchronous_commit'), current_setting('synchronous_standby_names'),"
-                                + " (SELECT count(*) FROM pg_catalog.pg_stat_replication),"
-                                + " (SELECT count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state IN ('sync', 'quorum')),"
-                                + " (SELECT count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state IS NULL)")) {
+                ResultSet rs = s.executeQuery(
+                        "SELECT pg_catalog.pg_is_in_recovery(), pg_catalog.current_setting('server_version'),"
+                                + " pg_catalog.current_setting('synchronous_commit'), pg_catalog.current_setting('synchronous_standby_names'),"
+                                + " (SELECT pg_catalog.count(*) FROM pg_catalog.pg_stat_replication),"
+                                + " (SELECT pg_catalog.count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state OPERATOR(pg_catalog.=) 'sync' OR sync_state OPERATOR(pg_catalog.=) 'quorum'),"
+                                + " (SELECT pg_catalog.count(*) FROM pg_catalog.pg_stat_replication WHERE sync_state IS NULL)")) {
             rs.next();
             boolean standby = rs.getBoolean(1);
             String version = rs.getString(2);

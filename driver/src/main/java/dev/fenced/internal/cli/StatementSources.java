@@ -99,10 +99,14 @@ final class StatementSources {
         int hidden = 0;
         try {
             user = c.getMetaData().getUserName();
-            try (PreparedStatement ps =
-                            c.prepareStatement("SELECT s.query, sum(s.calls)::bigint FROM pg_stat_statements s"
-                                    + " WHERE s.dbid = (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = current_database())"
-                                    + " GROUP BY s.query");
+            String view = viewOf(c);
+            if (view == null) {
+                throw notInstalled();
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT s.query, pg_catalog.sum(s.calls)::pg_catalog.int8"
+                            + " FROM " + view + " s WHERE s.dbid OPERATOR(pg_catalog.=) (SELECT d.oid FROM"
+                            + " pg_catalog.pg_database d WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())"
+                            + " GROUP BY s.query");
                     ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String q = rs.getString(1);
@@ -115,12 +119,8 @@ final class StatementSources {
             }
         } catch (SQLException e) {
             String state = e.getSQLState() == null ? "" : e.getSQLState();
-            String db = "this database";
             throw switch (state) {
-                case PgStates.UNDEFINED_TABLE ->
-                    CliException.prerequisite("pg_stat_statements is not installed in " + db
-                            + ": run CREATE EXTENSION pg_stat_statements (with shared_preload_libraries = 'pg_stat_statements'), or"
-                            + " give --statements FILE or --log FILE");
+                case PgStates.UNDEFINED_TABLE -> notInstalled();
                 case PgStates.OBJECT_NOT_IN_PREREQUISITE_STATE ->
                     CliException.prerequisite("pg_stat_statements is"
                             + " installed but not loaded: add it to shared_preload_libraries and restart, or give --statements FILE or --log FILE ("
@@ -138,6 +138,26 @@ final class StatementSources {
                     + " that has it; an audit that cannot see every writer proves nothing");
         }
         return out;
+    }
+
+    private static CliException notInstalled() {
+        return CliException.prerequisite("pg_stat_statements is not installed in this database: run CREATE EXTENSION"
+                + " pg_stat_statements (with shared_preload_libraries = 'pg_stat_statements'), or give --statements"
+                + " FILE or --log FILE");
+    }
+
+    /**
+     * The view's name with the schema its extension was created in, or null when it is not installed: read from
+     * the catalog, so a {@code pg_stat_statements} earlier on the session's search_path is never read instead.
+     */
+    private static String viewOf(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.quote_ident(n.nspname)"
+                        + " FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n"
+                        + " ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
+                        + " WHERE e.extname OPERATOR(pg_catalog.=) 'pg_stat_statements'");
+                ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getString(1) + ".pg_stat_statements" : null;
+        }
     }
 
     /** One statement per line; blank lines and lines that are only a {@code --} comment are skipped. */

@@ -85,6 +85,36 @@ class CheckCommandIT {
     }
 
     /**
+     * A schema put before pg_catalog on the session's search_path (here by the URL's {@code options}) with its
+     * own {@code current_setting}, {@code =} on oids and {@code ~*} on text: the report must be the one the
+     * catalog gives, not one those objects make up (a clean table, another server version, no trigger found).
+     * The path starts with public, so the schema fenced's own objects would go to stays the same.
+     */
+    @Test
+    void aShadowingSchemaOnTheSearchPathDoesNotChangeTheReport() {
+        CliServer.execute(
+                url,
+                "CREATE SCHEMA evil",
+                "CREATE FUNCTION evil.current_setting(text) RETURNS text LANGUAGE sql AS $$ SELECT 'evil'::text $$",
+                "CREATE FUNCTION evil.never(oid, oid) RETURNS boolean LANGUAGE sql AS $$ SELECT false $$",
+                "CREATE OPERATOR evil.= (LEFTARG = oid, RIGHTARG = oid, FUNCTION = evil.never)",
+                "CREATE FUNCTION evil.nomatch(text, text) RETURNS boolean LANGUAGE sql AS $$ SELECT false $$",
+                "CREATE OPERATOR evil.~* (LEFTARG = text, RIGHTARG = text, FUNCTION = evil.nomatch)");
+        String shadowed = url + (url.contains("?") ? "&" : "?") + "options=-c%20search_path%3Dpublic,evil,pg_catalog";
+        String[] tables = {"--tables", "totals,orders,invoices"};
+        Cli.Result plain = Cli.run("check", "--url", url, tables[0], tables[1]);
+        Cli.Result evil = Cli.run("check", "--url", shadowed, tables[0], tables[1]);
+        assertEquals(plain.exit(), evil.exit(), evil::toString);
+        assertEquals(withoutUrl(plain.out()), withoutUrl(evil.out()));
+        assertTrue(evil.out().contains("runs bump()"), evil::toString);
+    }
+
+    /** The report's lines, less any that name the URL (the two runs' URLs differ by their options). */
+    private static List<String> withoutUrl(String out) {
+        return out.lines().filter(l -> !l.contains("jdbc:")).toList();
+    }
+
+    /**
      * The database's record of a table's token domain ({@code fenced_token_domain}), which every connect compares:
      * check shows it, and a configuration giving the table another domain is not ready (it would fail with FN012).
      */
