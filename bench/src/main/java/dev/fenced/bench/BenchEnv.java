@@ -277,6 +277,21 @@ public final class BenchEnv {
         return handFencedUpdate;
     }
 
+    /**
+     * {@link #handFencedUpdate()} as fenced sent it before its guard was qualified: {@code row > token} where it
+     * now calls {@code pg_catalog.int8gt(row, token)}, the function that operator calls. Paired with the current
+     * form, it shows what the qualification costs on the server.
+     */
+    public String handFencedUpdateUnqualified() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("pg_catalog\\.int8gt\\(([^(),]+), ([^(),]+)\\)")
+                .matcher(handFencedUpdate);
+        String before = m.replaceAll("$1 > $2");
+        if (before.equals(handFencedUpdate)) {
+            throw new IllegalStateException("no pg_catalog.int8gt guard in " + handFencedUpdate);
+        }
+        return before;
+    }
+
     public String serverDescription() {
         return serverDescription;
     }

@@ -132,6 +132,10 @@ public final class BenchMain {
                             new Variant("cb", "cb", "(c) fenced, protected vs (b) raw, hand-written fenced SQL"),
                             new Variant("ce", "ce", "(c) fenced, protected vs (e) raw, the article's SQL by hand"),
                             new Variant("be", "be", "(b) fenced's SQL by hand vs (e) the article's SQL by hand"),
+                            new Variant(
+                                    "bq",
+                                    "bq",
+                                    "(b) fenced's SQL by hand vs the same with an unqualified > (before issue 24)"),
                             new Variant("da", "da", "(d) fenced, unprotected vs (a) raw pgjdbc"),
                             new Variant("aa", "aa", "control: (a) raw pgjdbc vs (a) itself")),
                     // a paired path compares X with Y itself: num and den both name that path
@@ -139,6 +143,7 @@ public final class BenchMain {
                             new Comparison("cb", "cb", 0.97, 1.0),
                             new Comparison("ce", "ce", 0.97, 1.0),
                             new Comparison("be", "be", Double.NaN, Double.NaN),
+                            new Comparison("bq", "bq", Double.NaN, Double.NaN),
                             new Comparison("da", "da", 0.99, 0.5),
                             new Comparison("aa", "aa", Double.NaN, Double.NaN)),
                     new Plan(2, 16, 1500),

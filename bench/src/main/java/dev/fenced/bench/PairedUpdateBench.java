@@ -27,6 +27,8 @@ import org.openjdk.jmh.annotations.Threads;
  * {@code da}: X = (d) fenced on the unprotected table, Y = (a) raw pgjdbc.
  * {@code ce}: X = (c) fenced on the protected table, Y = (e) raw pgjdbc with the article's fencing SQL by hand
  * ({@link BenchEnv#UPDATE_ARTICLE}): the reference. {@code be}: X = (b), Y = (e): the guard's SQL form alone.
+ * {@code bq}: X = (b), Y = (b) as it was before the guard was qualified ({@code row > token} for
+ * {@code pg_catalog.int8gt(row, token)}): what naming pg_catalog costs the server.
  * {@code aa}: X = Y = (a), the control: whatever it shows away from 1.00 and 0 µs is the method's own bias.
  */
 @State(Scope.Benchmark)
@@ -43,6 +45,7 @@ public class PairedUpdateBench {
     private Op fencedUnprotected;
     private Op raw;
     private Op rawArticle;
+    private Op rawHandFencedUnqualified;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -55,6 +58,8 @@ public class PairedUpdateBench {
         fencedUnprotected = c -> UpdateBench.update(fencedDs, BenchEnv.UPDATE_PLAIN, c);
         raw = c -> UpdateBench.update(rawDs, BenchEnv.UPDATE_PLAIN, c);
         rawArticle = c -> UpdateBench.articleUpdate(rawDs, c);
+        String unqualified = env.handFencedUpdateUnqualified();
+        rawHandFencedUnqualified = c -> UpdateBench.handFencedUpdate(rawDs, unqualified, c);
     }
 
     /**
@@ -158,6 +163,13 @@ public class PairedUpdateBench {
     @OperationsPerInvocation(2 * BLOCK)
     public int be(Client client, Pair pair) throws SQLException {
         return paired(rawHandFenced, rawArticle, client, pair);
+    }
+
+    /** X = (b) fenced's SQL by hand; Y = the same with the guard's unqualified {@code >}, as before issue 24. */
+    @Benchmark
+    @OperationsPerInvocation(2 * BLOCK)
+    public int bq(Client client, Pair pair) throws SQLException {
+        return paired(rawHandFenced, rawHandFencedUnqualified, client, pair);
     }
 
     /** The control: X = Y = (a) raw pgjdbc. */
