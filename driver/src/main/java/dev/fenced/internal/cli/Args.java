@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A parsed command line: {@code <command> [options] [arguments]}. Options are {@code --name value} or
@@ -91,7 +92,7 @@ final class Args {
         }
     }
 
-    private static Option find(List<Option> known, String name) {
+    private static @Nullable Option find(List<Option> known, String name) {
         for (Option o : known) {
             if (o.name().equals(name)) {
                 return o;
@@ -105,13 +106,15 @@ final class Args {
     }
 
     /** The option's single value, or null when it was not given. */
+    @Nullable
     String value(Option o) {
         List<String> v = options.get(o.name());
         return v == null ? null : v.get(0);
     }
 
+    /** The option's values, or an empty list when it was not given. */
     List<String> values(Option o) {
-        return options.get(o.name());
+        return options.getOrDefault(o.name(), List.of());
     }
 
     /** The fenced keys given on the command line, for {@code ConfigLoader.forCommandLine}. */

@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code audit}: every statement the application sends that reaches a protected table, run through the driver's
@@ -39,15 +40,20 @@ final class AuditCommand implements Command {
         NOT_PROTECTED("not a protected write", "names a protected table but writes only others");
 
         final String label;
-        final String detail;
+        final @Nullable String detail;
 
-        Verdict(String label, String detail) {
+        Verdict(String label, @Nullable String detail) {
             this.label = label;
             this.detail = detail;
         }
     }
 
-    record Row(String shape, long calls, Verdict verdict, String reason, List<String> tables) {}
+    record Row(
+            String shape,
+            long calls,
+            Verdict verdict,
+            @Nullable String reason,
+            List<String> tables) {}
 
     @Override
     public String name() {
@@ -90,7 +96,7 @@ final class AuditCommand implements Command {
         Output.Format format = inv.format();
         List<StatementSources.Seen> seen;
         Planner planner;
-        String source;
+        @Nullable String source;
         if (inv.args().has(STATEMENTS) || inv.args().has(LOG)) {
             seen = inv.args().has(STATEMENTS)
                     ? StatementSources.statementsFile(Path.of(inv.args().value(STATEMENTS)))
@@ -140,7 +146,7 @@ final class AuditCommand implements Command {
      * The text planned is the statement itself (its constants can decide a refusal); the row shows its
      * {@link SqlShape}, the one the writer inventory shows for the same statement.
      */
-    static Row judge(Planner planner, StatementSources.Seen s) {
+    static @Nullable Row judge(Planner planner, StatementSources.Seen s) {
         String text = SqlShape.withJdbcParameters(s.text());
         String display = SqlShape.of(s.text());
         boolean concerns = planner.concerns(text);
@@ -212,7 +218,8 @@ final class AuditCommand implements Command {
         if (r.verdict() != Verdict.REFUSED) {
             return "";
         }
-        String m = r.reason().replaceFirst("^fenced: ", "");
+        String m = java.util.Objects.requireNonNull(r.reason(), "a refused row has a reason")
+                .replaceFirst("^fenced: ", "");
         int at = m.indexOf(" refused: ");
         return at < 0 ? m : m.substring(at + " refused: ".length());
     }
@@ -220,7 +227,7 @@ final class AuditCommand implements Command {
     private static void print(
             Invocation inv,
             Output.Format format,
-            String source,
+            @Nullable String source,
             List<Row> rows,
             long others,
             boolean refuses,

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code check}: is every protected table ready for enforce mode? The fence column, the relations that share or
@@ -69,7 +70,7 @@ final class CheckCommand implements Command {
         FencedConfig config = inv.configWithTables();
         Output.Format format = inv.format();
         Migration.Format migrationFormat = null;
-        Path migrationDir = null;
+        @Nullable Path migrationDir = null;
         if (inv.args().has(MIGRATION)) {
             migrationFormat =
                     Migration.Format.parse(inv.args().values(MIGRATION).get(0));
@@ -99,11 +100,16 @@ final class CheckCommand implements Command {
         }
         List<ColumnFix> fixes = new ArrayList<>();
         tables.forEach(t -> fixes.addAll(t.fixes));
-        String wrote = null;
+        @Nullable String wrote = null;
         if (migrationFormat != null) {
             wrote = fixes.isEmpty()
                     ? "nothing to migrate: every fence column is in place"
-                    : "wrote " + Migration.write(migrationFormat, migrationDir, fixes, ZonedDateTime.now());
+                    : "wrote "
+                            + Migration.write(
+                                    migrationFormat,
+                                    java.util.Objects.requireNonNull(migrationDir),
+                                    fixes,
+                                    ZonedDateTime.now());
         }
         // a standby (missing at the server level) needs action however ready its tables are
         // a role that cannot write the table or use fenced's objects is not ready, however the tables look
@@ -113,9 +119,9 @@ final class CheckCommand implements Command {
         server = new ArrayList<>(server);
         server.addAll(role);
         switch (format) {
-            case JSON -> inv.out().print(Output.json(json(inv.url(), server, tables, reaching, ready, wrote)));
-            case MARKDOWN -> markdown(inv.out(), inv.url(), server, tables, reaching, ready, fixes, wrote);
-            default -> text(inv.out(), inv.url(), server, tables, reaching, ready, fixes, wrote);
+            case JSON -> inv.out().print(Output.json(json(inv.requiredUrl(), server, tables, reaching, ready, wrote)));
+            case MARKDOWN -> markdown(inv.out(), inv.requiredUrl(), server, tables, reaching, ready, fixes, wrote);
+            default -> text(inv.out(), inv.requiredUrl(), server, tables, reaching, ready, fixes, wrote);
         }
         return ready ? CliException.OK : CliException.ACTION;
     }
@@ -126,7 +132,7 @@ final class CheckCommand implements Command {
             List<TableCheck> tables,
             List<Finding> reaching,
             boolean ready,
-            String wrote) {
+            @Nullable String wrote) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("url", ConnectionFactory.masked(url));
         m.put("ready", ready);
@@ -147,7 +153,7 @@ final class CheckCommand implements Command {
             List<Finding> reaching,
             boolean ready,
             List<ColumnFix> fixes,
-            String wrote) {
+            @Nullable String wrote) {
         out.println("fenced check " + ConnectionFactory.masked(url));
         out.println();
         out.println("server");
@@ -183,7 +189,7 @@ final class CheckCommand implements Command {
             List<Finding> reaching,
             boolean ready,
             List<ColumnFix> fixes,
-            String wrote) {
+            @Nullable String wrote) {
         out.println("# fenced check " + ConnectionFactory.masked(url));
         out.println();
         Output.Table state = new Output.Table("table", "mode", "roll-out state");

@@ -1,9 +1,14 @@
 package dev.fenced.internal.cli;
 
 import dev.fenced.internal.config.TableName;
+import org.jspecify.annotations.Nullable;
 
 /** A fence column to add ({@code currentType} null) or to change to bigint, on one relation. */
-record ColumnFix(String schema, String table, String column, String currentType) {
+record ColumnFix(
+        String schema,
+        String table,
+        String column,
+        @Nullable String currentType) {
 
     String relation() {
         return new TableName(schema, table).toString();

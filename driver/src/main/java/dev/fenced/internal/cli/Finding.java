@@ -2,9 +2,10 @@ package dev.fenced.internal.cli;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** One line of a check: what was found, how much it matters, and the SQL that fixes it (or null). */
-record Finding(Level level, String text, String fix) {
+record Finding(Level level, String text, @Nullable String fix) {
 
     enum Level {
         /** As it should be. */
@@ -29,7 +30,7 @@ record Finding(Level level, String text, String fix) {
         return new Finding(Level.WARN, text, null);
     }
 
-    static Finding missing(String text, String fix) {
+    static Finding missing(String text, @Nullable String fix) {
         return new Finding(Level.MISSING, text, fix);
     }
 

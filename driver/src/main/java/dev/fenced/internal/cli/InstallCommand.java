@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code install}: creates, as the administrator who runs it, every object fenced needs, with the first connect's
@@ -89,7 +90,7 @@ final class InstallCommand implements Command {
                 return print(inv.out(), c, config, role, eventTrigger);
             }
             SchemaInstall.Installed done = SchemaInstall.install(c, config, role, eventTrigger);
-            report(inv.out(), inv.url(), done, role);
+            report(inv.out(), inv.requiredUrl(), done, role);
             return CliException.OK;
         } catch (FencingException e) {
             throw CliException.action(Database.oneLine(e));
@@ -100,7 +101,8 @@ final class InstallCommand implements Command {
         }
     }
 
-    private static int print(PrintStream out, Connection c, FencedConfig config, String role, boolean eventTrigger)
+    private static int print(
+            PrintStream out, Connection c, FencedConfig config, @Nullable String role, boolean eventTrigger)
             throws SQLException {
         SqlRecorder recorder = new SqlRecorder();
         c.setAutoCommit(false);
@@ -124,7 +126,7 @@ final class InstallCommand implements Command {
         return CliException.OK;
     }
 
-    private static void report(PrintStream out, String url, SchemaInstall.Installed done, String role) {
+    private static void report(PrintStream out, String url, SchemaInstall.Installed done, @Nullable String role) {
         out.println("fenced install " + ConnectionFactory.masked(url));
         if (done.tombstones() != null) {
             out.println("  tombstone table " + done.tombstones() + ", its key and check functions, the check triggers");

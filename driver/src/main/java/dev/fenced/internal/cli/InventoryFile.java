@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The writer inventory's report ({@code fenced.observe.report}), read back by {@code check --inventory}: the
@@ -24,7 +25,7 @@ record InventoryFile(Path path, String written, long dropped, List<Table> tables
     record Table(String table, String mode) {}
 
     /** One writer that needs work: a statement shape sent to a table from a call site. */
-    record Writer(String table, String kind, String reason, String shape, String callSite, long shapeWrites) {
+    record Writer(String table, String kind, @Nullable String reason, String shape, String callSite, long shapeWrites) {
         boolean unfenceable() {
             return kind.equals("unfenceable");
         }
@@ -55,6 +56,7 @@ record InventoryFile(Path path, String written, long dropped, List<Table> tables
     }
 
     /** The application's entry for a table check names, or null when the report does not list it. */
+    @Nullable
     Table table(TableName name) {
         for (Table t : tables) {
             if (same(t.table(), name)) {
@@ -135,7 +137,7 @@ record InventoryFile(Path path, String written, long dropped, List<Table> tables
         return s;
     }
 
-    private static String optional(Map<?, ?> m, String key) {
+    private static @Nullable String optional(Map<?, ?> m, String key) {
         return m.get(key) instanceof String s ? s : null;
     }
 

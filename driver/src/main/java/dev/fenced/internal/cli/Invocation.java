@@ -7,13 +7,14 @@ import dev.fenced.internal.jdbc.ConnectionFactory;
 import java.io.PrintStream;
 import java.sql.Connection;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** One run of a command: its arguments, where it writes, and the configuration read as the driver reads it. */
 final class Invocation {
 
     private final Args args;
     private final PrintStream out;
-    private FencedConfig config;
+    private @Nullable FencedConfig config;
 
     Invocation(Args args, PrintStream out) {
         this.args = args;
@@ -29,6 +30,7 @@ final class Invocation {
     }
 
     /** The {@code --url}, or null. */
+    @Nullable
     String url() {
         return args.value(Option.URL);
     }
@@ -45,7 +47,7 @@ final class Invocation {
                         : Map.of();
                 config = ConfigLoader.forCommandLine(fromUrl, args.fencedKeys());
             } catch (FencingException e) {
-                throw CliException.usage(e.getMessage());
+                throw CliException.usage(String.valueOf(e.getMessage()));
             }
         }
         return config;
@@ -61,23 +63,24 @@ final class Invocation {
         return c;
     }
 
-    /** A read-only connection to the {@code --url}, which the command needs. */
-    Connection connect() throws CliException {
+    /** The {@code --url}, which the command needs: bad usage without it. */
+    String requiredUrl() throws CliException {
         String url = url();
         if (url == null) {
             throw CliException.usage(
                     "give --url jdbc:postgresql://host:port/db?user=... (or a jdbc:fenced:postgresql:" + " URL)");
         }
-        return Database.open(url);
+        return url;
+    }
+
+    /** A read-only connection to the {@code --url}, which the command needs. */
+    Connection connect() throws CliException {
+        return Database.open(requiredUrl());
     }
 
     /** A connection to the {@code --url} that may write ({@code install}). */
     Connection connectForWrites() throws CliException {
-        if (url() == null) {
-            throw CliException.usage(
-                    "give --url jdbc:postgresql://host:port/db?user=... (or a jdbc:fenced:postgresql:" + " URL)");
-        }
-        return Database.openForWrites(url());
+        return Database.openForWrites(requiredUrl());
     }
 
     /** The {@code --format}: text unless json or markdown was asked for. */

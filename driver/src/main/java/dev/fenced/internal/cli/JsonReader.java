@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads one JSON value (RFC 8259) into maps, lists, strings, numbers ({@link Long}, or {@link Double} with a
@@ -29,7 +30,7 @@ final class JsonReader {
     }
 
     /** The one value the whole text holds (whitespace around it allowed). */
-    static Object parse(String text) throws Malformed {
+    static @Nullable Object parse(String text) throws Malformed {
         JsonReader r = new JsonReader(text);
         r.space();
         Object v = r.value();
@@ -40,7 +41,7 @@ final class JsonReader {
         return v;
     }
 
-    private Object value() throws Malformed {
+    private @Nullable Object value() throws Malformed {
         if (at >= s.length()) {
             throw fail("the text ends where a value should be");
         }
@@ -176,7 +177,7 @@ final class JsonReader {
         }
     }
 
-    private Object word(String w, Object v) throws Malformed {
+    private @Nullable Object word(String w, @Nullable Object v) throws Malformed {
         if (!s.startsWith(w, at)) {
             throw fail("unexpected word");
         }

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code java -jar fenced-driver-<version>.jar <command> [options]}: the roll-out tool. Exit status 0 when all
@@ -37,7 +38,7 @@ public final class Main {
             }
             return dispatch(Arrays.asList(argv), out);
         } catch (CliException e) {
-            err.println(prefixed(e.getMessage()));
+            err.println(prefixed(String.valueOf(e.getMessage())));
             return e.exitStatus();
         } catch (RuntimeException | LinkageError e) {
             err.println("fenced: unexpected error: " + e);
@@ -61,7 +62,7 @@ public final class Main {
 
     /** Runs the command again in a class loader that has pgjdbc beside the driver's classes. */
     private static int runWithPgjdbc(String[] argv, PrintStream out, PrintStream err) throws CliException {
-        String explicit = null;
+        @Nullable String explicit = null;
         for (int i = 0; i < argv.length; i++) {
             if (argv[i].equals(Option.PGJDBC.name()) && i + 1 < argv.length) {
                 explicit = argv[i + 1];

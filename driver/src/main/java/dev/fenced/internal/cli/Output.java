@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** Tables and JSON for the commands' reports: one renderer for text, markdown and json. */
 final class Output {
@@ -15,7 +16,7 @@ final class Output {
         JSON,
         MARKDOWN;
 
-        static Format parse(String value) throws CliException {
+        static Format parse(@Nullable String value) throws CliException {
             if (value == null) {
                 return TEXT;
             }
@@ -36,7 +37,7 @@ final class Output {
             this.headers = List.of(headers);
         }
 
-        Table row(String... cells) {
+        Table row(@Nullable String... cells) {
             rows.add(List.of(cells));
             return this;
         }

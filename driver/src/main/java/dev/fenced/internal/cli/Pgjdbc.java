@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds pgjdbc for {@code java -jar}: the driver jar does not contain it (applications bring their own). In
@@ -36,7 +37,7 @@ final class Pgjdbc {
     }
 
     /** The pgjdbc jar to run with: the one {@code --pgjdbc} names, else the first candidate that exists. */
-    static Path locate(String explicitJar) throws CliException {
+    static Path locate(@Nullable String explicitJar) throws CliException {
         if (explicitJar != null) {
             Path jar = Path.of(explicitJar);
             if (!Files.isRegularFile(jar)) {
@@ -130,13 +131,13 @@ final class Pgjdbc {
         return b.toString();
     }
 
-    private static Path ownDirectory() {
+    private static @Nullable Path ownDirectory() {
         Path self = ownLocation();
         return self != null && Files.isRegularFile(self) ? self.getParent() : null;
     }
 
     /** The jar (or class directory) this class was loaded from. */
-    private static Path ownLocation() {
+    private static @Nullable Path ownLocation() {
         try {
             return Path.of(Pgjdbc.class
                     .getProtectionDomain()

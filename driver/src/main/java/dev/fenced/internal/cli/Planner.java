@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The driver's rewriter, built as the driver builds it: from what the catalog says when there is a database
@@ -36,7 +37,7 @@ final class Planner {
      * With {@code asEnforced}, tables in observe mode are planned as enforce mode would plan them: what the audit
      * asks is what enforce would refuse. Tables turned off stay off.
      */
-    static Planner of(FencedConfig config, Connection connection, boolean asEnforced) throws CliException {
+    static Planner of(FencedConfig config, @Nullable Connection connection, boolean asEnforced) throws CliException {
         List<ProtectedTable> tables = new ArrayList<>();
         for (ProtectedTable t : config.tables()) {
             tables.add(

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code install --print}: the install runs as it would, on a connection in one transaction that is rolled back at
@@ -113,7 +114,8 @@ final class SqlRecorder {
 
     /** One call on the wrapped object. */
     private interface Call {
-        Object on(Method method, Object[] args) throws Exception;
+        @Nullable
+        Object on(Method method, @Nullable Object[] args) throws Exception;
     }
 
     private static <T> T proxy(Class<T> type, T target, Call call) {

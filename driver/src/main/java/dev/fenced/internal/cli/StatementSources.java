@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where {@code audit} takes the application's statements from: {@code pg_stat_statements} on the live database,
@@ -150,7 +151,7 @@ final class StatementSources {
      * The view's name with the schema its extension was created in, or null when it is not installed: read from
      * the catalog, so a {@code pg_stat_statements} earlier on the session's search_path is never read instead.
      */
-    private static String viewOf(Connection c) throws SQLException {
+    private static @Nullable String viewOf(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.quote_ident(n.nspname)"
                         + " FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n"
                         + " ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
