@@ -77,7 +77,11 @@ final class Planner {
     static String parameterPlan(RewritePlan.Fenced plan) {
         StringBuilder b = new StringBuilder();
         for (int i = 1; i <= plan.userParameterCount(); i++) {
-            b.append(i == 1 ? "" : ", ").append("?").append(i).append(" -> ").append(dollars(plan.delegateIndexes(i)));
+            b.append(i == 1 ? "" : ", ")
+                    .append("?")
+                    .append(i)
+                    .append(" -> ")
+                    .append(dollars(java.util.Objects.requireNonNull(plan.delegateIndexes(i))));
         }
         if (b.length() > 0) {
             b.append("; ");

@@ -10,6 +10,7 @@ import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.CCJSqlParserConstants;
 import net.sf.jsqlparser.parser.StringProvider;
 import net.sf.jsqlparser.statement.Statements;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs JSqlParser on the caller's thread, in simple mode only, under a deadline.
@@ -121,7 +122,7 @@ final class BoundedParser {
         return new ParseFailure("parsing took longer than fenced.parseTimeout (" + timeout.toMillis() + " ms)", true);
     }
 
-    private static String firstLine(String message) {
+    private static String firstLine(@Nullable String message) {
         if (message == null) {
             return "the SQL parser could not read it";
         }

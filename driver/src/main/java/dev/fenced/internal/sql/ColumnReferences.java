@@ -6,6 +6,7 @@ import java.util.List;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.ExpressionVisitorAdapter;
 import net.sf.jsqlparser.schema.Column;
+import org.jspecify.annotations.Nullable;
 
 /** Collects the column references of an expression (not descending into subqueries). */
 final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
@@ -28,7 +29,7 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
      * True if {@code value} reads one of {@code targets} of the row being written: an unqualified
      * reference, or one qualified with the row's own {@code qualifier}.
      */
-    static String readsOwnColumn(Expression value, List<Column> targets, String qualifier) {
+    static @Nullable String readsOwnColumn(Expression value, List<Column> targets, String qualifier) {
         for (Column ref : of(value)) {
             String refTable = ref.getTable() == null ? null : ref.getTable().getName();
             if (refTable != null && !TableName.fold(refTable).equals(TableName.fold(qualifier))) {

@@ -9,6 +9,7 @@ import java.util.Locale;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.statement.delete.Delete;
+import org.jspecify.annotations.Nullable;
 
 /**
  * DELETE: the stale check goes behind the statement's own WHERE. That WHERE is printed twice, so
@@ -71,7 +72,7 @@ final class DeleteFencer {
      * words they can only be clauses of a subquery. A LIMIT, OFFSET or FETCH is accepted when its own query
      * level (parenthesis depth) has an ORDER BY before it.
      */
-    static String unrepeatableSubqueryIn(String text) {
+    static @Nullable String unrepeatableSubqueryIn(String text) {
         List<Token> tokens = SqlLexer.tokenize(text);
         Deque<Boolean> ordered = new ArrayDeque<>();
         ordered.push(false);
@@ -99,7 +100,7 @@ final class DeleteFencer {
     }
 
     /** Lexically: any {@code name(} whose name is a known volatile function, subqueries included. */
-    static String volatileFunctionIn(String text, FencingTargets targets) {
+    static @Nullable String volatileFunctionIn(String text, FencingTargets targets) {
         List<Token> tokens = SqlLexer.tokenize(text);
         for (int i = 0; i + 1 < tokens.size(); i++) {
             Token t = tokens.get(i);

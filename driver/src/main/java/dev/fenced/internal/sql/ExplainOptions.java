@@ -2,6 +2,7 @@ package dev.fenced.internal.sql;
 
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether an EXPLAIN runs the statement it explains, read as PostgreSQL's grammar ({@code gram.y}'s
@@ -115,7 +116,7 @@ final class ExplainOptions {
     }
 
     /** The value of a plain {@code '...'} string with no backslash (read the same whatever the settings), or null. */
-    private static String plainString(String text) {
+    private static @Nullable String plainString(String text) {
         if (text.length() < 2 || !text.startsWith("'") || !text.endsWith("'") || text.contains("\\")) {
             return null;
         }

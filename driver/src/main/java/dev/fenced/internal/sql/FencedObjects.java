@@ -3,6 +3,7 @@ package dev.fenced.internal.sql;
 import dev.fenced.internal.config.TableName;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * DDL on the objects fenced itself relies on: the tombstone table and its check and key functions, the lease table
@@ -32,7 +33,7 @@ final class FencedObjects {
     }
 
     /** The fenced object a DDL statement changes, or null when it changes none of them. */
-    static String changedBy(List<Token> tokens, String firstWord, FencingTargets targets) {
+    static @Nullable String changedBy(List<Token> tokens, String firstWord, FencingTargets targets) {
         boolean create = firstWord.equals("CREATE");
         if (!create && !firstWord.equals("ALTER") && !firstWord.equals("DROP") && !firstWord.equals("TRUNCATE")) {
             return null;

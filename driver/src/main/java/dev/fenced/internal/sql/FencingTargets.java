@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the rewriter protects: the registered tables, the tables the catalog showed to share their rows
@@ -70,7 +71,7 @@ public final class FencingTargets {
     /** Catalog facts per protected relation (by its name in {@link #tables}); empty without a catalog. */
     private final Map<TableName, TableShape> shapes;
     /** The table tombstones are kept in, or null when deletes leave none. */
-    private final TableName tombstoneTable;
+    private final @Nullable TableName tombstoneTable;
 
     /**
      * The function names (any volatility) a catalog read found: a name called that is not among them was created
@@ -114,7 +115,7 @@ public final class FencingTargets {
             Map<TableName, String> indirect,
             Set<String> volatileFunctions,
             Map<TableName, TableShape> shapes,
-            TableName tombstoneTable) {
+            @Nullable TableName tombstoneTable) {
         return new FencingTargets(tables, indirect, volatileFunctions, shapes, tombstoneTable, KnownFunctions.NOT_READ);
     }
 
@@ -124,7 +125,7 @@ public final class FencingTargets {
             Map<TableName, String> indirect,
             Set<String> volatileFunctions,
             Map<TableName, TableShape> shapes,
-            TableName tombstoneTable,
+            @Nullable TableName tombstoneTable,
             Set<String> functions) {
         return new FencingTargets(
                 tables, indirect, volatileFunctions, shapes, tombstoneTable, KnownFunctions.read(functions));
@@ -135,7 +136,7 @@ public final class FencingTargets {
             Map<TableName, String> indirect,
             Set<String> volatileFunctions,
             Map<TableName, TableShape> shapes,
-            TableName tombstoneTable,
+            @Nullable TableName tombstoneTable,
             KnownFunctions knownFunctions) {
         this.knownFunctions = knownFunctions;
         this.shapes = Collections.unmodifiableMap(new LinkedHashMap<>(shapes));
@@ -281,6 +282,7 @@ public final class FencingTargets {
      * The protected table a reference may resolve to, or null. When several entries match (overlapping
      * {@code archive.t} and {@code t}), the strictest mode wins: the first entry in the strictest mode.
      */
+    @Nullable
     ProtectedTable tableFor(TableName reference) {
         ProtectedTable best = null;
         for (ProtectedTable t : tables) {
@@ -324,6 +326,7 @@ public final class FencingTargets {
      * For a reference that may reach protected rows without being a protected table (a view that reads
      * one, a parent table without the fence column): why a write to it is refused; else null.
      */
+    @Nullable
     String indirectReason(TableName reference) {
         for (Map.Entry<TableName, String> v : indirect.entrySet()) {
             if (v.getKey().matchedBy(reference)) {
@@ -334,11 +337,13 @@ public final class FencingTargets {
     }
 
     /** What the catalog said about a protected relation, or null when it was not read (or is ambiguous). */
+    @Nullable
     TableShape shapeOf(ProtectedTable table) {
         return shapes.get(table.name());
     }
 
     /** The tombstone table, or null when deletes leave no tombstones. */
+    @Nullable
     TableName tombstoneTable() {
         return tombstoneTable;
     }

@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Guards against JSqlParser printing something that means other than what it read. Re-parsing cannot see
@@ -18,7 +19,7 @@ final class FidelityCheck {
      * Null when {@code printed} is {@code original} token for token; otherwise the first difference. The
      * original's {@code ?} are compared as the {@code ?1 ?2 ...} the parser was given.
      */
-    static String difference(List<Token> original, List<Token> printed) {
+    static @Nullable String difference(List<Token> original, List<Token> printed) {
         int i = 0;
         int j = 0;
         int param = 0;
@@ -31,7 +32,7 @@ final class FidelityCheck {
                             ? Token.Kind.PARAMETER + "?" + (param + 1)
                             : key(a);
             String kb = b == null ? null : key(b);
-            if (ka != null && ka.equals(kb)) {
+            if (a != null && ka != null && ka.equals(kb)) {
                 if (a.kind() == Token.Kind.PARAMETER) {
                     param++;
                 }
@@ -44,7 +45,7 @@ final class FidelityCheck {
             } else {
                 return "the SQL parser would change the statement ("
                         + (a == null
-                                ? "adds `" + b.text() + "` at the end"
+                                ? "adds `" + java.util.Objects.requireNonNull(b).text() + "` at the end"
                                 : b == null
                                         ? "drops `" + a.text() + "` at the end"
                                         : "`" + a.text() + "` at offset " + a.start() + " becomes `" + b.text() + "`")

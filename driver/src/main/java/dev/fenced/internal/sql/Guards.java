@@ -14,6 +14,7 @@ import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.schema.Table;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL fenced adds, built as JSqlParser nodes. Built, not parsed from text: JSqlParser took ~180 µs to parse
@@ -44,7 +45,7 @@ final class Guards {
 
     /** The value for {@code SET <column> = ...} on a protected row. */
     static Expression setValue(
-            String qualifier,
+            @Nullable String qualifier,
             String column,
             String tableLabel,
             int tokenIndex,
@@ -107,7 +108,7 @@ final class Guards {
     }
 
     /** The row's fence column, {@code <qualifier>.<column>}, or the bare column when {@code qualifier} is null. */
-    private static Column fence(String qualifier, String column) {
+    private static Column fence(@Nullable String qualifier, String column) {
         return qualifier == null
                 ? new Column(TableName.quote(column))
                 : new Column(new Table(qualifier), TableName.quote(column));
@@ -123,7 +124,7 @@ final class Guards {
      * function that rejects it, carrying the row's token and the table. Every failure reads the row's column, so
      * the planner can never fold it to a constant.
      */
-    private static Expression staleText(String qualifier, String column, String tableLabel) {
+    private static Expression staleText(@Nullable String qualifier, String column, String tableLabel) {
         return new Function(
                 "pg_catalog.concat",
                 new StringValue(MARKER),

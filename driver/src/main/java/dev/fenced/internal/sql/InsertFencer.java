@@ -53,6 +53,7 @@ final class InsertFencer {
             if (columns == null || columns.isEmpty()) {
                 TableShape shape = ctx.targets.shapeOf(table);
                 columns = PositionalColumns.name(insert, table, shape);
+                TableShape described = java.util.Objects.requireNonNull(shape, "name() refuses a table with no shape");
                 insert.setColumns(columns);
                 String written = insert.getTable().getFullyQualifiedName();
                 // The check is the same for every row and every VALUES row is evaluated, so the first row carries it
@@ -64,7 +65,7 @@ final class InsertFencer {
                         return tokenParameter(ctx);
                     }
                     checked[0] = true;
-                    return PositionalColumns.checkedToken(written, shape, ctx.tokenIndex, table.displayName());
+                    return PositionalColumns.checkedToken(written, described, ctx.tokenIndex, table.displayName());
                 };
             }
             for (Column c : columns) {

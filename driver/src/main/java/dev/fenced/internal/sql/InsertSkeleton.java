@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The places fenced needs in an {@code INSERT INTO target [AS alias] (columns) [OVERRIDING ... VALUE] source
@@ -41,7 +42,7 @@ record InsertSkeleton(
     /** Top-level words that make a query more than one plain SELECT. */
     private static final Set<String> SET_OPERATIONS = Set.of("UNION", "INTERSECT", "EXCEPT");
 
-    static InsertSkeleton read(List<Token> tokens) {
+    static @Nullable InsertSkeleton read(List<Token> tokens) {
         if (tokens.size() < 3
                 || !tokens.get(0).isWord("INSERT")
                 || !tokens.get(1).isWord("INTO")
@@ -94,7 +95,7 @@ record InsertSkeleton(
     }
 
     /** The target columns' first names, or null unless each item is a name with fields or subscripts after it. */
-    private static List<String> columnNames(List<Token> tokens, int from, int to) {
+    private static @Nullable List<String> columnNames(List<Token> tokens, int from, int to) {
         List<String> names = new ArrayList<>();
         boolean expectName = true;
         int depth = 0;
@@ -164,7 +165,7 @@ record InsertSkeleton(
      * hold {@code width} values; an empty list for VALUES rows of another width; null for any other source (VALUES
      * followed by ORDER BY, LIMIT or a set operation is a query).
      */
-    private static List<Integer> valuesRows(List<Token> tokens, int from, int to, int width) {
+    private static @Nullable List<Integer> valuesRows(List<Token> tokens, int from, int to, int width) {
         if (!tokens.get(from).isWord("VALUES")) {
             return null;
         }

@@ -2,6 +2,7 @@ package dev.fenced.internal.sql;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The user's string constants, kept out of JSqlParser's way. PostgreSQL has string forms JSqlParser lexes
@@ -16,6 +17,7 @@ final class Literals {
     private final List<String> originals = new ArrayList<>();
 
     /** The placeholder standing for {@code original} in the parser's text. */
+    @Nullable
     String placeholder(String original) {
         originals.add(original);
         return "'#" + (originals.size() - 1) + "'";
@@ -25,6 +27,7 @@ final class Literals {
      * {@code printed} with every placeholder replaced by its literal; null when that is not exactly the same
      * tokens with the literals in place (a literal that would merge with a neighbour, an unknown placeholder).
      */
+    @Nullable
     String restore(String printed) {
         List<Token> tokens;
         try {

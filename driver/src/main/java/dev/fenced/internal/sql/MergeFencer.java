@@ -147,7 +147,11 @@ final class MergeFencer {
                     PositionalColumns.name(values.size(), table, ctx.targets.shapeOf(table)));
             insert.setColumns(columns);
             token = PositionalColumns.checkedToken(
-                    writtenTable, ctx.targets.shapeOf(table), ctx.tokenIndex, table.displayName());
+                    writtenTable,
+                    java.util.Objects.requireNonNull(
+                            ctx.targets.shapeOf(table), "name() refuses a table with no shape"),
+                    ctx.tokenIndex,
+                    table.displayName());
         }
         for (Column c : columns) {
             if (TableName.fold(c.getColumnName()).equals(table.column())) {

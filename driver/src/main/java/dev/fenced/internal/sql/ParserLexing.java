@@ -5,6 +5,7 @@ import java.util.List;
 import net.sf.jsqlparser.parser.CCJSqlParserTokenManager;
 import net.sf.jsqlparser.parser.SimpleCharStream;
 import net.sf.jsqlparser.parser.StringProvider;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks that JSqlParser's own token manager cuts a text where PostgreSQL does. JSqlParser builds its tree
@@ -23,7 +24,7 @@ final class ParserLexing {
     private ParserLexing() {}
 
     /** Null when the two lexers agree on {@code text}; otherwise where and how they differ. */
-    static String disagreement(String text, List<Token> postgres) {
+    static @Nullable String disagreement(String text, List<Token> postgres) {
         List<String> images = new ArrayList<>();
         try {
             // Sized to the text (the default buffer is 4,096 characters plus two int arrays of that length), and the

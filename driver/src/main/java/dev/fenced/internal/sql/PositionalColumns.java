@@ -22,6 +22,7 @@ import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.SelectItem;
 import net.sf.jsqlparser.statement.select.SetOperationList;
 import net.sf.jsqlparser.statement.select.Values;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Names the columns of an INSERT written without a column list, exactly as PostgreSQL maps its values: the
@@ -37,12 +38,12 @@ final class PositionalColumns {
 
     private PositionalColumns() {}
 
-    static ExpressionList<Column> name(Insert insert, ProtectedTable table, TableShape shape) throws Refusal {
+    static ExpressionList<Column> name(Insert insert, ProtectedTable table, @Nullable TableShape shape) throws Refusal {
         return name(valueCount(insert.getSelect(), table), table, shape);
     }
 
     /** The first {@code values} live columns, for a row of that many positional values. */
-    static ExpressionList<Column> name(int values, ProtectedTable table, TableShape shape) throws Refusal {
+    static ExpressionList<Column> name(int values, ProtectedTable table, @Nullable TableShape shape) throws Refusal {
         if (shape == null) {
             throw new Refusal(
                     table.displayName(),

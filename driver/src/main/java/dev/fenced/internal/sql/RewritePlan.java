@@ -3,6 +3,7 @@ package dev.fenced.internal.sql;
 import dev.fenced.FencingMode;
 import dev.fenced.UnsupportedStatementException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What to do with one SQL text, decided once and cached: pass it through untouched ({@link Passthrough}), send
@@ -117,7 +118,7 @@ public sealed interface RewritePlan permits RewritePlan.Passthrough, RewritePlan
         }
 
         /** Delegate indexes for user parameter {@code userIndex} (1-based), or null when out of range. */
-        public int[] delegateIndexes(int userIndex) {
+        public int @Nullable [] delegateIndexes(int userIndex) {
             if (userIndex < 1 || userIndex > userToDelegate.length) {
                 return null;
             }

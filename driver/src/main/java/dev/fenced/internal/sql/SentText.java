@@ -2,6 +2,7 @@ package dev.fenced.internal.sql;
 
 import java.sql.SQLException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.core.NativeQuery;
 import org.postgresql.core.Parser;
 
@@ -21,7 +22,7 @@ final class SentText {
      * text) in order; otherwise the first user token it lost. Whatever JSqlParser printed around fenced's
      * fragments, a user token swallowed into a string or comment, or merged with a neighbour, is missing here.
      */
-    static String lostUserToken(List<Token> roundTrip, List<Token> printed) {
+    static @Nullable String lostUserToken(List<Token> roundTrip, List<Token> printed) {
         int j = 0;
         for (int i = 0; i < roundTrip.size(); i++) {
             Token t = roundTrip.get(i);
@@ -48,7 +49,7 @@ final class SentText {
      * entry of the same batch or text calling a function that sets it) is seen by the server before this text is
      * parsed and by fenced only afterwards; a text that reads the same either way cannot be moved by it.
      */
-    static String dependsOnConformingStrings(String sql, List<Token> on) {
+    static @Nullable String dependsOnConformingStrings(String sql, List<Token> on) {
         List<Token> off;
         try {
             off = SqlLexer.tokenizeStrict(sql, false, SqlLexer.Mode.JDBC);
@@ -79,12 +80,12 @@ final class SentText {
      * Null when pgjdbc, given {@code sql} to prepare, binds exactly {@code parameters} placeholders and each
      * {@code $n} it writes is a parameter to PostgreSQL; otherwise the difference.
      */
-    static String jdbcDisagreement(String sql, int parameters) {
+    static @Nullable String jdbcDisagreement(String sql, int parameters) {
         String on = jdbcDisagreement(sql, parameters, true);
         return on != null ? on : jdbcDisagreement(sql, parameters, false);
     }
 
-    private static String jdbcDisagreement(String sql, int parameters, boolean standardConformingStrings) {
+    private static @Nullable String jdbcDisagreement(String sql, int parameters, boolean standardConformingStrings) {
         try {
             if (!Parser.replaceProcessing(sql, true, standardConformingStrings).equals(sql)) {
                 return "JDBC escape syntax ({...}) in the fenced text";

@@ -4,6 +4,7 @@ import dev.fenced.internal.config.TableName;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds, lexically, a statement that could turn a boolean setting off ({@code standard_conforming_strings}),
@@ -23,7 +24,7 @@ public final class SettingChanges {
     private SettingChanges() {}
 
     /** A description of what in {@code sql} could turn {@code setting} off, or null. */
-    public static String turnsOff(String sql, String setting) {
+    public static @Nullable String turnsOff(String sql, String setting) {
         if (CLEAN.contains(sql)) {
             return null;
         }
@@ -83,7 +84,7 @@ public final class SettingChanges {
     }
 
     /** Null for an allowed mention of the setting's name at {@code i}. */
-    private static String mention(List<Token> tokens, int i) {
+    private static @Nullable String mention(List<Token> tokens, int i) {
         Token prev = i > 0 ? tokens.get(i - 1) : null;
         if (prev != null && (prev.isWord("SHOW") || prev.isWord("RESET"))) {
             return null;

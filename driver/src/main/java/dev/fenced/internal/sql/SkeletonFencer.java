@@ -7,8 +7,10 @@ import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.log.Logs;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fences, by position, one UPDATE ({@link UpdateSkeleton}) or INSERT ({@link InsertSkeleton}) that JSqlParser cannot
@@ -46,7 +48,7 @@ final class SkeletonFencer {
     }
 
     /** The fenced plan, or null when the statement is not read or does not write a protected table. */
-    RewritePlan.Fenced fence(boolean tokenMayBeNull) throws Refusal {
+    RewritePlan.@Nullable Fenced fence(boolean tokenMayBeNull) throws Refusal {
         UpdateSkeleton update = UpdateSkeleton.read(statement);
         if (update != null) {
             ProtectedTable table = protectedTable(update.target(), update.columns());
@@ -60,7 +62,7 @@ final class SkeletonFencer {
         return null;
     }
 
-    private ProtectedTable protectedTable(TableName target, List<String> columns) throws Refusal {
+    private @Nullable ProtectedTable protectedTable(TableName target, List<String> columns) throws Refusal {
         String indirect = targets.indirectReason(target);
         if (indirect != null) {
             throw Refusal.indirectWrite(target, indirect);
@@ -189,8 +191,8 @@ final class SkeletonFencer {
         if (problem == null) {
             List<Token> expected = new ArrayList<>(userTokens);
             // from the last place to the first, so each index still names the user's token
-            for (Integer at : fragments.descendingKeySet()) {
-                expected.addAll(offset + at, SqlLexer.tokenize(fragments.get(at)));
+            for (Map.Entry<Integer, String> at : fragments.descendingMap().entrySet()) {
+                expected.addAll(offset + at.getKey(), SqlLexer.tokenize(at.getValue()));
             }
             problem = sameTokens(expected, printedTokens);
         }
@@ -207,7 +209,7 @@ final class SkeletonFencer {
     }
 
     /** Null when the fenced text lexes as the user's tokens with fenced's fragments in their places (kind and text). */
-    private static String sameTokens(List<Token> want, List<Token> printed) {
+    private static @Nullable String sameTokens(List<Token> want, List<Token> printed) {
         if (want.size() != printed.size()) {
             return "the fenced text does not lex as the statement with fenced's fragments";
         }

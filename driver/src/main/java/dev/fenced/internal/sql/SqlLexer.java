@@ -2,6 +2,7 @@ package dev.fenced.internal.sql;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Splits SQL into tokens exactly where PostgreSQL's scanner ({@code src/backend/parser/scan.l}) splits it:
@@ -46,7 +47,7 @@ final class SqlLexer {
     private final boolean standardConformingStrings;
     private final Mode mode;
     private int pos;
-    private String error;
+    private @Nullable String error;
     private boolean errorEveryVersionRejects;
 
     private SqlLexer(String sql, boolean standardConformingStrings, Mode mode) {

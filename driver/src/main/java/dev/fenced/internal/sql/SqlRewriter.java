@@ -17,6 +17,7 @@ import net.sf.jsqlparser.statement.delete.Delete;
 import net.sf.jsqlparser.statement.insert.Insert;
 import net.sf.jsqlparser.statement.merge.Merge;
 import net.sf.jsqlparser.statement.update.Update;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides, for one SQL text, what fenced sends instead: the whole pipeline from the text pre-filter to
@@ -92,7 +93,7 @@ public final class SqlRewriter {
         } catch (Refusal r) {
             // the strictest mode of every protected name the text reaches decides, not the one refused first
             TextFacts.Mention mention = TextFacts.mention(sql, targets);
-            FencingMode mode = TextFacts.stricter(modeOf(r.table), mention == null ? null : mention.mode());
+            FencingMode mode = TextFacts.stricter(mention == null ? null : mention.mode(), modeOf(r.table));
             if (TextFacts.hasDoBlock(sql)) {
                 // a DO block can write any table, named or not
                 for (ProtectedTable t : targets.tables()) {
@@ -122,12 +123,14 @@ public final class SqlRewriter {
         List<StatementClassifier.Piece> pieces = StatementClassifier.split(tokens);
         boolean parse = false;
         boolean schemaChange = false;
-        String mentioned = null;
-        String ddl = null;
+        @Nullable String mentioned = null;
+        @Nullable String ddl = null;
         for (StatementClassifier.Piece piece : pieces) {
             StatementClassifier.classify(piece, sql, targets);
             if (piece.verdict == StatementClassifier.Verdict.REFUSE) {
-                throw new Refusal(display(piece.mentioned), piece.construct);
+                throw new Refusal(
+                        display(piece.mentioned),
+                        java.util.Objects.requireNonNull(piece.construct, "a refused piece names its construct"));
             }
             if (ddl != null && TextFacts.mayWrite(piece)) {
                 // the whole text is planned before any of it runs: a write after DDL that makes a new view,
@@ -149,7 +152,9 @@ public final class SqlRewriter {
         if (!parse) {
             return schemaChange ? RewritePlan.Passthrough.SCHEMA_CHANGE : RewritePlan.Passthrough.PASSTHROUGH;
         }
-        rejectLexicalHazards(tokens, mentioned);
+        // a text that needs parsing has a piece that set it (display never answers null)
+        String named = java.util.Objects.requireNonNull(mentioned);
+        rejectLexicalHazards(tokens, named);
 
         List<Integer> dmlKeywords = StatementClassifier.dmlKeywordIndexes(tokens);
         Literals literals = new Literals();
@@ -159,7 +164,7 @@ public final class SqlRewriter {
 
         String misread = ParserLexing.disagreement(prepared.text, SqlLexer.tokenize(prepared.text));
         if (misread != null) {
-            return byPosition(new Refusal(mentioned, misread), sql, tokens, pieces, dmlKeywords, tokenMayBeNull);
+            return byPosition(new Refusal(named, misread), sql, tokens, pieces, dmlKeywords, tokenMayBeNull);
         }
         Statements statements;
         try {
@@ -167,10 +172,10 @@ public final class SqlRewriter {
         } catch (BoundedParser.ParseFailure e) {
             if (e.timedOut) {
                 // a refusal for want of time is transient (not cached): the skeleton is no answer to load
-                throw new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", true);
+                throw new Refusal(named, "SQL the parser cannot read (" + e.getMessage() + ")", true);
             }
             return byPosition(
-                    new Refusal(mentioned, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut),
+                    new Refusal(named, "SQL the parser cannot read (" + e.getMessage() + ")", e.timedOut),
                     sql,
                     tokens,
                     pieces,
@@ -179,8 +184,7 @@ public final class SqlRewriter {
         }
         List<Statement> list = statements;
         if (list.size() != pieces.size()) {
-            throw new Refusal(
-                    mentioned, "the parser read " + list.size() + " statements where there are " + pieces.size());
+            throw new Refusal(named, "the parser read " + list.size() + " statements where there are " + pieces.size());
         }
         List<Statement> dml = new ArrayList<>();
         for (Statement s : list) {
@@ -189,16 +193,16 @@ public final class SqlRewriter {
             }
         }
         if (dml.size() != dmlKeywords.size()) {
-            throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
+            throw new Refusal(named, "a data-modifying statement in a position fenced cannot rewrite");
         }
         for (int k = 0; k < dml.size(); k++) {
             String keyword = tokens.get(dmlKeywords.get(k)).text().toUpperCase(Locale.ROOT);
             if (!DmlCollector.DmlKind.of(dml.get(k)).name().equals(keyword)) {
-                throw new Refusal(mentioned, "a data-modifying statement in a position fenced cannot rewrite");
+                throw new Refusal(named, "a data-modifying statement in a position fenced cannot rewrite");
             }
             if ((prepared.only[k] || prepared.descendants[k])
                     && DmlCollector.target(dml.get(k)).getNameParts().size() > 2) {
-                throw new Refusal(mentioned, "ONLY or * with a three-part name (database.schema.table)");
+                throw new Refusal(named, "ONLY or * with a three-part name (database.schema.table)");
             }
             if (prepared.only[k]) {
                 DmlCollector.markOnly(dml.get(k));
@@ -207,19 +211,19 @@ public final class SqlRewriter {
                 StarTable.mark(dml.get(k));
             }
         }
-        String roundTrip = literals.restore(printBack(list, prepared, mentioned));
+        String roundTrip = literals.restore(printBack(list, prepared, named));
         if (roundTrip == null) {
-            throw new Refusal(mentioned, "the statement's literals cannot be put back as written");
+            throw new Refusal(named, "the statement's literals cannot be put back as written");
         }
         List<Token> roundTripTokens = SqlLexer.tokenize(roundTrip);
         String difference = FidelityCheck.difference(tokens, roundTripTokens);
         if (difference != null) {
-            return byPosition(new Refusal(mentioned, difference), sql, tokens, pieces, dmlKeywords, tokenMayBeNull);
+            return byPosition(new Refusal(named, difference), sql, tokens, pieces, dmlKeywords, tokenMayBeNull);
         }
 
         FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex, tokenMayBeNull);
         List<String> fencedTables = new ArrayList<>();
-        ProtectedTable domainSetter = null; // the first table fenced: its token domain is the statement's
+        @Nullable ProtectedTable domainSetter = null; // the first table fenced: its token domain is the statement's
         boolean enforce = false;
         boolean guarded = false; // an observed DELETE adds nothing: no token parameter to find
         for (int k = 0; k < dml.size(); k++) {
@@ -260,7 +264,7 @@ public final class SqlRewriter {
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.Passthrough.SCHEMA_CHANGE : RewritePlan.Passthrough.PASSTHROUGH;
         }
-        String printed = verify(printBack(list, prepared, mentioned), literals, roundTripTokens, fencedTables);
+        String printed = verify(printBack(list, prepared, named), literals, roundTripTokens, fencedTables);
         if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
             LOG.log(
                     System.Logger.Level.WARNING,
@@ -276,7 +280,8 @@ public final class SqlRewriter {
                         enforce ? FencingMode.ENFORCE : FencingMode.OBSERVE,
                         ctx.relativeUpdate,
                         schemaChange,
-                        domainSetter.tokenDomain(),
+                        java.util.Objects.requireNonNull(domainSetter, "a fenced statement has a first table")
+                                .tokenDomain(),
                         ctx.tokenRequired));
     }
 
@@ -356,7 +361,7 @@ public final class SqlRewriter {
      * text, so both read the statement alike.
      */
     private static Prepared parserView(
-            String sql, List<Token> tokens, List<Integer> dmlKeywords, Literals literals, boolean number) {
+            String sql, List<Token> tokens, List<Integer> dmlKeywords, @Nullable Literals literals, boolean number) {
         boolean[] only = new boolean[dmlKeywords.size()];
         boolean[] descendants = new boolean[dmlKeywords.size()];
         Set<Integer> skip = liftedPositions(tokens, dmlKeywords, only, descendants);
@@ -421,7 +426,8 @@ public final class SqlRewriter {
         text.append(blank ? gap : " ");
     }
 
-    static void appendToken(StringBuilder text, Token t, Literals literals, boolean number, int[] parameters) {
+    static void appendToken(
+            StringBuilder text, Token t, @Nullable Literals literals, boolean number, int[] parameters) {
         if (number && t.kind() == Token.Kind.PARAMETER) {
             text.append('?').append(++parameters[0]);
         } else if (literals != null && t.kind() == Token.Kind.STRING) {
@@ -534,14 +540,15 @@ public final class SqlRewriter {
             throw new Refusal(fencedTables.get(0), "the fenced text cannot be read (" + e.getMessage() + ")");
         }
         String problem = ParserLexing.disagreement(printed, printedTokens);
-        String sent = problem == null ? literals.restore(printed) : null;
-        if (problem == null && sent == null) {
-            problem = "the statement's literals cannot be put back as written";
+        if (problem != null) {
+            throw new Refusal(fencedTables.get(0), problem);
         }
-        List<Token> sentTokens = sent == null ? null : SqlLexer.tokenize(sent);
-        if (problem == null) {
-            problem = SentText.lostUserToken(roundTrip, sentTokens);
+        String sent = literals.restore(printed);
+        if (sent == null) {
+            throw new Refusal(fencedTables.get(0), "the statement's literals cannot be put back as written");
         }
+        List<Token> sentTokens = SqlLexer.tokenize(sent);
+        problem = SentText.lostUserToken(roundTrip, sentTokens);
         if (problem == null) {
             problem = SentText.dependsOnConformingStrings(sent, sentTokens);
         }
@@ -679,7 +686,7 @@ public final class SqlRewriter {
     }
 
     /** The registered spelling of a mentioned name, when it is one. */
-    private String display(String mentioned) {
+    private String display(@Nullable String mentioned) {
         if (mentioned == null) {
             return guessTable(null);
         }
@@ -691,7 +698,7 @@ public final class SqlRewriter {
         return mentioned;
     }
 
-    private String guessTable(String sql) {
+    private String guessTable(@Nullable String sql) {
         for (ProtectedTable t : targets.tables()) {
             if (sql == null
                     || FencingTargets.containsIgnoreCase(sql, t.name().name().toLowerCase(Locale.ROOT))) {

@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shape of a statement, one for every place fenced groups statements: the writer inventory (texts as the
@@ -20,13 +21,13 @@ public final class SqlShape {
 
     private SqlShape() {}
 
-    public static String of(String sql) {
+    public static String of(@Nullable String sql) {
         if (sql == null) {
             return "";
         }
         List<Token> tokens = SqlLexer.tokenize(sql);
         StringBuilder b = new StringBuilder(Math.min(sql.length(), 4096));
-        Token previous = null;
+        @Nullable Token previous = null;
         for (Token t : tokens) {
             String text = switch (t.kind()) {
                 case STRING, NUMBER, POSITIONAL_PARAMETER -> "?";
@@ -133,7 +134,7 @@ public final class SqlShape {
     }
 
     /** The first word of the text (its command keyword), or null when it starts with something else. */
-    public static String firstWord(String sql) {
+    public static @Nullable String firstWord(String sql) {
         List<Token> tokens = SqlLexer.tokenize(sql);
         for (Token t : tokens) {
             if (t.isSymbol("(")) {

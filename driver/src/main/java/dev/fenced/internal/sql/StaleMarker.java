@@ -2,6 +2,7 @@ package dev.fenced.internal.sql;
 
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The text a guard fails on when a row holds a newer token, and its recognition in the error PostgreSQL
@@ -38,7 +39,7 @@ public final class StaleMarker {
      * {@code invalid input syntax for type boolean: "<text>"}),
      * or null when there is none carrying this runtime's nonce.
      */
-    public static Found find(String message) {
+    public static @Nullable Found find(String message) {
         for (int at = message.indexOf(PREFIX); at >= 0; at = message.indexOf(PREFIX, at + 1)) {
             int from = at + PREFIX.length();
             int colon = from;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lexical stage: splits a text into statements and decides, before any parsing, which of them
@@ -25,9 +26,14 @@ final class StatementClassifier {
     static final class Piece {
         final List<Token> tokens;
         final String firstWord;
+
+        @Nullable
         String mentioned;
+
         int dmlKeywords;
         Verdict verdict = Verdict.PASS;
+
+        @Nullable
         String construct;
         /** DDL naming something protected: the catalog must be read again once it has run. */
         boolean schemaChange;
@@ -299,7 +305,7 @@ final class StatementClassifier {
      * RENAME COLUMN swaps a table's fence column). The command word is not the relation's kind, so each is
      * classified as ALTER TABLE on the relation it names.
      */
-    private static String relationCommand(List<Token> t) {
+    private static @Nullable String relationCommand(List<Token> t) {
         if (t.size() < 2) {
             return null;
         }
@@ -321,7 +327,7 @@ final class StatementClassifier {
      * inheritance tree ({@code RENAME TO}, {@code SET SCHEMA}, {@code NO INHERIT}, {@code DETACH PARTITION}) or
      * brings another table's rows into it ({@code INHERIT}, {@code ATTACH PARTITION}), or null.
      */
-    private static String movesRows(List<Token> t, int i) {
+    private static @Nullable String movesRows(List<Token> t, int i) {
         if (i + 1 >= t.size()) {
             return null;
         }
@@ -467,18 +473,18 @@ final class StatementClassifier {
         refuse(piece, piece.mentioned, "COPY without FROM or TO");
     }
 
-    private static void refuse(Piece piece, String table, String construct) {
+    private static void refuse(Piece piece, @Nullable String table, String construct) {
         piece.verdict = Verdict.REFUSE;
         piece.mentioned = table;
         piece.construct = construct;
     }
 
     /** The first protected name the tokens reference, or null. {@code U&"..."} counts as a possible one. */
-    static String mentionedName(List<Token> tokens, FencingTargets targets) {
+    static @Nullable String mentionedName(List<Token> tokens, FencingTargets targets) {
         return mentionedName(tokens, targets, true);
     }
 
-    private static String mentionedName(List<Token> tokens, FencingTargets targets, boolean unicodeEscapes) {
+    private static @Nullable String mentionedName(List<Token> tokens, FencingTargets targets, boolean unicodeEscapes) {
         for (Token t : tokens) {
             if (t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER) {
                 if (t.isUnicodeEscapedName() && unicodeEscapes) {

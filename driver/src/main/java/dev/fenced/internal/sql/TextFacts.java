@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the driver needs to know about a text outside the rewriter, read with the same lexer: the names
@@ -223,7 +224,7 @@ public final class TextFacts {
      * For {@code ALTER SCHEMA s RENAME TO ...} where {@code s} qualifies a registered table: that table's name
      * (renaming the schema would move it out from under its registered name); else null.
      */
-    static String schemaRenamed(List<Token> tokens, FencingTargets targets) {
+    static @Nullable String schemaRenamed(List<Token> tokens, FencingTargets targets) {
         if (tokens.size() < 4
                 || !tokens.get(0).isWord("ALTER")
                 || !tokens.get(1).isWord("SCHEMA")
@@ -265,7 +266,7 @@ public final class TextFacts {
      * mode configured), or null when it names none. Matching ignores case: a superset only makes the
      * answer stricter.
      */
-    public static Mention mention(String sql, FencingTargets targets) {
+    public static @Nullable Mention mention(String sql, FencingTargets targets) {
         if (!targets.mayMention(sql)) {
             return null;
         }
@@ -298,13 +299,10 @@ public final class TextFacts {
         return first == null ? null : new Mention(first, strictest == null ? FencingMode.ENFORCE : strictest);
     }
 
-    /** ENFORCE over OBSERVE over OFF; null counts as nothing. */
-    public static FencingMode stricter(FencingMode a, FencingMode b) {
+    /** ENFORCE over OBSERVE over OFF; a null {@code a} counts as nothing. */
+    public static FencingMode stricter(@Nullable FencingMode a, FencingMode b) {
         if (a == null) {
             return b;
-        }
-        if (b == null) {
-            return a;
         }
         return a.ordinal() <= b.ordinal() ? a : b;
     }

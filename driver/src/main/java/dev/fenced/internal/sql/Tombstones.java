@@ -13,6 +13,7 @@ import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.relational.IsNullExpression;
 import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.PlainSelect;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The DELETE half of tombstones (semantics 9). The tombstones themselves are written by the check trigger that
@@ -56,7 +57,7 @@ public final class Tombstones {
      * The function beside the tombstone table {@code table} that builds a row's tombstone key with fixed settings
      * ({@code <table>_key}); the check trigger uses it for inserts and deletes alike.
      */
-    public static TableName keyFunction(TableName table) {
+    public static @Nullable TableName keyFunction(TableName table) {
         return new TableName(table.schema(), table.name() + "_key");
     }
 
@@ -65,7 +66,8 @@ public final class Tombstones {
      * its condition so that the rows it removes are tombstoned: the token handed over to the check trigger; null when
      * the table keeps no tombstones. Refused when the last catalog read did not show the table's key.
      */
-    static Expression recordDeletes(String writtenTable, ProtectedTable table, FenceContext ctx) throws Refusal {
+    static @Nullable Expression recordDeletes(String writtenTable, ProtectedTable table, FenceContext ctx)
+            throws Refusal {
         if (ctx.targets.tombstoneTable() == null) {
             return null;
         }

@@ -9,6 +9,7 @@ import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.statement.update.Update;
 import net.sf.jsqlparser.statement.update.UpdateSet;
+import org.jspecify.annotations.Nullable;
 
 /** UPDATE: adds {@code <column> = <guard>} to the SET list. */
 final class UpdateFencer {
@@ -42,7 +43,11 @@ final class UpdateFencer {
      * the same columns, nor MERGE, where the source may).
      */
     private static void appendGuardedSet(
-            List<UpdateSet> sets, ProtectedTable table, String qualifier, String guardQualifier, FenceContext ctx)
+            List<UpdateSet> sets,
+            ProtectedTable table,
+            String qualifier,
+            @Nullable String guardQualifier,
+            FenceContext ctx)
             throws Refusal {
         List<Column> targets = new ArrayList<>();
         for (UpdateSet set : sets) {

@@ -4,6 +4,7 @@ import dev.fenced.internal.config.TableName;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The places fenced needs in an {@code UPDATE target [[AS] alias] SET ... [FROM ...] [WHERE ...] [RETURNING ...]},
@@ -29,7 +30,7 @@ record UpdateSkeleton(
     /** Top-level words that end the SET list. */
     private static final Set<String> AFTER_SET = Set.of("FROM", "WHERE", "RETURNING");
 
-    static UpdateSkeleton read(List<Token> tokens) {
+    static @Nullable UpdateSkeleton read(List<Token> tokens) {
         if (tokens.isEmpty() || !tokens.get(0).isWord("UPDATE") || !TokenRuns.balanced(tokens)) {
             return null;
         }
@@ -76,9 +77,10 @@ record UpdateSkeleton(
                 }
                 continue;
             }
-            if (t.isSymbol("(") || t.isSymbol("[")) {
+            // t is not null here: a missing token ends the item above
+            if (t != null && (t.isSymbol("(") || t.isSymbol("["))) {
                 depth++;
-            } else if (t.isSymbol(")") || t.isSymbol("]")) {
+            } else if (t != null && (t.isSymbol(")") || t.isSymbol("]"))) {
                 depth--;
             }
         }
