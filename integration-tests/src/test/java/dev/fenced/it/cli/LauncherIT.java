@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its tools/ directory. HOME is an empty directory, so nothing comes from ~/.m2: pgjdbc is given as FENCED_PGJDBC and
  * the JVM as JAVA (this test's own). The exit status is the tool's: 0 all well, 1 needs action, 2 bad input.
  */
+@Tag("jvm-sensitive")
 class LauncherIT {
 
     private final Path launcher = Path.of(System.getProperty("fencedtest.root", ".."))
