@@ -79,7 +79,9 @@ class PublishedJarsIT {
      * written in the same build as the jar) forces nothing on a user's build: no parent (fenced-parent manages Spring,
      * JUnit, embedded PostgreSQL, Hibernate and jOOQ for fenced's own build), no dependencyManagement, no properties,
      * build or profiles; every dependency has a literal version and is not a test dependency; the metadata Maven
-     * Central asks for is there. Modules whose jar was not built in this run are skipped, said so.
+     * Central asks for is there. Modules whose jar was not built in this run are skipped, said so, as is a jar without
+     * a flattened pom that is older than the root pom (built before the build was set up as it is now); mvn clean
+     * removes both (flatten:clean).
      */
     @Test
     void thePublishedPomsAreFlattened() throws Exception {
