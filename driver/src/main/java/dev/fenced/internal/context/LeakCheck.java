@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
@@ -31,6 +32,7 @@ public final class LeakCheck {
 
     private static final AtomicInteger CHECKED = new AtomicInteger();
     private static final AtomicInteger CAUGHT = new AtomicInteger();
+    private static final AtomicBoolean SUMMARY_HOOKED = new AtomicBoolean();
 
     /** Where a pooled thread waits for its next task. */
     private static final String[][] IDLE = {
@@ -81,8 +83,15 @@ public final class LeakCheck {
         return "fenced leak check: " + CHECKED.get() + " tests checked, " + CAUGHT.get() + " leaked";
     }
 
-    /** Appends {@link #summary()} to {@code file} when this JVM exits (one line per test JVM). */
+    /**
+     * Appends {@link #summary()} to {@code file} when this JVM exits (one line per test JVM); called again, does
+     * nothing. The extensions call it when a test starts, so a child JVM whose main only uses their helpers writes
+     * nothing.
+     */
     public static void summaryAtExit(Path file) {
+        if (!SUMMARY_HOOKED.compareAndSet(false, true)) {
+            return;
+        }
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {

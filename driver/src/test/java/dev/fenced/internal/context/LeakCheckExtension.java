@@ -16,12 +16,9 @@ public final class LeakCheckExtension implements BeforeEachCallback, AfterEachCa
     private static final ExtensionContext.Namespace NAMESPACE =
             ExtensionContext.Namespace.create(LeakCheckExtension.class);
 
-    static {
-        LeakCheck.summaryAtExit(Path.of("target", "fenced-leak-check.txt"));
-    }
-
     @Override
     public void beforeEach(ExtensionContext context) {
+        LeakCheck.summaryAtExit(Path.of("target", "fenced-leak-check.txt"));
         context.getStore(NAMESPACE).put(LeakCheck.class, LeakCheck.begin());
     }
 
