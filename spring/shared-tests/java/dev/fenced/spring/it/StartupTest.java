@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.it.support.TestDatabase;
 import dev.fenced.internal.spring.datasource.FencedDataSourceProxy;
+import dev.fenced.Fencing;
+import dev.fenced.spring.WithLease;
 import dev.fenced.spring.it.app.TestApp;
+import java.util.OptionalLong;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
@@ -62,8 +65,62 @@ class StartupTest {
         }
     }
 
+    /** A bean whose run() calls its own lease method: this.job() goes past the proxy and would run with no lease. */
+    static class SelfCallingJob {
+        public void run() {
+            job();
+        }
+
+        @WithLease(name = "self-called", ttl = "10s")
+        public void job() {}
+    }
+
+    /** The same call made through the other bean: the proxy runs it under its lease. */
+    static class CallsAnotherBean {
+        private final LeaseJob other;
+
+        CallsAnotherBean(LeaseJob other) {
+            this.other = other;
+        }
+
+        public OptionalLong run() {
+            return other.job();
+        }
+    }
+
+    static class LeaseJob {
+        @WithLease(name = "called-through-the-bean", ttl = "10s")
+        public OptionalLong job() {
+            return Fencing.currentToken();
+        }
+    }
+
+    @Test
+    void aLeaseMethodCalledFromItsOwnBeanFailsStartUp() {
+        // issue 25, item 5: without the agent, this.job() from run() bypasses Spring's proxy and runs with no lease
+        Throwable e = assertThrows(Throwable.class, () -> start(new Class<?>[] {SelfCallingJob.class},
+                "spring.datasource.url=" + TestDatabase.create().rawUrl(), "fenced.tables=totals", "fenced.missing-tables=warn").close());
+        String message = messages(e);
+        String job = SelfCallingJob.class.getName();
+        assertTrue(message.contains(job + "#run calls " + job + "#job"), message);
+        assertTrue(message.contains("no lease"), message);
+        assertTrue(message.contains("inject the bean into itself") && message.contains("-javaagent"), message);
+    }
+
+    @Test
+    void aLeaseMethodCalledThroughAnotherBeanStarts() {
+        try (ConfigurableApplicationContext context = start(new Class<?>[] {LeaseJob.class, CallsAnotherBean.class},
+                "spring.datasource.url=" + TestDatabase.create().rawUrl(), "fenced.tables=totals", "fenced.missing-tables=warn")) {
+            assertTrue(context.getBean(CallsAnotherBean.class).run().isPresent(), "ran under its lease");
+        }
+    }
+
     private static ConfigurableApplicationContext start(String... properties) {
-        return new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE)
+        return start(new Class<?>[0], properties);
+    }
+
+    private static ConfigurableApplicationContext start(Class<?>[] beans, String... properties) {
+        return new SpringApplicationBuilder(TestApp.class).sources(beans).web(WebApplicationType.NONE)
                 .properties("spring.liquibase.change-log=classpath:db/changelog/ledger.sql",
                         "spring.flyway.baseline-on-migrate=true", "spring.flyway.baseline-version=0")
                 .properties(properties).run();

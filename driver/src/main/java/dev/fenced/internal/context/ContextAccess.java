@@ -25,6 +25,11 @@ public final class ContextAccess {
 
     private ContextAccess() {}
 
+    /** The thread-local itself: for {@link LeakCheck}, which reads it on other threads. */
+    static ThreadLocal<AtomicLong> threadLocal() {
+        return CURRENT;
+    }
+
     /** The cell bound to this thread, or null. */
     public static @Nullable AtomicLong current() {
         return CURRENT.get();

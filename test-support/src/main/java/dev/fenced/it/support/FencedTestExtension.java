@@ -1,6 +1,8 @@
 package dev.fenced.it.support;
 
 import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.internal.context.LeakCheck;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -15,8 +17,15 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *       method) is a fresh database, one per test class (a {@code @Nested} class has its own). It is not dropped
  *       after the class: a lease manager a test left open may still renew there, and must not start failing;</li>
  *   <li>clean thread state: the test thread has no token bound when each test starts, and none after it, whatever
- *       the test (or a lease it acquired and never closed) left bound.</li>
+ *       the test (or a lease it acquired and never closed) left bound;</li>
+ *   <li>the suite-wide invariant ({@link LeakCheck}): a test fails when, after it, a pooled thread waiting for its
+ *       next task (the test's, fenced's, the JVM's) has something bound that it did not have before the test. The
+ *       count of tests checked and of leaks is appended to {@code target/fenced-leak-check.txt} at the JVM's exit.
+ *       Needs {@code --add-opens java.base/java.lang=ALL-UNNAMED} (the parent pom's surefire and failsafe set it).</li>
  * </ul>
+ * Every test module that runs fenced code registers it for every test (junit-platform.properties enables extension
+ * autodetection, META-INF/services names this class); the driver's own tests, which cannot depend on this module,
+ * have a test extension of their own on the same {@link LeakCheck}.
  * Use with {@code @ExtendWith(FencedTestExtension.class)}. Code that runs on a test's other threads, or in a child
  * JVM's main, uses the static helpers ({@link #unbind()}, {@link #carry(Runnable)}) instead of the driver's
  * internals, so that the tests reach into the binding's representation here only.
@@ -29,11 +38,21 @@ public final class FencedTestExtension implements BeforeEachCallback, AfterEachC
     @Override
     public void beforeEach(ExtensionContext context) {
         unbind(); // a test that ran earlier on this thread without the extension may have left a lease bound
+        LeakCheck.summaryAtExit(Path.of("target", "fenced-leak-check.txt"));
+        context.getStore(NAMESPACE).put(LeakCheck.class, LeakCheck.begin());
     }
 
     @Override
     public void afterEach(ExtensionContext context) {
         unbind();
+        LeakCheck check = context.getStore(NAMESPACE).remove(LeakCheck.class, LeakCheck.class);
+        String leak = check == null
+                ? null
+                : check.end(context.getRequiredTestClass().getName() + "#"
+                        + context.getRequiredTestMethod().getName() + " (" + context.getDisplayName() + ")");
+        if (leak != null) {
+            throw new AssertionError(leak);
+        }
     }
 
     @Override

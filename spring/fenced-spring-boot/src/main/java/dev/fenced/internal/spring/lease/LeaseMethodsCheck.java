@@ -6,8 +6,11 @@ import dev.fenced.spring.WithLease;
 import dev.fenced.spring.config.FencedConfigurationException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.asm.Type;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -21,8 +24,12 @@ import org.springframework.util.ReflectionUtils;
  * {@code final}, {@code private} or {@code static}: its calls would run the body with no lease and no word logged. A
  * job must never run silently unfenced because of a typo or a modifier.
  *
- * <p>A call from the same bean ({@code this.job()}) is not seen by the proxy either; no start-up check can find one,
- * so docs/spring-boot.md states the rule.
+ * <p>Nor because of a call from the same bean: {@code this.job()} (or {@code job()}, {@code super.job()},
+ * {@code this::job}) inside the bean's class goes past the proxy. The bean's class files are read ({@link SelfCalls})
+ * and such a call of a lease method fails start-up too, unless the caller is itself a lease method of the same lease
+ * (the call then runs inside that lease). The configured methods are checked only when the proxy runs them: when the
+ * java agent does ({@link LeaseMethods#configured()} is then empty), it instruments the body, whoever calls it.
+ * {@code @WithLease} methods are the proxy's alone (the agent does not read the annotation), agent or not.
  */
 public final class LeaseMethodsCheck implements SmartInitializingSingleton {
 
@@ -45,7 +52,9 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
                 continue;
             }
             try {
-                checkAnnotated(ClassUtils.getUserClass(type));
+                Class<?> user = ClassUtils.getUserClass(type);
+                checkAnnotated(user);
+                checkSelfCalls(user);
             } catch (LinkageError e) {
                 // a class whose methods name types that are not on the class path: it has no lease methods Spring
                 // could have proxied either (AOP reads the same methods), so there is nothing to check
@@ -112,6 +121,89 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
                 method -> method.getDeclaringClass() != Object.class);
     }
 
+    /** Fails start-up for calls of {@code type}'s lease methods on {@code this}, which the proxy never sees. */
+    private void checkSelfCalls(Class<?> type) {
+        if (!hasLeaseMethod(type)) {
+            return; // nothing to read: most beans
+        }
+        List<String> found = new ArrayList<>();
+        boolean allConfigured = true;
+        for (SelfCalls.Call call : SelfCalls.in(type)) {
+            Method target = SelfCalls.target(call, type);
+            LeaseSpec lease = target == null ? null : leaseOf(target, type);
+            if (target == null || lease == null || runsInside(call, lease, type)) {
+                continue;
+            }
+            allConfigured &= !lease.declaredBy().startsWith("@WithLease");
+            found.add(
+                    caller(call) + " calls " + describe(target) + (call.line() > 0 ? " (line " + call.line() + ")" : "")
+                            + ", a method of lease " + lease.name() + " (" + lease.declaredBy() + ")");
+        }
+        if (!found.isEmpty()) {
+            throw new FencedConfigurationException("fenced: " + String.join("; ", found) + ": a call from the same bean"
+                    + " (this.method(), or method() inside the class) goes past the Spring AOP proxy that runs a lease"
+                    + " method under its lease, so without the java agent the call would run the body with no lease."
+                    + " Call it through the bean: inject the bean into itself (@Autowired @Lazy, then self.method())"
+                    + " or call it from another bean, " + orTheAgent(allConfigured));
+        }
+    }
+
+    private boolean hasLeaseMethod(Class<?> type) {
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (leaseOf(m, type) != null) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The lease a call of {@code method} on a proxied bean of class {@code type} runs under, or null. */
+    private LeaseSpec leaseOf(Method method, Class<?> type) {
+        if (notInterceptable(method) != null || method.isSynthetic() || method.isBridge()) {
+            return null;
+        }
+        return methods.find(AopUtils.getMostSpecificMethod(method, type));
+    }
+
+    /**
+     * True when the caller is itself a lease method of the same lease, called through the proxy: the call then runs
+     * inside that lease (re-entry just runs). A lambda counts as the method it is written in.
+     */
+    private boolean runsInside(SelfCalls.Call call, LeaseSpec lease, Class<?> type) {
+        String lambda = lambdaOf(call.callerName());
+        List<LeaseSpec> callers = new ArrayList<>();
+        for (Method m : call.declaredBy().getDeclaredMethods()) {
+            if (lambda != null
+                    ? m.getName().equals(lambda)
+                    : m.getName().equals(call.callerName())
+                            && Type.getMethodDescriptor(m).equals(call.callerDescriptor())) {
+                callers.add(leaseOf(m, type));
+            }
+        }
+        return !callers.isEmpty()
+                && callers.stream().allMatch(c -> c != null && c.name().equals(lease.name()));
+    }
+
+    /** The method a {@code lambda$name$n} body is written in, or null for any other method. */
+    private static String lambdaOf(String method) {
+        if (!method.startsWith("lambda$")) {
+            return null;
+        }
+        int end = method.indexOf('$', "lambda$".length());
+        return end < 0 ? null : method.substring("lambda$".length(), end);
+    }
+
+    private static String caller(SelfCalls.Call call) {
+        String type = call.declaredBy().getName();
+        if (call.callerName().equals("<init>")) {
+            return "the constructor of " + type;
+        }
+        String lambda = lambdaOf(call.callerName());
+        return lambda != null ? "a lambda in " + type + "#" + lambda : type + "#" + call.callerName();
+    }
+
     /** Why a Spring AOP proxy (JDK or CGLIB) cannot intercept calls of {@code method}, or null if it can. */
     static String notInterceptable(Method method) {
         int mod = method.getModifiers();
@@ -136,10 +228,14 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
                 + " agent lease methods run through a Spring AOP proxy, which cannot intercept a final, private or"
                 + " static method, so every call would run its body with no lease. Make the method public and not"
                 + " final, and call it through the bean (another bean's call, not this.method() from the same bean), "
-                + (configured
-                        ? "or attach the fenced java agent (-javaagent:fenced-agent.jar), which runs"
-                                + " fenced.lease.<name>.method without a proxy"
-                        : "or name it in fenced.lease.<name>.method instead and attach the fenced java agent"
-                                + " (-javaagent:fenced-agent.jar), which runs it without a proxy"));
+                + orTheAgent(configured));
+    }
+
+    private static String orTheAgent(boolean configured) {
+        return configured
+                ? "or attach the fenced java agent (-javaagent:fenced-agent.jar), which runs"
+                        + " fenced.lease.<name>.method without a proxy"
+                : "or name it in fenced.lease.<name>.method instead and attach the fenced java agent"
+                        + " (-javaagent:fenced-agent.jar), which runs it without a proxy";
     }
 }

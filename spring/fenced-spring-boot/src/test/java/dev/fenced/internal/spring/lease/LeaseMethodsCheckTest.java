@@ -49,6 +49,77 @@ class LeaseMethodsCheckTest {
         private void helper() {}
     }
 
+    /** run() calls its own lease method, with arguments of both sizes between the receiver and the call. */
+    static class SelfCalling {
+        public void run(long from) {
+            String label = "x" + from;
+            job(from * 2, label, new long[] {from}[0] > 0 ? 1.5 : 2.5);
+        }
+
+        @WithLease(name = "self-called")
+        public void job(long n, String label, double d) {}
+    }
+
+    static class SelfReferenced {
+        public void run(java.util.concurrent.Executor executor) {
+            executor.execute(this::job);
+        }
+
+        @WithLease(name = "self-referenced")
+        public void job() {}
+    }
+
+    static class SelfCallingInALambda {
+        public void run(java.util.concurrent.Executor executor) {
+            executor.execute(() -> this.job());
+        }
+
+        @WithLease(name = "lambda-called")
+        public void job() {}
+    }
+
+    static class BaseJob {
+        @WithLease(name = "base-job")
+        public void job() {}
+    }
+
+    static class SuperCalling extends BaseJob {
+        public void run() {
+            super.job();
+        }
+    }
+
+    /** The fix the message names: the call goes through an injected reference to the bean (its proxy). */
+    static class SelfInjected {
+        SelfInjected self = this;
+
+        public void run(long n) {
+            self.job(n);
+        }
+
+        @WithLease(name = "self-injected")
+        public void job(long n) {}
+    }
+
+    /** A lease method calling one of the same lease: the inner call runs inside the outer's lease. */
+    static class SameLease {
+        @WithLease(name = "same")
+        public void run() {
+            step();
+        }
+
+        @WithLease(name = "same")
+        public void step() {}
+    }
+
+    static class ConfiguredSelfCall {
+        public void trigger() {
+            this.run();
+        }
+
+        public void run() {}
+    }
+
     private static FencedConfigurationException refused(Class<?> bean, LeaseMethod... configured) {
         return assertThrows(FencedConfigurationException.class, () -> check(bean, configured));
     }
@@ -85,6 +156,59 @@ class LeaseMethodsCheckTest {
     @Test
     void aStaticWithLeaseMethodFailsStartUp() {
         assertNames(refused(StaticJob.class), StaticJob.class.getName() + "#job", "static");
+    }
+
+    private static void assertSelfCall(FencedConfigurationException e, String caller, String method) {
+        String m = e.getMessage();
+        assertTrue(m.contains(caller + " calls " + method), m);
+        assertTrue(m.contains("with no lease") && m.contains("inject the bean into itself"), m);
+        assertTrue(m.contains("-javaagent"), m);
+    }
+
+    @Test
+    void aCallOfItsOwnLeaseMethodFailsStartUp() {
+        String type = SelfCalling.class.getName();
+        FencedConfigurationException e = refused(SelfCalling.class);
+        assertSelfCall(e, type + "#run", type + "#job");
+        assertTrue(e.getMessage().contains("lease self-called"), e.getMessage());
+    }
+
+    @Test
+    void aMethodReferenceOnThisFailsStartUp() {
+        String type = SelfReferenced.class.getName();
+        assertSelfCall(refused(SelfReferenced.class), type + "#run", type + "#job");
+    }
+
+    @Test
+    void aCallInALambdaFailsStartUp() {
+        String type = SelfCallingInALambda.class.getName();
+        assertSelfCall(refused(SelfCallingInALambda.class), "a lambda in " + type + "#run", type + "#job");
+    }
+
+    @Test
+    void aSuperCallFailsStartUp() {
+        assertSelfCall(
+                refused(SuperCalling.class), SuperCalling.class.getName() + "#run", BaseJob.class.getName() + "#job");
+    }
+
+    @Test
+    void aConfiguredMethodCalledFromItsBeanFailsStartUp() {
+        String type = ConfiguredSelfCall.class.getName();
+        FencedConfigurationException e = refused(ConfiguredSelfCall.class, configured(ConfiguredSelfCall.class, "run"));
+        assertSelfCall(e, type + "#trigger", type + "#run");
+        assertTrue(e.getMessage().contains("fenced.lease.nightly.method"), e.getMessage());
+    }
+
+    @Test
+    void aConfiguredMethodTheAgentRunsMayBeCalledFromItsBean() {
+        // with the agent running the configured methods, LeaseMethods holds none: the agent instruments the body
+        assertDoesNotThrow(() -> check(ConfiguredSelfCall.class));
+    }
+
+    @Test
+    void callsThroughAnInjectedReferenceOrInsideTheSameLeasePass() {
+        assertDoesNotThrow(() -> check(SelfInjected.class));
+        assertDoesNotThrow(() -> check(SameLease.class));
     }
 
     @Test

@@ -1,0 +1,195 @@
+package dev.fenced.internal.context;
+
+import java.io.IOException;
+import java.lang.ref.Reference;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The tests' suite-wide invariant (issue 25): after a test, no thread waiting for work in a pool (a
+ * {@code ThreadPoolExecutor}'s, a scheduler's, a {@code ForkJoinPool}'s: the test's, fenced's, the application's,
+ * the JVM's common pool) has anything bound, since its next, unrelated task would run with it. A binding such a
+ * thread did not have, identically, before the test is the test's leak. The JUnit extensions of the test modules
+ * ({@code FencedTestExtension}, and the driver's own test extension) call {@link #begin()} and {@link #end}.
+ *
+ * <p>Other threads' bindings are read from their thread-local maps by reflection, read only (never through
+ * {@code ThreadLocalMap}'s methods, which expunge stale entries of the map they read): the test JVM must run with
+ * {@code --add-opens java.base/java.lang=ALL-UNNAMED}. Without it the check fails the test, naming the option,
+ * rather than passing unchecked. For fenced's own tests only; the driver never calls it.
+ */
+public final class LeakCheck {
+
+    private static final AtomicInteger CHECKED = new AtomicInteger();
+    private static final AtomicInteger CAUGHT = new AtomicInteger();
+    private static final AtomicBoolean SUMMARY_HOOKED = new AtomicBoolean();
+
+    /** Where a pooled thread waits for its next task. */
+    private static final String[][] IDLE = {
+        {"java.util.concurrent.ThreadPoolExecutor", "getTask"},
+        {"java.util.concurrent.ForkJoinPool", "awaitWork"},
+    };
+
+    private final Map<Thread, AtomicLong> before;
+
+    private LeakCheck(Map<Thread, AtomicLong> before) {
+        this.before = before;
+    }
+
+    /** Before a test: what idle pooled threads have bound now (not the test's doing). */
+    public static LeakCheck begin() {
+        return new LeakCheck(idleBound());
+    }
+
+    /**
+     * After {@code test}: null, or why it fails (each idle pooled thread that has something bound it did not have
+     * before, and what).
+     */
+    public @Nullable String end(String test) {
+        CHECKED.incrementAndGet();
+        List<String> leaks = leaks();
+        if (leaks.isEmpty()) {
+            return null;
+        }
+        CAUGHT.incrementAndGet();
+        return "fenced leak check: after " + test + ", " + String.join("; ", leaks)
+                + ": a pooled thread's next, unrelated task would run with it";
+    }
+
+    /** Each idle pooled thread that has something bound it did not have at {@link #begin()}, and what. */
+    List<String> leaks() {
+        List<String> leaks = new ArrayList<>();
+        idleBound().forEach((thread, cell) -> {
+            if (before.get(thread) != cell) {
+                leaks.add("thread '" + thread.getName() + "' (waiting for its next task) has " + describe(cell.get())
+                        + " bound");
+            }
+        });
+        return leaks;
+    }
+
+    /** How many tests were checked in this JVM, and how many of them leaked. */
+    public static String summary() {
+        return "fenced leak check: " + CHECKED.get() + " tests checked, " + CAUGHT.get() + " leaked";
+    }
+
+    /**
+     * Appends {@link #summary()} to {@code file} when this JVM exits (one line per test JVM); called again, does
+     * nothing. The extensions call it when a test starts, so a child JVM whose main only uses their helpers writes
+     * nothing.
+     */
+    public static void summaryAtExit(Path file) {
+        if (!SUMMARY_HOOKED.compareAndSet(false, true)) {
+            return;
+        }
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                Files.createDirectories(file.toAbsolutePath().getParent());
+                                Files.writeString(
+                                        file,
+                                        summary() + System.lineSeparator(),
+                                        StandardCharsets.UTF_8,
+                                        StandardOpenOption.CREATE,
+                                        StandardOpenOption.APPEND);
+                            } catch (IOException e) {
+                                System.err.println(summary() + " (not written to " + file + ": " + e + ")");
+                            }
+                        },
+                        "fenced-leak-check-summary"));
+    }
+
+    private static String describe(long value) {
+        if (value > 0) {
+            return "lease token " + value;
+        }
+        if (value == TokenCells.UNFENCED) {
+            return "an unfenced section's marker";
+        }
+        return "lost lease token " + -value + " (poisoned)";
+    }
+
+    /** The idle pooled threads with something bound, and what. */
+    private static Map<Thread, AtomicLong> idleBound() {
+        Map<Thread, AtomicLong> bound = new IdentityHashMap<>();
+        Thread self = Thread.currentThread();
+        for (Map.Entry<Thread, StackTraceElement[]> t :
+                Thread.getAllStackTraces().entrySet()) {
+            if (t.getKey() == self || !idle(t.getValue())) {
+                continue;
+            }
+            AtomicLong cell = boundTo(t.getKey());
+            if (cell != null) {
+                bound.put(t.getKey(), cell);
+            }
+        }
+        return bound;
+    }
+
+    private static boolean idle(StackTraceElement[] stack) {
+        for (StackTraceElement frame : stack) {
+            for (String[] idle : IDLE) {
+                if (frame.getClassName().equals(idle[0])
+                        && frame.getMethodName().equals(idle[1])) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** What {@code thread} has bound, read from its thread-local map without changing it. */
+    private static @Nullable AtomicLong boundTo(Thread thread) {
+        if (FIELDS == null) {
+            throw new IllegalStateException(UNREADABLE);
+        }
+        ThreadLocal<AtomicLong> current = ContextAccess.threadLocal();
+        try {
+            Object map = FIELDS[0].get(thread);
+            if (map == null) {
+                return null;
+            }
+            for (Object entry : (Object[]) FIELDS[1].get(map)) {
+                if (entry != null && ((Reference<?>) entry).get() == current) {
+                    return (AtomicLong) FIELDS[2].get(entry);
+                }
+            }
+            return null;
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(UNREADABLE, e);
+        }
+    }
+
+    private static final String UNREADABLE = "fenced leak check: cannot read other threads' bindings: run the test JVM"
+            + " with --add-opens java.base/java.lang=ALL-UNNAMED";
+
+    /** Thread.threadLocals, ThreadLocalMap.table, ThreadLocalMap.Entry.value; null when not accessible. */
+    private static final Field @Nullable [] FIELDS = open();
+
+    private static Field @Nullable [] open() {
+        try {
+            Field[] fields = {
+                Thread.class.getDeclaredField("threadLocals"),
+                Class.forName("java.lang.ThreadLocal$ThreadLocalMap").getDeclaredField("table"),
+                Class.forName("java.lang.ThreadLocal$ThreadLocalMap$Entry").getDeclaredField("value")
+            };
+            for (Field f : fields) {
+                f.setAccessible(true);
+            }
+            return fields;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null; // InaccessibleObjectException without the --add-opens
+        }
+    }
+}
