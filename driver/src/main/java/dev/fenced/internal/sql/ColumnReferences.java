@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.ExpressionVisitorAdapter;
+import net.sf.jsqlparser.expression.TrimFunction;
 import net.sf.jsqlparser.schema.Column;
 import org.jspecify.annotations.Nullable;
 
@@ -22,6 +23,21 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
     @Override
     public <S> Void visit(Column column, S context) {
         columns.add(column);
+        return null;
+    }
+
+    /**
+     * Both operands: JSqlParser's adapter visits only {@link TrimFunction#getExpression()}, which is null in
+     * {@code trim(leading FROM b)} (pgjdbc's {@code {fn ltrim(b)}}), and never the FROM operand, where the column is.
+     */
+    @Override
+    public <S> Void visit(TrimFunction trim, S context) {
+        if (trim.getExpression() != null) {
+            trim.getExpression().accept(this, context);
+        }
+        if (trim.getFromExpression() != null) {
+            trim.getFromExpression().accept(this, context);
+        }
         return null;
     }
 

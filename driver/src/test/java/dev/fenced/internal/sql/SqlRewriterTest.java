@@ -289,6 +289,26 @@ class SqlRewriterTest {
                 refused::toString);
     }
 
+    /**
+     * Issue 26's differential campaign: {@code trim(leading FROM v)} (what pgjdbc makes of {@code {fn ltrim(v)}})
+     * threw a NullPointerException out of the rewriter, and the column in a trim's FROM operand was not seen as read.
+     */
+    @Test
+    void trimReadsTheColumnInItsFromOperand() {
+        assertTrue(fenced("UPDATE totals SET note = trim(leading FROM note) WHERE id = 1")
+                .relativeUpdate());
+        assertTrue(fenced("UPDATE totals SET note = trim(both 'x' FROM note) WHERE id = 1")
+                .relativeUpdate());
+        assertTrue(fenced("UPDATE totals SET note = trim(note) WHERE id = 1").relativeUpdate());
+        assertTrue(!fenced("UPDATE totals SET note = trim(leading FROM ?) WHERE id = 1")
+                .relativeUpdate());
+        RewritePlan refused =
+                rewriter(RelativeUpdatePolicy.REFUSE).plan("UPDATE totals SET note = trim(trailing ' ' FROM note)");
+        assertTrue(
+                refused instanceof RewritePlan.Refused r && r.construct().contains("relative update of column note"),
+                refused::toString);
+    }
+
     @Test
     void nonAsciiNamesMatchHoweverTheServerFoldsThem() {
         SqlRewriter r = new SqlRewriter(
