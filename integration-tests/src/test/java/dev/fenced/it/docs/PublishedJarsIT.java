@@ -150,6 +150,51 @@ class PublishedJarsIT {
         System.out.println("PublishedJarsIT: flattened poms checked " + checked);
     }
 
+    /**
+     * The Central Portal plugin (profile release-publish, docs/releasing.md) ignores maven.deploy.skip, so the
+     * modules it must leave out are listed by name, in the root pom and again in the parentless BOM. Both lists must
+     * be the same, and every module not on them must be one the BOM lists (or the BOM itself): a new test module
+     * left off the list would be uploaded to Maven Central, a new published one on it would be missing there.
+     */
+    @Test
+    void theCentralBundleHoldsExactlyTheBomsModules() throws Exception {
+        List<String> rootExcludes = excludedFromCentral(root.resolve("pom.xml"));
+        List<String> bomExcludes = excludedFromCentral(root.resolve("bom/pom.xml"));
+        assertFalse(rootExcludes.isEmpty(), "no excludeArtifact in the root pom's release-publish profile");
+        assertEquals(rootExcludes, bomExcludes, "the root pom and bom/pom.xml exclude different modules");
+        java.util.Set<String> bundled = new java.util.TreeSet<>();
+        try (Stream<Path> poms = Files.walk(root, 3)) {
+            for (Path pom : poms.filter(p -> p.getFileName().toString().equals("pom.xml")
+                            && !p.toString().contains("/target/"))
+                    .toList()) {
+                String artifact = text(parse(pom), "artifactId");
+                if (!rootExcludes.contains(artifact)) {
+                    bundled.add(artifact);
+                }
+            }
+        }
+        java.util.Set<String> expected =
+                new java.util.TreeSet<>(publishedModules().keySet());
+        expected.add("fenced-bom");
+        assertEquals(expected, bundled, "modules the Central bundle would hold, against the BOM's");
+    }
+
+    /** The excludeArtifact entries of a pom's release-publish profile, in order. */
+    private static List<String> excludedFromCentral(Path pom) throws Exception {
+        List<String> out = new ArrayList<>();
+        NodeList profiles = parse(pom).getElementsByTagName("profile");
+        for (int i = 0; i < profiles.getLength(); i++) {
+            Element profile = (Element) profiles.item(i);
+            if ("release-publish".equals(text(profile, "id"))) {
+                NodeList excluded = profile.getElementsByTagName("excludeArtifact");
+                for (int k = 0; k < excluded.getLength(); k++) {
+                    out.add(excluded.item(k).getTextContent().strip());
+                }
+            }
+        }
+        return out;
+    }
+
     private static Element parse(Path pom) throws Exception {
         return DocumentBuilderFactory.newInstance()
                 .newDocumentBuilder()
