@@ -11,9 +11,12 @@ import dev.fenced.StaleTokenException;
 import dev.fenced.it.support.EtcdCluster;
 import dev.fenced.it.support.EtcdMember;
 import dev.fenced.it.support.ForwardingLeaseStore;
+import dev.fenced.it.support.TcpProxy;
 import dev.fenced.lease.etcd.EtcdLeaseStore;
 import dev.fenced.spi.LeaseStore;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +26,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -57,6 +62,11 @@ class EtcdClusterLeaseIT {
                 "etcd is not installed (apt-get install -y etcd-server): the etcd cluster cannot be tested");
         cluster = EtcdCluster.start("fenced-it", 3);
         client = Client.builder().endpoints(cluster.clientUrls()).build();
+        // jetcd's first call initialises vert.x, which needs a context class loader: the manager's worker threads
+        // have none (ExceptionInInitializerError in io.vertx.core.dns.AddressResolverOptions), so call once here
+        client.getKVClient()
+                .get(ByteSequence.from("warm-up", StandardCharsets.UTF_8))
+                .get(10, TimeUnit.SECONDS);
         store = new Recorder(new EtcdLeaseStore(client, "fenced/leases/"));
         holder = LeaseManager.builder(store)
                 .holder("holder")
@@ -125,6 +135,85 @@ class EtcdClusterLeaseIT {
         assertThrows(StaleTokenException.class, () -> table.writeUnder(paused.token(), 99));
         assertEquals(2, table.amount());
         assertEquals(held.get().token(), table.lastToken());
+    }
+
+    /**
+     * The holder partitioned from the whole cluster (its client reaches the members through {@link TcpProxy}s that
+     * are then cut into black holes): it is told its lease is lost, the rival gets the name only once the holder's
+     * lease is no longer valid, with a greater token, and the holder's writes are refused (by the driver, its token
+     * poisoned; by PostgreSQL, a write under its old token). Printed: when it was lost, counted from the send time of
+     * its last acknowledged call (its deadline is that plus the ttl, less the drift margin).
+     */
+    @Test
+    void aPartitionedHolderLosesItsLeaseByItsOwnDeadline() throws Exception {
+        FencedTable table = FencedTable.create(EtcdLeaseStore.DOMAIN);
+        List<TcpProxy> proxies = new ArrayList<>();
+        for (String url : cluster.clientUrls()) {
+            proxies.add(TcpProxy.start(url));
+        }
+        ExecutorService holderThread = Executors.newSingleThreadExecutor();
+        Client partitionedClient = Client.builder()
+                .endpoints(proxies.stream().map(TcpProxy::url).toArray(String[]::new))
+                .build();
+        Recorder partitionedStore = new Recorder(new EtcdLeaseStore(partitionedClient, "fenced/leases/"));
+        try (partitionedClient;
+                LeaseManager partitioned = LeaseManager.builder(partitionedStore)
+                        .holder("partitioned")
+                        .storeTimeout(Duration.ofSeconds(1))
+                        .build()) {
+            AtomicReference<Long> lostAt = new AtomicReference<>();
+            CountDownLatch lost = new CountDownLatch(1);
+            Lease lease = holderThread
+                    .submit(() -> {
+                        Lease l = partitioned.acquire(NAME, TTL, RECOVERY);
+                        table.write(1);
+                        l.onLost(x -> {
+                            lostAt.set(System.nanoTime());
+                            lost.countDown();
+                        });
+                        return l;
+                    })
+                    .get();
+            long cutAt = System.nanoTime();
+            proxies.forEach(TcpProxy::cut);
+
+            // the rival, on its own client, waits for the name; the partitioned holder's lease must be invalid by then
+            Lease taken = rival.acquire(NAME, TTL, RECOVERY);
+            long takenAt = System.nanoTime();
+            assertTrue(!lease.isValid(), "the partitioned holder's lease is no longer valid when the rival has it");
+            assertTrue(taken.token() > lease.token(), taken.token() + " after " + lease.token());
+            assertTrue(lost.await(RECOVERY.toSeconds(), TimeUnit.SECONDS), "the partitioned holder was told");
+            table.write(2); // the rival, on this thread
+            taken.close();
+
+            Throwable late = holderThread
+                    .submit(() -> {
+                        try {
+                            table.write(3);
+                            return null;
+                        } catch (SQLException e) {
+                            return e;
+                        }
+                    })
+                    .get();
+            assertNotNull(late, "the partitioned holder's write is refused");
+            assertThrows(StaleTokenException.class, () -> table.writeUnder(lease.token(), 4));
+            assertEquals(2, table.amount());
+            long acked = partitionedStore.ackedSend(lease.token());
+            System.out.printf(
+                    "etcd cluster: partitioned holder: its last acknowledged call sent %d ms before the cut, lost %d ms "
+                            + "after that call (ttl %d ms), rival granted %d ms after the cut; holder's write: %s%n",
+                    TimeUnit.NANOSECONDS.toMillis(cutAt - acked),
+                    TimeUnit.NANOSECONDS.toMillis(lostAt.get() - acked),
+                    TTL.toMillis(),
+                    TimeUnit.NANOSECONDS.toMillis(takenAt - cutAt),
+                    late);
+        } finally {
+            holderThread.shutdownNow();
+            for (TcpProxy p : proxies) {
+                p.close();
+            }
+        }
     }
 
     /**
