@@ -3,13 +3,50 @@ package dev.fenced;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The SQLStates are documented API: applications and retry logic key on them, so none may change. */
 class FencedSqlStateTest {
+
+    /**
+     * docs/errors.md, the table users read, lists exactly the codes of this enum, each once in the SQLState column
+     * with its exception: a new code left out of it, or a code it lists that no longer exists, fails here.
+     */
+    @Test
+    void theErrorsTableListsExactlyTheseCodes() throws Exception {
+        String doc = Files.readString(Path.of("..", "docs", "errors.md"));
+        Set<String> documented = new TreeSet<>();
+        // | `Exception` (a note) | `FN020`, `FN021` | meaning |
+        Matcher row = Pattern.compile("(?m)^\\| `(\\w+)`[^|]*\\| ((?:`FN\\w+`(?:, )?)+) \\|")
+                .matcher(doc);
+        Map<String, String> raisedAs = new LinkedHashMap<>();
+        while (row.find()) {
+            Matcher code = Pattern.compile("`(FN\\w+)`").matcher(row.group(2));
+            while (code.find()) {
+                String c = code.group(1);
+                assertTrue(documented.add(c), () -> "docs/errors.md lists " + c + " twice");
+                raisedAs.put(c, row.group(1));
+            }
+        }
+        Set<String> codes = new TreeSet<>();
+        for (FencedSqlState s : FencedSqlState.values()) {
+            codes.add(s.code());
+            assertEquals(
+                    s.raisedAs().getSimpleName(),
+                    raisedAs.get(s.code()),
+                    () -> "docs/errors.md: the exception of " + s.code());
+        }
+        assertEquals(codes, documented, "the SQLStates docs/errors.md lists");
+    }
 
     @Test
     void everyCodeIsTheDocumentedOne() {
