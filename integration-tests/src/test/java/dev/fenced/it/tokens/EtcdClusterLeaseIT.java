@@ -14,9 +14,7 @@ import dev.fenced.it.support.ForwardingLeaseStore;
 import dev.fenced.it.support.TcpProxy;
 import dev.fenced.lease.etcd.EtcdLeaseStore;
 import dev.fenced.spi.LeaseStore;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,11 +60,6 @@ class EtcdClusterLeaseIT {
                 "etcd is not installed (apt-get install -y etcd-server): the etcd cluster cannot be tested");
         cluster = EtcdCluster.start("fenced-it", 3);
         client = Client.builder().endpoints(cluster.clientUrls()).build();
-        // jetcd's first call initialises vert.x, which needs a context class loader: the manager's worker threads
-        // have none (ExceptionInInitializerError in io.vertx.core.dns.AddressResolverOptions), so call once here
-        client.getKVClient()
-                .get(ByteSequence.from("warm-up", StandardCharsets.UTF_8))
-                .get(10, TimeUnit.SECONDS);
         store = new Recorder(new EtcdLeaseStore(client, "fenced/leases/"));
         holder = LeaseManager.builder(store)
                 .holder("holder")

@@ -56,8 +56,37 @@ public final class EtcdLeaseStore implements LeaseStore {
         return Math.max(1, timeout.toMillis());
     }
 
+    /** A store call, run with a context class loader jetcd can start on ({@link #onClientLoader}). */
+    @FunctionalInterface
+    private interface Call<T> {
+        T run() throws Exception;
+    }
+
+    /**
+     * jetcd starts vert.x at its first call, and vert.x needs the thread's context class loader, which fenced's
+     * lease workers leave unset on purpose (no application loader kept alive by a pool thread). Without this, a
+     * store whose first call comes from a lease worker fails to start, and every later call in that JVM fails too.
+     * The loader that loaded jetcd is set for the call and taken off after it.
+     */
+    private <T> T onClientLoader(Call<T> call) throws Exception {
+        Thread thread = Thread.currentThread();
+        if (thread.getContextClassLoader() != null) {
+            return call.run();
+        }
+        thread.setContextClassLoader(Client.class.getClassLoader());
+        try {
+            return call.run();
+        } finally {
+            thread.setContextClassLoader(null);
+        }
+    }
+
     @Override
     public Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
+        return onClientLoader(() -> grantNow(name, holder, ttl, timeout));
+    }
+
+    private Grant grantNow(String name, String holder, Duration ttl, Duration timeout) throws Exception {
         ByteSequence key = key(name);
         long lease = client.getLeaseClient()
                 .grant(seconds(ttl))
@@ -98,6 +127,10 @@ public final class EtcdLeaseStore implements LeaseStore {
 
     @Override
     public Renewal renew(String holder, List<Held> leases, Duration timeout) throws Exception {
+        return onClientLoader(() -> renewNow(holder, leases, timeout));
+    }
+
+    private Renewal renewNow(String holder, List<Held> leases, Duration timeout) throws Exception {
         Set<Long> renewed = new HashSet<>();
         for (Held h : leases) {
             KeyValue kv = mine(holder, h.name(), h.token(), timeout);
@@ -115,6 +148,10 @@ public final class EtcdLeaseStore implements LeaseStore {
 
     @Override
     public int release(String holder, List<Held> leases, Duration timeout) throws Exception {
+        return onClientLoader(() -> releaseNow(holder, leases, timeout));
+    }
+
+    private int releaseNow(String holder, List<Held> leases, Duration timeout) throws Exception {
         int released = 0;
         for (Held h : leases) {
             KeyValue kv = mine(holder, h.name(), h.token(), timeout);
@@ -137,6 +174,10 @@ public final class EtcdLeaseStore implements LeaseStore {
 
     @Override
     public Optional<Holder> describe(String name, Duration timeout) throws Exception {
+        return onClientLoader(() -> describeNow(name, timeout));
+    }
+
+    private Optional<Holder> describeNow(String name, Duration timeout) throws Exception {
         List<KeyValue> kvs = client.getKVClient()
                 .get(key(name), GetOption.DEFAULT)
                 .get(ms(timeout), TimeUnit.MILLISECONDS)
