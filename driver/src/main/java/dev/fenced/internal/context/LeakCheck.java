@@ -66,6 +66,14 @@ public final class LeakCheck {
                 + ": a pooled thread's next, unrelated task would run with it";
     }
 
+    /** {@link #end}, failing the test (an {@link AssertionError}, as a test framework reports it) on a leak. */
+    public void endOrFail(String test) {
+        String leak = end(test);
+        if (leak != null) {
+            throw new AssertionError(leak);
+        }
+    }
+
     /** Each idle pooled thread that has something bound it did not have at {@link #begin()}, and what. */
     List<String> leaks() {
         List<String> leaks = new ArrayList<>();

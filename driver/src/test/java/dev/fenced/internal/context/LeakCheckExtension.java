@@ -25,12 +25,9 @@ public final class LeakCheckExtension implements BeforeEachCallback, AfterEachCa
     @Override
     public void afterEach(ExtensionContext context) {
         LeakCheck check = context.getStore(NAMESPACE).remove(LeakCheck.class, LeakCheck.class);
-        String leak = check == null
-                ? null
-                : check.end(context.getRequiredTestClass().getName() + "#"
-                        + context.getRequiredTestMethod().getName() + " (" + context.getDisplayName() + ")");
-        if (leak != null) {
-            throw new AssertionError(leak);
+        if (check != null) {
+            check.endOrFail(context.getRequiredTestClass().getName() + "#"
+                    + context.getRequiredTestMethod().getName() + " (" + context.getDisplayName() + ")");
         }
     }
 }

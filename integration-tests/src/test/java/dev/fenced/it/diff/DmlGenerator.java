@@ -125,16 +125,7 @@ final class DmlGenerator {
         setList();
         if (from) {
             word("FROM");
-            word("src");
-            word("s");
-            word("WHERE");
-            word(qualifier + ".id");
-            word("=");
-            word("s.id");
-            if (random.nextBoolean()) {
-                word("AND");
-                condition(2);
-            }
+            sourceJoin(qualifier);
         } else if (random.nextInt(5) > 0) {
             word(pick("WHERE", "where"));
             condition(3);
@@ -326,16 +317,7 @@ final class DmlGenerator {
             qualifyAll = true;
             qualifier = qualifier == null ? "dh" : qualifier;
             word("USING");
-            word("src");
-            word("s");
-            word("WHERE");
-            word(qualifier + ".id");
-            word("=");
-            word("s.id");
-            if (random.nextBoolean()) {
-                word("AND");
-                condition(2);
-            }
+            sourceJoin(qualifier);
         } else if (random.nextInt(6) > 0) {
             word(pick("WHERE", "where"));
             condition(3);
@@ -1221,6 +1203,20 @@ final class DmlGenerator {
                                 + raw.substring(1).replace("'", "''") + "'";
             default -> "U&'" + raw.replace("'", "''").replace("\\", "\\\\") + "'";
         };
+    }
+
+    /** {@code src s WHERE <qualifier>.id = s.id [AND ...]}: the source of UPDATE ... FROM and DELETE ... USING. */
+    private void sourceJoin(String qualifier) {
+        word("src");
+        word("s");
+        word("WHERE");
+        word(qualifier + ".id");
+        word("=");
+        word("s.id");
+        if (random.nextBoolean()) {
+            word("AND");
+            condition(2);
+        }
     }
 
     private void condition(int depth) {

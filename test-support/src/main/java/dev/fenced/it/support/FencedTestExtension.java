@@ -46,12 +46,9 @@ public final class FencedTestExtension implements BeforeEachCallback, AfterEachC
     public void afterEach(ExtensionContext context) {
         unbind();
         LeakCheck check = context.getStore(NAMESPACE).remove(LeakCheck.class, LeakCheck.class);
-        String leak = check == null
-                ? null
-                : check.end(context.getRequiredTestClass().getName() + "#"
-                        + context.getRequiredTestMethod().getName() + " (" + context.getDisplayName() + ")");
-        if (leak != null) {
-            throw new AssertionError(leak);
+        if (check != null) {
+            check.endOrFail(context.getRequiredTestClass().getName() + "#"
+                    + context.getRequiredTestMethod().getName() + " (" + context.getDisplayName() + ")");
         }
     }
 
