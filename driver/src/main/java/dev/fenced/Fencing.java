@@ -71,7 +71,7 @@ public final class Fencing {
     public static FencingScope bind(String domain, long token) {
         TokenDomains.check(domain);
         // only fenced's own leases end in this JVM: a number of another domain says nothing about them
-        boolean ended = FENCED_DOMAIN.equals(domain) && LeaseRegistry.endedHere(token);
+        boolean ended = FENCED_DOMAIN.equals(domain) && LeaseRegistry.endedHere(domain, token);
         return FencingScope.open(ended ? TokenCells.lost(domain, token) : TokenCells.live(domain, token));
     }
 

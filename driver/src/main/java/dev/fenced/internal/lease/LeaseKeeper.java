@@ -168,7 +168,7 @@ public final class LeaseKeeper implements AutoCloseable {
         long renewEvery = fixedRenewEveryNanos > 0 ? fixedRenewEveryNanos : ttlMillis * 1_000_000L / 3;
         HeldLease lease = new HeldLease(
                 name, grant.token(), ttlMillis, renewEvery, grant.sentAtNanos(), marginNanos(ttlMillis), context);
-        LeaseRegistry.held(lease, lease.token(), name);
+        LeaseRegistry.held(lease, store.tokenDomain(), lease.token(), name);
         lease.bindToCurrentThread();
         renewer.add(lease);
         if (closed) {

@@ -25,7 +25,7 @@ public final class LeaseRegistry {
 
     static final int RECENT_LIMIT = 4096;
 
-    private record Entry(Object lease, String name, boolean ended) {}
+    private record Entry(Object lease, String domain, String name, boolean ended) {}
 
     private record Ended(long token, Object lease) {}
 
@@ -55,25 +55,30 @@ public final class LeaseRegistry {
     }
 
     /**
-     * True when {@code token} was granted in this JVM to leases that have all ended (lost or closed), among the
-     * {@value #RECENT_LIMIT} most recently ended: binding it again by number would write with a released token.
-     * A lease still held with that number (another store's) keeps it bindable.
+     * True when {@code token} was granted in this JVM, in token domain {@code domain}, to leases that have all
+     * ended (lost or closed), among the {@value #RECENT_LIMIT} most recently ended: binding it again by number would
+     * write with a released token. A lease still held with that number (another store's) keeps it bindable, and a
+     * lease of another domain says nothing about it (an etcd revision and a PostgreSQL token may be the same number).
      */
-    public static boolean endedHere(long token) {
+    public static boolean endedHere(String domain, long token) {
         List<Entry> entries = BY_TOKEN.get(token);
         if (entries == null) {
             return false;
         }
+        boolean any = false;
         for (Entry e : entries) {
-            if (!e.ended) {
-                return false;
+            if (e.domain.equals(domain)) {
+                if (!e.ended) {
+                    return false;
+                }
+                any = true;
             }
         }
-        return true;
+        return any;
     }
 
-    static void held(Object lease, long token, String name) {
-        BY_TOKEN.compute(token, (k, list) -> with(list, new Entry(lease, name, false)));
+    static void held(Object lease, String domain, long token, String name) {
+        BY_TOKEN.compute(token, (k, list) -> with(list, new Entry(lease, domain, name, false)));
     }
 
     /** The lease was lost or closed: keep its name among the bounded recent ones. */
@@ -83,7 +88,7 @@ public final class LeaseRegistry {
             List<Entry> out = new ArrayList<>(list.size());
             for (Entry e : list) {
                 if (e.lease == lease && !e.ended) {
-                    out.add(new Entry(lease, e.name, true));
+                    out.add(new Entry(lease, e.domain, e.name, true));
                     moved[0] = true;
                 } else {
                     out.add(e);
