@@ -17,7 +17,6 @@ final class Literals {
     private final List<String> originals = new ArrayList<>();
 
     /** The placeholder standing for {@code original} in the parser's text. */
-    @Nullable
     String placeholder(String original) {
         originals.add(original);
         return "'#" + (originals.size() - 1) + "'";

@@ -57,7 +57,7 @@ public final class Tombstones {
      * The function beside the tombstone table {@code table} that builds a row's tombstone key with fixed settings
      * ({@code <table>_key}); the check trigger uses it for inserts and deletes alike.
      */
-    public static @Nullable TableName keyFunction(TableName table) {
+    public static TableName keyFunction(TableName table) {
         return new TableName(table.schema(), table.name() + "_key");
     }
 

@@ -82,4 +82,13 @@ final class Cli {
         }
         return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
     }
+
+    /** pgjdbc's jar, from this JVM's class path (for a child JVM that runs the command line). */
+    static Path pgjdbcJar() throws Exception {
+        return Path.of(org.postgresql.Driver.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
+    }
 }

@@ -14,15 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("jvm-sensitive")
 class CliJarIT {
 
-    /** pgjdbc's jar, from this JVM's class path. */
-    private static Path pgjdbc() throws Exception {
-        return Path.of(org.postgresql.Driver.class
-                .getProtectionDomain()
-                .getCodeSource()
-                .getLocation()
-                .toURI());
-    }
-
     @Test
     void helpNeedsNoPgjdbc(@TempDir Path home) throws Exception {
         Cli.Result r = Cli.process(Cli.jar(), List.of("-Duser.home=" + home), "--help");
@@ -66,7 +57,7 @@ class CliJarIT {
                 missing::toString);
 
         Cli.Result named =
-                Cli.process(jar, noM2, "explain", "--pgjdbc", pgjdbc().toString(), "--tables", "t", "SELECT 1");
+                Cli.process(jar, noM2, "explain", "--pgjdbc", Cli.pgjdbcJar().toString(), "--tables", "t", "SELECT 1");
         assertEquals(0, named.exit(), named::toString);
 
         Cli.Result notAJar = Cli.process(jar, noM2, "explain", "--pgjdbc", jar.toString(), "--tables", "t", "SELECT 1")
@@ -74,7 +65,7 @@ class CliJarIT {
         assertEquals(2, notAJar.exit(), notAJar::toString);
         assertTrue(notAJar.err().contains("is not a pgjdbc jar"), notAJar::toString);
 
-        Files.copy(pgjdbc(), dir.resolve(pgjdbc().getFileName()));
+        Files.copy(Cli.pgjdbcJar(), dir.resolve(Cli.pgjdbcJar().getFileName()));
         Cli.Result beside = Cli.process(jar, noM2, "explain", "--tables", "t", "UPDATE t SET a = 1");
         assertEquals(0, beside.exit(), beside::toString);
         assertTrue(beside.out().contains("last_token"), beside::toString);

@@ -39,22 +39,13 @@ class LauncherIT {
         Map<String, String> env = new HashMap<>(Map.of(
                 "HOME", home.toString(),
                 "JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "FENCED_PGJDBC", pgjdbc().toString()));
+                "FENCED_PGJDBC", Cli.pgjdbcJar().toString()));
         env.putAll(extra);
         return Cli.process(command, env);
     }
 
     private Cli.Result fenced(String... args) throws Exception {
         return fenced(Map.of(), args);
-    }
-
-    /** pgjdbc's jar, from this JVM's class path. */
-    private static Path pgjdbc() throws Exception {
-        return Path.of(org.postgresql.Driver.class
-                .getProtectionDomain()
-                .getCodeSource()
-                .getLocation()
-                .toURI());
     }
 
     @Test
