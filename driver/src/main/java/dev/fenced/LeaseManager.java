@@ -83,7 +83,7 @@ public final class LeaseManager implements AutoCloseable {
                 b.store != null
                         ? b.store
                         : PostgresLeaseStore.create(
-                                Objects.requireNonNull(b.dataSource), b.table.toString(), b.createTable),
+                                Objects.requireNonNull(b.dataSource), b.table.toString(), b.createTable, b.tokenDomain),
                 b.holder,
                 b.renew ? (b.renewalInterval == null ? 0 : b.renewalInterval.toNanos()) : NEVER_RENEW_NANOS,
                 b.clockDrift,
@@ -260,6 +260,7 @@ public final class LeaseManager implements AutoCloseable {
         private boolean renew = true;
         private LeaseTableName table = LeaseTableName.parse(FencedProperty.LEASE_TABLE.defaultValue());
         private boolean createTable = Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue());
+        private String tokenDomain = Fencing.FENCED_DOMAIN;
         private double clockDrift = DEFAULT_CLOCK_DRIFT;
         private Duration storeTimeout = Duration.ofMillis(DEFAULT_STORE_TIMEOUT_MILLIS);
         private Ticker ticker = Ticker.system();
@@ -271,7 +272,7 @@ public final class LeaseManager implements AutoCloseable {
 
         /**
          * Keep leases and draw tokens in {@code store} instead of the default, a table in the DataSource's PostgreSQL
-         * ({@link PostgresLeaseStore}); {@link #table} and {@link #createTable} then do not apply. Leases of this
+         * ({@link PostgresLeaseStore}); {@link #table}, {@link #createTable} and {@link #tokenDomain} then do not apply. Leases of this
          * manager bind their tokens in the store's {@linkplain LeaseStore#tokenDomain() token domain}, so protected
          * tables they write must be of that domain ({@code fenced.tokenDomain}). Every call to the store is bounded
          * by {@link #storeTimeout} whatever the store does. The manager does not close the store.
@@ -334,6 +335,20 @@ public final class LeaseManager implements AutoCloseable {
          */
         public Builder createTable(boolean createTable) {
             this.createTable = createTable;
+            return this;
+        }
+
+        /**
+         * The token domain of the lease table's tokens (default {@value Fencing#FENCED_DOMAIN}), as
+         * {@link PostgresLeaseStore#create(DataSource, String, boolean, String)}. With the default, the tokens fence
+         * the tables of the lease table's own database only: a write of such a token to another database is refused
+         * with {@link TokenDomainException}. For one lease over several databases, name a domain (say {@code jobs})
+         * and configure {@code fenced.tokenDomain=jobs} in every database the holder writes.
+         *
+         * @throws IllegalArgumentException if {@code tokenDomain} is not a domain name
+         */
+        public Builder tokenDomain(String tokenDomain) {
+            this.tokenDomain = dev.fenced.internal.context.TokenDomains.check(tokenDomain);
             return this;
         }
 

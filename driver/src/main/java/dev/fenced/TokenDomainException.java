@@ -16,7 +16,10 @@ public class TokenDomainException extends FencingException {
     private final String tokenDomain;
 
     public TokenDomainException(String table, String tableDomain, String tokenDomain) {
-        super(
+        this(
+                table,
+                tableDomain,
+                tokenDomain,
                 "fenced: write to protected table " + table + " refused: its token domain is '" + tableDomain
                         + "' but the bound token is of domain '" + tokenDomain
                         + "'. Tokens of two sources are unrelated numbers"
@@ -24,11 +27,35 @@ public class TokenDomainException extends FencingException {
                         + tableDomain
                         + "\", token)"
                         + (Fencing.FENCED_DOMAIN.equals(tableDomain) ? ", a Lease or Fencing.bind(token)" : "")
-                        + "), or write this table from the lock service it belongs to",
-                SQLSTATE);
+                        + "), or write this table from the lock service it belongs to");
+    }
+
+    private TokenDomainException(String table, String tableDomain, String tokenDomain, String message) {
+        super(message, SQLSTATE);
         this.table = table;
         this.tableDomain = tableDomain;
         this.tokenDomain = tokenDomain;
+    }
+
+    /**
+     * A lease token of domain {@code domain} drawn by the lease table of database {@code tokenOrigin}, written to a
+     * table of database {@code tableOrigin}: each database's lease table counts on its own, so its tokens fence that
+     * database only. The message names the fix: one lease over several databases takes a named token domain.
+     */
+    public static TokenDomainException drawnInAnotherDatabase(
+            String table, String domain, String tokenOrigin, String tableOrigin) {
+        return new TokenDomainException(
+                table,
+                domain,
+                domain,
+                "fenced: write to protected table " + table + " refused: the bound token, of domain '" + domain
+                        + "', was drawn by the lease table of another database (" + tokenOrigin + "; this table is in "
+                        + tableOrigin + "). Each database's lease table counts on its own, so a token of domain '"
+                        + domain + "' fences only its own database's rows. To fence several databases with one lease,"
+                        + " give its store a token domain of its own (LeaseManager.builder(dataSource)"
+                        + ".tokenDomain(\"jobs\"), or PostgresLeaseStore.create(dataSource, table, createTable,"
+                        + " \"jobs\")) and set fenced.tokenDomain=jobs in every database it writes; or take the lease"
+                        + " from this database's own lease table");
     }
 
     public String table() {

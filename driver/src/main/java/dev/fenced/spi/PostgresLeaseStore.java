@@ -3,6 +3,7 @@ package dev.fenced.spi;
 import dev.fenced.FencedProperty;
 import dev.fenced.Fencing;
 import dev.fenced.Ticker;
+import dev.fenced.internal.context.TokenDomains;
 import dev.fenced.internal.lease.LeaseTableName;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +16,10 @@ import org.jspecify.annotations.Nullable;
  * The default {@link LeaseStore}: one table and one sequence in the data's own PostgreSQL, as described in
  * {@code docs/leases.md} (grants decided by the database clock, tokens carrying the WAL timeline, serialization
  * retries, late grants released, one token counter per database). Its tokens are of domain
- * {@link Fencing#FENCED_DOMAIN}.
+ * {@link Fencing#FENCED_DOMAIN} by default, which a protected table accepts only from its own database's counter
+ * (the data's own PostgreSQL). For one lease that fences several databases, give the store a domain of its own
+ * ({@link #create(DataSource, String, boolean, String)}) and set {@code fenced.tokenDomain} to it in every database
+ * the lease's holder writes.
  *
  * <p>A {@link dev.fenced.LeaseManager} given this store runs it exactly as its default store (on the manager's own
  * threads, each statement bounded by aborting its connection); called directly, each call is bounded by its
@@ -26,14 +30,16 @@ public final class PostgresLeaseStore implements LeaseStore {
     private final DataSource dataSource;
     private final String table;
     private final boolean createTable;
+    private final String tokenDomain;
     private final Object lock = new Object();
     private dev.fenced.internal.lease.@Nullable LeaseStore direct; // guarded by lock: for calls made through the SPI
 
-    private PostgresLeaseStore(DataSource dataSource, String table, boolean createTable) {
+    private PostgresLeaseStore(DataSource dataSource, String table, boolean createTable, String tokenDomain) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         LeaseTableName.parse(table); // a bad name fails here, not at the first grant
         this.table = table;
         this.createTable = createTable;
+        this.tokenDomain = TokenDomains.check(tokenDomain);
     }
 
     /** The store on {@code dataSource} with the default table ({@code fenced_lease}), created if missing. */
@@ -41,7 +47,8 @@ public final class PostgresLeaseStore implements LeaseStore {
         return new PostgresLeaseStore(
                 dataSource,
                 Objects.requireNonNull(FencedProperty.LEASE_TABLE.defaultValue()),
-                Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue()));
+                Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue()),
+                Fencing.FENCED_DOMAIN);
     }
 
     /**
@@ -49,7 +56,20 @@ public final class PostgresLeaseStore implements LeaseStore {
      * {@code <table>_token_seq}), created on first use if {@code createTable}.
      */
     public static PostgresLeaseStore create(DataSource dataSource, String table, boolean createTable) {
-        return new PostgresLeaseStore(dataSource, table, createTable);
+        return new PostgresLeaseStore(dataSource, table, createTable, Fencing.FENCED_DOMAIN);
+    }
+
+    /**
+     * As {@link #create(DataSource, String, boolean)}, its tokens of {@code tokenDomain}: for one lease over several
+     * databases. Every protected table the lease's holder writes, in any database, is then configured with
+     * {@code fenced.tokenDomain=<tokenDomain>}. The name must be this store's alone: two stores (two databases' lease
+     * tables) of one named domain would be two unrelated counters whose numbers meet on the same rows.
+     *
+     * @throws IllegalArgumentException if {@code tokenDomain} is not a domain name ({@link Fencing#bind(String, long)})
+     */
+    public static PostgresLeaseStore create(
+            DataSource dataSource, String table, boolean createTable, String tokenDomain) {
+        return new PostgresLeaseStore(dataSource, table, createTable, tokenDomain);
     }
 
     public DataSource dataSource() {
@@ -67,7 +87,7 @@ public final class PostgresLeaseStore implements LeaseStore {
 
     @Override
     public String tokenDomain() {
-        return Fencing.FENCED_DOMAIN;
+        return tokenDomain;
     }
 
     @Override
@@ -114,7 +134,7 @@ public final class PostgresLeaseStore implements LeaseStore {
         synchronized (lock) {
             if (direct == null) {
                 direct = new dev.fenced.internal.lease.LeaseStore(
-                        dataSource, LeaseTableName.parse(table), createTable, "spi");
+                        dataSource, LeaseTableName.parse(table), createTable, tokenDomain, "spi");
             }
             return direct;
         }

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /** How a token cell's value is read; see {@link dev.fenced.internal.bootstrap.FencedContextStore}. */
 public final class TokenCells {
@@ -37,6 +38,44 @@ public final class TokenCells {
         }
         return FOREIGN.get(cell.getClass()).domainOf(cell);
     }
+
+    /**
+     * The database whose counter drew the token in {@code cell} ({@link TokenCell#tokenOrigin}), or null when it was
+     * not one database's counter or is not known. A cell of a driver copy in another class loader is asked by name,
+     * as for its domain; one that cannot say has none.
+     */
+    public static @Nullable String originOf(AtomicLong cell) {
+        if (cell instanceof TokenCell t) {
+            return t.tokenOrigin();
+        }
+        return FOREIGN_ORIGIN.get(cell.getClass()).originOf(cell);
+    }
+
+    private interface OriginReader {
+        @Nullable
+        String originOf(AtomicLong cell);
+    }
+
+    private static final ClassValue<OriginReader> FOREIGN_ORIGIN = new ClassValue<>() {
+        @Override
+        protected OriginReader computeValue(Class<?> type) {
+            MethodHandle getter;
+            try {
+                getter = MethodHandles.publicLookup()
+                        .findVirtual(type, "tokenOrigin", MethodType.methodType(String.class));
+            } catch (NoSuchMethodException | IllegalAccessException e) {
+                return cell -> null; // a driver from before origins: its domain check is all there is
+            }
+            return cell -> {
+                try {
+                    Object origin = getter.invoke(cell);
+                    return origin instanceof String s ? s : null;
+                } catch (Throwable t) {
+                    return null;
+                }
+            };
+        }
+    };
 
     /** A domain no table has (names are checked by {@link TokenDomains#check}): refused everywhere. */
     static final String UNREADABLE = "<unreadable token domain>";

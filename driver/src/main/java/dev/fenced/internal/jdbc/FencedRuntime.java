@@ -10,6 +10,7 @@ import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.observe.Inventory;
+import dev.fenced.internal.pg.DatabaseOrigin;
 import dev.fenced.internal.sql.FencingTargets;
 import dev.fenced.internal.sql.RewriteCache;
 import dev.fenced.internal.sql.RewritePlan;
@@ -51,6 +52,11 @@ public final class FencedRuntime {
     private final Tracker tracker;
     /** Measures the catalog refresh interval. */
     private final Ticker ticker;
+    /**
+     * The database this configuration writes ({@link DatabaseOrigin}), read at its first connect; null where the
+     * server does not say.
+     */
+    private final String databaseOrigin;
     /** What the catalog said last, with the cache of plans made from it; replaced whole on refresh. */
     private volatile Snapshot snapshot;
 
@@ -69,8 +75,15 @@ public final class FencedRuntime {
             Set<String> vetted,
             Set<String> absent) {}
 
-    private FencedRuntime(FencedConfig config, Catalog catalog, Tracker tracker, Ticker ticker, boolean eventTrigger) {
+    private FencedRuntime(
+            FencedConfig config,
+            Catalog catalog,
+            Tracker tracker,
+            Ticker ticker,
+            boolean eventTrigger,
+            String databaseOrigin) {
         this.config = config;
+        this.databaseOrigin = databaseOrigin;
         this.eventTrigger = eventTrigger;
         this.inventory = Inventory.Settings.of(config);
         this.refreshNanos = config.catalogRefresh().toNanos();
@@ -365,7 +378,21 @@ public final class FencedRuntime {
         Catalog catalog = read(config, connection, false);
         RoleCheck.atConnect(config, connection); // once per runtime: the first connect of its configuration
         boolean eventTrigger = !config.inactive() && config.checkSchema() && DdlNotices.installed(connection);
-        return new FencedRuntime(config, catalog, tracker, ticker, eventTrigger);
+        String origin = config.inactive() ? null : DatabaseOrigin.read(connection);
+        return new FencedRuntime(config, catalog, tracker, ticker, eventTrigger, origin);
+    }
+
+    /**
+     * True when a token of domain {@code fenced} drawn in database {@code tokenOrigin} may fence this database's rows:
+     * it was drawn here, or one side cannot say where it was drawn.
+     */
+    boolean acceptsOrigin(String tokenOrigin) {
+        return tokenOrigin == null || databaseOrigin == null || databaseOrigin.equals(tokenOrigin);
+    }
+
+    /** The database this runtime writes, as {@link DatabaseOrigin} names it; null where the server does not say. */
+    String databaseOrigin() {
+        return databaseOrigin;
     }
 
     /** Where this runtime's decisions are counted (its owner's tracker). */

@@ -56,26 +56,47 @@ final class TokenResolver {
     }
 
     /**
-     * {@code token} when its cell's domain is the plan's (one instanceof and one string compare in memory), else
-     * refused in enforce mode and sent as NULL, observed, in observe mode.
+     * {@code token} when its cell's domain is the plan's and, for a lease token of a database's own counter, it was drawn
+     * in the database written (two instanceofs and two string compares in memory); else refused in enforce mode and
+     * sent as NULL, observed, in observe mode.
      */
     private static long ofTablesDomain(
             long token, AtomicLong cell, RewritePlan.Fenced plan, String sql, FencedRuntime runtime)
             throws SQLException {
         String tokenDomain = TokenCells.domainOf(cell);
         String tableDomain = plan.tokenDomain();
-        if (tableDomain.equals(tokenDomain)) {
+        if (!tableDomain.equals(tokenDomain)) {
+            return refused(
+                    new TokenDomainException(plan.table(), tableDomain, tokenDomain),
+                    "its token is of domain '" + tokenDomain + "', the table's is '" + tableDomain + "'",
+                    plan,
+                    sql,
+                    runtime);
+        }
+        // each database has its own counter of domain fenced: a lease table's token fences its own database only
+        String origin = TokenCells.originOf(cell);
+        if (runtime.acceptsOrigin(origin)) {
             return token;
         }
+        return refused(
+                TokenDomainException.drawnInAnotherDatabase(
+                        plan.table(), tableDomain, origin, runtime.databaseOrigin()),
+                "its token of domain '" + tokenDomain + "' was drawn by the lease table of another database (" + origin
+                        + ")",
+                plan,
+                sql,
+                runtime);
+    }
+
+    /** Throws {@code refusal} in enforce mode; in observe mode the write goes through without a token, observed. */
+    private static long refused(
+            TokenDomainException refusal, String why, RewritePlan.Fenced plan, String sql, FencedRuntime runtime)
+            throws SQLException {
         if (plan.mode() == FencingMode.ENFORCE) {
             runtime.tracker().increment(Counter.UNFENCED_WRITES_REFUSED);
-            throw new TokenDomainException(plan.table(), tableDomain, tokenDomain);
+            throw refusal;
         }
-        runtime.observedUnfenced(
-                plan,
-                WriterKind.WRONG_TOKEN_DOMAIN,
-                "its token is of domain '" + tokenDomain + "', the table's is '" + tableDomain + "'",
-                sql);
+        runtime.observedUnfenced(plan, WriterKind.WRONG_TOKEN_DOMAIN, why, sql);
         return NO_TOKEN;
     }
 

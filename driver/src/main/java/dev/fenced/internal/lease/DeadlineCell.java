@@ -20,8 +20,8 @@ public final class DeadlineCell extends TokenCell {
     private final transient Ticker ticker;
     private volatile long deadlineNanos;
 
-    DeadlineCell(String domain, long token, HeldLease lease, Ticker ticker, long deadlineNanos) {
-        super(domain, token);
+    DeadlineCell(String domain, long token, String origin, HeldLease lease, Ticker ticker, long deadlineNanos) {
+        super(domain, token, origin);
         this.lease = lease;
         this.ticker = ticker;
         this.deadlineNanos = deadlineNanos;

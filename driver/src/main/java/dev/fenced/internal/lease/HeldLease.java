@@ -79,7 +79,12 @@ final class HeldLease implements Lease {
         this.renewEveryNanos = renewEveryNanos;
         this.context = context;
         this.cell = new DeadlineCell(
-                context.store().tokenDomain(), token, this, context.ticker(), sentAtNanos + validNanos);
+                context.store().tokenDomain(),
+                token,
+                context.store().tokenOrigin(),
+                this,
+                context.ticker(),
+                sentAtNanos + validNanos);
         this.acquiringThread = Thread.currentThread();
         this.renewAt = sentAtNanos + renewEveryNanos;
     }

@@ -81,7 +81,13 @@ public final class LeaseKeeper implements AutoCloseable {
             Ticker ticker) {
         String id = Integer.toString(MANAGERS.incrementAndGet());
         this.store = spi instanceof dev.fenced.spi.PostgresLeaseStore pg
-                ? new LeaseStore(pg.dataSource(), LeaseTableName.parse(pg.table()), pg.createsTable(), threads, id)
+                ? new LeaseStore(
+                        pg.dataSource(),
+                        LeaseTableName.parse(pg.table()),
+                        pg.createsTable(),
+                        pg.tokenDomain(),
+                        threads,
+                        id)
                 : new BoundedStore(spi, threads, id);
         this.holder = holder;
         this.fixedRenewEveryNanos = fixedRenewEveryNanos;

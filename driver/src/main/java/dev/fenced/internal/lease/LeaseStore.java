@@ -31,7 +31,13 @@ public final class LeaseStore implements StoreAccess {
 
     private final LeaseTableName table;
     private final boolean createTable;
+    private final String tokenDomain;
     private final StoreCalls calls;
+    /**
+     * The database whose sequence draws the tokens, read with the schema check at the first grant; stays null for a
+     * named domain, which is meant to be written in several databases.
+     */
+    private volatile String tokenOrigin;
     /** The statements for the table with its schema, fixed at the store's first call; null before. */
     private volatile Sql sql;
 
@@ -42,7 +48,13 @@ public final class LeaseStore implements StoreAccess {
 
     /** A store with worker threads of its own, which end when idle (for tools and tests). */
     public LeaseStore(DataSource dataSource, LeaseTableName table, boolean createTable, String threadSuffix) {
-        this(dataSource, table, createTable, new FencedThreads(), threadSuffix);
+        this(dataSource, table, createTable, dev.fenced.Fencing.FENCED_DOMAIN, threadSuffix);
+    }
+
+    /** As above, its tokens of {@code tokenDomain}. */
+    public LeaseStore(
+            DataSource dataSource, LeaseTableName table, boolean createTable, String tokenDomain, String threadSuffix) {
+        this(dataSource, table, createTable, tokenDomain, new FencedThreads(), threadSuffix);
     }
 
     /** A store whose worker threads are made by {@code threads}, and stopped when they are closed. */
@@ -50,10 +62,12 @@ public final class LeaseStore implements StoreAccess {
             DataSource dataSource,
             LeaseTableName table,
             boolean createTable,
+            String tokenDomain,
             FencedThreads threads,
             String threadSuffix) {
         this.table = table;
         this.createTable = createTable;
+        this.tokenDomain = dev.fenced.internal.context.TokenDomains.check(tokenDomain);
         this.calls = new StoreCalls(dataSource, threads, "fenced-lease-io-" + threadSuffix);
     }
 
@@ -142,7 +156,12 @@ public final class LeaseStore implements StoreAccess {
 
     @Override
     public String tokenDomain() {
-        return dev.fenced.Fencing.FENCED_DOMAIN;
+        return tokenDomain;
+    }
+
+    @Override
+    public String tokenOrigin() {
+        return tokenOrigin;
     }
 
     public LeaseTableName table() {
@@ -478,6 +497,9 @@ public final class LeaseStore implements StoreAccess {
                 boolean auto = c.getAutoCommit();
                 try {
                     LeaseSchema.ensure(c, set.table(), createTable, lease);
+                    if (dev.fenced.Fencing.FENCED_DOMAIN.equals(tokenDomain)) {
+                        tokenOrigin = dev.fenced.internal.pg.DatabaseOrigin.read(c);
+                    }
                     if (!auto) {
                         c.commit();
                     }

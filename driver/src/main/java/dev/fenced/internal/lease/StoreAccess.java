@@ -14,6 +14,16 @@ public interface StoreAccess {
     /** The token domain of the store's tokens. */
     String tokenDomain();
 
+    /**
+     * The database whose counter draws the store's tokens ({@link dev.fenced.internal.pg.DatabaseOrigin}), known
+     * once a grant has been made; null for a store whose tokens are not one database's (etcd) or whose domain is
+     * named for sharing across databases. The driver refuses a token of domain {@code fenced} drawn in another
+     * database than the one it writes.
+     */
+    default String tokenOrigin() {
+        return null;
+    }
+
     /** @return the grant, or null if someone else holds it */
     LeaseStore.Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
             throws SQLException;

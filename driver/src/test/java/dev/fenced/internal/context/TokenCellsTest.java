@@ -35,7 +35,18 @@ class TokenCellsTest {
             AtomicLong cell = (AtomicLong)
                     foreign.getConstructor(String.class, long.class).newInstance("zookeeper", 7L);
             assertEquals("zookeeper", TokenCells.domainOf(cell));
+            assertEquals(null, TokenCells.originOf(cell));
+            AtomicLong drawn = (AtomicLong) foreign.getConstructor(String.class, long.class, String.class)
+                    .newInstance("fenced", 7L, "pg:1/2");
+            assertEquals("pg:1/2", TokenCells.originOf(drawn), "the database a foreign lease's token was drawn in");
         }
+    }
+
+    @Test
+    void aCellSaysWhichDatabaseDrewItsTokenWhenOneDid() {
+        assertEquals("pg:42/16384", TokenCells.originOf(new TokenCell("fenced", 5, "pg:42/16384")));
+        assertEquals(null, TokenCells.originOf(TokenCells.live("fenced", 5)), "a token bound by number");
+        assertEquals(null, TokenCells.originOf(new AtomicLong(5)), "a cell of a driver from before origins");
     }
 
     @Test
