@@ -41,12 +41,7 @@ final class Audit {
                         + " AND EXISTS (SELECT 1 FROM runs b WHERE b.restaurant_id = a.restaurant_id AND b.token > a.token"
                         + " AND b.outcome = 'written' AND b.write_at >= a.write_at)");
         r.gaveUp = one(c, "SELECT count(*) FROM runs WHERE outcome = 'gave-up'");
-        r.wrongTotals = one(
-                c,
-                "SELECT count(*) FROM totals t JOIN LATERAL (SELECT as_of_order FROM runs a"
-                        + " WHERE a.restaurant_id = t.restaurant_id AND a.outcome = 'written' ORDER BY a.token DESC LIMIT 1) newest"
-                        + " ON true WHERE t.amount <> (SELECT coalesce(sum(o.amount), 0) FROM orders o"
-                        + " WHERE o.restaurant_id = t.restaurant_id AND o.id <= newest.as_of_order)");
+        r.wrongTotals = one(c, wrong("totals"));
         r.lostOrders = one(
                 c,
                 "SELECT coalesce(sum(lost), 0) FROM (SELECT (SELECT count(*) FROM orders o"
@@ -58,6 +53,35 @@ final class Audit {
                 "SELECT count(*) FROM totals t WHERE NOT EXISTS (SELECT 1 FROM done d"
                         + " WHERE d.restaurant_id = t.restaurant_id)");
         return r;
+    }
+
+    /** Rows of {@code table} whose amount is not the sum of the orders its newest writer counted. */
+    private static String wrong(String table) {
+        return "SELECT count(*) FROM " + table + " t JOIN LATERAL (SELECT as_of_order FROM runs a"
+                + " WHERE a.restaurant_id = t.restaurant_id AND a.outcome = 'written' ORDER BY a.token DESC LIMIT 1) newest"
+                + " ON true WHERE t.amount <> (SELECT coalesce(sum(o.amount), 0) FROM orders o"
+                + " WHERE o.restaurant_id = t.restaurant_id AND o.id <= newest.as_of_order)";
+    }
+
+    /**
+     * Ledger rows (in the second database) left wrong, judged as totals are: the ledger is copied into a temp table
+     * beside the orders and runs it is checked against.
+     */
+    static long wrongLedger(Connection orders, Connection ledger) throws SQLException {
+        try (Statement s = orders.createStatement()) {
+            s.execute("CREATE TEMP TABLE ledger_copy (restaurant_id int PRIMARY KEY, amount bigint NOT NULL)");
+        }
+        try (Statement read = ledger.createStatement();
+                ResultSet rs = read.executeQuery("SELECT restaurant_id, amount FROM ledger");
+                java.sql.PreparedStatement copy = orders.prepareStatement("INSERT INTO ledger_copy VALUES (?, ?)")) {
+            while (rs.next()) {
+                copy.setInt(1, rs.getInt(1));
+                copy.setLong(2, rs.getLong(2));
+                copy.addBatch();
+            }
+            copy.executeBatch();
+        }
+        return one(orders, wrong("ledger_copy"));
     }
 
     private static long one(Connection c, String sql) throws SQLException {

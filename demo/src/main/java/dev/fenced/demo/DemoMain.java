@@ -91,7 +91,12 @@ public final class DemoMain {
         return List.of(
                 "The nightly job of the article 'Lease vs lock vs fencing token': " + o.workers + " workers"
                         + (o.processes > 0 ? " in " + o.processes + " JVMs" : "") + " recompute the totals of "
-                        + o.restaurants + " restaurants from their orders.",
+                        + o.restaurants + " restaurants from their orders"
+                        + (o.databases > 1
+                                ? " and copy each into a ledger in a second database (one lease fences both: its tokens"
+                                        + " are of domain '" + ModeRun.SHARED_DOMAIN + "', which both databases' tables"
+                                        + " take)."
+                                : "."),
                 "A lease of " + trim(o.lease) + " s, renewed every " + trim(o.renew)
                         + " s, decides which worker runs a restaurant, so that two never run the same one.",
                 "But " + freeze + " of the holders freeze for " + trim(o.pause)

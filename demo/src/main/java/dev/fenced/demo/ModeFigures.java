@@ -1,6 +1,9 @@
 package dev.fenced.demo;
 
-/** One mode's figures, for tests and tools that run the demo in-process ({@link DemoMain#figures}). */
+/**
+ * One mode's figures, for tests and tools that run the demo in-process ({@link DemoMain#figures}); {@code wrongLedger}
+ * is -1 unless the job wrote a second database ({@code --databases 2}).
+ */
 public record ModeFigures(
         String mode,
         long runs,
@@ -13,7 +16,8 @@ public record ModeFigures(
         long staleLandedHarmfully,
         long wrongTotals,
         long lostOrders,
-        long unfinished) {
+        long unfinished,
+        long wrongLedger) {
 
     static ModeFigures of(ModeResult r) {
         return new ModeFigures(
@@ -28,7 +32,8 @@ public record ModeFigures(
                 r.staleLandedHarmfully(),
                 r.wrongTotals,
                 r.lostOrders,
-                r.unrun);
+                r.unrun,
+                r.wrongLedger);
     }
 
     public long staleRefused() {

@@ -15,6 +15,9 @@ final class ModeResult {
     long staleLandedHarmlessly;
     long gaveUp;
     long wrongTotals;
+    /** Ledger rows (the second database's copies) left wrong; -1 when the job writes one database. */
+    long wrongLedger = -1;
+
     long lostOrders;
     long unrun;
     long renewals;

@@ -29,11 +29,22 @@ final class ModeRun {
         this.progress = progress;
     }
 
-    /** The fenced URL for a plain one: protected totals, enforced only in the fenced mode. */
-    static String fencedUrl(String jdbcUrl, Options.Mode mode) {
+    /**
+     * The token domain of the lease when the job writes two databases: one lease table (in the orders database)
+     * draws the tokens, and both databases' protected tables take them (a lease table's own domain would fence
+     * its own database only).
+     */
+    static final String SHARED_DOMAIN = "nightly";
+
+    /**
+     * The fenced URL for a plain one: {@code table} protected, enforced only in the fenced mode, of the shared
+     * token domain when the job writes more than one database.
+     */
+    static String fencedUrl(String jdbcUrl, Options.Mode mode, String table, Options options) {
         String fenced = "jdbc:fenced:" + jdbcUrl.substring("jdbc:".length());
-        return fenced + (fenced.contains("?") ? "&" : "?") + "fenced.tables=totals&fenced.mode="
-                + (mode.fenced ? "enforce" : "off") + "&socketFactory=" + NetworkStall.class.getName();
+        return fenced + (fenced.contains("?") ? "&" : "?") + "fenced.tables=" + table + "&fenced.mode="
+                + (mode.fenced ? "enforce" : "off") + "&socketFactory=" + NetworkStall.class.getName()
+                + (options.databases > 1 ? "&fenced.tokenDomain=" + SHARED_DOMAIN : "");
     }
 
     static HikariDataSource pool(String fencedUrl, int size, String name) {
@@ -48,6 +59,9 @@ final class ModeRun {
     /** A lease manager for one worker, renewing (or not) as the mode says. */
     static LeaseManager leases(DataSource db, String holder, Options options, Options.Mode mode) {
         LeaseManager.Builder b = LeaseManager.builder(db).holder(holder);
+        if (options.databases > 1) {
+            b.tokenDomain(SHARED_DOMAIN);
+        }
         if (mode.renew) {
             b.renewalInterval(options.scaled(options.renew));
         } else {
@@ -63,21 +77,39 @@ final class ModeRun {
         try (Connection c = DriverManager.getConnection(url)) {
             Schema.create(c, options.restaurants, options.randomSeed);
         }
-        String fencedUrl = fencedUrl(url, mode);
+        String fencedUrl = fencedUrl(url, mode, "totals", options);
+        String ledgerUrl = null;
+        if (options.databases > 1) {
+            ledgerUrl = server.newDatabase(mode.key + "-ledger");
+            try (Connection c = DriverManager.getConnection(ledgerUrl)) {
+                Schema.createLedger(c, options.restaurants);
+            }
+        }
+        String ledgerFencedUrl = ledgerUrl == null ? null : fencedUrl(ledgerUrl, mode, "ledger", options);
         long renewalsBefore = FencedStats.counters().get("fenced.leases.renewed");
         long failedBefore = FencedStats.counters().get("fenced.leases.renewals_failed");
         long started = System.nanoTime();
         ModeResult result;
         try (HikariDataSource pool = pool(fencedUrl, options.workers * 2 + 4, "demo-" + mode.key);
+                HikariDataSource ledger = ledgerFencedUrl == null
+                        ? null
+                        : pool(ledgerFencedUrl, options.workers * 2 + 4, "demo-ledger-" + mode.key);
                 OrderFeed feed = new OrderFeed(url, options.restaurants, options.ordersPerSecond)) {
             try (LeaseManager setup = LeaseManager.create(pool)) {
                 setup.tryAcquire("setup", options.scaled(options.lease)).ifPresent(l -> l.close());
             }
-            long[] counters = options.processes > 0 ? runProcesses(url) : runThreads(pool, url);
+            long[] counters = options.processes > 0
+                    ? runProcesses(url, fencedUrl, ledgerFencedUrl)
+                    : runThreads(pool, ledger, url);
             feed.close();
             try (Connection c = DriverManager.getConnection(url)) {
                 result = Audit.count(c, mode);
                 result.incident = Incident.find(c, mode);
+                if (ledgerUrl != null) {
+                    try (Connection l = DriverManager.getConnection(ledgerUrl)) {
+                        result.wrongLedger = Audit.wrongLedger(c, l);
+                    }
+                }
             }
             if (options.processes > 0) {
                 result.renewals = counters[0];
@@ -91,7 +123,7 @@ final class ModeRun {
         return result;
     }
 
-    private long[] runThreads(DataSource pool, String url) throws Exception {
+    private long[] runThreads(DataSource pool, DataSource ledger, String url) throws Exception {
         List<Thread> threads = new ArrayList<>();
         List<LeaseManager> managers = new ArrayList<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -100,7 +132,7 @@ final class ModeRun {
             GatedDataSource gate = new GatedDataSource(pool);
             LeaseManager leases = leases(gate, name, options, mode);
             managers.add(leases);
-            Thread t = new Thread(new Worker(name, gate, leases, gate, options), name);
+            Thread t = new Thread(new Worker(name, gate, ledger, leases, gate, options), name);
             t.setUncaughtExceptionHandler((th, e) -> failure.compareAndSet(null, e));
             threads.add(t);
         }
@@ -116,8 +148,8 @@ final class ModeRun {
         return new long[] {0, 0};
     }
 
-    private long[] runProcesses(String url) throws Exception {
-        try (ProcessFleet fleet = ProcessFleet.start(options, mode, fencedUrl(url, mode))) {
+    private long[] runProcesses(String url, String fencedUrl, String ledgerFencedUrl) throws Exception {
+        try (ProcessFleet fleet = ProcessFleet.start(options, mode, fencedUrl, ledgerFencedUrl)) {
             watch(url, fleet::running);
             return fleet.awaitCounters();
         }

@@ -66,6 +66,11 @@ final class Options {
         help("--pause", "45", "length of a freeze, in the article's seconds (45 s against a 30 s lease)");
         help("--orders-per-second", "2000", "orders arriving while the job runs (real seconds)");
         help(
+                "--databases",
+                "1",
+                "databases the job writes: 2 adds a ledger database that keeps a copy of every total, both fenced by"
+                        + " one lease (its tokens of domain '" + ModeRun.SHARED_DOMAIN + "')");
+        help(
                 "--random-seed",
                 "42",
                 "seed of the random numbers that decide which runs are slow and which holders freeze;"
@@ -103,6 +108,7 @@ final class Options {
     double pause = 45;
     int ordersPerSecond = 2000;
     long randomSeed = 42;
+    int databases = 1;
     String jdbcUrl;
     String timeline;
     /** Where the pictures go; null for the default place, {@link #NO_REPORT} for none. */
@@ -172,6 +178,7 @@ final class Options {
             case "--pause" -> pause = Double.parseDouble(v);
             case "--orders-per-second" -> ordersPerSecond = Integer.parseInt(v);
             case "--random-seed" -> randomSeed = Long.parseLong(v);
+            case "--databases" -> databases = Integer.parseInt(v);
             case "--jdbc-url" -> jdbcUrl = v;
             case "--timeline" -> timeline = v;
             case "--report" -> report = v;
@@ -183,6 +190,9 @@ final class Options {
         if (restaurants < 1 || workers < 2 || processes < 0 || (processes > 0 && processes > workers)) {
             throw new IllegalArgumentException(
                     "need --restaurants >= 1, --workers >= 2, 0 <= --processes <= --workers");
+        }
+        if (databases < 1 || databases > 2) {
+            throw new IllegalArgumentException("--databases is 1 or 2");
         }
         if (renew >= lease || lease <= 0 || renew <= 0) {
             throw new IllegalArgumentException("--renew must be shorter than --lease");
@@ -229,6 +239,7 @@ final class Options {
                 "--slow-run=" + slowRun,
                 "--pause-rate=" + pauseRate,
                 "--pause=" + pause,
-                "--random-seed=" + randomSeed);
+                "--random-seed=" + randomSeed,
+                "--databases=" + databases);
     }
 }

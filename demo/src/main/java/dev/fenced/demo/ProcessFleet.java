@@ -22,7 +22,9 @@ final class ProcessFleet implements AutoCloseable {
 
     private ProcessFleet() {}
 
-    static ProcessFleet start(Options options, Options.Mode mode, String fencedUrl) throws IOException {
+    /** {@code ledgerUrl}: the second database's fenced URL, or null when the job writes one. */
+    static ProcessFleet start(Options options, Options.Mode mode, String fencedUrl, String ledgerUrl)
+            throws IOException {
         ProcessFleet fleet = new ProcessFleet();
         String java = ProcessHandle.current()
                 .info()
@@ -40,7 +42,8 @@ final class ProcessFleet implements AutoCloseable {
                     WorkerProcess.class.getName(),
                     fencedUrl,
                     mode.key,
-                    String.join(",", names)));
+                    String.join(",", names),
+                    ledgerUrl == null ? WorkerProcess.NO_LEDGER : ledgerUrl));
             command.addAll(options.workerArgs());
             File errors = File.createTempFile("fenced-demo-worker", ".log");
             errors.deleteOnExit();

@@ -35,6 +35,19 @@ final class Report {
             new Line("  renewals that failed (no answer in time; a frozen holder)", r -> r.failedRenewals),
             new Line("wall-clock seconds", r -> r.seconds));
 
+    /** The second database's row, shown when the job writes one. */
+    static final Line LEDGER = new Line("ledger rows left wrong (the second database's copies)", r -> r.wrongLedger);
+
+    /** The rows for these results: {@link #LINES}, with {@link #LEDGER} second when the job wrote a ledger. */
+    static List<Line> lines(List<ModeResult> results) {
+        if (results.stream().noneMatch(r -> r.wrongLedger >= 0)) {
+            return LINES;
+        }
+        List<Line> lines = new java.util.ArrayList<>(LINES);
+        lines.add(1, LEDGER);
+        return lines;
+    }
+
     static String heading(ModeResult r) {
         return switch (r.mode) {
             case LEASE -> "lease only";
@@ -51,7 +64,7 @@ final class Report {
             header.append(String.format("%" + COLUMN + "s", heading(r)));
         }
         rows.add(header.toString());
-        for (Line line : LINES) {
+        for (Line line : lines(results)) {
             StringBuilder b = new StringBuilder(String.format("%-" + LABEL + "s", line.label()));
             for (ModeResult r : results) {
                 b.append(String.format("%" + COLUMN + "d", line.value().applyAsLong(r)));
@@ -86,6 +99,9 @@ final class Report {
                     .append(r.wrongTotals)
                     .append(r.wrongTotals == 1 ? " total" : " totals")
                     .append(" corrupted");
+            if (r.wrongLedger >= 0) {
+                b.append(" (and ").append(r.wrongLedger).append(" in the ledger)");
+            }
             if (r.mode.fenced) {
                 b.append(", ").append(r.staleRefused()).append(" stale writes refused");
             }
@@ -97,6 +113,7 @@ final class Report {
     static boolean fencedClean(List<ModeResult> results) {
         return results.stream()
                 .filter(r -> r.mode.fenced)
-                .allMatch(r -> r.wrongTotals == 0 && r.staleLandedHarmfully() == 0 && r.unrun == 0);
+                .allMatch(
+                        r -> r.wrongTotals == 0 && r.wrongLedger <= 0 && r.staleLandedHarmfully() == 0 && r.unrun == 0);
     }
 }

@@ -46,6 +46,15 @@ final class Schema {
         }
     }
 
+    /** The second database's table: a copy of every restaurant's total, protected as {@code totals} is. */
+    static void createLedger(Connection c, int restaurants) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE ledger (restaurant_id int PRIMARY KEY, amount bigint NOT NULL DEFAULT 0,"
+                    + " as_of_order bigint NOT NULL DEFAULT 0, last_token bigint)");
+            s.execute("INSERT INTO ledger (restaurant_id) SELECT g FROM generate_series(1, " + restaurants + ") g");
+        }
+    }
+
     private static int[] shuffled(int n, long seed) {
         int[] a = new int[n];
         for (int i = 0; i < n; i++) {

@@ -23,15 +23,19 @@ final class Worker implements Runnable {
 
     private final String name;
     private final DataSource db;
+    /** The second database's pool, or null when the job writes one. */
+    private final DataSource ledger;
+
     private final LeaseManager leases;
     private final Freezer freezer;
     private final Options options;
     private final Duration ttl;
     private final Duration maxWait;
 
-    Worker(String name, DataSource db, LeaseManager leases, Freezer freezer, Options options) {
+    Worker(String name, DataSource db, DataSource ledger, LeaseManager leases, Freezer freezer, Options options) {
         this.name = name;
         this.db = db;
+        this.ledger = ledger;
         this.leases = leases;
         this.freezer = freezer;
         this.options = options;
@@ -213,11 +217,29 @@ final class Worker implements Runnable {
                     run.writeAt = run.pauseTo; // when the write reached the database
                 }
             }
+            if (ledger != null) {
+                copyToLedger(run);
+            }
             run.outcome = "written";
         } catch (StaleTokenException e) {
             run.outcome = "refused-stale";
         } catch (LeaseLostException e) {
             run.outcome = "refused-lost";
+        }
+    }
+
+    /**
+     * The same total into the ledger database, under the same lease: its rows are fenced by the same token, so a
+     * stale holder is refused there too, by the ledger's own rows.
+     */
+    private void copyToLedger(Run run) throws SQLException {
+        try (Connection c = ledger.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("UPDATE ledger SET amount = ?, as_of_order = ? WHERE restaurant_id = ?")) {
+            ps.setLong(1, run.amount);
+            ps.setLong(2, run.asOfOrder);
+            ps.setInt(3, run.restaurant);
+            ps.executeUpdate();
         }
     }
 

@@ -24,6 +24,8 @@ public final class WorkerProcess {
     static final String FREEZE = "FREEZE";
     static final String THAW = "THAW";
     static final String COUNTERS = "COUNTERS";
+    /** The ledger argument when the job writes one database. */
+    static final String NO_LEDGER = "-";
 
     private WorkerProcess() {}
 
@@ -31,15 +33,19 @@ public final class WorkerProcess {
         String fencedUrl = args[0];
         Options.Mode mode = Options.Mode.parse(args[1]);
         List<String> names = List.of(args[2].split(","));
-        Options options = Options.parse(Arrays.copyOfRange(args, 3, args.length));
+        String ledgerUrl = NO_LEDGER.equals(args[3]) ? null : args[3];
+        Options options = Options.parse(Arrays.copyOfRange(args, 4, args.length));
         ParentFreezer freezer = new ParentFreezer();
         List<Thread> threads = new ArrayList<>();
         List<LeaseManager> managers = new ArrayList<>();
-        try (HikariDataSource pool = ModeRun.pool(fencedUrl, names.size() * 2 + 2, "worker-process")) {
+        try (HikariDataSource pool = ModeRun.pool(fencedUrl, names.size() * 2 + 2, "worker-process");
+                HikariDataSource ledger = ledgerUrl == null
+                        ? null
+                        : ModeRun.pool(ledgerUrl, names.size() * 2 + 2, "worker-process-ledger")) {
             for (String name : names) {
                 LeaseManager leases = ModeRun.leases(pool, name, options, mode);
                 managers.add(leases);
-                threads.add(new Thread(new Worker(name, pool, leases, freezer, options), name));
+                threads.add(new Thread(new Worker(name, pool, ledger, leases, freezer, options), name));
             }
             threads.forEach(Thread::start);
             for (Thread t : threads) {

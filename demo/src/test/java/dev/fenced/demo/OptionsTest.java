@@ -69,6 +69,11 @@ class OptionsTest {
                 .getMessage()
                 .contains("unknown mode 'both'"));
         assertThrows(IllegalArgumentException.class, () -> Options.parse("--jdbc-url", "jdbc:mysql://x"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Options.parse("--databases", "3"))
+                .getMessage()
+                .contains("--databases is 1 or 2"));
+        assertEquals(2, Options.parse("--databases", "2").databases);
+        assertTrue(Options.parse("--databases=2").workerArgs().contains("--databases=2"), "worker JVMs write both");
     }
 
     @Test
@@ -78,6 +83,7 @@ class OptionsTest {
                 "--restaurants",
                 "--workers",
                 "--processes",
+                "--databases",
                 "--modes",
                 "--article-second",
                 "--lease",

@@ -49,4 +49,26 @@ class NightlyTotalsDemoIT {
                 fenced.staleRefused(),
                 "refused = stale writes that came after the newer holder's write");
     }
+
+    /**
+     * {@code --databases 2}: each total is also copied into a ledger in a second database, one lease (its tokens of a
+     * named domain) fencing both. The lease alone leaves the ledger as wrong as the totals; fenced leaves neither wrong,
+     * the ledger's own rows refusing the stale copies.
+     */
+    @Test
+    void oneLeaseFencesBothDatabasesOfTheJob() throws Exception {
+        List<ModeFigures> figures = DemoMain.figures(
+                "--quick",
+                "--databases",
+                "2",
+                "--jdbc-url",
+                TestDatabase.create().rawUrl());
+        ModeFigures lease = figures.get(0);
+        ModeFigures fenced = figures.get(1);
+        assertTrue(lease.wrongLedger() > 0, "the lease alone: stale copies overwrote newer ledger rows");
+        assertEquals(0, fenced.wrongLedger(), "fenced: no ledger row is wrong");
+        assertEquals(0, fenced.wrongTotals(), "fenced: no total is wrong");
+        assertEquals(0, fenced.unfinished());
+        assertTrue(fenced.staleRefusedByDatabase() > 0);
+    }
 }
