@@ -169,9 +169,15 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
 
     /**
      * True when the caller is itself a lease method of the same lease, called through the proxy: the call then runs
-     * inside that lease (re-entry just runs). A lambda counts as the method it is written in.
+     * inside that lease (re-entry just runs). A lambda, or a local or anonymous class, counts as the method it is
+     * written in.
      */
     private boolean runsInside(SelfCalls.Call call, LeaseSpec lease, Class<?> type) {
+        if (call.declaredBy().getEnclosingMethod() != null) {
+            // a local or anonymous class counts as the method it is written in, as a lambda does
+            LeaseSpec enclosing = leaseOf(call.declaredBy().getEnclosingMethod(), type);
+            return enclosing != null && enclosing.name().equals(lease.name());
+        }
         String lambda = lambdaOf(call.callerName());
         List<LeaseSpec> callers = new ArrayList<>();
         for (Method m : call.declaredBy().getDeclaredMethods()) {

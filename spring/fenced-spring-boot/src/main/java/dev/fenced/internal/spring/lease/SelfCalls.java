@@ -25,8 +25,10 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Calls of a method on {@code this}, read from a class's bytecode with Spring's repackaged ASM (on the class path of
- * every Spring application): {@code this.job()} or {@code job()} inside the class, a {@code super.job()}, and a
- * {@code this::job} method reference. A call on another instance of the same class ({@code self.job()} through an
+ * every Spring application): {@code this.job()} or {@code job()} inside the class, a {@code super.job()}, a
+ * {@code this::job} method reference, a call through one of its interfaces ({@code ((Api) this).job()}), a call in a
+ * default method of an interface it implements, and {@code Outer.this.job()} (or plain {@code job()}) in an inner,
+ * local or anonymous class of the bean's class, which reaches the bean through the inner object's {@code this$0}. A call on another instance of the same class ({@code self.job()} through an
  * injected reference) is not one: the receiver is followed on a model of the operand stack (which value is
  * {@code this}, slot by slot), carried along jumps to their targets; where only the stack map frame says what the
  * stack holds (an exception handler, a loop's head), no value there is taken for {@code this}.
@@ -51,7 +53,10 @@ final class SelfCalls {
 
     private SelfCalls() {}
 
-    /** The calls on {@code this} in the methods {@code type} and its superclasses declare (not the JDK's). */
+    /**
+     * The calls on {@code this} in the methods {@code type}, its superclasses and its interfaces declare (not the
+     * JDK's), and in the inner classes of those classes.
+     */
     static List<Call> in(Class<?> type) {
         Set<String> hierarchy = new HashSet<>();
         List<Class<?>> classes = new ArrayList<>();
@@ -59,33 +64,53 @@ final class SelfCalls {
             hierarchy.add(Type.getInternalName(c));
             classes.add(c);
         }
+        for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+            hierarchy.add(Type.getInternalName(i));
+            classes.add(i); // default methods call this.job() too
+        }
         List<Call> calls = new ArrayList<>();
         for (Class<?> c : classes) {
             if (c.getClassLoader() == null) {
                 continue; // the JDK's
             }
-            try (InputStream in = c.getResourceAsStream(ClassUtils.getClassFileName(c))) {
-                if (in == null) {
-                    continue; // generated at run time: no class file to read, and no code a user wrote
+            read(c, hierarchy, calls, false);
+            for (Class<?> member : c.getNestMembers()) {
+                // its inner, local and anonymous classes (a nest also holds its host's other nested classes)
+                if (member != c && member.getName().startsWith(c.getName() + "$")) {
+                    read(member, hierarchy, calls, true);
                 }
-                new ClassReader(in).accept(new Reader(c, hierarchy, calls), ClassReader.EXPAND_FRAMES);
-            } catch (IOException e) {
-                throw new UncheckedIOException("fenced: cannot read the class file of " + c.getName(), e);
             }
         }
         return calls;
+    }
+
+    /**
+     * Reads the calls of {@code c}'s methods; {@code inner}: its {@code this} is an inner object, and the bean is
+     * reached through a {@code this$n} field holding an enclosing instance of the hierarchy.
+     */
+    private static void read(Class<?> c, Set<String> hierarchy, List<Call> calls, boolean inner) {
+        try (InputStream in = c.getResourceAsStream(ClassUtils.getClassFileName(c))) {
+            if (in == null) {
+                return; // generated at run time: no class file to read, and no code a user wrote
+            }
+            new ClassReader(in).accept(new Reader(c, hierarchy, calls, inner), ClassReader.EXPAND_FRAMES);
+        } catch (IOException e) {
+            throw new UncheckedIOException("fenced: cannot read the class file of " + c.getName(), e);
+        }
     }
 
     private static final class Reader extends ClassVisitor {
         private final Class<?> type;
         private final Set<String> hierarchy;
         private final List<Call> calls;
+        private final boolean inner;
 
-        Reader(Class<?> type, Set<String> hierarchy, List<Call> calls) {
+        Reader(Class<?> type, Set<String> hierarchy, List<Call> calls, boolean inner) {
             super(SpringAsmInfo.ASM_VERSION);
             this.type = type;
             this.hierarchy = hierarchy;
             this.calls = calls;
+            this.inner = inner;
         }
 
         @Override
@@ -94,7 +119,7 @@ final class SelfCalls {
             if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE | Opcodes.ACC_BRIDGE)) != 0) {
                 return null; // no this (or no code); a bridge only forwards to the method it bridges
             }
-            return new Stack(type, name, descriptor, hierarchy, calls);
+            return new Stack(type, name, descriptor, hierarchy, calls, inner);
         }
     }
 
@@ -116,14 +141,21 @@ final class SelfCalls {
         private boolean reachable = true;
 
         private int line = -1;
+        /**
+         * An inner class's method: slot 0 is the inner object, tracked as {@code this} only to find its
+         * {@code this$n} field (the enclosing bean); calls on the inner object itself are of the inner class, not
+         * of the hierarchy, and so never counted.
+         */
+        private final boolean inner;
 
-        Stack(Class<?> type, String method, String descriptor, Set<String> hierarchy, List<Call> calls) {
+        Stack(Class<?> type, String method, String descriptor, Set<String> hierarchy, List<Call> calls, boolean inner) {
             super(SpringAsmInfo.ASM_VERSION);
             this.type = type;
             this.method = method;
             this.methodDescriptor = descriptor;
             this.hierarchy = hierarchy;
             this.calls = calls;
+            this.inner = inner;
             thisLocals.set(0);
         }
 
@@ -336,7 +368,16 @@ final class SelfCalls {
             switch (opcode) {
                 case Opcodes.GETSTATIC -> push(size);
                 case Opcodes.PUTSTATIC -> pop(size);
-                case Opcodes.GETFIELD -> apply(1, size);
+                case Opcodes.GETFIELD -> {
+                    boolean onThis = pop();
+                    // Outer.this: the inner object's field holding the enclosing instance, a bean of the hierarchy
+                    boolean outer = inner
+                            && onThis
+                            && name.startsWith("this$")
+                            && descriptor.startsWith("L")
+                            && hierarchy.contains(descriptor.substring(1, descriptor.length() - 1));
+                    slots.add(outer);
+                }
                 default -> pop(1 + size); // PUTFIELD
             }
         }
@@ -349,7 +390,9 @@ final class SelfCalls {
             if (onThis
                     && !name.equals("<init>")
                     && hierarchy.contains(owner)
-                    && (opcode == Opcodes.INVOKEVIRTUAL || opcode == Opcodes.INVOKESPECIAL)) {
+                    && (opcode == Opcodes.INVOKEVIRTUAL
+                            || opcode == Opcodes.INVOKESPECIAL
+                            || opcode == Opcodes.INVOKEINTERFACE)) {
                 calls.add(new Call(
                         type,
                         method,
@@ -372,7 +415,9 @@ final class SelfCalls {
                     && at(arguments - 1)
                     && bsmArgs.length > 1
                     && bsmArgs[1] instanceof Handle h
-                    && (h.getTag() == Opcodes.H_INVOKEVIRTUAL || h.getTag() == Opcodes.H_INVOKESPECIAL)
+                    && (h.getTag() == Opcodes.H_INVOKEVIRTUAL
+                            || h.getTag() == Opcodes.H_INVOKESPECIAL
+                            || h.getTag() == Opcodes.H_INVOKEINTERFACE)
                     && hierarchy.contains(h.getOwner())
                     && !h.getName().startsWith("lambda$")) {
                 calls.add(new Call(
@@ -451,12 +496,26 @@ final class SelfCalls {
             from = ClassUtils.resolveClassName(Type.getObjectType(call.owner()).getClassName(), type.getClassLoader());
         }
         for (Class<?> c = from; c != null; c = c.getSuperclass()) {
-            for (Method m : c.getDeclaredMethods()) {
-                if (m.getName().equals(call.name())
-                        && Type.getMethodDescriptor(m).equals(call.descriptor())
-                        && !m.isBridge()) {
-                    return m;
-                }
+            Method m = declared(c, call);
+            if (m != null) {
+                return m;
+            }
+        }
+        for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(from)) {
+            Method m = declared(i, call); // a default method the class does not override
+            if (m != null && m.isDefault()) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    private static Method declared(Class<?> c, Call call) {
+        for (Method m : c.getDeclaredMethods()) {
+            if (m.getName().equals(call.name())
+                    && Type.getMethodDescriptor(m).equals(call.descriptor())
+                    && !m.isBridge()) {
+                return m;
             }
         }
         return null;

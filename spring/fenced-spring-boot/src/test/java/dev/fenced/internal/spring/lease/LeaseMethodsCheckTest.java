@@ -120,6 +120,74 @@ class LeaseMethodsCheckTest {
         public void run() {}
     }
 
+    interface JobApi {
+        void job();
+    }
+
+    static class CallingThroughItsInterface implements JobApi {
+        public void run() {
+            ((JobApi) this).job();
+        }
+
+        @WithLease(name = "through-interface", ttl = "30s")
+        @Override
+        public void job() {}
+    }
+
+    interface NightlySteps {
+        void job();
+
+        default void nightly() {
+            job();
+        }
+    }
+
+    static class DefaultMethodCalling implements NightlySteps {
+        @WithLease(name = "default-method", ttl = "30s")
+        @Override
+        public void job() {}
+    }
+
+    static class OuterThisCalling {
+        public Runnable trigger() {
+            return new Runnable() {
+                @Override
+                public void run() {
+                    job(); // OuterThisCalling.this.job(), past the proxy
+                }
+            };
+        }
+
+        @WithLease(name = "outer-this", ttl = "30s")
+        public void job() {}
+    }
+
+    static class MemberClassCalling {
+        class Step {
+            void go() {
+                MemberClassCalling.this.job();
+            }
+        }
+
+        @WithLease(name = "member-class", ttl = "30s")
+        public void job() {}
+    }
+
+    static class AnonymousInsideTheSameLease {
+        @WithLease(name = "same-anonymous", ttl = "30s")
+        public void run() {
+            new Runnable() {
+                @Override
+                public void run() {
+                    step();
+                }
+            }.run();
+        }
+
+        @WithLease(name = "same-anonymous", ttl = "30s")
+        public void step() {}
+    }
+
     private static FencedConfigurationException refused(Class<?> bean, LeaseMethod... configured) {
         return assertThrows(FencedConfigurationException.class, () -> check(bean, configured));
     }
@@ -214,5 +282,32 @@ class LeaseMethodsCheckTest {
     @Test
     void publicNonFinalLeaseMethodsPass() {
         assertDoesNotThrow(() -> check(GoodJob.class, configured(GoodJob.class, "run")));
+    }
+
+    @Test
+    void aCallThroughItsOwnInterfaceFailsStartUp() {
+        String type = CallingThroughItsInterface.class.getName();
+        assertSelfCall(refused(CallingThroughItsInterface.class), type + "#run", type + "#job");
+    }
+
+    @Test
+    void aCallInADefaultMethodOfItsInterfaceFailsStartUp() {
+        assertSelfCall(
+                refused(DefaultMethodCalling.class),
+                NightlySteps.class.getName() + "#nightly",
+                DefaultMethodCalling.class.getName() + "#job");
+    }
+
+    @Test
+    void aCallOfTheEnclosingBeanFromAnAnonymousOrMemberClassFailsStartUp() {
+        String outer = OuterThisCalling.class.getName();
+        assertSelfCall(refused(OuterThisCalling.class), outer + "$1#run", outer + "#job");
+        String member = MemberClassCalling.class.getName();
+        assertSelfCall(refused(MemberClassCalling.class), member + "$Step#go", member + "#job");
+    }
+
+    @Test
+    void anAnonymousClassInsideALeaseMethodOfTheSameLeasePasses() {
+        check(AnonymousInsideTheSameLease.class);
     }
 }
