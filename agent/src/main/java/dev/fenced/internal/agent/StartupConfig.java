@@ -15,7 +15,6 @@ import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
-import net.bytebuddy.utility.OpenedClassReader;
 
 /**
  * The agent's configuration, read at start with the application's fenced-driver through the system class
@@ -100,9 +99,9 @@ final class StartupConfig {
         }
         TreeSet<String> names = new TreeSet<>();
         boolean[] found = {false};
-        OpenedClassReader.of(classFile)
+        new ClassReader(classFile)
                 .accept(
-                        new ClassVisitor(OpenedClassReader.ASM_API) {
+                        new ClassVisitor(Opcodes.ASM9) {
                             @Override
                             public MethodVisitor visitMethod(
                                     int access, String name, String descriptor, String signature, String[] thrown) {

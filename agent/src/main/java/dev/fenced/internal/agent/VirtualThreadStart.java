@@ -5,7 +5,6 @@ import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.ClassWriter;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
-import net.bytebuddy.utility.OpenedClassReader;
 
 /**
  * {@code Thread.startVirtualThread(Runnable)} (Java 21+), instrumented with the ASM that Byte Buddy bundles rather
@@ -25,11 +24,11 @@ final class VirtualThreadStart {
 
     /** {@code Thread}'s class file with the task of {@code startVirtualThread} passed through the propagation. */
     static byte[] weave(byte[] threadClass) {
-        ClassReader reader = OpenedClassReader.of(threadClass);
+        ClassReader reader = new ClassReader(threadClass);
         ClassWriter writer = new ClassWriter(reader, 0);
         boolean[] found = {false};
         reader.accept(
-                new ClassVisitor(OpenedClassReader.ASM_API, writer) {
+                new ClassVisitor(Opcodes.ASM9, writer) {
                     @Override
                     public MethodVisitor visitMethod(
                             int access, String name, String descriptor, String signature, String[] thrown) {
@@ -40,7 +39,7 @@ final class VirtualThreadStart {
                             return mv;
                         }
                         found[0] = true;
-                        return new MethodVisitor(OpenedClassReader.ASM_API, mv) {
+                        return new MethodVisitor(Opcodes.ASM9, mv) {
                             @Override
                             public void visitCode() {
                                 super.visitCode();
