@@ -57,6 +57,11 @@ final class StartupConfig {
     }
 
     static StartupConfig read(String configFile) throws FencedAgent.AgentStartException {
+        if (configFile == null && ConfigLoader.noStandardSource()) {
+            // nothing configures fenced: every key has its default (fenced.agent.enabled=true, no lease methods),
+            // known without loading the configuration's classes at start
+            return new StartupConfig(true, List.of());
+        }
         FencedConfig config;
         try {
             config = ConfigLoader.forAgent(configFile == null ? null : Path.of(configFile));
