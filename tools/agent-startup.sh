@@ -6,8 +6,8 @@
 #        mvn -B -o -q -pl integration-tests test-compile
 # Usage: tools/agent-startup.sh [path/to/java] [rounds, default 15]
 #        AGENT=other-agent.jar tools/agent-startup.sh ...   measures that agent jar instead of agent/target's
-#        BEFORE=old-agent.jar tools/agent-startup.sh ...    adds a fourth variant, "before" (that jar, no
-#                                                           configuration), to compare two builds paired
+#        BEFORE=old-agent.jar tools/agent-startup.sh ...    adds "before" and "before-lease" (that jar, without
+#                                                           and with the lease method), to compare two builds paired
 # Prints, per variant, wall and CPU (user+sys) in ms: median [min-max], and the agent's median cost over the
 # no-agent run of the same round (paired difference).
 set -euo pipefail
@@ -25,7 +25,10 @@ trap 'rm -rf "$CFG" "$OUT"' EXIT
 declare -A O
 O[none]=""; O[agent]="-javaagent:$A"; O[lease]="-javaagent:$A=config=$CFG"
 VARIANTS="none agent lease"
-if [ -n "${BEFORE:-}" ]; then O[before]="-javaagent:$BEFORE"; VARIANTS="none before agent lease"; fi
+if [ -n "${BEFORE:-}" ]; then
+  O[before]="-javaagent:$BEFORE"; O[before-lease]="-javaagent:$BEFORE=config=$CFG"
+  VARIANTS="none before before-lease agent lease"
+fi
 # one timed run: appends "wall_ms cpu_ms" to $OUT/<variant>
 run() {
   local v=$1 t
@@ -33,6 +36,7 @@ run() {
   t=$( { TIMEFORMAT='%R %U %S'; time "$J" ${O[$v]} -cp "$CP" dev.fenced.it.agent.TinyMain >/dev/null 2>&1; } 2>&1 )
   awk '{printf "%d %d\n", $1*1000, ($2+$3)*1000}' <<<"$t" >> "$OUT/$v"
 }
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 for v in $VARIANTS; do run "$v"; : > "$OUT/$v"; done   # warm the page cache
 for _ in $(seq "$N"); do for v in $VARIANTS; do run "$v"; done; done
 # median [min-max] of column $2 of file $1
@@ -40,10 +44,10 @@ stat() { cut -d' ' -f"$2" "$1" | sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1
 "$J" -version 2>&1 | head -1
 echo "$N paired rounds; ms, median [min-max]"
 for v in $VARIANTS; do
-  printf '%-6s wall %-18s cpu %s\n' "$v:" "$(stat "$OUT/$v" 1)" "$(stat "$OUT/$v" 2)"
+  printf '%-13s wall %-18s cpu %s\n' "$v:" "$(stat "$OUT/$v" 1)" "$(stat "$OUT/$v" 2)"
 done
 for v in ${VARIANTS#none }; do
   paste -d' ' "$OUT/$v" "$OUT/none" | awk '{print $1-$3, $2-$4}' > "$OUT/$v-diff"
-  printf '%-6s wall %-18s cpu %s  (paired, over none)\n' "+$v:" "$(stat "$OUT/$v-diff" 1)" "$(stat "$OUT/$v-diff" 2)"
+  printf '%-13s wall %-18s cpu %s  (paired, over none)\n' "+$v:" "$(stat "$OUT/$v-diff" 1)" "$(stat "$OUT/$v-diff" 2)"
 done
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average (1, 5, 15 min): at start $LOAD0, at end $(cut -d' ' -f1-3 /proc/loadavg)"

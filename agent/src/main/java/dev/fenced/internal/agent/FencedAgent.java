@@ -2,10 +2,16 @@ package dev.fenced.internal.agent;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.instrument.Instrumentation;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.jar.JarFile;
 
 /**
@@ -65,15 +71,43 @@ public final class FencedAgent {
             if (in == null) {
                 throw new AgentStartException(BOOTSTRAP_JAR + " is missing from the agent jar");
             }
-            Path jar = Files.createTempFile("fenced-bootstrap-", ".jar");
+            Path jar = newTempFile();
             jar.toFile().deleteOnExit();
-            Files.copy(in, jar, StandardCopyOption.REPLACE_EXISTING);
+            try (OutputStream out = Files.newOutputStream(jar, StandardOpenOption.WRITE)) {
+                in.transferTo(out);
+            }
             bootstrapJar = new JarFile(jar.toFile());
             inst.appendToBootstrapClassLoaderSearch(bootstrapJar);
         } catch (IOException e) {
             throw new AgentStartException("cannot place the context store on the bootstrap class path: " + e);
         }
     }
+
+    /**
+     * A new, empty file of this process in the temporary directory. Not {@code Files.createTempFile}: its random
+     * name comes from a SecureRandom, whose seeding and providers cost tens of milliseconds at start (and not the
+     * process id: ProcessHandle starts a thread pool). The clock's nanoseconds make the name, and creating it fails
+     * on any file or link already there, so a file someone planted is never written to nor put on the bootstrap
+     * class path; the next name is tried.
+     */
+    private static Path newTempFile() throws IOException {
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+        for (int attempt = 0; ; attempt++) {
+            Path file = dir.resolve("fenced-bootstrap-" + Long.toHexString(System.nanoTime()) + ".jar");
+            try {
+                return Files.createFile(file, OWNER_ONLY);
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == 100) {
+                    throw e;
+                }
+            } catch (UnsupportedOperationException e) { // no POSIX permissions (Windows): the directory's apply
+                return Files.createFile(file);
+            }
+        }
+    }
+
+    private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
     /** A problem that stops the JVM at start. */
     static final class AgentStartException extends Exception {

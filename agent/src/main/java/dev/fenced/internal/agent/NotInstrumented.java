@@ -3,9 +3,9 @@ package dev.fenced.internal.agent;
 import java.util.List;
 
 /**
- * Packages the agent never instruments. A class of its own, free of driver types: when fenced-driver is not on
- * the class path at start (a Boot fat jar), {@link StartupConfig} cannot even be linked, and the agent must still
- * install context propagation, which needs this list.
+ * Packages where a lease-bound class is refused at start: the agent itself, its Byte Buddy, and JDK-internal and
+ * test framework packages (instrumenting them risks circular class loading). The agent selects the types it
+ * instruments by name ({@link ClassFilter}), so nothing in these packages is ever instrumented.
  */
 final class NotInstrumented {
 

@@ -5,14 +5,16 @@ import dev.fenced.internal.config.ConfigLoader;
 import dev.fenced.internal.config.FencedConfig;
 import dev.fenced.internal.config.LeaseMethod;
 import dev.fenced.internal.lease.LeaseTableName;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
-import net.bytebuddy.description.method.MethodDescription;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.ClassFileLocator;
-import net.bytebuddy.pool.TypePool;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
 
 /**
  * The agent's configuration, read at start with the application's fenced-driver through the system class
@@ -21,7 +23,9 @@ import net.bytebuddy.pool.TypePool;
  *
  * <p>Lease-bound methods are checked here, at start, against the class files on the application class path,
  * read without loading or initialising any application class: a class or method that does not exist stops
- * the JVM at once rather than leaving a job silently unprotected until (or unless) the class loads.
+ * the JVM at once rather than leaving a job silently unprotected until (or unless) the class loads. The class
+ * file is read with the ASM that Byte Buddy bundles, method headers only: a handful of classes, where a Byte
+ * Buddy type pool loads hundreds.
  */
 final class StartupConfig {
 
@@ -53,6 +57,11 @@ final class StartupConfig {
     }
 
     static StartupConfig read(String configFile) throws FencedAgent.AgentStartException {
+        if (configFile == null && ConfigLoader.noStandardSource()) {
+            // nothing configures fenced: every key has its default (fenced.agent.enabled=true, no lease methods),
+            // known without loading the configuration's classes at start
+            return new StartupConfig(true, List.of());
+        }
         FencedConfig config;
         try {
             config = ConfigLoader.forAgent(configFile == null ? null : Path.of(configFile));
@@ -71,16 +80,15 @@ final class StartupConfig {
         List<Binding> bindings = new ArrayList<>();
         if (config.agentEnabled() && !config.leaseMethods().isEmpty()) { // no class files read without them
             ClassLoader app = ClassLoader.getSystemClassLoader();
-            TypePool pool = TypePool.Default.of(ClassFileLocator.ForClassLoader.of(app));
             for (LeaseMethod m : config.leaseMethods().values()) {
-                check(pool, m);
+                check(app, m);
                 bindings.add(new Binding(m.name(), m.className(), m.methodName()));
             }
         }
         return new StartupConfig(config.agentEnabled(), List.copyOf(bindings));
     }
 
-    private static void check(TypePool pool, LeaseMethod m) throws FencedAgent.AgentStartException {
+    private static void check(ClassLoader app, LeaseMethod m) throws FencedAgent.AgentStartException {
         String key = "fenced.lease." + m.name() + ".method";
         for (String prefix : NEVER_LEASE_BOUND) {
             if (m.className().startsWith(prefix)) {
@@ -89,28 +97,45 @@ final class StartupConfig {
                         + " method would run without its lease; move it to a package of your own");
             }
         }
-        TypePool.Resolution resolution = pool.describe(m.className());
-        if (!resolution.isResolved()) {
+        byte[] classFile = classFile(app, m.className());
+        if (classFile == null) {
             throw new FencedAgent.AgentStartException("bad configuration: " + key + "=" + m.className() + "#"
                     + m.methodName() + ": class " + m.className() + " is not on the application class path");
         }
-        TypeDescription type = resolution.resolve();
         TreeSet<String> names = new TreeSet<>();
-        boolean found = false;
-        for (MethodDescription.InDefinedShape method : type.getDeclaredMethods()) {
-            if (method.isConstructor() || method.isTypeInitializer() || method.isSynthetic()) {
-                continue;
-            }
-            names.add(method.getName());
-            if (method.getName().equals(m.methodName()) && !method.isAbstract() && !method.isNative()) {
-                found = true;
-            }
-        }
-        if (!found) {
+        boolean[] found = {false};
+        new ClassReader(classFile)
+                .accept(
+                        new ClassVisitor(Opcodes.ASM9) {
+                            @Override
+                            public MethodVisitor visitMethod(
+                                    int access, String name, String descriptor, String signature, String[] thrown) {
+                                if (name.startsWith("<") || (access & Opcodes.ACC_SYNTHETIC) != 0) {
+                                    return null; // constructors, the type initializer, compiler-made methods
+                                }
+                                names.add(name);
+                                if (name.equals(m.methodName())
+                                        && (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) == 0) {
+                                    found[0] = true;
+                                }
+                                return null;
+                            }
+                        },
+                        ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        if (!found[0]) {
             throw new FencedAgent.AgentStartException("bad configuration: " + key + "=" + m.className() + "#"
                     + m.methodName() + ": class " + m.className() + " declares no method with a body named '"
                     + m.methodName() + "' (it declares: " + (names.isEmpty() ? "none" : String.join(", ", names))
                     + ")");
+        }
+    }
+
+    /** The class file of {@code className} as {@code app} would load it, or null when it has none. */
+    private static byte[] classFile(ClassLoader app, String className) throws FencedAgent.AgentStartException {
+        try (InputStream in = app.getResourceAsStream(className.replace('.', '/') + ".class")) {
+            return in == null ? null : in.readAllBytes();
+        } catch (IOException e) {
+            throw new FencedAgent.AgentStartException("cannot read the class file of " + className + ": " + e);
         }
     }
 }

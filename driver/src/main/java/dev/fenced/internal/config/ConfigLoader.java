@@ -25,6 +25,7 @@ import org.jspecify.annotations.Nullable;
 public final class ConfigLoader {
 
     static final String RESOURCE = "fenced.properties";
+    private static final String ENVIRONMENT_PREFIX = "FENCED_";
 
     private ConfigLoader() {}
 
@@ -57,6 +58,27 @@ public final class ConfigLoader {
         List<ConfigSource> sources = new ArrayList<>();
         sources.add(new ConfigSource(description, values));
         return resolve(withStandardSources(sources, null));
+    }
+
+    /**
+     * True when no standard source can give a fenced key: no {@code fenced.*} system property, no {@code FENCED_*}
+     * environment variable, no {@code fenced.properties} resource. {@link #forAgent}{@code (null)} would then merge
+     * nothing and answer every default; the agent asks first, so that a JVM configured by nothing does not load
+     * (nor initialise) the configuration's classes at start. Reads the sources exactly where
+     * {@link #withStandardSources} does.
+     */
+    public static boolean noStandardSource() {
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith(FencedProperty.PREFIX)) {
+                return false;
+            }
+        }
+        for (String name : System.getenv().keySet()) {
+            if (name.startsWith(ENVIRONMENT_PREFIX)) {
+                return false;
+            }
+        }
+        return resource() == null;
     }
 
     /** The agent's sources: an explicit file (from {@code -javaagent:...=config=FILE}), then the standard ones. */
@@ -119,7 +141,7 @@ public final class ConfigLoader {
         Map<String, String> m = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : env.entrySet()) {
             String name = e.getKey();
-            if (!name.startsWith("FENCED_")) {
+            if (!name.startsWith(ENVIRONMENT_PREFIX)) {
                 continue;
             }
             String dotted = name.toLowerCase(Locale.ROOT).replace('_', '.');

@@ -1,8 +1,11 @@
 package dev.fenced.internal.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.fenced.FencedProperty;
 import dev.fenced.FencingException;
@@ -20,6 +23,24 @@ class ConfigLoaderTest {
     private static FencedConfig resolve(Map<String, String> first, Map<String, String> second) throws FencingException {
         return ConfigLoader.resolve(List.of(
                 new ConfigSource("the JDBC URL", first), new ConfigSource("the connection properties", second)));
+    }
+
+    /** The agent's shortcut at start: no source, no configuration read (issue 25). */
+    @Test
+    void noStandardSourceUntilAFencedSystemPropertyIsSet() {
+        boolean fencedEnvironment = false;
+        for (String name : System.getenv().keySet()) {
+            fencedEnvironment |= name.startsWith("FENCED_");
+        }
+        assumeFalse(fencedEnvironment, "this JVM's environment configures fenced");
+        assumeTrue(ConfigLoader.class.getClassLoader().getResource(ConfigLoader.RESOURCE) == null, "fenced.properties");
+        assertTrue(ConfigLoader.noStandardSource());
+        System.setProperty("fenced.mode", "observe");
+        try {
+            assertFalse(ConfigLoader.noStandardSource());
+        } finally {
+            System.clearProperty("fenced.mode");
+        }
     }
 
     @Test

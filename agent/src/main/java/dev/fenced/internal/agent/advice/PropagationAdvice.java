@@ -45,7 +45,7 @@ public final class PropagationAdvice {
         }
     }
 
-    /** Virtual thread builders and {@code Thread.startVirtualThread}. */
+    /** Virtual thread builders ({@code Thread.startVirtualThread} makes the same call: see the agent's VirtualThreadStart). */
     public static final class VirtualThreadTask {
         @Advice.OnMethodEnter(suppress = Throwable.class)
         static void enter(@Advice.Argument(value = 0, readOnly = false) Runnable task) {

@@ -102,6 +102,19 @@ public final class Propagation {
         return forExecute(task);
     }
 
+    /**
+     * {@code Thread.startVirtualThread}'s task (the agent instruments that method with plain ASM, see the agent's
+     * VirtualThreadStart): {@link #forVirtualThread}, whose failure must never break the caller, as advice that
+     * suppresses its own failures would not.
+     */
+    public static Runnable forVirtualThreadStart(Runnable task) {
+        try {
+            return forVirtualThread(task);
+        } catch (Throwable t) {
+            return task;
+        }
+    }
+
     /** ForkJoinPool's Runnable entry points: ForkJoinTasks are tracked by identity, others wrapped. */
     public static Runnable forForkJoin(Runnable task) {
         if (task instanceof ForkJoinTask) {
