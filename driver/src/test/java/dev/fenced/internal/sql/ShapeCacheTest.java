@@ -94,6 +94,8 @@ class ShapeCacheTest {
         "''",
         "'x?y'",
         "'a\\b'",
+        "'a\\'",
+        "'\\'",
         "E'a\\\\b'",
         "E'abc'",
         "e'xyz'",
