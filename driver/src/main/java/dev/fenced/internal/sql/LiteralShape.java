@@ -3,7 +3,6 @@ package dev.fenced.internal.sql;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,11 +34,11 @@ import org.jspecify.annotations.Nullable;
 final class LiteralShape {
 
     /** First words of the statements a shaped text may hold. */
-    private static final Set<String> SHAPED_STATEMENTS =
-            Set.of("INSERT", "UPDATE", "DELETE", "MERGE", "WITH", "SELECT");
+    private static final List<String> SHAPED_STATEMENTS =
+            List.of("INSERT", "UPDATE", "DELETE", "MERGE", "WITH", "SELECT");
 
     /** Words after which, at the same nesting level, a number may be a position or a count. */
-    private static final Set<String> COUNTING_CLAUSES = Set.of("ORDER", "GROUP", "LIMIT", "OFFSET", "FETCH");
+    private static final List<String> COUNTING_CLAUSES = List.of("ORDER", "GROUP", "LIMIT", "OFFSET", "FETCH");
 
     /** Stands for a masked literal in a key; no text that is shaped holds it. */
     private static final char MASK = '\0';
@@ -83,8 +82,7 @@ final class LiteralShape {
         Token previous = null;
         for (Token t : tokens) {
             if (pieceStart) {
-                if (t.kind() != Token.Kind.WORD
-                        || !SHAPED_STATEMENTS.contains(t.text().toUpperCase(java.util.Locale.ROOT))) {
+                if (!isOneOf(t, SHAPED_STATEMENTS)) {
                     return null;
                 }
                 pieceStart = false;
@@ -107,7 +105,7 @@ final class LiteralShape {
                     }
                 }
                 case WORD -> {
-                    if (COUNTING_CLAUSES.contains(t.text().toUpperCase(java.util.Locale.ROOT))) {
+                    if (isOneOf(t, COUNTING_CLAUSES)) {
                         levels[depth] = 'c';
                     }
                 }
@@ -139,6 +137,19 @@ final class LiteralShape {
                 Arrays.copyOf(starts, count),
                 Arrays.copyOf(ends, count),
                 literals.toArray(new String[0]));
+    }
+
+    /** A word among {@code words} (upper case), compared without a copy of the token's text. */
+    private static boolean isOneOf(Token t, List<String> words) {
+        if (t.kind() != Token.Kind.WORD || t.text().length() > 6) {
+            return false;
+        }
+        for (String w : words) {
+            if (t.isWord(w)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code '} for a maskable string, {@code i} for a plain integer, {@code d} for a decimal, else 0. */

@@ -109,7 +109,7 @@ public final class RewriteCache {
     }
 
     /** Shapes kept (see {@link ShapeCache}). */
-    int shapes() {
+    public int shapeCount() {
         return shapes.size();
     }
 
