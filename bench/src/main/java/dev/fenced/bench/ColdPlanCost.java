@@ -58,15 +58,15 @@ public final class ColdPlanCost {
         for (int round = 0; round < rounds; round++) {
             RewriteCache cache = new RewriteCache(rewriter, 2048, new Tracker());
             // full: the rewrite alone
-            measure(cpu[0], alloc[0], round, 500, i -> {
+            measure(cpu[0], alloc[0], round, 200, i -> {
                 RewritePlan p = rewriter.plan(newShape(++counter));
                 return p;
             });
             // new shape through the cache; each is then the first text of its shape
             long firstShape = counter + 1;
-            measure(cpu[1], alloc[1], round, 500, i -> cache.plan(newShape(++counter)));
+            measure(cpu[1], alloc[1], round, 200, i -> cache.plan(newShape(++counter)));
             // the second text of each of those shapes: builds the template
-            measure(cpu[2], alloc[2], round, 500, i -> cache.plan(newShape(firstShape + i, 7_000_000 + i)));
+            measure(cpu[2], alloc[2], round, 200, i -> cache.plan(newShape(firstShape + i, 7_000_000 + i)));
             // literal-varying texts of a shape seen before
             for (int shape = 0; shape < 10; shape++) { // each shape's first text and template, not measured
                 cache.plan(literalText(shape, 1));
