@@ -63,6 +63,7 @@ public final class RewriteCache {
                 tracker.increment(Counter.REWRITES_CACHED);
                 if (shaped instanceof RewritePlan.Fenced fenced && fenced.relativeUpdate()) {
                     tracker.increment(Counter.RELATIVE_UPDATES);
+                    rewriter.relativeUpdatePlanned(fenced.table(), sql); // warned of as its full rewrite would
                 }
                 return remember(plans, sql, shaped);
             }

@@ -42,7 +42,7 @@ final class ShapeCache {
             return null;
         }
         ShapeTemplate template = ShapeTemplate.build(
-                seen.shape(), seen.plan(), rewriter.plan(seen.shape().probe()));
+                seen.shape(), seen.plan(), rewriter.planProbe(seen.shape().probe()));
         shapes.replace(shape.key(), entry, template != null ? template : UNSHAPED);
         return template != null ? template.instantiate(shape.literals()) : null;
     }

@@ -178,6 +178,8 @@ class ShapeCacheTest {
             }
         }
         long parsed = tracker.counts().value(Counter.REWRITES_PARSED);
+        System.out.printf(
+                "seed %d: %d texts, %d fenced, %d served from a template%n", seed, texts, fencedCount, texts - parsed);
         // many texts came from a template (a third of the statements are never shaped: counts, positions,
         // EXPLAIN, braces, comments holding literals): the comparison above is not vacuous
         assertTrue(texts - parsed > texts / 3, "parsed " + parsed + " of " + texts + " texts");
