@@ -116,6 +116,8 @@ final class LiteralShape {
                         if (mark == '\'') {
                             key.append(t.text(), 0, t.text().indexOf('\'')); // the prefix: E, N or none
                         }
+                        // closed, so the prefix cannot run into the text after it: 'a'e (the alias e) is not e'a'
+                        key.append(MASK);
                         copied = t.end();
                         starts[literals.size()] = t.start();
                         ends[literals.size()] = t.end();
@@ -219,7 +221,7 @@ final class LiteralShape {
         return true;
     }
 
-    /** The key: the text with each masked literal replaced by a mark of its class. */
+    /** The key: the text with each masked literal replaced by a mark of its class, closed by a NUL. */
     String key() {
         return key;
     }

@@ -85,6 +85,8 @@ class ShapeCacheTest {
         "SET search_path = $S; UPDATE t SET v = $S",
         "UPDATE t SET v = CAST($N AS varchar($N)) WHERE id = $N",
         "UPDATE t SET v = $S WHERE id = ANY (ARRAY[$N, $N])",
+        "INSERT INTO t (v) SELECT $Se FROM o",
+        "INSERT INTO t (v) SELECT e$S FROM o",
     };
 
     private static final String[] STRINGS = {
@@ -254,6 +256,10 @@ class ShapeCacheTest {
             LiteralShape shape = LiteralShape.of(other);
             assertTrue(shape == null || !shape.key().equals(key), other);
         }
+        // a string's prefix is in the key and cannot run into what follows: 'a'e is the string a with alias e
+        assertNotEquals(
+                LiteralShape.of("INSERT INTO t (v) SELECT 'a'e FROM o").key(),
+                LiteralShape.of("INSERT INTO t (v) SELECT e'a' FROM o").key());
         // positions and counts: the number is part of the key
         assertNotEquals(
                 LiteralShape.of("UPDATE t SET v = 'a' WHERE id IN (SELECT id FROM t ORDER BY 1)")
