@@ -1,48 +1,201 @@
 package dev.fenced.bench;
 
 import com.sun.management.ThreadMXBean;
+import dev.fenced.internal.metrics.Tracker;
+import dev.fenced.internal.sql.RewriteCache;
 import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.SqlRewriter;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.function.IntFunction;
 
 /**
- * What a protected statement never seen before costs, once the JIT has compiled the parser: each round plans 2,000
- * distinct texts (a literal that changes) and prints wall time, the thread's CPU time and its allocation per text.
- * JMH's short rounds ({@code bench/run --only rewrite}) mostly measure the JIT compiling JSqlParser on this path;
- * this runs long enough for the per-round figure to settle.
+ * What a protected statement fenced has not planned before costs, once the JIT has compiled the parser, and what
+ * the plan caches hold. Each round plans, per kind of text, a batch of texts never planned before and prints the
+ * thread's CPU time and its allocation per text; the summary gives the median and range over the rounds after the
+ * first third (JIT warm-up). Kinds:
  *
- * <pre>java -cp bench/target/fenced-bench.jar dev.fenced.bench.ColdPlanCost [rounds, default 30]</pre>
+ * <ul>
+ *   <li>{@code full}: {@link SqlRewriter#plan} of a new text: the whole rewrite, what every new text cost before the
+ *       shape cache (a plan-cache miss was this plus a map insert);
+ *   <li>{@code new shape}: {@link RewriteCache#plan} of a text whose shape (literals masked) is new too;
+ *   <li>{@code 2nd of shape}: the second text of a shape, which builds the shape's template (one probe rewrite);
+ *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
+ *   <li>{@code seen}: a text planned before (the hot path: an exact-text lookup).
+ * </ul>
+ *
+ * Then a curve: {@code distinct} texts (1,000 to 100,000) planned through one cache of the driver's default size
+ * (2,048), literal-varying over 50 shapes and all of new shapes, with the CPU per new text in each step and the heap
+ * the cache retains (measured after full GCs, as the difference against the same heap without the cache).
+ *
+ * <pre>java -cp bench/target/fenced-bench.jar dev.fenced.bench.ColdPlanCost [rounds, default 30] [curve: yes|no]</pre>
  */
 public final class ColdPlanCost {
 
-    private static final int PER_ROUND = 2_000;
+    private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final String T = BenchEnv.PROTECTED;
+
+    /** Unique across the run, so no text repeats between kinds or rounds. */
+    private static long counter;
 
     private ColdPlanCost() {}
 
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
-        SqlRewriter rewriter = RewriteBench.newRewriter(java.util.List.of(BenchEnv.PROTECTED));
-        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long counter = 0;
-        for (int round = 1; round <= rounds; round++) {
-            long cpu = threads.getCurrentThreadCpuTime();
-            long allocated = threads.getCurrentThreadAllocatedBytes();
-            long start = System.nanoTime();
-            for (int i = 0; i < PER_ROUND; i++) {
-                RewritePlan plan = rewriter.plan(
-                        "UPDATE " + BenchEnv.PROTECTED + " SET amount = ? WHERE id = ? AND amount <> " + (++counter));
-                if (!(plan instanceof RewritePlan.Fenced)) {
-                    throw new IllegalStateException("not fenced: " + plan);
-                }
+        boolean curve = args.length < 2 || !args[1].equals("no");
+        System.out.printf(
+                Locale.ROOT,
+                "Java %s, %d CPUs, load average %s%n",
+                System.getProperty("java.version"),
+                Runtime.getRuntime().availableProcessors(),
+                loadAverage());
+        SqlRewriter rewriter = RewriteBench.newRewriter(List.of(T));
+        String[] kinds = {"full", "new shape", "2nd of shape", "literals vary", "seen"};
+        double[][] cpu = new double[kinds.length][rounds];
+        double[][] alloc = new double[kinds.length][rounds];
+        for (int round = 0; round < rounds; round++) {
+            RewriteCache cache = new RewriteCache(rewriter, 2048, new Tracker());
+            // full: the rewrite alone
+            measure(cpu[0], alloc[0], round, 200, i -> {
+                RewritePlan p = rewriter.plan(newShape(++counter));
+                return p;
+            });
+            // new shape through the cache; each is then the first text of its shape
+            long firstShape = counter + 1;
+            measure(cpu[1], alloc[1], round, 200, i -> cache.plan(newShape(++counter)));
+            // the second text of each of those shapes: builds the template
+            measure(cpu[2], alloc[2], round, 200, i -> cache.plan(newShape(firstShape + i, 7_000_000 + i)));
+            // literal-varying texts of a shape seen before
+            for (int shape = 0; shape < 10; shape++) { // each shape's first text and template, not measured
+                cache.plan(literalText(shape, 1));
+                cache.plan(literalText(shape, 2));
             }
+            measure(cpu[3], alloc[3], round, 20_000, i -> cache.plan(literalText(i % 10, ++counter)));
+            // the hot path: a text seen before
+            String seen = literalText(0, 1);
+            measure(cpu[4], alloc[4], round, 200_000, i -> cache.plan(seen));
+            System.out.printf(Locale.ROOT, "round %2d:", round + 1);
+            for (int k = 0; k < kinds.length; k++) {
+                System.out.printf(
+                        Locale.ROOT, "  %s %s µs %s KB", kinds[k], fmt(cpu[k][round]), fmt(alloc[k][round] / 1024));
+            }
+            System.out.println();
+        }
+        int from = rounds / 3;
+        System.out.printf(
+                Locale.ROOT,
+                "%nper text, rounds %d-%d: median [min-max]; load average now %s%n",
+                from + 1,
+                rounds,
+                loadAverage());
+        System.out.println("| text | CPU µs | allocated KB |");
+        System.out.println("|---|---|---|");
+        for (int k = 0; k < kinds.length; k++) {
             System.out.printf(
                     Locale.ROOT,
-                    "round %2d: %6.0f µs wall, %6.0f µs CPU, %5.0f KB allocated per new text%n",
-                    round,
-                    (System.nanoTime() - start) / 1e3 / PER_ROUND,
-                    (threads.getCurrentThreadCpuTime() - cpu) / 1e3 / PER_ROUND,
-                    (threads.getCurrentThreadAllocatedBytes() - allocated) / 1024.0 / PER_ROUND);
+                    "| %s | %s | %s |%n",
+                    kinds[k],
+                    summary(Arrays.copyOfRange(cpu[k], from, rounds), 1),
+                    summary(Arrays.copyOfRange(alloc[k], from, rounds), 1024));
+        }
+        if (curve) {
+            curve(rewriter, "literals vary (50 shapes)", i -> literalText(i % 50, ++counter));
+            curve(rewriter, "new shapes", i -> newShape(++counter));
+        }
+    }
+
+    /** A text of a shape of its own: the shape key holds the column name {@code c<n>}. */
+    private static String newShape(long n) {
+        return newShape(n, n);
+    }
+
+    private static String newShape(long shape, long literal) {
+        return "UPDATE " + T + " SET amount = ? WHERE id = ? AND c" + shape + " <> " + literal;
+    }
+
+    /** One of a few shapes (the column set), its literals from {@code n}. */
+    private static String literalText(int shape, long n) {
+        return "UPDATE " + T + " SET amount = " + (n % 100_000) + ".25, note = 'order " + n + "' WHERE id = " + n
+                + " AND k" + shape + " = 'x'";
+    }
+
+    private static void measure(double[] cpu, double[] alloc, int round, int texts, IntFunction<RewritePlan> plan) {
+        long c = THREADS.getCurrentThreadCpuTime();
+        long a = THREADS.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < texts; i++) {
+            if (!(plan.apply(i) instanceof RewritePlan.Fenced)) {
+                throw new IllegalStateException("not fenced");
+            }
+        }
+        cpu[round] = (THREADS.getCurrentThreadCpuTime() - c) / 1e3 / texts;
+        alloc[round] = (double) (THREADS.getCurrentThreadAllocatedBytes() - a) / texts;
+    }
+
+    /** Texts from {@code text} planned through one cache of the default size: CPU per step and retained heap. */
+    private static void curve(SqlRewriter rewriter, String label, IntFunction<String> text) {
+        int[] steps = {1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000};
+        System.out.printf(Locale.ROOT, "%ncurve, %s: cache of 2,048 plans and 2,048 shapes%n", label);
+        System.out.println("| distinct texts | CPU µs per new text in the step | retained KB | plans | shapes |");
+        System.out.println("|---|---|---|---|---|");
+        long base = retainedHeap();
+        RewriteCache cache = new RewriteCache(rewriter, 2048, new Tracker());
+        int done = 0;
+        for (int step : steps) {
+            long c = THREADS.getCurrentThreadCpuTime();
+            for (int i = done; i < step; i++) {
+                cache.plan(text.apply(i));
+            }
+            double perText = (THREADS.getCurrentThreadCpuTime() - c) / 1e3 / (step - done);
+            done = step;
+            long retained = retainedHeap() - base;
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %,d | %s | %,d | %,d | %,d |%n",
+                    step,
+                    fmt(perText),
+                    retained / 1024,
+                    cache.size(),
+                    cache.shapeCount());
+        }
+        if (cache.size() < 0) {
+            System.out.println(); // keeps the cache reachable until the last measurement
+        }
+    }
+
+    private static long retainedHeap() {
+        var memory = ManagementFactory.getMemoryMXBean();
+        long least = Long.MAX_VALUE;
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            least = Math.min(least, memory.getHeapMemoryUsage().getUsed());
+        }
+        return least;
+    }
+
+    private static String summary(double[] values, double unit) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return fmt(median / unit) + " [" + fmt(v[0] / unit) + "-" + fmt(v[v.length - 1] / unit) + "]";
+    }
+
+    private static String fmt(double x) {
+        return x >= 100
+                ? String.format(Locale.ROOT, "%.0f", x)
+                : x >= 10 ? String.format(Locale.ROOT, "%.1f", x) : String.format(Locale.ROOT, "%.2f", x);
+    }
+
+    private static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
+                    .trim();
+        } catch (java.io.IOException e) {
+            return String.format(
+                    Locale.ROOT,
+                    "%.2f",
+                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         }
     }
 }

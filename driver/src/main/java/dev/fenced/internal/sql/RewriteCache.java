@@ -27,6 +27,8 @@ public final class RewriteCache {
     private final ConcurrentHashMap<String, RewritePlan> nullTokenPlans = new ConcurrentHashMap<>();
     /** Texts the pre-filter found clear of every protected name (and of DO blocks), per rewrite cache. */
     private final CleanTexts clear = new CleanTexts();
+    /** Plans by text with its literals masked, for texts that differ from a planned one only in literals. */
+    private final ShapeCache shapes;
 
     /** {@code tracker} counts the parses (misses), the hits and the relative updates planned. */
     public RewriteCache(SqlRewriter rewriter, int capacity, Tracker tracker) {
@@ -34,6 +36,7 @@ public final class RewriteCache {
         this.capacity = capacity;
         this.tracker = tracker;
         this.plans = new ConcurrentHashMap<>(Math.min(capacity, 1024));
+        this.shapes = new ShapeCache(capacity);
     }
 
     /** The plan for {@code sql}: pass-through without parsing when nothing protected can be in it. */
@@ -52,7 +55,24 @@ public final class RewriteCache {
             clear.add(sql);
             return RewritePlan.Passthrough.PASSTHROUGH;
         }
-        return remember(plans, sql, parsed(rewriter.plan(sql)));
+        // only a text not seen before gets here: its shape (literals masked) is looked up before a full rewrite
+        LiteralShape shape = LiteralShape.of(sql);
+        if (shape != null) {
+            RewritePlan shaped = shapes.plan(shape, rewriter);
+            if (shaped != null) {
+                tracker.increment(Counter.REWRITES_CACHED);
+                if (shaped instanceof RewritePlan.Fenced fenced && fenced.relativeUpdate()) {
+                    tracker.increment(Counter.RELATIVE_UPDATES);
+                    rewriter.relativeUpdatePlanned(fenced.table(), sql); // warned of as its full rewrite would
+                }
+                return remember(plans, sql, shaped);
+            }
+        }
+        RewritePlan full = parsed(rewriter.plan(sql));
+        if (shape != null) {
+            shapes.planned(shape, full);
+        }
+        return remember(plans, sql, full);
     }
 
     /** The plan to run {@code sql} with a NULL token: {@link #plan}'s unless that one requires a token. */
@@ -79,7 +99,7 @@ public final class RewriteCache {
             return plan; // a parse that ran out of time is tried again next time
         }
         if (map.size() >= capacity) {
-            evict(map);
+            evict(map, capacity);
         }
         RewritePlan raced = map.putIfAbsent(sql, plan);
         return raced != null ? raced : plan;
@@ -89,7 +109,13 @@ public final class RewriteCache {
         return plans.size();
     }
 
-    private void evict(ConcurrentHashMap<String, RewritePlan> map) {
+    /** Shapes kept (see {@link ShapeCache}). */
+    public int shapeCount() {
+        return shapes.size();
+    }
+
+    /** Drops an arbitrary tenth of {@code map}: no order is kept on a hit, so a hit costs only the lookup. */
+    static void evict(ConcurrentHashMap<String, ?> map, int capacity) {
         int drop = Math.max(1, capacity / 10);
         Iterator<String> it = map.keySet().iterator();
         while (drop-- > 0 && it.hasNext()) {

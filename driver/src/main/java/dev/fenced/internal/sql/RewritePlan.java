@@ -112,6 +112,25 @@ public sealed interface RewritePlan permits RewritePlan.Passthrough, RewritePlan
             return sql;
         }
 
+        /** {@link #render}'s pieces: {@link #sql} cut at each token parameter. */
+        String[] segments() {
+            return segments.clone();
+        }
+
+        /** This plan with another text of the same shape: the same parameters, token places and writes. */
+        Fenced withText(String otherSql, String[] otherSegments) {
+            return new Fenced(otherSql, otherSegments, userToDelegate, tokenIndexes, writes);
+        }
+
+        /** True when {@code other} sends the same text, binds the same way and writes the same. */
+        boolean sameAs(Fenced other) {
+            return sql.equals(other.sql)
+                    && java.util.Arrays.equals(segments, other.segments)
+                    && java.util.Arrays.deepEquals(userToDelegate, other.userToDelegate)
+                    && java.util.Arrays.equals(tokenIndexes, other.tokenIndexes)
+                    && writes.equals(other.writes);
+        }
+
         /** Number of user parameters ({@code ?} in the original text). */
         public int userParameterCount() {
             return userToDelegate.length;

@@ -84,12 +84,24 @@ public final class SqlRewriter {
         return plan(sql, true);
     }
 
+    /**
+     * The plan for a {@link LiteralShape#probe() probe}: as {@link #plan}, but a relative update in it is not
+     * warned of (the text is fenced's, not the application's).
+     */
+    RewritePlan planProbe(String probe) {
+        return plan(probe, false, true);
+    }
+
     private RewritePlan plan(String sql, boolean tokenMayBeNull) {
+        return plan(sql, tokenMayBeNull, false);
+    }
+
+    private RewritePlan plan(String sql, boolean tokenMayBeNull, boolean probe) {
         if (!needsPlanning(sql)) {
             return RewritePlan.Passthrough.PASSTHROUGH;
         }
         try {
-            return planMentioning(sql, tokenMayBeNull);
+            return planMentioning(sql, tokenMayBeNull, probe);
         } catch (Refusal r) {
             // the strictest mode of every protected name the text reaches decides, not the one refused first
             TextFacts.Mention mention = TextFacts.mention(sql, targets);
@@ -112,7 +124,7 @@ public final class SqlRewriter {
         }
     }
 
-    private RewritePlan planMentioning(String text, boolean tokenMayBeNull) throws Refusal {
+    private RewritePlan planMentioning(String text, boolean tokenMayBeNull, boolean probe) throws Refusal {
         String sql = jdbcEscapesTranslated(text);
         List<Token> tokens = strictTokens(sql);
         String spelledOut = TableCommand.expanded(sql, tokens);
@@ -265,13 +277,8 @@ public final class SqlRewriter {
             return schemaChange ? RewritePlan.Passthrough.SCHEMA_CHANGE : RewritePlan.Passthrough.PASSTHROUGH;
         }
         String printed = verify(printBack(list, prepared, named), literals, roundTripTokens, fencedTables);
-        if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
-            LOG.log(
-                    System.Logger.Level.WARNING,
-                    "fenced: relative update on protected table {0}: a stale holder''s"
-                            + " relative update can land before the newer holder''s first write; write whole new values: {1}",
-                    fencedTables.get(0),
-                    sql);
+        if (ctx.relativeUpdate && !probe) {
+            relativeUpdatePlanned(fencedTables.get(0), sql);
         }
         return assemble(
                 new Printed(printed, userParams, tokenIndex, guarded),
@@ -283,6 +290,18 @@ public final class SqlRewriter {
                         java.util.Objects.requireNonNull(domainSetter, "a fenced statement has a first table")
                                 .tokenDomain(),
                         ctx.tokenRequired));
+    }
+
+    /** Warns, when the policy says so, of a relative update planned for a new text (in full or from its shape). */
+    void relativeUpdatePlanned(String table, String sql) {
+        if (relativePolicy == RelativeUpdatePolicy.WARN) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: relative update on protected table {0}: a stale holder''s"
+                            + " relative update can land before the newer holder''s first write; write whole new values: {1}",
+                    table,
+                    sql);
+        }
     }
 
     /**
