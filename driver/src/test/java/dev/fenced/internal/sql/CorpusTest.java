@@ -166,6 +166,7 @@ class CorpusTest {
         int listed = 0;
         int listedFenced = 0;
         Map<String, Integer> listedRefused = new TreeMap<>();
+        StringBuilder listedRefusals = new StringBuilder();
         for (int i = 0; i < records.size(); i++) {
             RewritePlan p = plans.get(i);
             Corpus.Record r = records.get(i);
@@ -175,6 +176,12 @@ class CorpusTest {
                     listedFenced++;
                 } else if (p instanceof RewritePlan.Refused refusal) {
                     listedRefused.merge(reasonClass(refusal.construct()), 1, Integer::sum);
+                    listedRefusals.append(String.format(
+                            Locale.ROOT,
+                            "  %s %s%n      %s%n",
+                            r,
+                            refusal.construct(),
+                            r.sql().replaceAll("\\s+", " ")));
                 }
             }
             int column = p instanceof RewritePlan.Fenced ? 0 : p instanceof RewritePlan.Refused ? 1 : 2;
@@ -198,13 +205,14 @@ class CorpusTest {
         b.append(String.format(Locale.ROOT, "passed through    %5d%n", records.size() - fenced - refused));
         b.append(String.format(
                 Locale.ROOT,
-                "statements with a column list or not INSERTs: %d, rewritten %d  %5.1f%%%n",
+                "statements with a column list or not INSERTs: %d, rewritten %d  %6.2f%%%n",
                 listed,
                 listedFenced,
                 100.0 * listedFenced / listed));
         b.append("  of them refused, by reason:\n");
         sortedByCount(listedRefused)
                 .forEach(e -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", e.getValue(), e.getKey())));
+        b.append("  each of them:\n").append(listedRefusals);
         b.append("\nrefused, by reason:\n");
         sortedByCount(byReason)
                 .forEach(e -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", e.getValue(), e.getKey())));
@@ -251,6 +259,13 @@ class CorpusTest {
             }
             checked++;
             Corpus.Record r = records.get(i);
+            if (onlyDoesNothing(r.sql())) {
+                // a MERGE whose every action is DO NOTHING writes nothing: it must go as written, with no token
+                if (!normalise(p.sql()).equalsIgnoreCase(normalise(r.sql())) || p.tokenIndexes().length != 0) {
+                    problems.add(r + ": a MERGE that only does nothing was changed: " + p.sql());
+                }
+                continue;
+            }
             try {
                 parse(p.sql());
                 int positions = p.tokenIndexes().length;
@@ -285,9 +300,25 @@ class CorpusTest {
         assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
 
+    /**
+     * A MERGE WHEN clause whose action is DO NOTHING, which JSqlParser cannot read: the check drops it (it carries
+     * no fence), from its WHEN up to the DO NOTHING without crossing another WHEN [NOT] MATCHED.
+     */
+    private static final java.util.regex.Pattern DO_NOTHING_CLAUSE = java.util.regex.Pattern.compile(
+            "(?is)\\bWHEN\\s+(?:NOT\\s+)?MATCHED\\b(?:(?!\\bWHEN\\s+(?:NOT\\s+)?MATCHED\\b).)*?\\bTHEN\\s+DO\\s+NOTHING\\b");
+
+    /** A MERGE whose every WHEN clause is DO NOTHING. */
+    private static boolean onlyDoesNothing(String sql) {
+        return DO_NOTHING_CLAUSE.matcher(sql).find()
+                && !DO_NOTHING_CLAUSE.matcher(sql).replaceAll("").matches("(?is).*\\bWHEN\\s+(NOT\\s+)?MATCHED\\b.*");
+    }
+
     private static Statement parse(String sql) throws Exception {
         // Independent of the rewriter's BoundedParser; ONLY lifted as JSqlParser 5.3 cannot read it.
-        String text = sql.replaceAll("\\b(UPDATE|DELETE FROM) ONLY ", "$1 ")
+        String text = DO_NOTHING_CLAUSE
+                .matcher(sql)
+                .replaceAll("")
+                .replaceAll("\\b(UPDATE|DELETE FROM) ONLY ", "$1 ")
                 .replaceAll(
                         "WHERE CURRENT OF (\\w+|\"[^\"]+\")", "WHERE current_of_cursor"); // JSqlParser cannot read it
         var statements =
