@@ -1,6 +1,8 @@
 package dev.fenced.internal.sql;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.NullValue;
 import net.sf.jsqlparser.schema.Column;
@@ -10,20 +12,27 @@ import net.sf.jsqlparser.statement.merge.MergeUpdate;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The two MERGE actions JSqlParser cannot read, {@code WHEN ... THEN DO NOTHING} and
- * {@code WHEN NOT MATCHED THEN INSERT DEFAULT VALUES}. The parser view puts an action JSqlParser reads in their
- * place, naming a placeholder column ({@code UPDATE SET fenced_merge_nothing_0 = NULL}, or
- * {@code INSERT (fenced_merge_defaults_0) VALUES (NULL)} where JSqlParser reads only an INSERT). {@link MergeFencer} knows them by that column (DO
- * NOTHING writes nothing and gets no fence; DEFAULT VALUES becomes {@code INSERT (<fence column>) VALUES
- * (<token>)}, every other column still taking its default), and printing puts the user's words back for every
- * placeholder still there, so the fidelity check compares the user's own tokens. A user name with the prefix is
- * refused, as the cursor placeholders' are.
+ * The MERGE forms JSqlParser cannot read, given to it in a form it reads and given back as written when printed:
+ * <ul>
+ *   <li>the actions {@code WHEN ... THEN DO NOTHING} and {@code WHEN NOT MATCHED THEN INSERT DEFAULT VALUES}: an
+ *       action naming a placeholder column stands in ({@code UPDATE SET fenced_merge_nothing_0 = NULL}, or
+ *       {@code INSERT (fenced_merge_defaults_0) VALUES (NULL)} where JSqlParser reads only an INSERT).
+ *       {@link MergeFencer} knows them by that column: DO NOTHING writes nothing and gets no fence; DEFAULT VALUES
+ *       becomes {@code INSERT (<fence column>) VALUES (<token>)}, every other column still taking its default;</li>
+ *   <li>a join as the USING source ({@code USING a JOIN b ON ... ON <merge condition>}): JSqlParser reads it in
+ *       parentheses with a placeholder alias, {@code USING (a JOIN b ON ...) fenced_merge_join_0 ON ...}.
+ *       Nothing is fenced in the source; the parentheses are only for JSqlParser, and PostgreSQL gets the join as
+ *       written.</li>
+ * </ul>
+ * Printing puts the user's words back for every placeholder still there, so the fidelity check compares the user's
+ * own tokens. A user name with the prefix is refused, as the cursor placeholders' are.
  */
 final class MergePlaceholders {
 
     static final String PREFIX = "fenced_merge_";
     private static final String NOTHING = PREFIX + "nothing_";
     private static final String DEFAULTS = PREFIX + "defaults_";
+    private static final String JOIN = PREFIX + "join_";
 
     private MergePlaceholders() {}
 
@@ -118,6 +127,94 @@ final class MergePlaceholders {
                 && c.getColumnName().startsWith(prefix);
     }
 
+    /**
+     * Text the parser view adds before a token, by the token's index: for each {@code MERGE INTO ... USING} whose
+     * source is a join, {@code (} before the source's first token and {@code ) fenced_merge_join_<n>} before the
+     * MERGE's own ON. Empty when there is none.
+     */
+    static Map<Integer, String> joinSources(List<Token> tokens) {
+        Map<Integer, String> around = Map.of();
+        int n = 0;
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            if (!tokens.get(i).isWord("MERGE") || !tokens.get(i + 1).isWord("INTO")) {
+                continue;
+            }
+            // MERGE INTO [ONLY] [schema.]table [*] [[AS] alias] USING: within ten tokens, none a bracket
+            for (int k = i + 2; k < Math.min(tokens.size() - 1, i + 10); k++) {
+                Token t = tokens.get(k);
+                if (t.isSymbol("(") || t.isSymbol(")") || t.isSymbol(";")) {
+                    break;
+                }
+                if (t.isWord("USING")) {
+                    int on = joinEnd(tokens, k + 1);
+                    if (on > 0) {
+                        around = around.isEmpty() ? new HashMap<>() : around;
+                        around.put(k + 1, "(");
+                        around.put(on, ") " + JOIN + n++ + " ");
+                    }
+                    break;
+                }
+            }
+        }
+        return around;
+    }
+
+    /**
+     * The index of the MERGE's own ON when the source starting at {@code from} is a join, else -1. Every JOIN at
+     * the source's top level but CROSS and NATURAL ones owes an ON (or USING) of its own; the first ON no JOIN is
+     * owed is the MERGE's. A WHEN, {@code ;} or unbalanced bracket before it: not read (-1), and JSqlParser's
+     * refusal stands.
+     */
+    private static int joinEnd(List<Token> tokens, int from) {
+        int depth = 0;
+        int owed = 0;
+        boolean join = false;
+        for (int k = from; k < tokens.size(); k++) {
+            Token t = tokens.get(k);
+            if (t.isSymbol("(") || t.isSymbol("[")) {
+                depth++;
+            } else if (t.isSymbol(")") || t.isSymbol("]")) {
+                if (--depth < 0) {
+                    return -1;
+                }
+            } else if (depth == 0) {
+                if (t.isSymbol(";") || t.isWord("WHEN")) {
+                    return -1;
+                }
+                if (t.isWord("JOIN")) {
+                    join = true;
+                    owed += takesNoCondition(tokens, k) ? 0 : 1;
+                } else if (t.isWord("ON")) {
+                    if (owed == 0) {
+                        return join ? k : -1;
+                    }
+                    owed--;
+                } else if (t.isWord("USING") && owed > 0) {
+                    owed--;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** CROSS JOIN and NATURAL [INNER | LEFT | RIGHT | FULL] [OUTER] JOIN have no ON or USING. */
+    private static boolean takesNoCondition(List<Token> tokens, int join) {
+        for (int k = join - 1; k >= Math.max(0, join - 3); k--) {
+            Token t = tokens.get(k);
+            if (t.isWord("CROSS") || t.isWord("NATURAL")) {
+                return true;
+            }
+            if (!(t.isWord("INNER")
+                    || t.isWord("LEFT")
+                    || t.isWord("RIGHT")
+                    || t.isWord("FULL")
+                    || t.isWord("OUTER"))) {
+                return false;
+            }
+        }
+        return false;
+    }
+
     /** {@code printed} with each placeholder left in it given back as the user wrote it. */
     static String restore(String printed, String table) throws Refusal {
         if (!printed.contains(PREFIX)) {
@@ -129,6 +226,21 @@ final class MergePlaceholders {
         for (int k = 0; k < tokens.size(); k++) {
             Token t = tokens.get(k);
             if (t.kind() != Token.Kind.WORD || !t.text().startsWith(PREFIX)) {
+                continue;
+            }
+            if (t.text().startsWith(JOIN)) {
+                // (<source>) fenced_merge_join_<n>: the source as written
+                int close = tokens.get(k - 1).isWord("AS") ? k - 2 : k - 1;
+                int open = opening(tokens, close);
+                if (open < 0) {
+                    throw new Refusal(table, "a MERGE's USING join was lost in printing");
+                }
+                out.append(printed, copied, tokens.get(open).start())
+                        .append(
+                                printed,
+                                tokens.get(open).end(),
+                                tokens.get(close).start());
+                copied = t.end();
                 continue;
             }
             int to;
@@ -144,6 +256,22 @@ final class MergePlaceholders {
             copied = tokens.get(to).end();
         }
         return out.append(printed, copied, printed.length()).toString();
+    }
+
+    /** The index of the {@code (} that the {@code )} at {@code close} closes, or -1. */
+    private static int opening(List<Token> tokens, int close) {
+        if (close < 0 || !tokens.get(close).isSymbol(")")) {
+            return -1;
+        }
+        int depth = 0;
+        for (int k = close; k >= 0; k--) {
+            if (tokens.get(k).isSymbol(")")) {
+                depth++;
+            } else if (tokens.get(k).isSymbol("(") && --depth == 0) {
+                return k;
+            }
+        }
+        return -1;
     }
 
     /** True when {@code tokens} from {@code at} read {@code texts} (case-insensitively; null: any token). */

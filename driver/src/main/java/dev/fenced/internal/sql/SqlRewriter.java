@@ -359,7 +359,8 @@ public final class SqlRewriter {
      * numbered ({@code ?1}, {@code ?2}, ...) so they survive printing in any order (with {@code number} false the
      * text's {@code ?N}s are kept: fenced's own printout), and what JSqlParser cannot read put aside: {@code ONLY}
      * and the inheritance star {@code t *} lifted off the targets, {@code WHERE CURRENT OF <cursor>}, MERGE's
-     * {@code THEN DO NOTHING} and {@code THEN INSERT DEFAULT VALUES} ({@link MergePlaceholders}) and whole
+     * {@code THEN DO NOTHING} and {@code THEN INSERT DEFAULT VALUES} and a join as its USING source
+     * ({@link MergePlaceholders}) and whole
      * transaction-control statements (BEGIN, COMMIT, SAVEPOINT ...) replaced by placeholders that are printed
      * back as written ({@link #printBack}). The same view serves the first parse and the re-parse of the fenced
      * text, so both read the statement alike.
@@ -375,10 +376,15 @@ public final class SqlRewriter {
         int[] parameters = {0};
         int previousEnd = 0;
         int mergeActions = 0;
+        java.util.Map<Integer, String> mergeJoins = MergePlaceholders.joinSources(tokens);
         boolean pieceStart = true;
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             appendGap(text, sql, previousEnd, t.start());
+            String added = mergeJoins.get(i);
+            if (added != null) {
+                text.append(added); // parentheses around a MERGE's USING join, for JSqlParser only
+            }
             if (t.isSymbol(";")) {
                 text.append(';');
                 previousEnd = t.end();

@@ -78,7 +78,7 @@ class CorpusTest {
      * Floors for the split, so a change that makes the rewriter refuse more of real PostgreSQL DML fails here
      * and has to be looked at (raise them when the rewriter learns more).
      */
-    private static final int MIN_FENCED = 1678;
+    private static final int MIN_FENCED = 1815;
 
     private static final int MIN_PARAMETER_VARIANTS_CHECKED = 530;
 
@@ -307,6 +307,13 @@ class CorpusTest {
     private static final java.util.regex.Pattern DO_NOTHING_CLAUSE = java.util.regex.Pattern.compile(
             "(?is)\\bWHEN\\s+(?:NOT\\s+)?MATCHED\\b(?:(?!\\bWHEN\\s+(?:NOT\\s+)?MATCHED\\b).)*?\\bTHEN\\s+DO\\s+NOTHING\\b");
 
+    /**
+     * A MERGE's USING source that is a join, which JSqlParser reads only in parentheses: from USING to the last ON
+     * before the first WHEN (the corpus's joins have no WHEN or ON in their MERGE condition).
+     */
+    private static final java.util.regex.Pattern USING_JOIN = java.util.regex.Pattern.compile(
+            "(?is)\\bUSING\\s+((?:(?!\\bWHEN\\b).)*?\\bJOIN\\b(?:(?!\\bWHEN\\b).)*)\\s+ON\\s+((?:(?!\\bON\\b|\\bWHEN\\b).)*)\\bWHEN\\b");
+
     /** A MERGE whose every WHEN clause is DO NOTHING. */
     private static boolean onlyDoesNothing(String sql) {
         return DO_NOTHING_CLAUSE.matcher(sql).find()
@@ -315,9 +322,9 @@ class CorpusTest {
 
     private static Statement parse(String sql) throws Exception {
         // Independent of the rewriter's BoundedParser; ONLY lifted as JSqlParser 5.3 cannot read it.
-        String text = DO_NOTHING_CLAUSE
-                .matcher(sql)
-                .replaceAll("")
+        String text = USING_JOIN
+                .matcher(DO_NOTHING_CLAUSE.matcher(sql).replaceAll(""))
+                .replaceAll("USING ($1) ON $2 WHEN")
                 .replaceAll("\\b(UPDATE|DELETE FROM) ONLY ", "$1 ")
                 .replaceAll(
                         "WHERE CURRENT OF (\\w+|\"[^\"]+\")", "WHERE current_of_cursor"); // JSqlParser cannot read it
