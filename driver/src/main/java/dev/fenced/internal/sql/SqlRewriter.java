@@ -463,10 +463,13 @@ public final class SqlRewriter {
         Set<Integer> skip = new LinkedHashSet<>();
         for (int k = 0; k < dmlKeywords.size(); k++) {
             int i = dmlKeywords.get(k);
-            int onlyAt = tokens.get(i).isWord("DELETE") ? i + 2 : i + 1;
+            // UPDATE ONLY, DELETE FROM ONLY, MERGE INTO ONLY
+            int onlyAt = tokens.get(i).isWord("DELETE") || tokens.get(i).isWord("MERGE") ? i + 2 : i + 1;
             if (onlyAt < tokens.size()
                     && tokens.get(onlyAt).isWord("ONLY")
-                    && (onlyAt == i + 1 || tokens.get(i + 1).isWord("FROM"))) {
+                    && (onlyAt == i + 1
+                            || tokens.get(i + 1).isWord("FROM")
+                            || tokens.get(i + 1).isWord("INTO"))) {
                 only[k] = true;
                 skip.add(onlyAt);
             }

@@ -325,7 +325,7 @@ class CorpusTest {
         String text = USING_JOIN
                 .matcher(DO_NOTHING_CLAUSE.matcher(sql).replaceAll(""))
                 .replaceAll("USING ($1) ON $2 WHEN")
-                .replaceAll("\\b(UPDATE|DELETE FROM) ONLY ", "$1 ")
+                .replaceAll("\\b(UPDATE|DELETE FROM|MERGE INTO) ONLY ", "$1 ")
                 .replaceAll(
                         "WHERE CURRENT OF (\\w+|\"[^\"]+\")", "WHERE current_of_cursor"); // JSqlParser cannot read it
         var statements =

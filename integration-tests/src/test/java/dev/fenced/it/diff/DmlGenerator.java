@@ -16,7 +16,7 @@ import java.util.Random;
  * {@code ->>}, {@code @>}, {@code ?|}, {@code ~}, {@code ^@}; written {@code @??} in a prepared statement, as pgjdbc
  * wants), {@code INSERT ... TABLE src}, OFFSET / LIMIT / FETCH in every order inside subqueries, JDBC escapes
  * ({@code {fn abs(-3)}}, {@code {d '2020-01-01'}}), DELETE ... USING, and MERGE with every action (UPDATE, DELETE,
- * INSERT with and without a column list, DEFAULT VALUES, DO NOTHING; a join as the source; conditions; NOT
+ * INSERT with and without a column list, DEFAULT VALUES, DO NOTHING; ONLY; a join as the source; conditions; NOT
  * MATCHED BY SOURCE and RETURNING, which a server before 17 rejects raw and fenced alike).
  * One statement is a {@link Case}: its text and the values its {@code ?}s take.
  */
@@ -475,6 +475,9 @@ final class DmlGenerator {
     private void merge() {
         word(pick("MERGE", "merge"));
         word(pick("INTO", "into"));
+        if (random.nextInt(4) == 0) {
+            word(pick("ONLY", "only"));
+        }
         word(table());
         qualifier = "dh";
         if (random.nextBoolean()) {
