@@ -75,6 +75,13 @@ class MergeAttackIT {
         "MERGE INTO %s AS t USING (VALUES (1, 'one'), (7, 'seven')) AS s(id, w) ON t.id = s.id"
                 + " WHEN MATCHED THEN UPDATE SET w = s.w WHEN NOT MATCHED THEN INSERT (w, id) VALUES (s.w, s.id)",
         "MERGE INTO ONLY %s t USING src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = DEFAULT",
+        // no DELETE here: differential() creates m again each time, and a DELETE of it is refused until the catalog
+        // is read again (its tombstone check is gone); MergeFormsIT deletes through a join
+        "MERGE INTO %s t USING src s JOIN (VALUES (4), (9)) k(id) USING (id) ON t.id = s.id"
+                + " WHEN MATCHED THEN UPDATE SET w = 'joined' WHEN NOT MATCHED THEN DO NOTHING",
+        "MERGE INTO %s t USING src s LEFT JOIN (VALUES (2, 'two')) k(id, w) ON k.id = s.id ON t.id = s.id"
+                + " WHEN MATCHED AND k.w IS NULL THEN DO NOTHING WHEN MATCHED THEN UPDATE SET w = k.w"
+                + " WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)",
     };
 
     static final String[] MERGES_17 = {
@@ -170,7 +177,7 @@ class MergeAttackIT {
             }
         }
         System.out.println("MergeAttackIT refused: " + String.join("\n  ", REFUSED));
-        assertTrue(REFUSED.size() <= 1, String.join("\n", REFUSED)); // MERGE INTO ONLY: JSqlParser cannot read it
+        assertTrue(REFUSED.isEmpty(), String.join("\n", REFUSED)); // MERGE INTO ONLY was, before issue 26
     }
 
     @Test
@@ -235,17 +242,13 @@ class MergeAttackIT {
             }
         });
         assertEquals(0, db.queryLong("SELECT count(*) FROM m WHERE id = 2"));
-        for (String refused : new String[] {"MERGE INTO m t USING src s ON t.id = s.id WHEN MATCHED THEN DO NOTHING"}) {
-            assertThrows(
-                    UnsupportedStatementException.class,
-                    () -> {
-                        try (FencingScope ignored = Fencing.bind(30);
-                                Connection c = pool.getConnection();
-                                Statement s = c.createStatement()) {
-                            s.execute(refused);
-                        }
-                    },
-                    refused);
+        // a MERGE that only does nothing writes nothing: it runs as written (it used to be refused) and changes nothing
+        List<String> before = rows("m");
+        try (FencingScope ignored = Fencing.bind(30);
+                Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+            assertEquals(0, s.executeUpdate("MERGE INTO m t USING src s ON t.id = s.id WHEN MATCHED THEN DO NOTHING"));
         }
+        assertEquals(before, rows("m"));
     }
 }

@@ -99,6 +99,8 @@ final class DmlCollector {
             u.setTable(new OnlyTable(u.getTable()));
         } else if (dml instanceof Delete d) {
             d.setTable(new OnlyTable(d.getTable()));
+        } else if (dml instanceof Merge m) {
+            m.setTable(new OnlyTable(m.getTable()));
         }
     }
 }

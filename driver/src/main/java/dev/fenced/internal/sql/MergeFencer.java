@@ -26,7 +26,10 @@ import net.sf.jsqlparser.statement.merge.MergeUpdate;
  *       statement, never FALSE, so no row falls through to a later WHEN clause because of it; the CASE keeps it off
  *       rows the condition does not pick;</li>
  *   <li>{@code WHEN NOT MATCHED THEN INSERT}: the fence column and the token join the column list and VALUES (a
- *       column-less INSERT is named from the catalog first); the tombstone check on the table covers it.</li>
+ *       column-less INSERT is named from the catalog first; {@code DEFAULT VALUES} becomes the fence column alone);
+ *       the tombstone check on the table covers it;</li>
+ *   <li>{@code ... THEN DO NOTHING}: writes nothing, so it gets nothing ({@link MergePlaceholders} reads it and
+ *       the DEFAULT VALUES above for JSqlParser).</li>
  * </ul>
  * Any stale row fails the whole statement, so a stale MERGE changes nothing, not even its inserts. What JSqlParser
  * reads from other dialects (Oracle's {@code UPDATE ... WHERE} and {@code DELETE WHERE}) is refused.
@@ -35,13 +38,22 @@ final class MergeFencer {
 
     private MergeFencer() {}
 
-    static void fence(Merge merge, ProtectedTable table, FenceContext ctx) throws Refusal {
+    /** Fences every action of {@code merge}; true when a guard was added (false: every action is DO NOTHING). */
+    static boolean fence(Merge merge, ProtectedTable table, FenceContext ctx) throws Refusal {
         if (merge.getOperations() == null || merge.getOperations().isEmpty()) {
             throw new Refusal(table.displayName(), "MERGE without WHEN clauses fenced can read");
         }
         String qualifier = FenceContext.qualifier(merge.getTable());
         refuseUnreachableAfterDelete(merge, table);
+        boolean guarded = false;
         for (MergeOperation op : merge.getOperations()) {
+            if (MergePlaceholders.isDoNothing(op)) {
+                continue; // writes nothing; the statement's other actions are fenced as always
+            }
+            if (MergePlaceholders.isDefaultValues(op) && !(op instanceof MergeInsert)) {
+                throw new Refusal(table.displayName(), "MERGE ... WHEN MATCHED THEN INSERT (PostgreSQL rejects it)");
+            }
+            guarded |= !(op instanceof MergeDelete) || table.mode() == FencingMode.ENFORCE;
             if (op instanceof MergeUpdate update) {
                 if (update.getWhereCondition() != null || update.getDeleteWhereCondition() != null) {
                     throw new Refusal(table.displayName(), "MERGE ... UPDATE ... WHERE (not PostgreSQL syntax)");
@@ -64,6 +76,7 @@ final class MergeFencer {
                 throw new Refusal(table.displayName(), "a MERGE action fenced does not know (" + op + ")");
             }
         }
+        return guarded;
     }
 
     /**
@@ -100,6 +113,9 @@ final class MergeFencer {
             return false;
         }
         for (MergeOperation op : merge.getOperations()) {
+            if (MergePlaceholders.isDoNothing(op)) {
+                continue;
+            }
             if (op instanceof MergeUpdate u) {
                 var sets = u.getUpdateSets();
                 if (sets.isEmpty()
@@ -134,6 +150,13 @@ final class MergeFencer {
             throws Refusal {
         if (insert.getWhereCondition() != null) {
             throw new Refusal(table.displayName(), "MERGE ... INSERT ... WHERE (not PostgreSQL syntax)");
+        }
+        if (MergePlaceholders.isDefaultValues(insert)) {
+            // INSERT DEFAULT VALUES becomes INSERT (<fence column>) VALUES (<token>): every other column still
+            // takes its default, as with a plain INSERT ... DEFAULT VALUES
+            insert.setColumns(new ParenthesedExpressionList<>(new Column(TableName.quote(table.column()))));
+            insert.setValues(new ParenthesedExpressionList<>(Guards.token(ctx.tokenIndex)));
+            return;
         }
         ExpressionList<Expression> values = insert.getValues();
         if (values == null || values.isEmpty()) {

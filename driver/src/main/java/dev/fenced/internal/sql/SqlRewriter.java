@@ -237,7 +237,8 @@ public final class SqlRewriter {
         List<String> fencedTables = new ArrayList<>();
         @Nullable ProtectedTable domainSetter = null; // the first table fenced: its token domain is the statement's
         boolean enforce = false;
-        boolean guarded = false; // an observed DELETE adds nothing: no token parameter to find
+        // an observed DELETE, or a MERGE whose every action is DO NOTHING, adds nothing: no token parameter to find
+        boolean guarded = false;
         for (int k = 0; k < dml.size(); k++) {
             Statement node = dml.get(k);
             TableName target = FenceContext.nameOf(DmlCollector.target(node));
@@ -262,15 +263,17 @@ public final class SqlRewriter {
             }
             if (node instanceof Update u) {
                 UpdateFencer.fence(u, table, ctx);
+                guarded = true;
             } else if (node instanceof Insert i) {
                 InsertFencer.fence(i, table, ctx);
+                guarded = true;
             } else if (node instanceof Merge m) {
-                MergeFencer.fence(m, table, ctx);
+                guarded |= MergeFencer.fence(m, table, ctx);
             } else {
                 DeleteFencer.fence((Delete) node, table, ctx);
+                guarded |= table.mode() == FencingMode.ENFORCE;
             }
             fencedTables.add(table.displayName());
-            guarded |= !(node instanceof Delete) || table.mode() == FencingMode.ENFORCE;
             enforce |= table.mode() == FencingMode.ENFORCE;
         }
         if (fencedTables.isEmpty()) {
@@ -374,7 +377,9 @@ public final class SqlRewriter {
      * placeholder ({@link Literals}; with {@code literals} null, strings stay as they are), the {@code ?}s
      * numbered ({@code ?1}, {@code ?2}, ...) so they survive printing in any order (with {@code number} false the
      * text's {@code ?N}s are kept: fenced's own printout), and what JSqlParser cannot read put aside: {@code ONLY}
-     * and the inheritance star {@code t *} lifted off the targets, {@code WHERE CURRENT OF <cursor>} and whole
+     * and the inheritance star {@code t *} lifted off the targets, {@code WHERE CURRENT OF <cursor>}, MERGE's
+     * {@code THEN DO NOTHING} and {@code THEN INSERT DEFAULT VALUES} and a join as its USING source
+     * ({@link MergePlaceholders}) and whole
      * transaction-control statements (BEGIN, COMMIT, SAVEPOINT ...) replaced by placeholders that are printed
      * back as written ({@link #printBack}). The same view serves the first parse and the re-parse of the fenced
      * text, so both read the statement alike.
@@ -389,10 +394,16 @@ public final class SqlRewriter {
         List<String> verbatim = new ArrayList<>();
         int[] parameters = {0};
         int previousEnd = 0;
+        int mergeActions = 0;
+        java.util.Map<Integer, String> mergeJoins = MergePlaceholders.joinSources(tokens);
         boolean pieceStart = true;
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             appendGap(text, sql, previousEnd, t.start());
+            String added = mergeJoins.get(i);
+            if (added != null) {
+                text.append(added); // parentheses around a MERGE's USING join, for JSqlParser only
+            }
             if (t.isSymbol(";")) {
                 text.append(';');
                 previousEnd = t.end();
@@ -426,6 +437,15 @@ public final class SqlRewriter {
                 cursors.add(tokens.get(i + 2).text());
                 previousEnd = tokens.get(i + 2).end();
                 i += 2;
+                continue;
+            }
+            int action = MergePlaceholders.lengthAt(tokens, i);
+            if (action > 0) {
+                // THEN DO NOTHING, THEN INSERT DEFAULT VALUES: JSqlParser cannot read them; a placeholder action
+                // stands in until printing (or until MergeFencer fences it)
+                text.append(MergePlaceholders.placeholder(tokens, i, mergeActions++));
+                previousEnd = tokens.get(i + action - 1).end();
+                i += action - 1;
                 continue;
             }
             previousEnd = t.end();
@@ -462,10 +482,13 @@ public final class SqlRewriter {
         Set<Integer> skip = new LinkedHashSet<>();
         for (int k = 0; k < dmlKeywords.size(); k++) {
             int i = dmlKeywords.get(k);
-            int onlyAt = tokens.get(i).isWord("DELETE") ? i + 2 : i + 1;
+            // UPDATE ONLY, DELETE FROM ONLY, MERGE INTO ONLY
+            int onlyAt = tokens.get(i).isWord("DELETE") || tokens.get(i).isWord("MERGE") ? i + 2 : i + 1;
             if (onlyAt < tokens.size()
                     && tokens.get(onlyAt).isWord("ONLY")
-                    && (onlyAt == i + 1 || tokens.get(i + 1).isWord("FROM"))) {
+                    && (onlyAt == i + 1
+                            || tokens.get(i + 1).isWord("FROM")
+                            || tokens.get(i + 1).isWord("INTO"))) {
                 only[k] = true;
                 skip.add(onlyAt);
             }
@@ -527,10 +550,10 @@ public final class SqlRewriter {
         }
     }
 
-    /** Names fenced itself puts into the text (cursor placeholders): the user may not. */
+    /** Names fenced itself puts into the text (cursor and MERGE action placeholders): the user may not. */
     private static boolean startsLikeOurs(String name) {
         String plain = name.toLowerCase(Locale.ROOT).replace("\"", "");
-        return plain.startsWith(CursorReference.PREFIX);
+        return plain.startsWith(CursorReference.PREFIX) || plain.startsWith(MergePlaceholders.PREFIX);
     }
 
     /**
@@ -546,7 +569,7 @@ public final class SqlRewriter {
             String asWritten = k < prepared.verbatim.size() ? prepared.verbatim.get(k) : null;
             b.append(asWritten != null ? asWritten : statements.get(k).toString());
         }
-        return CursorReference.restore(b.toString(), prepared.cursors, table);
+        return MergePlaceholders.restore(CursorReference.restore(b.toString(), prepared.cursors, table), table);
     }
 
     /** Re-parses our output and checks every protected write still carries its guard. */

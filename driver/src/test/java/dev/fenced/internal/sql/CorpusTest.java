@@ -78,7 +78,7 @@ class CorpusTest {
      * Floors for the split, so a change that makes the rewriter refuse more of real PostgreSQL DML fails here
      * and has to be looked at (raise them when the rewriter learns more).
      */
-    private static final int MIN_FENCED = 1678;
+    private static final int MIN_FENCED = 1818;
 
     private static final int MIN_PARAMETER_VARIANTS_CHECKED = 530;
 
@@ -163,9 +163,27 @@ class CorpusTest {
         Map<String, Integer> byDetail = new TreeMap<>();
         Map<String, int[]> byTag = new TreeMap<>();
         Map<String, int[]> byFile = new TreeMap<>();
+        int listed = 0;
+        int listedFenced = 0;
+        Map<String, Integer> listedRefused = new TreeMap<>();
+        StringBuilder listedRefusals = new StringBuilder();
         for (int i = 0; i < records.size(); i++) {
             RewritePlan p = plans.get(i);
             Corpus.Record r = records.get(i);
+            if (hasColumnListOrIsNoInsert(r)) {
+                listed++;
+                if (p instanceof RewritePlan.Fenced) {
+                    listedFenced++;
+                } else if (p instanceof RewritePlan.Refused refusal) {
+                    listedRefused.merge(reasonClass(refusal.construct()), 1, Integer::sum);
+                    listedRefusals.append(String.format(
+                            Locale.ROOT,
+                            "  %s %s%n      %s%n",
+                            r,
+                            refusal.construct(),
+                            r.sql().replaceAll("\\s+", " ")));
+                }
+            }
             int column = p instanceof RewritePlan.Fenced ? 0 : p instanceof RewritePlan.Refused ? 1 : 2;
             if (p instanceof RewritePlan.Fenced) {
                 fenced++;
@@ -185,6 +203,16 @@ class CorpusTest {
         b.append(String.format(
                 Locale.ROOT, "refused           %5d  %5.1f%%%n", refused, 100.0 * refused / records.size()));
         b.append(String.format(Locale.ROOT, "passed through    %5d%n", records.size() - fenced - refused));
+        b.append(String.format(
+                Locale.ROOT,
+                "statements with a column list or not INSERTs: %d, rewritten %d  %6.2f%%%n",
+                listed,
+                listedFenced,
+                100.0 * listedFenced / listed));
+        b.append("  of them refused, by reason:\n");
+        sortedByCount(listedRefused)
+                .forEach(e -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", e.getValue(), e.getKey())));
+        b.append("  each of them:\n").append(listedRefusals);
         b.append("\nrefused, by reason:\n");
         sortedByCount(byReason)
                 .forEach(e -> b.append(String.format(Locale.ROOT, "  %5d  %s%n", e.getValue(), e.getKey())));
@@ -198,6 +226,11 @@ class CorpusTest {
         report.put("01 split", b.toString());
         assertEquals(records.size(), fenced + refused, "every statement is fenced or refused");
         assertTrue(fenced >= MIN_FENCED, "only " + fenced + " statements fenced; the floor is " + MIN_FENCED);
+    }
+
+    /** Issue 26's coverage subset: every statement but an INSERT without a column list. */
+    private static boolean hasColumnListOrIsNoInsert(Corpus.Record r) {
+        return !(r.tags().contains("kind:INSERT") && r.tags().contains("insert_no_column_list"));
     }
 
     /** The refusal's construct without its specifics: what the split groups by. */
@@ -226,6 +259,13 @@ class CorpusTest {
             }
             checked++;
             Corpus.Record r = records.get(i);
+            if (onlyDoesNothing(r.sql())) {
+                // a MERGE whose every action is DO NOTHING writes nothing: it must go as written, with no token
+                if (!normalise(p.sql()).equalsIgnoreCase(normalise(r.sql())) || p.tokenIndexes().length != 0) {
+                    problems.add(r + ": a MERGE that only does nothing was changed: " + p.sql());
+                }
+                continue;
+            }
             try {
                 parse(p.sql());
                 int positions = p.tokenIndexes().length;
@@ -260,9 +300,32 @@ class CorpusTest {
         assertTrue(problems.isEmpty(), String.join("\n", problems));
     }
 
+    /**
+     * A MERGE WHEN clause whose action is DO NOTHING, which JSqlParser cannot read: the check drops it (it carries
+     * no fence), from its WHEN up to the DO NOTHING without crossing another WHEN [NOT] MATCHED.
+     */
+    private static final java.util.regex.Pattern DO_NOTHING_CLAUSE = java.util.regex.Pattern.compile(
+            "(?is)\\bWHEN\\s+(?:NOT\\s+)?MATCHED\\b(?:(?!\\bWHEN\\s+(?:NOT\\s+)?MATCHED\\b).)*?\\bTHEN\\s+DO\\s+NOTHING\\b");
+
+    /**
+     * A MERGE's USING source that is a join, which JSqlParser reads only in parentheses: from USING to the last ON
+     * before the first WHEN (the corpus's joins have no WHEN or ON in their MERGE condition).
+     */
+    private static final java.util.regex.Pattern USING_JOIN = java.util.regex.Pattern.compile(
+            "(?is)\\bUSING\\s+((?:(?!\\bWHEN\\b).)*?\\bJOIN\\b(?:(?!\\bWHEN\\b).)*)\\s+ON\\s+((?:(?!\\bON\\b|\\bWHEN\\b).)*)\\bWHEN\\b");
+
+    /** A MERGE whose every WHEN clause is DO NOTHING. */
+    private static boolean onlyDoesNothing(String sql) {
+        return DO_NOTHING_CLAUSE.matcher(sql).find()
+                && !DO_NOTHING_CLAUSE.matcher(sql).replaceAll("").matches("(?is).*\\bWHEN\\s+(NOT\\s+)?MATCHED\\b.*");
+    }
+
     private static Statement parse(String sql) throws Exception {
         // Independent of the rewriter's BoundedParser; ONLY lifted as JSqlParser 5.3 cannot read it.
-        String text = sql.replaceAll("\\b(UPDATE|DELETE FROM) ONLY ", "$1 ")
+        String text = USING_JOIN
+                .matcher(DO_NOTHING_CLAUSE.matcher(sql).replaceAll(""))
+                .replaceAll("USING ($1) ON $2 WHEN")
+                .replaceAll("\\b(UPDATE|DELETE FROM|MERGE INTO) ONLY ", "$1 ")
                 .replaceAll(
                         "WHERE CURRENT OF (\\w+|\"[^\"]+\")", "WHERE current_of_cursor"); // JSqlParser cannot read it
         var statements =

@@ -16,8 +16,8 @@ import java.util.Random;
  * {@code ->>}, {@code @>}, {@code ?|}, {@code ~}, {@code ^@}; written {@code @??} in a prepared statement, as pgjdbc
  * wants), {@code INSERT ... TABLE src}, OFFSET / LIMIT / FETCH in every order inside subqueries, JDBC escapes
  * ({@code {fn abs(-3)}}, {@code {d '2020-01-01'}}), DELETE ... USING, and MERGE with every action (UPDATE, DELETE,
- * INSERT with and without a column list, DO NOTHING; conditions; NOT MATCHED BY SOURCE and RETURNING, which a
- * server before 17 rejects raw and fenced alike).
+ * INSERT with and without a column list, DEFAULT VALUES, DO NOTHING; ONLY; a join as the source; conditions; NOT
+ * MATCHED BY SOURCE and RETURNING, which a server before 17 rejects raw and fenced alike).
  * One statement is a {@link Case}: its text and the values its {@code ?}s take.
  */
 final class DmlGenerator {
@@ -475,6 +475,9 @@ final class DmlGenerator {
     private void merge() {
         word(pick("MERGE", "merge"));
         word(pick("INTO", "into"));
+        if (random.nextInt(4) == 0) {
+            word(pick("ONLY", "only"));
+        }
         word(table());
         qualifier = "dh";
         if (random.nextBoolean()) {
@@ -487,9 +490,10 @@ final class DmlGenerator {
         qualifyAll = true;
         mergeSubselects = 0;
         word(pick("USING", "using"));
-        int source = random.nextInt(4);
+        int source = random.nextInt(5);
         switch (source) {
             case 0 -> word("src");
+            case 3 -> mergeJoinSource();
             case 1 -> {
                 word("(");
                 word("SELECT");
@@ -553,7 +557,7 @@ final class DmlGenerator {
                 word(")");
             }
         }
-        if (source != 2) {
+        if (source != 2 && source != 3) {
             word(pick("AS s", "s"));
         }
         word("ON");
@@ -611,6 +615,36 @@ final class DmlGenerator {
             word(pick("merge_action()", "s.*", qualifier + ".id"));
             word(",");
             word(qualifier + ".a");
+        }
+    }
+
+    /**
+     * A join as MERGE's source, {@code src} as {@code s} joined to {@code src2} in every way PostgreSQL joins: with
+     * ON, with USING, or a CROSS JOIN to one row (a CROSS JOIN to src2 would match target rows twice, which
+     * PostgreSQL refuses whole).
+     */
+    private void mergeJoinSource() {
+        word("src");
+        word(pick("AS s", "s"));
+        if (random.nextInt(5) == 0) {
+            word(pick("CROSS JOIN", "cross join"));
+            word("(VALUES (1)) AS s2 (k)");
+            return;
+        }
+        word(pick("JOIN", "INNER JOIN", "LEFT JOIN", "LEFT OUTER JOIN", "RIGHT JOIN", "FULL JOIN", "full join"));
+        word("src2");
+        word(pick("AS s2", "s2"));
+        if (random.nextInt(3) == 0) {
+            word("USING (id)");
+        } else {
+            word("ON");
+            // src2's keys 20 and 21 meet src's 3 and 10 each once this way, none the plain way
+            word(pick("s2.id = s.id", "s2.id - 17 = s.id", "s2.id = s.id + 11"));
+            if (random.nextBoolean()) {
+                word("AND");
+                word("s2.a");
+                word(pick("IS NOT NULL", "> 0", "IS NULL"));
+            }
         }
     }
 
