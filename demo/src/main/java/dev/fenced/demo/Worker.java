@@ -198,11 +198,7 @@ final class Worker implements Runnable {
     private void write(Run run, RunPlan plan) throws SQLException {
         run.writeAt = System.currentTimeMillis();
         try (Connection c = db.getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("UPDATE totals SET amount = ?, as_of_order = ? WHERE restaurant_id = ?")) {
-            ps.setLong(1, run.amount);
-            ps.setLong(2, run.asOfOrder);
-            ps.setInt(3, run.restaurant);
+                PreparedStatement ps = totalOf(c, "totals", run)) {
             if (plan.freeze() == RunPlan.Freeze.IN_FLIGHT) {
                 run.freeze = plan.freeze();
                 run.pauseFrom = System.currentTimeMillis();
@@ -234,13 +230,19 @@ final class Worker implements Runnable {
      */
     private void copyToLedger(Run run) throws SQLException {
         try (Connection c = ledger.getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("UPDATE ledger SET amount = ?, as_of_order = ? WHERE restaurant_id = ?")) {
-            ps.setLong(1, run.amount);
-            ps.setLong(2, run.asOfOrder);
-            ps.setInt(3, run.restaurant);
+                PreparedStatement ps = totalOf(c, "ledger", run)) {
             ps.executeUpdate();
         }
+    }
+
+    /** The run's whole new total for its restaurant in {@code table}, ready to execute. */
+    private static PreparedStatement totalOf(Connection c, String table, Run run) throws SQLException {
+        PreparedStatement ps =
+                c.prepareStatement("UPDATE " + table + " SET amount = ?, as_of_order = ? WHERE restaurant_id = ?");
+        ps.setLong(1, run.amount);
+        ps.setLong(2, run.asOfOrder);
+        ps.setInt(3, run.restaurant);
+        return ps;
     }
 
     private void markDone(Run run) throws SQLException {

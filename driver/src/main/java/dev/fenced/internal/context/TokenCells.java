@@ -36,76 +36,62 @@ public final class TokenCells {
         if (cell instanceof TokenCell t) {
             return t.tokenDomain();
         }
-        return FOREIGN.get(cell.getClass()).domainOf(cell);
+        String domain = FOREIGN_DOMAIN.get(cell.getClass()).read(cell);
+        return domain == null ? UNREADABLE : domain;
     }
 
     /**
      * The database whose counter drew the token in {@code cell} ({@link TokenCell#tokenOrigin}), or null when it was
      * not one database's counter or is not known. A cell of a driver copy in another class loader is asked by name,
-     * as for its domain; one that cannot say has none.
+     * as for its domain; one that cannot say (a driver from before origins) has none, and its domain check is all
+     * there is.
      */
     public static @Nullable String originOf(AtomicLong cell) {
         if (cell instanceof TokenCell t) {
             return t.tokenOrigin();
         }
-        return FOREIGN_ORIGIN.get(cell.getClass()).originOf(cell);
+        return FOREIGN_ORIGIN.get(cell.getClass()).read(cell);
     }
-
-    private interface OriginReader {
-        @Nullable
-        String originOf(AtomicLong cell);
-    }
-
-    private static final ClassValue<OriginReader> FOREIGN_ORIGIN = new ClassValue<>() {
-        @Override
-        protected OriginReader computeValue(Class<?> type) {
-            MethodHandle getter;
-            try {
-                getter = MethodHandles.publicLookup()
-                        .findVirtual(type, "tokenOrigin", MethodType.methodType(String.class));
-            } catch (NoSuchMethodException | IllegalAccessException e) {
-                return cell -> null; // a driver from before origins: its domain check is all there is
-            }
-            return cell -> {
-                try {
-                    Object origin = getter.invoke(cell);
-                    return origin instanceof String s ? s : null;
-                } catch (Throwable t) {
-                    return null;
-                }
-            };
-        }
-    };
 
     /** A domain no table has (names are checked by {@link TokenDomains#check}): refused everywhere. */
     static final String UNREADABLE = "<unreadable token domain>";
 
-    private interface DomainReader {
-        String domainOf(AtomicLong cell);
+    private static final ClassValue<Getter> FOREIGN_DOMAIN = getter("tokenDomain", TokenDomains.FENCED, UNREADABLE);
+    private static final ClassValue<Getter> FOREIGN_ORIGIN = getter("tokenOrigin", null, null);
+
+    /** One String getter of a cell class, read by name. */
+    private interface Getter {
+        @Nullable
+        String read(AtomicLong cell);
     }
 
-    private static final ClassValue<DomainReader> FOREIGN = new ClassValue<>() {
-        @Override
-        protected DomainReader computeValue(Class<?> type) {
-            MethodHandle getter;
-            try {
-                getter = MethodHandles.publicLookup()
-                        .findVirtual(type, "tokenDomain", MethodType.methodType(String.class));
-            } catch (NoSuchMethodException e) {
-                return cell -> TokenDomains.FENCED;
-            } catch (IllegalAccessException e) {
-                return cell -> UNREADABLE;
-            }
-            return cell -> {
+    /**
+     * The getter {@code name} of each cell class, looked up once per class: {@code absent} where the class has no
+     * such method, {@code unreadable} where it cannot be called or does not answer with a String.
+     */
+    private static ClassValue<Getter> getter(String name, @Nullable String absent, @Nullable String unreadable) {
+        return new ClassValue<>() {
+            @Override
+            protected Getter computeValue(Class<?> type) {
+                MethodHandle handle;
                 try {
-                    Object domain = getter.invoke(cell);
-                    return domain instanceof String s ? s : UNREADABLE;
-                } catch (Throwable t) {
-                    return UNREADABLE;
+                    handle = MethodHandles.publicLookup().findVirtual(type, name, MethodType.methodType(String.class));
+                } catch (NoSuchMethodException e) {
+                    return cell -> absent;
+                } catch (IllegalAccessException e) {
+                    return cell -> unreadable;
                 }
-            };
-        }
-    };
+                return cell -> {
+                    try {
+                        Object value = handle.invoke(cell);
+                        return value instanceof String s ? s : unreadable;
+                    } catch (Throwable t) {
+                        return unreadable;
+                    }
+                };
+            }
+        };
+    }
 
     public static boolean isLost(long value) {
         return value < 0;
