@@ -170,14 +170,41 @@ public final class PatroniNode {
     }
 
     /**
-     * SIGKILLs the postmaster alone (its backends exit when they notice it is gone); Patroni lives on and decides what
-     * follows. Returns the pid killed.
+     * SIGKILLs the postmaster alone; Patroni lives on and decides what follows. Its children (backends, walsenders,
+     * background processes) are orphaned: they should exit once they notice, but while any still holds the shared
+     * memory PostgreSQL cannot start again on this data directory (see {@link #reapOrphans}). Returns them.
      */
-    public long killPostmaster() throws IOException, InterruptedException {
+    public List<ProcessHandle> killPostmaster() throws IOException {
         ProcessHandle pm = postmaster().orElseThrow(() -> new IllegalStateException(name + " has no postmaster"));
+        List<ProcessHandle> children = pm.children().toList();
         pm.destroyForcibly();
         pm.onExit().join();
-        return pm.pid();
+        return children;
+    }
+
+    /**
+     * Waits up to {@code grace} for the orphans of a killed postmaster to exit; SIGKILLs those still there after it
+     * and returns what each was ({@code pid: process title}), so that a test can report them.
+     */
+    public static List<String> reapOrphans(List<ProcessHandle> orphans, Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        List<String> reaped = new ArrayList<>();
+        for (ProcessHandle p : orphans) {
+            long left = Math.max(0, deadline - System.nanoTime());
+            try {
+                p.onExit().get(left, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                reaped.add(p.pid() + ": " + p.info().commandLine().orElse("?"));
+                p.destroyForcibly();
+                p.onExit().join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return reaped;
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return reaped;
     }
 
     /**
