@@ -164,6 +164,7 @@ class PatroniFailoverIT {
             Random random = new Random(seed);
             String scope = "fenced-" + (synchronous ? "sync" : "async") + "-" + seed;
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            int casesBefore = cases.size();
             try (PatroniCluster cluster = PatroniCluster.start(scope, etcd, options, 2);
                     Job job = Job.start(cluster)) {
                 int round = 0;
@@ -189,7 +190,7 @@ class PatroniFailoverIT {
                 long lost = acks.stream().filter(a -> !kept.contains(a.seq())).count();
                 String total = String.format(
                         "patroni %s, seed %d: %d faults, %d grants, %d writes acknowledged, %d of them lost%n",
-                        mode, seed, cases.size(), job.grants().size(), acks.size(), lost);
+                        mode, seed, cases.size() - casesBefore, job.grants().size(), acks.size(), lost);
                 System.out.print(total);
                 Files.writeString(REPORT, "\n" + total + "\n", StandardOpenOption.APPEND);
                 if (synchronous) {

@@ -194,7 +194,7 @@ public final class PatroniNode {
             try {
                 p.onExit().get(left, TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.TimeoutException e) {
-                reaped.add(p.pid() + ": " + p.info().commandLine().orElse("?"));
+                reaped.add(p.pid() + ": " + title(p));
                 p.destroyForcibly();
                 p.onExit().join();
             } catch (InterruptedException e) {
@@ -205,6 +205,17 @@ public final class PatroniNode {
             }
         }
         return reaped;
+    }
+
+    /** A PostgreSQL process's title (what ps shows: its kind and, for a backend, its state), read from /proc. */
+    private static String title(ProcessHandle p) {
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(p.pid()), "cmdline"))
+                    .replace('\0', ' ')
+                    .trim();
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     /**
