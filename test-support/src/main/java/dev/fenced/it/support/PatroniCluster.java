@@ -3,6 +3,11 @@ package dev.fenced.it.support;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -201,7 +206,9 @@ public final class PatroniCluster implements AutoCloseable {
                 OptionalLong mine = node.timeline();
                 OptionalLong theirs = leader.get().timeline();
                 boolean sameTimeline = mine.isPresent() && theirs.isPresent() && mine.getAsLong() == theirs.getAsLong();
-                if (sameTimeline && (!options.synchronousMode() || node.answers("sync"))) {
+                if (sameTimeline
+                        && (!options.synchronousMode() || node.answers("sync"))
+                        && streaming(leader.get(), node)) {
                     return;
                 }
             }
@@ -210,6 +217,25 @@ public final class PatroniCluster implements AutoCloseable {
                         node.name() + " did not become a replica within " + timeout + ": " + logs());
             }
             TimeUnit.MILLISECONDS.sleep(50); // polling Patroni's REST API
+        }
+    }
+
+    /**
+     * Whether {@code replica} streams from {@code leader} ({@code pg_stat_replication}; Patroni names each walreceiver
+     * after its node). Patroni's {@code GET /replica} answers 200 before that: a fresh clone waits for its replication
+     * slot, which the primary's Patroni creates at its next cycle (up to loop_wait later), and a replica promoted
+     * meanwhile has none of the primary's writes since the clone (seen with loop_wait 10 s).
+     */
+    private static boolean streaming(PatroniNode leader, PatroniNode replica) {
+        try (Connection c = DriverManager.getConnection(leader.jdbcUrl());
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT count(*) FROM pg_stat_replication WHERE application_name = ? AND state = 'streaming'")) {
+            ps.setString(1, replica.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) > 0;
+            }
+        } catch (SQLException e) {
+            return false; // not answering yet: poll again
         }
     }
 
