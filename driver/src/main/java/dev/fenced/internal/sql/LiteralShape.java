@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  *
  * Only texts whose every statement starts with INSERT, UPDATE, DELETE, MERGE, WITH or SELECT are shaped (no
  * {@code EXPLAIN (ANALYZE 0)}, no SET, DO or utility statement whose options are literals), and none with a brace
- * (JDBC escapes, translated by pgjdbc before fencing), a NUL, or a text the lexer rejects.
+ * (JDBC escapes, translated by pgjdbc before fencing), a NUL, a literal spelled like a stand-in, or a text the
+ * lexer rejects.
  */
 final class LiteralShape {
 
@@ -110,6 +111,9 @@ final class LiteralShape {
                     }
                 }
                 case STRING, NUMBER -> {
+                    if (looksLikeStandIn(t)) {
+                        return null;
+                    }
                     char mark = levels[depth] == '(' ? classOf(t) : 0;
                     if (mark != 0) {
                         key.append(sql, copied, t.start()).append(MASK).append(mark);
@@ -139,6 +143,17 @@ final class LiteralShape {
                 Arrays.copyOf(starts, count),
                 Arrays.copyOf(ends, count),
                 literals.toArray(new String[0]));
+    }
+
+    /**
+     * A literal spelled like one of {@link #standIn}'s stand-ins ({@code '~0~'}, {@code 975310000},
+     * {@code 97531.07}), masked or not. A text holding one is not shaped: its probe would hold the same token twice
+     * (a {@code LIMIT 975310000} kept in the key taken for literal 0's place), or be the text itself, so pasting the
+     * text's own literals back would prove nothing about where the stand-ins landed.
+     */
+    private static boolean looksLikeStandIn(Token t) {
+        String text = t.text();
+        return t.kind() == Token.Kind.STRING ? text.contains("'~") : text.startsWith("97531");
     }
 
     /** A word among {@code words} (upper case), compared without a copy of the token's text. */

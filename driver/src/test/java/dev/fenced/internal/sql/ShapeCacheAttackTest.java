@@ -634,7 +634,8 @@ class ShapeCacheAttackTest {
         long served = total.counts().value(Counter.REWRITES_CACHED);
         System.out.printf("shapeattack seed %d: %d triples, %d plans served from a template%n", seed, triples, served);
         assertEquals(List.of(), divergences, () -> String.join("\n\n", divergences));
-        assertTrue(served > triples / 2, "served " + served + " of " + triples * 3);
+        // many statements are refused or never shaped (counts, braces, stand-in look-alikes): a quarter is plenty
+        assertTrue(served > triples / 4, "served " + served + " of " + triples * 3);
     }
 
     private static int countSlots(String statement) {
@@ -672,12 +673,22 @@ class ShapeCacheAttackTest {
         return b.toString();
     }
 
+    /** A third of the time from the hostile pools, else a plain value (so many seeds are shaped at all). */
     private static String literal(char kind, Random random) {
         boolean string = kind == 'S' || (kind == 'L' && random.nextBoolean());
-        if (kind == 'I') {
-            return random.nextInt(3) == 0 ? NUMBERS[random.nextInt(NUMBERS.length)] : "975310000";
+        boolean hostile = random.nextInt(3) == 0;
+        if (hostile && random.nextBoolean()) {
+            // one of fenced's own stand-ins, for a low literal index: a seed that is (partly) its own probe
+            int i = random.nextInt(3);
+            return string ? "'~" + i + "~'" : "97531000" + i;
         }
-        return string ? STRINGS[random.nextInt(STRINGS.length)] : NUMBERS[random.nextInt(NUMBERS.length)];
+        if (kind == 'I') {
+            return hostile ? NUMBERS[random.nextInt(NUMBERS.length)] : Integer.toString(random.nextInt(3) + 1);
+        }
+        if (string) {
+            return hostile ? STRINGS[random.nextInt(STRINGS.length)] : "'s" + random.nextInt(1000) + "'";
+        }
+        return hostile ? NUMBERS[random.nextInt(NUMBERS.length)] : Integer.toString(random.nextInt(100_000));
     }
 
     /** A literal of the same masked class as {@code like} (so the text keeps the shape), or sometimes a hostile one. */
