@@ -153,7 +153,11 @@ final class LiteralShape {
      */
     private static boolean looksLikeStandIn(Token t) {
         String text = t.text();
-        return t.kind() == Token.Kind.STRING ? text.contains("'~") : text.startsWith("97531");
+        if (t.kind() == Token.Kind.STRING) {
+            return text.contains("'~");
+        }
+        // integer stand-ins count up from 975310000, one per literal: any nine-digit number from there on
+        return text.startsWith("97531.") || (digits(text, 9) && text.length() == 9 && text.compareTo("975310000") >= 0);
     }
 
     /** A word among {@code words} (upper case), compared without a copy of the token's text. */

@@ -552,6 +552,39 @@ class ShapeCacheAttackTest {
                         "UPDATE t SET a[975310000] = 3 WHERE id = 4"));
     }
 
+    /** The same with the ten-thousand-and-first literal, whose stand-in is 975320000. */
+    @Test
+    void aSeedThatIsItsOwnProbeAtALaterLiteralIndex() {
+        String array = "1, ".repeat(10_000);
+        String seed = "UPDATE t SET a = ARRAY[" + array + "975320000] WHERE id IN (SELECT id FROM t LIMIT 975320000)";
+        String next = "UPDATE t SET a = ARRAY[" + array + "5] WHERE id IN (SELECT id FROM t LIMIT 975320000)";
+        String d = attack(seed, next);
+        assertEquals(null, d == null ? null : d.substring(Math.max(0, d.length() - 300)));
+    }
+
+    /** Every spelling a stand-in can take, for any literal index, keeps a text out of the shape cache. */
+    @Test
+    void aTextHoldingAStandInLookAlikeIsNotShaped() {
+        for (String lookAlike : List.of(
+                "975310000",
+                "975310012",
+                "975320000",
+                "999999999",
+                "97531.07",
+                "97531.107",
+                "'~0~'",
+                "E'~3~'",
+                "N'~1~'")) {
+            String sql = "UPDATE t SET v = 'a' WHERE id IN (SELECT id FROM t LIMIT " + lookAlike + ")";
+            assertEquals(null, LiteralShape.of(sql), sql);
+            assertEquals(null, LiteralShape.of("UPDATE t SET v = " + lookAlike + " WHERE id = 1"), lookAlike);
+        }
+        // its neighbours are shaped as before
+        for (String plain : List.of("97531000", "975309999", "1000000", "97530.07", "'a~0~'")) {
+            assertTrue(LiteralShape.of("UPDATE t SET v = " + plain + " WHERE id = 1") != null, plain);
+        }
+    }
+
     /** {@code $S} a string, {@code $N} a number, {@code $L} either, {@code $I} a count or position. */
     private static final String[] STATEMENTS = {
         "UPDATE t SET v = $S, n = $N WHERE id = $N",
