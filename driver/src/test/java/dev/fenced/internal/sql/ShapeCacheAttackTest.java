@@ -562,6 +562,24 @@ class ShapeCacheAttackTest {
         assertEquals(null, d == null ? null : d.substring(Math.max(0, d.length() - 300)));
     }
 
+    /**
+     * Regression (seed 1 of the generator): in some places (TABLESAMPLE) JSqlParser reads a decimal as a double and
+     * prints it back in Java's spelling, so {@code 1.50} fails the fidelity check and is fenced by position while
+     * {@code 10.0} is parsed: the plan's kind depended on the literal's value, and the template served the parsed one.
+     */
+    @Test
+    void aDecimalJavaWouldSpellOtherwiseIsNotMasked() {
+        assertEquals(
+                null,
+                attack(
+                        "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1) REPEATABLE (10.0)",
+                        "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1) REPEATABLE (2.5)",
+                        "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1) REPEATABLE (1.50)",
+                        "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1) REPEATABLE (0.10)",
+                        "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1) REPEATABLE (0.0001)",
+                        "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1) REPEATABLE (12345678.5)"));
+    }
+
     /** Every spelling a stand-in can take, for any literal index, keeps a text out of the shape cache. */
     @Test
     void aTextHoldingAStandInLookAlikeIsNotShaped() {
