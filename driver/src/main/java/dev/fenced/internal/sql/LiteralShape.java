@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  *       brace, semicolon, control character or comment opener in it: its bytes lex the same with
  *       standard_conforming_strings off, pgjdbc finds no parameter or escape in it, and no lexer rule can end it
  *       early. Dollar quotes, {@code U&''} and bit strings stay in the key;
- *   <li>a number written as plain digits (at most nine, no leading zero) or {@code digits.digits}: JSqlParser
- *       reads it whatever its value and prints it as written. Other spellings ({@code 1e5}, {@code 0x1F},
+ *   <li>a number written as plain digits (at most nine, no leading zero) or {@code digits.digits} as Java
+ *       spells that double ({@code 1.5}, {@code 10.0}; not {@code 1.50}, {@code 0.0001}): JSqlParser reads it
+ *       whatever its value and prints it as written. Other spellings ({@code 1e5}, {@code 0x1F},
  *       {@code 1_000}, {@code .5}) stay in the key;
  *   <li>and neither inside an array subscript ({@code a[1]}; {@code ARRAY[1, 2]} is values) nor after {@code ORDER}, {@code GROUP}, {@code LIMIT},
  *       {@code OFFSET}, {@code FETCH} at the same nesting level, where a number is a column position or a row
@@ -187,7 +188,12 @@ final class LiteralShape {
         if (dot < 0) {
             return 'i';
         }
-        return digits(text.substring(dot + 1), 9) ? 'd' : 0;
+        // JSqlParser reads a decimal as a double in places (TABLESAMPLE) and prints it as Java does: 1.50 comes back
+        // 1.5 and that text is fenced by position instead, so only a decimal Java spells as written is masked
+        return digits(text.substring(dot + 1), 9)
+                        && Double.toString(Double.parseDouble(text)).equals(text)
+                ? 'd'
+                : 0;
     }
 
     private static boolean digits(String s, int most) {
