@@ -406,6 +406,16 @@ class ShapeCacheAttackTest {
             "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (50) REPEATABLE (2)",
             "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE BERNOULLI (100) REPEATABLE (3)"
         },
+        {
+            "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1) REPEATABLE (2)",
+            "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (123456789) REPEATABLE (999999999)",
+            "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (0) REPEATABLE (0)"
+        },
+        {
+            "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1.5) REPEATABLE (2.5)",
+            "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (1234567.5) REPEATABLE (0.123456789)",
+            "INSERT INTO t (id, v) SELECT id, v FROM o TABLESAMPLE SYSTEM (0.001) REPEATABLE (9999999.0)"
+        },
         // two statements, JDBC escapes, parameters, comments
         {
             "UPDATE t SET v = 'a' WHERE id = 1; UPDATE u SET w = 'b' WHERE id = 2",
