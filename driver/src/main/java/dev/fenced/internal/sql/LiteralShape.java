@@ -19,8 +19,9 @@ import org.jspecify.annotations.Nullable;
  *       brace, semicolon, control character or comment opener in it: its bytes lex the same with
  *       standard_conforming_strings off, pgjdbc finds no parameter or escape in it, and no lexer rule can end it
  *       early. Dollar quotes, {@code U&''} and bit strings stay in the key;
- *   <li>a number written as plain digits (at most nine, no leading zero) or {@code digits.digits}: JSqlParser
- *       reads it whatever its value and prints it as written. Other spellings ({@code 1e5}, {@code 0x1F},
+ *   <li>a number written as plain digits (at most nine, no leading zero) or {@code digits.digits} as Java
+ *       spells that double ({@code 1.5}, {@code 10.0}; not {@code 1.50}, {@code 0.0001}): JSqlParser reads it
+ *       whatever its value and prints it as written. Other spellings ({@code 1e5}, {@code 0x1F},
  *       {@code 1_000}, {@code .5}) stay in the key;
  *   <li>and neither inside an array subscript ({@code a[1]}; {@code ARRAY[1, 2]} is values) nor after {@code ORDER}, {@code GROUP}, {@code LIMIT},
  *       {@code OFFSET}, {@code FETCH} at the same nesting level, where a number is a column position or a row
@@ -29,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  *
  * Only texts whose every statement starts with INSERT, UPDATE, DELETE, MERGE, WITH or SELECT are shaped (no
  * {@code EXPLAIN (ANALYZE 0)}, no SET, DO or utility statement whose options are literals), and none with a brace
- * (JDBC escapes, translated by pgjdbc before fencing), a NUL, or a text the lexer rejects.
+ * (JDBC escapes, translated by pgjdbc before fencing), a NUL, a literal spelled like a stand-in, or a text the
+ * lexer rejects.
  */
 final class LiteralShape {
 
@@ -110,6 +112,9 @@ final class LiteralShape {
                     }
                 }
                 case STRING, NUMBER -> {
+                    if (looksLikeStandIn(t)) {
+                        return null;
+                    }
                     char mark = levels[depth] == '(' ? classOf(t) : 0;
                     if (mark != 0) {
                         key.append(sql, copied, t.start()).append(MASK).append(mark);
@@ -141,6 +146,21 @@ final class LiteralShape {
                 literals.toArray(new String[0]));
     }
 
+    /**
+     * A literal spelled like one of {@link #standIn}'s stand-ins ({@code '~0~'}, {@code 975310000},
+     * {@code 97531.07}), masked or not. A text holding one is not shaped: its probe would hold the same token twice
+     * (a {@code LIMIT 975310000} kept in the key taken for literal 0's place), or be the text itself, so pasting the
+     * text's own literals back would prove nothing about where the stand-ins landed.
+     */
+    private static boolean looksLikeStandIn(Token t) {
+        String text = t.text();
+        if (t.kind() == Token.Kind.STRING) {
+            return text.contains("'~");
+        }
+        // integer stand-ins count up from 975310000, one per literal: any nine-digit number from there on
+        return text.startsWith("97531.") || (digits(text, 9) && text.length() == 9 && text.compareTo("975310000") >= 0);
+    }
+
     /** A word among {@code words} (upper case), compared without a copy of the token's text. */
     private static boolean isOneOf(Token t, List<String> words) {
         if (t.kind() != Token.Kind.WORD || t.text().length() > 6) {
@@ -168,7 +188,12 @@ final class LiteralShape {
         if (dot < 0) {
             return 'i';
         }
-        return digits(text.substring(dot + 1), 9) ? 'd' : 0;
+        // JSqlParser reads a decimal as a double in places (TABLESAMPLE) and prints it as Java does: 1.50 comes back
+        // 1.5 and that text is fenced by position instead, so only a decimal Java spells as written is masked
+        return digits(text.substring(dot + 1), 9)
+                        && Double.toString(Double.parseDouble(text)).equals(text)
+                ? 'd'
+                : 0;
     }
 
     private static boolean digits(String s, int most) {
