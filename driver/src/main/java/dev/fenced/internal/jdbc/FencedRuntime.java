@@ -378,7 +378,9 @@ public final class FencedRuntime {
         Catalog catalog = read(config, connection, false);
         RoleCheck.atConnect(config, connection); // once per runtime: the first connect of its configuration
         boolean eventTrigger = !config.inactive() && config.checkSchema() && DdlNotices.installed(connection);
-        String origin = config.inactive() ? null : DatabaseOrigin.read(connection);
+        // read with the catalog: fenced.checkSchema=false reads nothing at connect, and lease tokens are then checked
+        // by domain only
+        String origin = config.inactive() || !config.checkSchema() ? null : DatabaseOrigin.read(connection);
         return new FencedRuntime(config, catalog, tracker, ticker, eventTrigger, origin);
     }
 
