@@ -1,5 +1,6 @@
 package dev.fenced.it.agent;
 
+import dev.fenced.it.support.LeakCheckedMain;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A child JVM on the test class path, with or without {@code -javaagent:fenced-agent.jar}. Its stdout is
  * read line by line (handshakes), both streams are kept for assertions and echoed to this JVM's stderr with
- * a prefix for the test report.
+ * a prefix for the test report. Its main runs under {@link LeakCheckedMain}, so the suite-wide invariant holds in
+ * the child too: {@link #close()} fails when a pooled thread was left with a binding as the child exited.
  */
 final class AgentChild implements AutoCloseable {
 
@@ -77,8 +79,10 @@ final class AgentChild implements AutoCloseable {
                     "-javaagent:" + agentJar().toAbsolutePath() + (agentArgument.isEmpty() ? "" : "=" + agentArgument));
         }
         command.addAll(jvmOptions);
+        command.add("--add-opens=java.base/java.lang=ALL-UNNAMED"); // for the leak check, as in the test JVM
         command.add("-cp");
         command.add(extraClassPath == null ? classPath() : extraClassPath + java.io.File.pathSeparator + classPath());
+        command.add(LeakCheckedMain.class.getName()); // the suite-wide invariant, checked as the child exits
         command.add(main);
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
@@ -142,11 +146,21 @@ final class AgentChild implements AutoCloseable {
         return r;
     }
 
+    /**
+     * Kills the child if it still runs; else fails when it reported a leak as it exited ({@link LeakCheckedMain}):
+     * a pooled thread left with a binding, in the child as in a test JVM.
+     */
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
             process.destroyForcibly();
             process.waitFor(10, TimeUnit.SECONDS);
+            return;
+        }
+        errPump.join(5000);
+        String leak = LeakCheckedMain.leakIn(err);
+        if (leak != null) {
+            throw new AssertionError("child " + process.pid() + ": " + leak);
         }
     }
 

@@ -78,7 +78,7 @@ public final class RaceMain {
             }
         }
         System.out.flush();
-        Runtime.getRuntime().halt(stuck == 0 ? 0 : 3); // pools and the timer keep non-daemon threads
+        System.exit(stuck == 0 ? 0 : 3); // pools and the timer keep non-daemon threads; the leak check runs at exit
     }
 
     /** The token a task handed over by {@code mechanism} saw; the mechanism's types load here, first in this JVM. */

@@ -1,0 +1,22 @@
+package dev.fenced.it.agent;
+
+import dev.fenced.Fencing;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Child main that leaks on purpose, for {@link ChildLeakCheckIT}: a pool thread binds a token and never closes its
+ * scope, then waits for its next task while the JVM exits.
+ */
+public final class LeakyMain {
+
+    private LeakyMain() {}
+
+    @SuppressWarnings("MustBeClosedChecker") // the point: the scope is never closed
+    public static void main(String[] args) throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        pool.submit(() -> Fencing.bind(Long.parseLong(args[0]))).get();
+        System.out.println("leaked");
+        System.exit(0);
+    }
+}
