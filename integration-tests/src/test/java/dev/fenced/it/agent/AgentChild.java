@@ -135,6 +135,20 @@ final class AgentChild implements AutoCloseable {
         return err;
     }
 
+    /** The classes named in a {@code -Xlog:class+load:file=<log>} file, in the order the JVM loaded them. */
+    static List<String> loadedClasses(Path log) throws IOException {
+        List<String> classes = new ArrayList<>();
+        for (String line : Files.readAllLines(log)) {
+            // [0.012s][info][class,load] java.lang.Object source: shared objects file
+            int start = line.indexOf("] ", line.indexOf("[class,load]")) + 2;
+            int end = line.indexOf(' ', start);
+            if (start > 1 && end > start) {
+                classes.add(line.substring(start, end));
+            }
+        }
+        return classes;
+    }
+
     /** Stdout lines starting with {@code prefix}, without it. */
     List<String> lines(String prefix) {
         List<String> r = new ArrayList<>();

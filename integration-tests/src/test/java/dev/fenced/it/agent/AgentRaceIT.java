@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -65,14 +64,7 @@ class AgentRaceIT {
 
     /** No Byte Buddy class (ASM aside) was loaded before {@link RaceMain.Go}, and the lease class loaded after it. */
     private static void assertRaced(Path log, int run) throws Exception {
-        List<String> classes = new ArrayList<>();
-        for (String line : Files.readAllLines(log)) {
-            int start = line.indexOf("] ", line.indexOf("[class,load]")) + 2;
-            int end = line.indexOf(' ', start);
-            if (start > 1 && end > start) {
-                classes.add(line.substring(start, end));
-            }
-        }
+        List<String> classes = AgentChild.loadedClasses(log);
         int go = classes.indexOf(RaceMain.Go.class.getName());
         assertTrue(go >= 0, "run " + run + ": the marker class is in the log " + log);
         for (int i = 0; i < go; i++) {

@@ -36,15 +36,7 @@ class AgentStartupIT {
         try (AgentChild child = AgentChild.start(agentArgument, List.of("-Xlog:class+load:file=" + log), main)) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
         }
-        List<String> classes = new ArrayList<>();
-        for (String line : Files.readAllLines(log)) {
-            // [0.012s][info][class,load] java.lang.Object source: shared objects file
-            int start = line.indexOf("] ", line.indexOf("[class,load]")) + 2;
-            int end = line.indexOf(' ', start);
-            if (start > 1 && end > start) {
-                classes.add(line.substring(start, end));
-            }
-        }
+        List<String> classes = AgentChild.loadedClasses(log);
         assertTrue(classes.contains(main.getName()), "the log lists the classes loaded: " + log);
         return classes;
     }
