@@ -138,6 +138,14 @@ public enum FencedProperty {
             "true",
             Kind.BOOLEAN,
             "Create the lease table and sequence on first use. Off: ship `fenced-lease.sql` with your migrations."),
+    LEASE_TOKEN_DOMAIN(
+            "fenced.lease.tokenDomain",
+            "fenced",
+            Kind.TOKEN_DOMAIN,
+            "Token domain of the leases the agent and the Spring Boot starter take from the lease table. For one"
+                    + " lease over several databases, give it a name of its own and set `fenced.tokenDomain` to that"
+                    + " name in every database the job writes (docs/leases.md); the default `fenced` is accepted only"
+                    + " by the lease table's own database."),
     LEASE_METHOD(
             "fenced.lease.<name>.method",
             null,

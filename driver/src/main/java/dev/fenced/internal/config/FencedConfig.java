@@ -34,6 +34,7 @@ public final class FencedConfig {
     private final @Nullable String leaseUrl;
     private final String leaseTable;
     private final boolean leaseCreateTable;
+    private final String leaseTokenDomain;
     private final boolean agentEnabled;
     private final @Nullable TableName tombstoneTable;
     private final TableName tokenDomainTable;
@@ -61,6 +62,7 @@ public final class FencedConfig {
         this.leaseUrl = getOrNull(FencedProperty.LEASE_URL);
         this.leaseTable = get(FencedProperty.LEASE_TABLE);
         this.leaseCreateTable = Boolean.parseBoolean(get(FencedProperty.LEASE_CREATE_TABLE));
+        this.leaseTokenDomain = get(FencedProperty.LEASE_TOKEN_DOMAIN);
         this.agentEnabled = Boolean.parseBoolean(get(FencedProperty.AGENT_ENABLED));
         this.tombstoneTable = Boolean.parseBoolean(get(FencedProperty.TOMBSTONES))
                 ? TableName.parse(get(FencedProperty.TOMBSTONE_TABLE))
@@ -339,6 +341,11 @@ public final class FencedConfig {
 
     public boolean leaseCreateTable() {
         return leaseCreateTable;
+    }
+
+    /** The token domain of the agent's and the starter's leases ({@code fenced.lease.tokenDomain}). */
+    public String leaseTokenDomain() {
+        return leaseTokenDomain;
     }
 
     /** The tombstone table, or null with {@code fenced.tombstones=false}. */

@@ -93,6 +93,7 @@ public class FencedAutoConfiguration {
         return LeaseManager.builder(leaseStore(config, dataSources, "a LeaseManager"))
                 .table(config.leaseTable())
                 .createTable(config.leaseCreateTable())
+                .tokenDomain(config.leaseTokenDomain())
                 .build();
     }
 

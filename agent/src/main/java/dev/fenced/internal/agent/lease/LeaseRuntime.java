@@ -79,6 +79,7 @@ public final class LeaseRuntime implements LeaseHooks {
                 LeaseManager created = LeaseManager.builder(new UrlDataSource(url, info))
                         .table(config.leaseTable())
                         .createTable(config.leaseCreateTable())
+                        .tokenDomain(config.leaseTokenDomain())
                         .build();
                 Runtime.getRuntime()
                         .addShutdownHook(FencedThreads.newThread("fenced-agent-leases-close", created::close));

@@ -19,6 +19,7 @@ public final class NonRenewingLeases implements AutoCloseable {
         this.leases = LeaseManager.builder(store)
                 .table(config.leaseTable())
                 .createTable(config.leaseCreateTable())
+                .tokenDomain(config.leaseTokenDomain())
                 .withoutRenewal()
                 .build();
     }
