@@ -3,6 +3,7 @@ package dev.fenced.internal.context;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.leak.LeakCheck;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,7 +17,7 @@ class LeakCheckTest {
 
     @Test
     void anIdleWorkerLeftWithATokenIsCaughtAndNothingElse() throws Exception {
-        LeakCheck check = LeakCheck.begin();
+        LeakCheck check = LeakCheck.begin(ContextAccess.threadLocal());
         AtomicReference<Thread> worker = new AtomicReference<>();
         ExecutorService pool = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "leaky-worker");
@@ -34,6 +35,30 @@ class LeakCheckTest {
             pool.submit(() -> ContextAccess.swap(null)).get();
             awaitIdle(worker.get());
             assertEquals(List.of(), check.leaks());
+        } finally {
+            pool.shutdown();
+            assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /** The leak check reads the driver's cell values its own way: an unfenced section's marker is named as such. */
+    @Test
+    void anUnfencedSectionsMarkerIsNamed() throws Exception {
+        LeakCheck check = LeakCheck.begin(ContextAccess.threadLocal());
+        AtomicReference<Thread> worker = new AtomicReference<>();
+        ExecutorService pool = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "unfenced-worker");
+            worker.set(t);
+            return t;
+        });
+        try {
+            pool.submit(() -> ContextAccess.swap(new AtomicLong(TokenCells.UNFENCED)))
+                    .get();
+            awaitIdle(worker.get());
+            List<String> leaks = check.leaks();
+            assertEquals(1, leaks.size(), leaks.toString());
+            assertTrue(leaks.get(0).contains("an unfenced section's marker"), leaks.get(0));
+            pool.submit(() -> ContextAccess.swap(null)).get();
         } finally {
             pool.shutdown();
             assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
