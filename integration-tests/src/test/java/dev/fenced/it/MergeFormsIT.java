@@ -90,6 +90,39 @@ class MergeFormsIT {
                 "SELECT setval(pg_get_serial_sequence('t', 'id'), 100, false)");
     }
 
+    /** The table's rows and their tokens: what a refused statement must leave as it was. */
+    static String snapshot() {
+        return rows() + tokens();
+    }
+
+    /** A call of the text under test on rows just seeded, and its answer. */
+    interface SeededCall<T> {
+        T run() throws SQLException;
+    }
+
+    /** What a call answered, and the rows it left. */
+    record Ran<T>(T answer, String rows) {}
+
+    /** {@code call} on rows 1 to 4 seeded with {@code token}: its answer and the rows it left. */
+    static <T> Ran<T> onSeeded(long token, SeededCall<T> call) throws SQLException {
+        seed(token);
+        T answer = call.run();
+        return new Ran<>(answer, rows());
+    }
+
+    /**
+     * {@code sql} through fenced with {@code token} (null: none) on rows seeded with {@code rowToken}: refused with
+     * {@code refusal}, and the rows and their tokens as they were.
+     */
+    static <E extends FencingException> E refusedLeavingRowsAsTheyWere(
+            Class<E> refusal, long rowToken, Long token, String sql, String why) {
+        seed(rowToken);
+        String before = snapshot();
+        E e = assertThrows(refusal, () -> fenced(token, sql), sql);
+        assertEquals(before, snapshot(), why);
+        return e;
+    }
+
     static String rows() {
         return query("SELECT id, v, n FROM t ORDER BY id");
     }
@@ -143,13 +176,11 @@ class MergeFormsIT {
     @ValueSource(ints = {0, 1, 2, 3, 4, 5, 6, 7})
     void currentTokenLandsAsRawPostgreSqlDoes(int form) throws SQLException {
         String sql = FORMS[form];
-        seed(5);
-        int rawCount = raw(sql);
-        String raw = rows();
-        seed(5);
-        assertEquals(rawCount, fenced(9L, sql), sql);
-        assertEquals(raw, rows(), sql);
-        assertTrue(rawCount > 0, "the form writes: " + sql);
+        Ran<Integer> raw = onSeeded(5, () -> raw(sql));
+        Ran<Integer> fenced = onSeeded(5, () -> fenced(9L, sql));
+        assertEquals(raw.answer(), fenced.answer(), sql);
+        assertEquals(raw.rows(), fenced.rows(), sql);
+        assertTrue(raw.answer() > 0, "the form writes: " + sql);
         // every row the MERGE left that it wrote carries the token; the rest keep theirs
         String written = query("SELECT count(*) FROM t WHERE last_token IS DISTINCT FROM 5");
         assertEquals(written, query("SELECT count(*) FROM t WHERE last_token = 9"), tokens());
@@ -159,22 +190,18 @@ class MergeFormsIT {
     @ValueSource(ints = {0, 1, 2, 3, 4, 5, 6, 7})
     void staleTokenIsRefusedAndNothingChanges(int form) {
         String sql = FORMS[form];
-        seed(50);
-        String before = rows() + tokens();
-        StaleTokenException e = assertThrows(StaleTokenException.class, () -> fenced(9L, sql), sql);
+        StaleTokenException e = refusedLeavingRowsAsTheyWere(
+                StaleTokenException.class, 50, 9L, sql, "a stale MERGE changes nothing, not even its inserts");
         assertEquals(50, e.rowToken());
-        assertEquals(before, rows() + tokens(), "a stale MERGE changes nothing, not even its inserts");
     }
 
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 2, 3, 4, 5, 6, 7})
     void noTokenIsRefusedAndNothingChanges(int form) {
         String sql = FORMS[form];
-        seed(5);
-        String before = rows() + tokens();
-        FencingException e = assertThrows(FencingException.class, () -> fenced(null, sql), sql);
+        FencingException e = refusedLeavingRowsAsTheyWere(
+                FencingException.class, 5, null, sql, "a MERGE without a token changes nothing");
         assertFalse(e instanceof UnsupportedStatementException, () -> "refused as unsupported: " + e.getMessage());
-        assertEquals(before, rows() + tokens());
     }
 
     /**
@@ -186,10 +213,10 @@ class MergeFormsIT {
         String sql = "MERGE INTO t USING src s ON t.id = s.id WHEN MATCHED THEN DO NOTHING"
                 + " WHEN NOT MATCHED THEN DO NOTHING";
         seed(50);
-        String before = rows() + tokens();
+        String before = snapshot();
         assertEquals(raw(sql), fenced(9L, sql));
         assertEquals(0, fenced(9L, sql));
-        assertEquals(before, rows() + tokens());
+        assertEquals(before, snapshot());
         assertThrows(FencingException.class, () -> fenced(null, sql));
     }
 
@@ -212,21 +239,20 @@ class MergeFormsIT {
         String sql = "MERGE INTO t USING src s LEFT JOIN src2 s2 ON s2.id = s.id ON t.id = s.id"
                 + " WHEN MATCHED AND s2.id IS NOT NULL THEN DELETE WHEN MATCHED THEN DO NOTHING"
                 + " WHEN NOT MATCHED THEN INSERT DEFAULT VALUES RETURNING merge_action(), t.id, t.v";
-        seed(5);
-        String raw;
-        try (Connection c = db.rawConnection()) {
-            raw = results(c, sql);
-        }
-        String rawRows = rows();
-        seed(5);
-        String fenced;
-        try (Connection c = pool.getConnection();
-                FencingScope ignored = Fencing.bind(9)) {
-            fenced = results(c, sql);
-        }
-        assertEquals(raw, fenced);
-        assertEquals(rawRows, rows());
-        assertTrue(fenced.contains("DELETE,1") && fenced.contains("INSERT,100"), fenced);
+        Ran<String> raw = onSeeded(5, () -> {
+            try (Connection c = db.rawConnection()) {
+                return results(c, sql);
+            }
+        });
+        Ran<String> fenced = onSeeded(5, () -> {
+            try (Connection c = pool.getConnection();
+                    FencingScope ignored = Fencing.bind(9)) {
+                return results(c, sql);
+            }
+        });
+        assertEquals(raw.answer(), fenced.answer());
+        assertEquals(raw.rows(), fenced.rows());
+        assertTrue(fenced.answer().contains("DELETE,1") && fenced.answer().contains("INSERT,100"), fenced.answer());
         seed(50);
         try (Connection c = pool.getConnection();
                 FencingScope ignored = Fencing.bind(9)) {

@@ -5,6 +5,7 @@ import java.security.ProtectionDomain;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The agent's one class file transformer. It selects by name alone, a set lookup per class the JVM loads: the
@@ -23,7 +24,7 @@ final class ClassFilter implements ClassFileTransformer {
     private final List<StartupConfig.Binding> bindings;
     private final boolean debug;
     private final ThreadLocal<String> weaving = new ThreadLocal<>();
-    private volatile Weaver weaver;
+    private volatile @Nullable Weaver weaver;
 
     ClassFilter(Set<String> jdkTypes, List<StartupConfig.Binding> bindings, boolean debug) {
         for (String t : jdkTypes) { // loops, not lambdas: the first lambda of a JVM costs milliseconds at start
@@ -37,8 +38,12 @@ final class ClassFilter implements ClassFileTransformer {
     }
 
     @Override
-    public byte[] transform(
-            ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain, byte[] bytes) {
+    public byte @Nullable [] transform(
+            @Nullable ClassLoader loader,
+            @Nullable String className,
+            @Nullable Class<?> redefined,
+            ProtectionDomain domain,
+            byte[] bytes) {
         if (className == null
                 || !(loader == null && jdkTypes.contains(className)) && !leaseClasses.contains(className)) {
             return null;

@@ -13,6 +13,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.jar.JarFile;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code -javaagent:fenced-agent.jar[=config=/path/fenced.properties]}.
@@ -27,11 +28,11 @@ public final class FencedAgent {
     static final String BOOTSTRAP_JAR = "META-INF/fenced/fenced-bootstrap.jar";
 
     /** The bootstrap jar as placed on the bootstrap class path; its class files describe the helpers. */
-    static volatile JarFile bootstrapJar;
+    private static volatile @Nullable JarFile bootstrapJar;
 
     private FencedAgent() {}
 
-    public static void premain(String arguments, Instrumentation inst) {
+    public static void premain(@Nullable String arguments, Instrumentation inst) {
         try {
             long start = System.nanoTime();
             String configFile = configFile(arguments);
@@ -49,7 +50,7 @@ public final class FencedAgent {
     }
 
     /** Agent arguments: empty, or {@code config=FILE}. */
-    static String configFile(String arguments) throws AgentStartException {
+    static @Nullable String configFile(@Nullable String arguments) throws AgentStartException {
         if (arguments == null || arguments.isBlank()) {
             return null;
         }
@@ -66,6 +67,15 @@ public final class FencedAgent {
                 "bad agent argument '" + arguments + "': expected nothing or config=/path/fenced.properties");
     }
 
+    /** The bootstrap jar, once {@link #premain} has placed it on the bootstrap class path. */
+    static JarFile bootstrapJar() {
+        JarFile jar = bootstrapJar;
+        if (jar == null) {
+            throw new IllegalStateException("fenced agent: the bootstrap jar is not on the bootstrap class path yet");
+        }
+        return jar;
+    }
+
     private static void appendBootstrapJar(Instrumentation inst) throws AgentStartException {
         try (InputStream in = FencedAgent.class.getClassLoader().getResourceAsStream(BOOTSTRAP_JAR)) {
             if (in == null) {
@@ -76,8 +86,9 @@ public final class FencedAgent {
             try (OutputStream out = Files.newOutputStream(jar, StandardOpenOption.WRITE)) {
                 in.transferTo(out);
             }
-            bootstrapJar = new JarFile(jar.toFile());
-            inst.appendToBootstrapClassLoaderSearch(bootstrapJar);
+            JarFile appended = new JarFile(jar.toFile());
+            bootstrapJar = appended;
+            inst.appendToBootstrapClassLoaderSearch(appended);
         } catch (IOException e) {
             throw new AgentStartException("cannot place the context store on the bootstrap class path: " + e);
         }

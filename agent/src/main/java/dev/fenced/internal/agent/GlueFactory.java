@@ -7,6 +7,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates the lease runtime for an application class loader: finds the loader that holds its fenced-driver
@@ -19,10 +20,10 @@ final class GlueFactory implements Function<ClassLoader, LeaseHooks> {
     private static final String RUNTIME = GLUE_PACKAGE + "LeaseRuntime";
 
     private final ClassLoader agentLoader;
-    private final String configFile;
+    private final @Nullable String configFile;
     private final Map<ClassLoader, LeaseHooks> byDriverLoader = new WeakHashMap<>();
 
-    GlueFactory(ClassLoader agentLoader, String configFile) {
+    GlueFactory(ClassLoader agentLoader, @Nullable String configFile) {
         this.agentLoader = agentLoader;
         this.configFile = configFile;
     }
@@ -45,10 +46,11 @@ final class GlueFactory implements Function<ClassLoader, LeaseHooks> {
                 Class<?> runtime = Class.forName(RUNTIME, true, new GlueLoader(driverLoader, agentLoader));
                 hooks = (LeaseHooks) runtime.getConstructor(String.class).newInstance(configFile);
             } catch (InvocationTargetException e) {
+                // the constructor's own exception; reflection always sets it (the exception itself if not)
+                Throwable thrown = e.getCause();
+                Throwable cause = thrown == null ? e : thrown;
                 throw new IllegalStateException(
-                        "fenced agent: cannot start the lease runtime: "
-                                + e.getCause().getMessage(),
-                        e.getCause());
+                        "fenced agent: cannot start the lease runtime: " + cause.getMessage(), cause);
             } catch (ReflectiveOperationException | LinkageError e) {
                 throw new IllegalStateException("fenced agent: cannot start the lease runtime: " + e, e);
             }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Installs the instrumentation: one {@link ClassFilter} that selects types by name, and retransformation of the
@@ -17,10 +18,10 @@ final class Installer {
 
     private Installer() {}
 
-    static void install(String configFile, Instrumentation inst) throws FencedAgent.AgentStartException {
+    static void install(@Nullable String configFile, Instrumentation inst) throws FencedAgent.AgentStartException {
         boolean debug = System.getenv("FENCED_AGENT_DEBUG") != null;
         long t0 = System.nanoTime();
-        StartupConfig config;
+        @Nullable StartupConfig config;
         try {
             config = StartupConfig.read(configFile);
         } catch (NoClassDefFoundError e) {

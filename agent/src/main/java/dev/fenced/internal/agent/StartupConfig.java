@@ -15,6 +15,7 @@ import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The agent's configuration, read at start with the application's fenced-driver through the system class
@@ -56,7 +57,7 @@ final class StartupConfig {
         this.bindings = bindings;
     }
 
-    static StartupConfig read(String configFile) throws FencedAgent.AgentStartException {
+    static StartupConfig read(@Nullable String configFile) throws FencedAgent.AgentStartException {
         if (configFile == null && ConfigLoader.noStandardSource()) {
             // nothing configures fenced: every key has its default (fenced.agent.enabled=true, no lease methods),
             // known without loading the configuration's classes at start
@@ -66,7 +67,7 @@ final class StartupConfig {
         try {
             config = ConfigLoader.forAgent(configFile == null ? null : Path.of(configFile));
         } catch (FencingException e) {
-            throw new FencedAgent.AgentStartException(e.getMessage().replaceFirst("^fenced: ", ""));
+            throw new FencedAgent.AgentStartException(messageOf(e).replaceFirst("^fenced: ", ""));
         } catch (IllegalArgumentException e) {
             throw new FencedAgent.AgentStartException("bad configuration: " + e.getMessage());
         }
@@ -75,7 +76,7 @@ final class StartupConfig {
                     config.leaseTable()); // the agent's leases create and use it: refused now, not at the first grant
         } catch (IllegalArgumentException e) {
             throw new FencedAgent.AgentStartException(
-                    "bad configuration: fenced.lease.table: " + e.getMessage().replaceFirst("^fenced: ", ""));
+                    "bad configuration: fenced.lease.table: " + messageOf(e).replaceFirst("^fenced: ", ""));
         }
         List<Binding> bindings = new ArrayList<>();
         if (config.agentEnabled() && !config.leaseMethods().isEmpty()) { // no class files read without them
@@ -108,7 +109,7 @@ final class StartupConfig {
                 .accept(
                         new ClassVisitor(Opcodes.ASM9) {
                             @Override
-                            public MethodVisitor visitMethod(
+                            public @Nullable MethodVisitor visitMethod(
                                     int access, String name, String descriptor, String signature, String[] thrown) {
                                 if (name.startsWith("<") || (access & Opcodes.ACC_SYNTHETIC) != 0) {
                                     return null; // constructors, the type initializer, compiler-made methods
@@ -130,8 +131,15 @@ final class StartupConfig {
         }
     }
 
+    /** The exception's message, or the exception itself when it has none (the ones read here always have one). */
+    private static String messageOf(Exception e) {
+        String message = e.getMessage();
+        return message == null ? e.toString() : message;
+    }
+
     /** The class file of {@code className} as {@code app} would load it, or null when it has none. */
-    private static byte[] classFile(ClassLoader app, String className) throws FencedAgent.AgentStartException {
+    private static byte @Nullable [] classFile(ClassLoader app, String className)
+            throws FencedAgent.AgentStartException {
         try (InputStream in = app.getResourceAsStream(className.replace('.', '/') + ".class")) {
             return in == null ? null : in.readAllBytes();
         } catch (IOException e) {

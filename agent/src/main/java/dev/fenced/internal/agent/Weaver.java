@@ -42,6 +42,7 @@ import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.implementation.Implementation;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Byte Buddy half of the agent: given the class file of one type {@link ClassFilter} selected by name, returns
@@ -79,7 +80,7 @@ final class Weaver {
      *
      * @throws IllegalStateException when a lease-bound class has no method with a body by the configured name
      */
-    byte[] weave(ClassLoader loader, String typeName, byte[] bytes) {
+    byte @Nullable [] weave(@Nullable ClassLoader loader, String typeName, byte[] bytes) {
         Lazy<List<AsmVisitorWrapper>> visitors = rules.get(typeName);
         if (visitors == null) {
             return null;
@@ -227,7 +228,7 @@ final class Weaver {
     private static final class ClassFiles {
         static final ClassFileLocator LOCATOR = new ClassFileLocator.Compound(
                 ClassFileLocator.ForClassLoader.of(Weaver.class.getClassLoader()),
-                new ClassFileLocator.ForJarFile(FencedAgent.bootstrapJar));
+                new ClassFileLocator.ForJarFile(FencedAgent.bootstrapJar()));
         private static final TypePool POOL = TypePool.Default.of(LOCATOR);
 
         static TypeDescription describe(Class<?> type) {
@@ -238,7 +239,7 @@ final class Weaver {
     /** Built on first use: a JDK type the application never loads costs nothing. */
     private static final class Lazy<T> {
         private final Supplier<T> make;
-        private volatile T value;
+        private volatile @Nullable T value;
 
         Lazy(Supplier<T> make) {
             this.make = make;

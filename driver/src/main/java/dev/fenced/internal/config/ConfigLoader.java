@@ -82,7 +82,7 @@ public final class ConfigLoader {
     }
 
     /** The agent's sources: an explicit file (from {@code -javaagent:...=config=FILE}), then the standard ones. */
-    public static FencedConfig forAgent(Path explicitFile) throws FencingException {
+    public static FencedConfig forAgent(@Nullable Path explicitFile) throws FencingException {
         return resolve(withStandardSources(new ArrayList<>(), explicitFile));
     }
 

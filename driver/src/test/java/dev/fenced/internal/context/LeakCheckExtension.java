@@ -1,5 +1,6 @@
 package dev.fenced.internal.context;
 
+import dev.fenced.it.leak.LeakCheck;
 import java.nio.file.Path;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -19,7 +20,7 @@ public final class LeakCheckExtension implements BeforeEachCallback, AfterEachCa
     @Override
     public void beforeEach(ExtensionContext context) {
         LeakCheck.summaryAtExit(Path.of("target", "fenced-leak-check.txt"));
-        context.getStore(NAMESPACE).put(LeakCheck.class, LeakCheck.begin());
+        context.getStore(NAMESPACE).put(LeakCheck.class, LeakCheck.begin(ContextAccess.threadLocal()));
     }
 
     @Override

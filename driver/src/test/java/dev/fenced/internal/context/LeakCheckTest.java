@@ -3,6 +3,7 @@ package dev.fenced.internal.context;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.leak.LeakCheck;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,25 +17,52 @@ class LeakCheckTest {
 
     @Test
     void anIdleWorkerLeftWithATokenIsCaughtAndNothingElse() throws Exception {
-        LeakCheck check = LeakCheck.begin();
-        AtomicReference<Thread> worker = new AtomicReference<>();
-        ExecutorService pool = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "leaky-worker");
-            worker.set(t);
-            return t;
-        });
-        try {
-            pool.submit(() -> ContextAccess.swap(new AtomicLong(42))).get(); // bound and never restored
-            awaitIdle(worker.get());
+        LeakCheck check = LeakCheck.begin(ContextAccess.threadLocal());
+        try (Worker worker = new Worker("leaky-worker")) {
+            worker.runThenIdle(() -> ContextAccess.swap(new AtomicLong(42))); // bound and never restored
             List<String> leaks = check.leaks();
             assertEquals(1, leaks.size(), leaks.toString());
             assertTrue(
                     leaks.get(0).contains("'leaky-worker'") && leaks.get(0).contains("lease token 42"), leaks.get(0));
 
-            pool.submit(() -> ContextAccess.swap(null)).get();
-            awaitIdle(worker.get());
+            worker.runThenIdle(() -> ContextAccess.swap(null));
             assertEquals(List.of(), check.leaks());
-        } finally {
+        }
+    }
+
+    /** The leak check reads the driver's cell values its own way: an unfenced section's marker is named as such. */
+    @Test
+    void anUnfencedSectionsMarkerIsNamed() throws Exception {
+        LeakCheck check = LeakCheck.begin(ContextAccess.threadLocal());
+        try (Worker worker = new Worker("unfenced-worker")) {
+            worker.runThenIdle(() -> ContextAccess.swap(new AtomicLong(TokenCells.UNFENCED)));
+            List<String> leaks = check.leaks();
+            assertEquals(1, leaks.size(), leaks.toString());
+            assertTrue(leaks.get(0).contains("an unfenced section's marker"), leaks.get(0));
+            worker.runThenIdle(() -> ContextAccess.swap(null));
+        }
+    }
+
+    /** A one-thread pool: each task runs to its end, and the call returns once the worker waits for the next. */
+    private static final class Worker implements AutoCloseable {
+        private final AtomicReference<Thread> thread = new AtomicReference<>();
+        private final ExecutorService pool;
+
+        Worker(String name) {
+            pool = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, name);
+                thread.set(t);
+                return t;
+            });
+        }
+
+        void runThenIdle(Runnable task) throws Exception {
+            pool.submit(task).get();
+            awaitIdle(thread.get());
+        }
+
+        @Override
+        public void close() throws InterruptedException {
             pool.shutdown();
             assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
         }

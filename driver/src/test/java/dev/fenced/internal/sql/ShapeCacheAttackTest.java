@@ -5,16 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
-import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;
-import java.time.Duration;
+import dev.fenced.internal.sql.ShapeCacheFixtures.Modelled;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -31,19 +28,9 @@ class ShapeCacheAttackTest {
     private static final ProtectedTable U = new ProtectedTable(TableName.parse("u"), "fence", FencingMode.OBSERVE);
 
     private static SqlRewriter rewriter() {
-        return new SqlRewriter(
-                FencingTargets.modelled(
-                        List.of(T, U),
-                        Map.of(),
-                        Set.of(),
-                        Map.of(
-                                T.name(),
-                                new TableShape(List.of("id", "v", "n", "a", "j", "last_token"), List.of("id"), null),
-                                U.name(),
-                                new TableShape(List.of("id", "w", "fence"), List.of("id"), null)),
-                        null),
-                RelativeUpdatePolicy.ALLOW,
-                Duration.ofSeconds(5));
+        return ShapeCacheFixtures.rewriter(
+                new Modelled(T, List.of("id", "v", "n", "a", "j", "last_token")),
+                new Modelled(U, List.of("id", "w", "fence")));
     }
 
     /** Hand-made triples: {seed, second, third}. Each names the trick it tries. */
@@ -613,6 +600,9 @@ class ShapeCacheAttackTest {
         }
     }
 
+    /** The slot kinds of {@link #STATEMENTS}. */
+    private static final String SLOTS = "SNLI";
+
     /** {@code $S} a string, {@code $N} a number, {@code $L} either, {@code $I} a count or position. */
     private static final String[] STATEMENTS = {
         "UPDATE t SET v = $S, n = $N WHERE id = $N",
@@ -743,18 +733,21 @@ class ShapeCacheAttackTest {
         int triples = 0;
         for (int round = 0; round < 40; round++) {
             for (String statement : STATEMENTS) {
-                int slots = countSlots(statement);
-                String[] first = new String[slots];
-                String[] second = new String[slots];
-                String[] third = new String[slots];
-                for (int s = 0; s < slots; s++) {
-                    char kind = slotKind(statement, s);
-                    first[s] = literal(kind, random);
+                List<String> first = new ArrayList<>();
+                List<String> second = new ArrayList<>();
+                List<String> third = new ArrayList<>();
+                for (char kind : ShapeCacheFixtures.slots(statement, SLOTS)) {
+                    String seedLiteral = literal(kind, random);
+                    first.add(seedLiteral);
                     // counts and positions stay (they are in the key); the rest changes, mostly to safe values
-                    second[s] = kind == 'I' ? first[s] : sameClass(first[s], random);
-                    third[s] = kind == 'I' ? first[s] : literal(kind, random);
+                    second.add(kind == 'I' ? seedLiteral : sameClass(seedLiteral, random));
+                    third.add(kind == 'I' ? seedLiteral : literal(kind, random));
                 }
-                String[] triple = {fill(statement, first), fill(statement, second), fill(statement, third)};
+                String[] triple = {
+                    ShapeCacheFixtures.fill(statement, SLOTS, first),
+                    ShapeCacheFixtures.fill(statement, SLOTS, second),
+                    ShapeCacheFixtures.fill(statement, SLOTS, third)
+                };
                 String d = attack(total, triple);
                 if (d != null) {
                     divergences.add("seed " + seed + ": " + d);
@@ -767,41 +760,6 @@ class ShapeCacheAttackTest {
         assertEquals(List.of(), divergences, () -> String.join("\n\n", divergences));
         // many statements are refused or never shaped (counts, braces, stand-in look-alikes): a quarter is plenty
         assertTrue(served > triples / 4, "served " + served + " of " + triples * 3);
-    }
-
-    private static int countSlots(String statement) {
-        int n = 0;
-        for (int i = 0; i + 1 < statement.length(); i++) {
-            if (statement.charAt(i) == '$' && "SNLI".indexOf(statement.charAt(i + 1)) >= 0) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private static char slotKind(String statement, int slot) {
-        int n = 0;
-        for (int i = 0; i + 1 < statement.length(); i++) {
-            if (statement.charAt(i) == '$' && "SNLI".indexOf(statement.charAt(i + 1)) >= 0 && n++ == slot) {
-                return statement.charAt(i + 1);
-            }
-        }
-        throw new IllegalArgumentException(statement);
-    }
-
-    private static String fill(String statement, String[] values) {
-        StringBuilder b = new StringBuilder();
-        int slot = 0;
-        for (int i = 0; i < statement.length(); i++) {
-            char c = statement.charAt(i);
-            if (c == '$' && i + 1 < statement.length() && "SNLI".indexOf(statement.charAt(i + 1)) >= 0) {
-                b.append(values[slot++]);
-                i++;
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
     }
 
     /** A third of the time from the hostile pools, else a plain value (so many seeds are shaped at all). */
@@ -857,21 +815,11 @@ class ShapeCacheAttackTest {
         for (String sql : texts) {
             RewritePlan got = cache.plan(sql);
             RewritePlan want = rewriter().plan(sql); // a rewriter of its own: nothing learnt from the texts before
-            String d = divergence(want, got);
+            String d = ShapeCacheFixtures.divergence(want, got);
             if (d != null) {
                 return "texts " + String.join("  ||  ", texts) + "\n at: " + sql + "\n " + d;
             }
         }
         return null;
-    }
-
-    private static @Nullable String divergence(RewritePlan want, RewritePlan got) {
-        if (want instanceof RewritePlan.Fenced w) {
-            if (!(got instanceof RewritePlan.Fenced g)) {
-                return "full: fenced " + w.sql() + "\n shaped: " + got;
-            }
-            return w.sameAs(g) ? null : "full:   " + w.sql() + "\n shaped: " + g.sql();
-        }
-        return want.equals(got) ? null : "full: " + want + "\n shaped: " + got;
     }
 }

@@ -10,15 +10,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
-import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.metrics.Tracker;
-import java.time.Duration;
+import dev.fenced.internal.sql.ShapeCacheFixtures.Modelled;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,17 +30,7 @@ class ShapeCacheTest {
     private static final ProtectedTable T = new ProtectedTable(TableName.parse("t"), "last_token", FencingMode.ENFORCE);
 
     private static SqlRewriter rewriter() {
-        return new SqlRewriter(
-                FencingTargets.modelled(
-                        List.of(T),
-                        Map.of(),
-                        Set.of(),
-                        Map.of(
-                                T.name(),
-                                new TableShape(List.of("id", "v", "n", "a", "last_token"), List.of("id"), null)),
-                        null),
-                RelativeUpdatePolicy.ALLOW,
-                Duration.ofSeconds(5));
+        return ShapeCacheFixtures.rewriter(new Modelled(T, List.of("id", "v", "n", "a", "last_token")));
     }
 
     /** {@code $S} a string literal, {@code $N} a number, {@code $L} either. */
@@ -190,34 +178,26 @@ class ShapeCacheTest {
 
     /** Literals mostly from the safe end of the pool, so most texts share a shape, with the hostile ones mixed in. */
     private static String draw(String statement, Random random, int variant) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < statement.length(); i++) {
-            char c = statement.charAt(i);
-            if (c == '$' && i + 1 < statement.length() && "SNL".indexOf(statement.charAt(i + 1)) >= 0) {
-                char kind = statement.charAt(++i);
-                boolean string = kind == 'S' || (kind == 'L' && random.nextBoolean());
-                boolean hostile = variant > 0 && random.nextInt(4) == 0;
-                if (string) {
-                    b.append(hostile ? STRINGS[random.nextInt(STRINGS.length)] : "'s" + random.nextInt(1000) + "'");
-                } else {
-                    b.append(hostile ? NUMBERS[random.nextInt(NUMBERS.length)] : random.nextInt(100_000) + 1);
-                }
+        List<String> values = new ArrayList<>();
+        for (char kind : ShapeCacheFixtures.slots(statement, "SNL")) {
+            boolean string = kind == 'S' || (kind == 'L' && random.nextBoolean());
+            boolean hostile = variant > 0 && random.nextInt(4) == 0;
+            if (string) {
+                values.add(hostile ? STRINGS[random.nextInt(STRINGS.length)] : "'s" + random.nextInt(1000) + "'");
             } else {
-                b.append(c);
+                values.add(
+                        hostile
+                                ? NUMBERS[random.nextInt(NUMBERS.length)]
+                                : Integer.toString(random.nextInt(100_000) + 1));
             }
         }
-        return b.toString();
+        return ShapeCacheFixtures.fill(statement, "SNL", values);
     }
 
     private static void assertSamePlan(RewritePlan want, RewritePlan got, String sql, long seed) {
-        String where = "seed " + seed + ": " + sql;
-        if (want instanceof RewritePlan.Fenced w) {
-            RewritePlan.Fenced g = assertInstanceOf(RewritePlan.Fenced.class, got, () -> where + " -> " + got);
-            if (!w.sameAs(g)) {
-                fail(where + "\n full:   " + w.sql() + "\n shaped: " + g.sql());
-            }
-        } else {
-            assertEquals(want, got, where); // the same pass-through, or a refusal with the same table and reason
+        String divergence = ShapeCacheFixtures.divergence(want, got);
+        if (divergence != null) {
+            fail("seed " + seed + ": " + sql + "\n " + divergence);
         }
     }
 

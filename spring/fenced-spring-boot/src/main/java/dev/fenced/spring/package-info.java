@@ -4,4 +4,7 @@
  * from {@code fenced.*} ({@link dev.fenced.spring.config.FencedSettings}); fenced's refusals reach Spring's
  * {@code DataAccessException} hierarchy as the types in {@link dev.fenced.spring.dao}.
  */
+@NullMarked
 package dev.fenced.spring;
+
+import org.jspecify.annotations.NullMarked;

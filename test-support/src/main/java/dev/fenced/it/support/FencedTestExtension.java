@@ -1,7 +1,7 @@
 package dev.fenced.it.support;
 
 import dev.fenced.internal.context.ContextAccess;
-import dev.fenced.internal.context.LeakCheck;
+import dev.fenced.it.leak.LeakCheck;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -39,7 +39,7 @@ public final class FencedTestExtension implements BeforeEachCallback, AfterEachC
     public void beforeEach(ExtensionContext context) {
         unbind(); // a test that ran earlier on this thread without the extension may have left a lease bound
         LeakCheck.summaryAtExit(Path.of("target", "fenced-leak-check.txt"));
-        context.getStore(NAMESPACE).put(LeakCheck.class, LeakCheck.begin());
+        context.getStore(NAMESPACE).put(LeakCheck.class, LeakCheck.begin(ContextAccess.threadLocal()));
     }
 
     @Override

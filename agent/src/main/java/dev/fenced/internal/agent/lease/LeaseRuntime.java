@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs lease-bound methods: one per class loader that holds fenced-driver, defined by the agent in a small
@@ -39,10 +40,10 @@ public final class LeaseRuntime implements LeaseHooks {
     /** Re-entry, the busy policy and the leases held: the driver's, shared with the Spring starter. */
     private final LeaseBoundCalls calls = new LeaseBoundCalls(LOG);
 
-    private volatile LeaseManager manager;
+    private volatile @Nullable LeaseManager manager;
 
     /** @param configFile the {@code =config=} file of the agent, or null */
-    public LeaseRuntime(String configFile) throws FencingException {
+    public LeaseRuntime(@Nullable String configFile) throws FencingException {
         this.config = ConfigLoader.forAgent(configFile == null ? null : Path.of(configFile));
         this.methods = config.leaseMethods();
     }
@@ -63,7 +64,8 @@ public final class LeaseRuntime implements LeaseHooks {
             return m;
         }
         synchronized (this) {
-            if (manager == null) {
+            m = manager;
+            if (m == null) {
                 String url = config.leaseUrl();
                 Properties info = new Properties();
                 if (url == null) {
@@ -84,8 +86,9 @@ public final class LeaseRuntime implements LeaseHooks {
                 Runtime.getRuntime()
                         .addShutdownHook(FencedThreads.newThread("fenced-agent-leases-close", created::close));
                 manager = created;
+                m = created;
             }
-            return manager;
+            return m;
         }
     }
 
@@ -118,7 +121,7 @@ public final class LeaseRuntime implements LeaseHooks {
         }
 
         @Override
-        public PrintWriter getLogWriter() {
+        public @Nullable PrintWriter getLogWriter() {
             return null;
         }
 

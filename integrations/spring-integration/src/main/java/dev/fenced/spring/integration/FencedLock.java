@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One lock of a {@link FencedLockRegistry}: a reentrant hold by one thread over one lease, which was acquired on
@@ -26,9 +27,9 @@ final class FencedLock implements Lock {
     private final Duration ttl;
 
     // Guarded by this. Only the owner changes them while it holds the lock; others only read owner.
-    private Thread owner;
+    private @Nullable Thread owner;
     private int holds;
-    private Lease lease;
+    private @Nullable Lease lease; // set whenever owner is
     private long lastUsedNanos;
     /**
      * Holds whose lease ran out and whose lock another thread of this process then took, by holding thread: that
@@ -135,7 +136,7 @@ final class FencedLock implements Lock {
                 if (--holds > 0) {
                     return;
                 }
-                released = lease;
+                released = ownersLease();
                 owner = null;
                 lease = null;
             }
@@ -212,7 +213,7 @@ final class FencedLock implements Lock {
     private boolean renewedOrDropped(Duration ttl) {
         Lease current;
         synchronized (this) {
-            current = lease;
+            current = ownersLease();
         }
         boolean valid;
         try {
@@ -235,19 +236,28 @@ final class FencedLock implements Lock {
         return false;
     }
 
-    private synchronized boolean held(Lease granted) {
+    private synchronized boolean held(@Nullable Lease granted) {
         lastUsedNanos = leases.ticker().read();
         if (granted == null) {
             return false;
         }
         if (owner != null && owner != Thread.currentThread()) {
             // The store granted the name again, so the previous holder's lease ran out: keep its hold for its thread.
-            overtaken.put(owner, new Overtaken(lease, holds));
+            overtaken.put(owner, new Overtaken(ownersLease(), holds));
         }
         owner = Thread.currentThread();
         holds = 1;
         lease = granted;
         return true;
+    }
+
+    /** The lease of the thread holding the lock; the caller holds this monitor and knows there is an owner. */
+    private Lease ownersLease() {
+        Lease held = lease;
+        if (held == null) {
+            throw new IllegalStateException("fenced: lock '" + name + "' has an owner but no lease");
+        }
+        return held;
     }
 
     private IllegalStateException storeFailure(String what, SQLException e) {

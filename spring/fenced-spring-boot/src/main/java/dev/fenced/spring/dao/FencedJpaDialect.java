@@ -4,6 +4,7 @@ import dev.fenced.internal.spring.dao.FencedExceptions;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.datasource.ConnectionHandle;
 import org.springframework.orm.jpa.JpaDialect;
@@ -31,7 +32,7 @@ public final class FencedJpaDialect implements JpaDialect {
     }
 
     @Override
-    public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+    public @Nullable DataAccessException translateExceptionIfPossible(RuntimeException ex) {
         DataAccessException fenced = FencedExceptions.translate(null, null, ex);
         return fenced != null ? fenced : delegate.translateExceptionIfPossible(ex);
     }

@@ -1,6 +1,7 @@
 package dev.fenced.spring.dao;
 
 import dev.fenced.internal.spring.dao.FencedExceptions;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.Ordered;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.support.PersistenceExceptionTranslator;
@@ -13,7 +14,7 @@ import org.springframework.dao.support.PersistenceExceptionTranslator;
 public final class FencedPersistenceExceptionTranslator implements PersistenceExceptionTranslator, Ordered {
 
     @Override
-    public DataAccessException translateExceptionIfPossible(RuntimeException ex) {
+    public @Nullable DataAccessException translateExceptionIfPossible(RuntimeException ex) {
         return FencedExceptions.translate(null, null, ex);
     }
 

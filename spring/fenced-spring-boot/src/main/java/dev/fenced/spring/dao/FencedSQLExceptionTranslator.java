@@ -2,6 +2,7 @@ package dev.fenced.spring.dao;
 
 import dev.fenced.internal.spring.dao.FencedExceptions;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
@@ -15,7 +16,7 @@ public final class FencedSQLExceptionTranslator implements SQLExceptionTranslato
     }
 
     @Override
-    public DataAccessException translate(String task, String sql, SQLException ex) {
+    public @Nullable DataAccessException translate(String task, @Nullable String sql, SQLException ex) {
         DataAccessException fenced = FencedExceptions.translate(task, sql, ex);
         return fenced != null ? fenced : delegate == null ? null : delegate.translate(task, sql, ex);
     }

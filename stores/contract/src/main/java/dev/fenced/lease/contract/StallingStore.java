@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store that, once {@link #stall()}ed, blocks every call until {@link #open()}, ignoring interrupts: the worst a
@@ -62,7 +63,7 @@ public final class StallingStore implements LeaseStore {
     }
 
     @Override
-    public Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
+    public @Nullable Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
         pass();
         return delegate.grant(name, holder, ttl, timeout);
     }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Leases in etcd: a lease is an etcd lease (its ttl in whole seconds, rounded up), the grant a transaction that
@@ -82,11 +83,12 @@ public final class EtcdLeaseStore implements LeaseStore {
     }
 
     @Override
-    public Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
-        return onClientLoader(() -> grantNow(name, holder, ttl, timeout));
+    public @Nullable Grant grant(String name, String holder, Duration ttl, Duration timeout) throws Exception {
+        // Optional through the generic call, null for the SPI (someone else holds the name)
+        return onClientLoader(() -> grantNow(name, holder, ttl, timeout)).orElse(null);
     }
 
-    private Grant grantNow(String name, String holder, Duration ttl, Duration timeout) throws Exception {
+    private Optional<Grant> grantNow(String name, String holder, Duration ttl, Duration timeout) throws Exception {
         ByteSequence key = key(name);
         long lease = client.getLeaseClient()
                 .grant(seconds(ttl))
@@ -103,14 +105,14 @@ public final class EtcdLeaseStore implements LeaseStore {
                 .get(ms(timeout), TimeUnit.MILLISECONDS);
         if (!txn.isSucceeded()) {
             client.getLeaseClient().revoke(lease); // not awaited: an unused lease also expires by itself
-            return null;
+            return Optional.empty();
         }
         // the put is the transaction's only write: the revision it made is the key's create revision
-        return new Grant(txn.getHeader().getRevision());
+        return Optional.of(new Grant(txn.getHeader().getRevision()));
     }
 
     /** The key of {@code name} if it is still {@code holder}'s grant with {@code token}. */
-    private KeyValue mine(String holder, String name, long token, Duration timeout) throws Exception {
+    private @Nullable KeyValue mine(String holder, String name, long token, Duration timeout) throws Exception {
         List<KeyValue> kvs = client.getKVClient()
                 .get(key(name), GetOption.DEFAULT)
                 .get(ms(timeout), TimeUnit.MILLISECONDS)

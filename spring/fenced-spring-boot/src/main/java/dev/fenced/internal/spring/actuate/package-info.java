@@ -5,4 +5,7 @@
  * supported API is {@code dev.fenced}, {@code dev.fenced.spring} and the public types of {@code dev.fenced.spring.dao}
  * and {@code dev.fenced.spring.config}.
  */
+@NullMarked
 package dev.fenced.internal.spring.actuate;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,4 +3,7 @@
  *
  * <p><b>Internal to fenced.</b> Not for applications: anything here may change or go away in any release.
  */
+@NullMarked
 package dev.fenced.internal.spring.config;
+
+import org.jspecify.annotations.NullMarked;

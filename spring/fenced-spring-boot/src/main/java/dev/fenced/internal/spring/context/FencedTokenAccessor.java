@@ -3,6 +3,7 @@ package dev.fenced.internal.spring.context;
 import dev.fenced.internal.context.ContextAccess;
 import io.micrometer.context.ThreadLocalAccessor;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * fenced's thread-local token, for Micrometer context propagation: Spring's ContextPropagatingTaskDecorator
@@ -23,7 +24,7 @@ public final class FencedTokenAccessor implements ThreadLocalAccessor<AtomicLong
     }
 
     @Override
-    public AtomicLong getValue() {
+    public @Nullable AtomicLong getValue() {
         // never an unfenced section's marker: the task would write unfenced after the section closed
         return ContextAccess.capture();
     }

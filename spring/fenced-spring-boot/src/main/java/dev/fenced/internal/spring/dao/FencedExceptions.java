@@ -8,6 +8,7 @@ import dev.fenced.spring.dao.FencedLeaseLostException;
 import dev.fenced.spring.dao.FencedStaleWriteException;
 import dev.fenced.spring.dao.FencedWriteRefusedException;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 
 /**
@@ -19,7 +20,7 @@ public final class FencedExceptions {
     private FencedExceptions() {}
 
     /** The translation of {@code ex}, or null when no fenced refusal is in its cause chain. */
-    public static DataAccessException translate(String task, String sql, Throwable ex) {
+    public static @Nullable DataAccessException translate(@Nullable String task, @Nullable String sql, Throwable ex) {
         for (Throwable t = ex; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SQLException e) {
                 DataAccessException translated = translateOne(task, sql, e);
@@ -38,7 +39,8 @@ public final class FencedExceptions {
         return null;
     }
 
-    private static DataAccessException translateOne(String task, String sql, SQLException e) {
+    private static @Nullable DataAccessException translateOne(
+            @Nullable String task, @Nullable String sql, SQLException e) {
         String what = (task == null ? "" : task + "; ") + (sql == null ? "" : "SQL [" + sql + "]; ") + e.getMessage();
         if (e instanceof StaleTokenException stale) {
             return new FencedStaleWriteException(what, stale);

@@ -4,4 +4,7 @@
  *
  * <p><b>Internal to fenced.</b> Not for applications: anything here may change or go away in any release.
  */
+@NullMarked
 package dev.fenced.internal.spring.dao;
+
+import org.jspecify.annotations.NullMarked;

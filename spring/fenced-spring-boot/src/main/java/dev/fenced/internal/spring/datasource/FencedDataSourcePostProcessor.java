@@ -7,6 +7,7 @@ import java.lang.reflect.Modifier;
 import javax.sql.DataSource;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.PropertyAccessorFactory;
@@ -93,7 +94,7 @@ public final class FencedDataSourcePostProcessor implements BeanPostProcessor, O
     }
 
     /** The pool's own {@code jdbcUrl} or {@code url} property, or null when it has none we can read. */
-    static String url(DataSource pool) {
+    static @Nullable String url(DataSource pool) {
         BeanWrapper w = PropertyAccessorFactory.forBeanPropertyAccess(pool);
         for (String property : new String[] {"jdbcUrl", "url"}) {
             try {

@@ -5,6 +5,7 @@ import dev.fenced.internal.lease.LeaseBoundCalls;
 import java.lang.reflect.Method;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.ObjectProvider;
 
@@ -27,7 +28,7 @@ public final class LeaseInterceptor implements MethodInterceptor {
     }
 
     @Override
-    public Object invoke(MethodInvocation invocation) throws Throwable {
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Class<?> target = invocation.getThis() == null
                 ? invocation.getMethod().getDeclaringClass()
                 : AopUtils.getTargetClass(invocation.getThis());
@@ -47,7 +48,7 @@ public final class LeaseInterceptor implements MethodInterceptor {
     }
 
     /** What a skipped call returns: the type's zero. */
-    static Object skipped(Class<?> type) {
+    static @Nullable Object skipped(Class<?> type) {
         if (!type.isPrimitive() || type == void.class) {
             return null;
         }

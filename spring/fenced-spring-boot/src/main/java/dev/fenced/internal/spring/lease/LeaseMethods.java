@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
@@ -34,6 +35,7 @@ public final class LeaseMethods {
     }
 
     /** The lease {@code method} (as declared by the bean's class) runs under, or null. */
+    @Nullable
     LeaseSpec find(Method method) {
         LeaseSpec spec = cache.computeIfAbsent(method, this::resolve);
         return spec == NONE ? null : spec;

@@ -9,6 +9,7 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.asm.Type;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -160,7 +161,7 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
     }
 
     /** The lease a call of {@code method} on a proxied bean of class {@code type} runs under, or null. */
-    private LeaseSpec leaseOf(Method method, Class<?> type) {
+    private @Nullable LeaseSpec leaseOf(Method method, Class<?> type) {
         if (notInterceptable(method) != null || method.isSynthetic() || method.isBridge()) {
             return null;
         }
@@ -179,7 +180,7 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
             return enclosing != null && enclosing.name().equals(lease.name());
         }
         String lambda = lambdaOf(call.callerName());
-        List<LeaseSpec> callers = new ArrayList<>();
+        List<@Nullable LeaseSpec> callers = new ArrayList<>();
         for (Method m : call.declaredBy().getDeclaredMethods()) {
             if (lambda != null
                     ? m.getName().equals(lambda)
@@ -193,7 +194,7 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
     }
 
     /** The method a {@code lambda$name$n} body is written in, or null for any other method. */
-    private static String lambdaOf(String method) {
+    private static @Nullable String lambdaOf(String method) {
         if (!method.startsWith("lambda$")) {
             return null;
         }
@@ -211,7 +212,7 @@ public final class LeaseMethodsCheck implements SmartInitializingSingleton {
     }
 
     /** Why a Spring AOP proxy (JDK or CGLIB) cannot intercept calls of {@code method}, or null if it can. */
-    static String notInterceptable(Method method) {
+    static @Nullable String notInterceptable(Method method) {
         int mod = method.getModifiers();
         if (Modifier.isStatic(mod)) {
             return "static";

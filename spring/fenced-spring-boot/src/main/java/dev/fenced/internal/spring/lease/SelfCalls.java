@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.springframework.asm.ClassReader;
 import org.springframework.asm.ClassVisitor;
 import org.springframework.asm.ConstantDynamic;
@@ -114,7 +115,7 @@ final class SelfCalls {
         }
 
         @Override
-        public MethodVisitor visitMethod(
+        public @Nullable MethodVisitor visitMethod(
                 int access, String name, String descriptor, String signature, String[] exceptions) {
             if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE | Opcodes.ACC_BRIDGE)) != 0) {
                 return null; // no this (or no code); a bridge only forwards to the method it bridges
@@ -490,7 +491,7 @@ final class SelfCalls {
     }
 
     /** The method a call resolves to on an object of class {@code type}, or null. */
-    static Method target(Call call, Class<?> type) {
+    static @Nullable Method target(Call call, Class<?> type) {
         Class<?> from = type;
         if (call.special()) {
             from = ClassUtils.resolveClassName(Type.getObjectType(call.owner()).getClassName(), type.getClassLoader());
@@ -510,7 +511,7 @@ final class SelfCalls {
         return null;
     }
 
-    private static Method declared(Class<?> c, Call call) {
+    private static @Nullable Method declared(Class<?> c, Call call) {
         for (Method m : c.getDeclaredMethods()) {
             if (m.getName().equals(call.name())
                     && Type.getMethodDescriptor(m).equals(call.descriptor())

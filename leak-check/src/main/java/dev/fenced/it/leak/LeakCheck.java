@@ -1,4 +1,4 @@
-package dev.fenced.internal.context;
+package dev.fenced.it.leak;
 
 import java.io.IOException;
 import java.lang.ref.Reference;
@@ -21,12 +21,16 @@ import org.jspecify.annotations.Nullable;
  * {@code ThreadPoolExecutor}'s, a scheduler's, a {@code ForkJoinPool}'s: the test's, fenced's, the application's,
  * the JVM's common pool) has anything bound, since its next, unrelated task would run with it. A binding such a
  * thread did not have, identically, before the test is the test's leak. The JUnit extensions of the test modules
- * ({@code FencedTestExtension}, and the driver's own test extension) call {@link #begin()} and {@link #end}.
+ * ({@code FencedTestExtension}, and the driver's own test extension) call {@link #begin} and {@link #end}.
  *
  * <p>Other threads' bindings are read from their thread-local maps by reflection, read only (never through
  * {@code ThreadLocalMap}'s methods, which expunge stale entries of the map they read): the test JVM must run with
  * {@code --add-opens java.base/java.lang=ALL-UNNAMED}. Without it the check fails the test, naming the option,
- * rather than passing unchecked. For fenced's own tests only; the driver never calls it.
+ * rather than passing unchecked.
+ *
+ * <p>For fenced's own tests only, in a module of its own (never published) so that the driver's tests and
+ * test-support's extension share it without a dependency cycle and without test code in the driver's jar. It does
+ * not depend on the driver: the extensions hand it the driver's thread-local ({@code ContextAccess.threadLocal()}).
  */
 public final class LeakCheck {
 
@@ -40,15 +44,24 @@ public final class LeakCheck {
         {"java.util.concurrent.ForkJoinPool", "awaitWork"},
     };
 
+    /** The value a cell bound inside {@code Fencing.unfenced} holds ({@code TokenCells.UNFENCED}). */
+    static final long UNFENCED = 0L;
+
+    private final ThreadLocal<AtomicLong> binding;
     private final Map<Thread, AtomicLong> before;
 
-    private LeakCheck(Map<Thread, AtomicLong> before) {
-        this.before = before;
+    private LeakCheck(ThreadLocal<AtomicLong> binding) {
+        this.binding = binding;
+        this.before = idleBound(binding);
     }
 
-    /** Before a test: what idle pooled threads have bound now (not the test's doing). */
-    public static LeakCheck begin() {
-        return new LeakCheck(idleBound());
+    /**
+     * Before a test: what idle pooled threads have bound now (not the test's doing).
+     *
+     * @param binding the thread-local fenced binds a token cell to ({@code ContextAccess.threadLocal()})
+     */
+    public static LeakCheck begin(ThreadLocal<AtomicLong> binding) {
+        return new LeakCheck(binding);
     }
 
     /**
@@ -74,10 +87,10 @@ public final class LeakCheck {
         }
     }
 
-    /** Each idle pooled thread that has something bound it did not have at {@link #begin()}, and what. */
-    List<String> leaks() {
+    /** Each idle pooled thread that has something bound it did not have at {@link #begin}, and what. */
+    public List<String> leaks() {
         List<String> leaks = new ArrayList<>();
-        idleBound().forEach((thread, cell) -> {
+        idleBound(binding).forEach((thread, cell) -> {
             if (before.get(thread) != cell) {
                 leaks.add("thread '" + thread.getName() + "' (waiting for its next task) has " + describe(cell.get())
                         + " bound");
@@ -118,18 +131,19 @@ public final class LeakCheck {
                         "fenced-leak-check-summary"));
     }
 
-    private static String describe(long value) {
+    /** What a cell's value means (the driver's encoding: a lost lease's cell holds its token negated). */
+    static String describe(long value) {
         if (value > 0) {
             return "lease token " + value;
         }
-        if (value == TokenCells.UNFENCED) {
+        if (value == UNFENCED) {
             return "an unfenced section's marker";
         }
         return "lost lease token " + -value + " (poisoned)";
     }
 
     /** The idle pooled threads with something bound, and what. */
-    private static Map<Thread, AtomicLong> idleBound() {
+    private static Map<Thread, AtomicLong> idleBound(ThreadLocal<AtomicLong> binding) {
         Map<Thread, AtomicLong> bound = new IdentityHashMap<>();
         Thread self = Thread.currentThread();
         for (Map.Entry<Thread, StackTraceElement[]> t :
@@ -137,7 +151,7 @@ public final class LeakCheck {
             if (t.getKey() == self || !idle(t.getValue())) {
                 continue;
             }
-            AtomicLong cell = boundTo(t.getKey());
+            AtomicLong cell = boundTo(t.getKey(), binding);
             if (cell != null) {
                 bound.put(t.getKey(), cell);
             }
@@ -158,11 +172,10 @@ public final class LeakCheck {
     }
 
     /** What {@code thread} has bound, read from its thread-local map without changing it. */
-    private static @Nullable AtomicLong boundTo(Thread thread) {
+    private static @Nullable AtomicLong boundTo(Thread thread, ThreadLocal<AtomicLong> current) {
         if (FIELDS == null) {
             throw new IllegalStateException(UNREADABLE);
         }
-        ThreadLocal<AtomicLong> current = ContextAccess.threadLocal();
         try {
             Object map = FIELDS[0].get(thread);
             if (map == null) {
