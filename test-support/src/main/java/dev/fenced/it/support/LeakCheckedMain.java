@@ -1,6 +1,7 @@
 package dev.fenced.it.support;
 
-import dev.fenced.internal.context.LeakCheck;
+import dev.fenced.internal.context.ContextAccess;
+import dev.fenced.it.leak.LeakCheck;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
@@ -21,7 +22,7 @@ public final class LeakCheckedMain {
 
     public static void main(String[] args) throws Throwable {
         String mainClass = args[0];
-        LeakCheck check = LeakCheck.begin();
+        LeakCheck check = LeakCheck.begin(ContextAccess.threadLocal());
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
