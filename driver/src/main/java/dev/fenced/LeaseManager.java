@@ -84,7 +84,7 @@ public final class LeaseManager implements AutoCloseable {
                         ? b.store
                         : PostgresLeaseStore.create(
                                 Objects.requireNonNull(b.dataSource), b.table.toString(), b.createTable, b.tokenDomain),
-                b.holder,
+                Objects.requireNonNull(b.holder, "build() names a holder"),
                 b.renew ? (b.renewalInterval == null ? 0 : b.renewalInterval.toNanos()) : NEVER_RENEW_NANOS,
                 b.clockDrift,
                 b.storeTimeout.toNanos(),
@@ -258,7 +258,8 @@ public final class LeaseManager implements AutoCloseable {
         private @Nullable String holder;
         private @Nullable Duration renewalInterval;
         private boolean renew = true;
-        private LeaseTableName table = LeaseTableName.parse(FencedProperty.LEASE_TABLE.defaultValue());
+        private LeaseTableName table =
+                LeaseTableName.parse(Objects.requireNonNull(FencedProperty.LEASE_TABLE.defaultValue()));
         private boolean createTable = Boolean.parseBoolean(FencedProperty.LEASE_CREATE_TABLE.defaultValue());
         private String tokenDomain = Fencing.FENCED_DOMAIN;
         private double clockDrift = DEFAULT_CLOCK_DRIFT;

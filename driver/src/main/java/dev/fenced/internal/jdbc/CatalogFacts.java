@@ -7,6 +7,7 @@ import dev.fenced.internal.sql.FencingTargets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The driver's own catalog reads, for tools that report on the catalog rather than connect through it (the
@@ -21,7 +22,8 @@ public final class CatalogFacts {
      * The token domain the database records for {@code r} in {@code registry} ({@code fenced.tokenDomains.table}),
      * or null when none is recorded yet. Read only: {@code check} never claims a domain.
      */
-    public static String recordedTokenDomain(Connection c, TableName registry, Relation r) throws SQLException {
+    public static @Nullable String recordedTokenDomain(Connection c, TableName registry, Relation r)
+            throws SQLException {
         return TokenDomainRegistry.recorded(c, registry, r.schema(), r.name());
     }
 
@@ -31,7 +33,7 @@ public final class CatalogFacts {
     }
 
     /** The type of a column ({@code format_type}), or null when the relation has no such column. */
-    public static String columnType(Connection c, long oid, String column) throws SQLException {
+    public static @Nullable String columnType(Connection c, long oid, String column) throws SQLException {
         return CatalogInspector.columnType(c, oid, column);
     }
 

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the catalog once per configuration and database, at first connect: every registered table must
@@ -222,16 +223,12 @@ final class CatalogInspector {
         void kin(Connection c, ProtectedTable derived, ProtectedTable root, long oid, String display)
                 throws SQLException {
             TableShape rootShape = shapes.get(root.name());
-            boolean tombstoned = rootShape != null && rootShape.tombstoned();
-            put(
-                    derived.name(),
-                    new TableShape(
-                            TableShapes.liveColumns(c, oid),
-                            rootShape == null ? List.of() : rootShape.primaryKey(),
-                            tombstoned ? rootShape.tombstoneLabel() : null));
-            if (tombstoned) {
-                guarded.add(new TombstoneSchema.Guarded(
-                        oid, display, rootShape.tombstoneLabel(), derived.column(), rootShape.primaryKey()));
+            List<String> key = rootShape == null ? List.of() : rootShape.primaryKey();
+            // tombstoned() is a label and a key: the label is null exactly when the root has no tombstones
+            String label = rootShape != null && rootShape.tombstoned() ? rootShape.tombstoneLabel() : null;
+            put(derived.name(), new TableShape(TableShapes.liveColumns(c, oid), key, label));
+            if (label != null) {
+                guarded.add(new TombstoneSchema.Guarded(oid, display, label, derived.column(), key));
             }
         }
 
@@ -302,7 +299,8 @@ final class CatalogInspector {
         }
     }
 
-    static String columnType(Connection c, long oid, String column) throws SQLException {
+    /** The column's type as PostgreSQL spells it, or null when the relation has no such live column. */
+    static @Nullable String columnType(Connection c, long oid, String column) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.format_type(a.atttypid, NULL)"
                 + " FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) ? AND a.attname"
                 + " OPERATOR(pg_catalog.=) ? AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped")) {

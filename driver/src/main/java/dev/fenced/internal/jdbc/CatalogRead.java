@@ -5,6 +5,7 @@ import dev.fenced.internal.config.MissingTablePolicy;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.TableName;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one {@link CatalogInspector#inspect catalog read} goes: made only by the factories, one per kind of caller,
@@ -26,9 +27,9 @@ record CatalogRead(
         List<ProtectedTable> tables,
         boolean lenient,
         boolean failOnMissing,
-        TableName tombstones,
+        @Nullable TableName tombstones,
         boolean createTombstones,
-        TableName domainRegistry) {
+        @Nullable TableName domainRegistry) {
 
     /**
      * The driver's read at first connect ({@code afterDdl} false: strict) and again after DDL or periodically

@@ -8,6 +8,7 @@ import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.SettingChanges;
 import java.sql.Connection;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.core.BaseConnection;
 
@@ -26,16 +27,16 @@ public final class ConformingStrings {
 
     private static final System.Logger LOG = Logs.get("dev.fenced.jdbc");
 
-    private final PGConnection pg;
+    private final @Nullable PGConnection pg; // null: not a pgjdbc connection
     /**
      * pgjdbc's own flag, set from the same ParameterStatus report (and what pgjdbc lexes by): a field read on each
      * protected write, where {@link PGConnection#getParameterStatus} is a case-insensitive tree lookup.
      */
-    private final BaseConnection base;
+    private final @Nullable BaseConnection base;
     /** Whether any protected table is in enforce mode: observe mode logs and never refuses. */
     private final boolean enforcing;
 
-    private ConformingStrings(PGConnection pg, BaseConnection base, boolean enforcing) {
+    private ConformingStrings(@Nullable PGConnection pg, @Nullable BaseConnection base, boolean enforcing) {
         this.pg = pg;
         this.base = base;
         this.enforcing = enforcing;
@@ -80,7 +81,7 @@ public final class ConformingStrings {
      * The refusal, in enforce mode, of a text that would turn the setting off, or null; {@code plan} is the text's
      * plan (null or pass-through when it names no protected table). The driver and {@code fenced audit} both ask here.
      */
-    public static UnsupportedStatementException turnsOff(String sql, RewritePlan plan) {
+    public static @Nullable UnsupportedStatementException turnsOff(@Nullable String sql, @Nullable RewritePlan plan) {
         String change = sql == null ? null : SettingChanges.turnsOff(sql, SETTING);
         if (change == null) {
             return null;
@@ -94,7 +95,7 @@ public final class ConformingStrings {
      * Before {@code plan} runs: refuses a text that would turn the setting off, and a protected write (fenced,
      * or refused and about to be let through) while it is off.
      */
-    void check(String sql, RewritePlan plan) throws UnsupportedStatementException {
+    void check(@Nullable String sql, RewritePlan plan) throws UnsupportedStatementException {
         if (!enforcing) {
             return;
         }

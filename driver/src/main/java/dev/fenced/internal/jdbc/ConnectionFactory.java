@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.SQLException;
 import java.util.Properties;
+import org.jspecify.annotations.Nullable;
 
 /** Opens a fenced connection: configuration, delegate driver, catalog check, wrapper. */
 public final class ConnectionFactory {
@@ -64,7 +65,11 @@ public final class ConnectionFactory {
      * {@link FencedRuntime#listenForDdl}). Closes {@code raw} on failure.
      */
     static Connection wrap(
-            Connection raw, FencedConfig config, String databaseKey, Runtimes runtimes, DdlListener.Opener listener)
+            Connection raw,
+            FencedConfig config,
+            String databaseKey,
+            Runtimes runtimes,
+            DdlListener.@Nullable Opener listener)
             throws SQLException {
         try {
             FencedRuntime runtime = runtimes.forDatabase(databaseKey, config, raw, listener);
@@ -96,7 +101,7 @@ public final class ConnectionFactory {
     }
 
     /** The URL with its passwords and other secrets masked, for messages. */
-    public static String masked(String url) {
+    public static @Nullable String masked(@Nullable String url) {
         return Secrets.mask(url);
     }
 
@@ -115,7 +120,7 @@ public final class ConnectionFactory {
     }
 
     /** The runtimes of a pool fenced in place ({@link #wrapping}), or of whatever unwraps to one; else null. */
-    public static Runtimes runtimesOf(javax.sql.DataSource dataSource) throws SQLException {
+    public static @Nullable Runtimes runtimesOf(javax.sql.DataSource dataSource) throws SQLException {
         return dataSource.isWrapperFor(WrappingDataSource.class)
                 ? dataSource.unwrap(WrappingDataSource.class).runtimes()
                 : null;

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -54,7 +55,7 @@ final class DdlListener implements Runnable {
 
     @Override
     public void run() {
-        Connection c = null;
+        @Nullable Connection c = null;
         long pause = 1_000;
         try {
             while (runtime.get() != null) {
@@ -119,7 +120,7 @@ final class DdlListener implements Runnable {
                 e.getMessage());
     }
 
-    private static void close(Connection c) {
+    private static void close(@Nullable Connection c) {
         if (c == null) {
             return;
         }

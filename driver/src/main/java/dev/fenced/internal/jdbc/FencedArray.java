@@ -4,6 +4,7 @@ import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An array whose result sets lead back to the fenced connection: pgjdbc builds an array's result set on
@@ -19,7 +20,7 @@ final class FencedArray implements Array {
         this.connection = connection;
     }
 
-    private ResultSet wrap(ResultSet rs) throws SQLException {
+    private @Nullable ResultSet wrap(@Nullable ResultSet rs) throws SQLException {
         return JdbcSurface.resultSet(rs, connection, null);
     }
 
@@ -54,22 +55,22 @@ final class FencedArray implements Array {
     }
 
     @Override
-    public ResultSet getResultSet() throws SQLException {
+    public @Nullable ResultSet getResultSet() throws SQLException {
         return wrap(array.getResultSet());
     }
 
     @Override
-    public ResultSet getResultSet(Map<String, Class<?>> map) throws SQLException {
+    public @Nullable ResultSet getResultSet(Map<String, Class<?>> map) throws SQLException {
         return wrap(array.getResultSet(map));
     }
 
     @Override
-    public ResultSet getResultSet(long index, int count) throws SQLException {
+    public @Nullable ResultSet getResultSet(long index, int count) throws SQLException {
         return wrap(array.getResultSet(index, count));
     }
 
     @Override
-    public ResultSet getResultSet(long index, int count, Map<String, Class<?>> map) throws SQLException {
+    public @Nullable ResultSet getResultSet(long index, int count, Map<String, Class<?>> map) throws SQLException {
         return wrap(array.getResultSet(index, count, map));
     }
 
@@ -79,12 +80,12 @@ final class FencedArray implements Array {
     }
 
     /** The raw array behind {@code x}, for binding it to a statement of the same connection (pgjdbc wants its own). */
-    static Array raw(Array x) {
+    static @Nullable Array raw(@Nullable Array x) {
         return x instanceof FencedArray f ? f.array : x;
     }
 
     /** Like {@link #raw(Array)} for {@code setObject}. */
-    static Object raw(Object x) {
+    static @Nullable Object raw(@Nullable Object x) {
         return x instanceof FencedArray f ? f.array : x;
     }
 

@@ -5,6 +5,7 @@ import java.sql.Array;
 import java.sql.CallableStatement;
 import java.sql.SQLException;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Calls run as written (a call that writes a protected table is refused when it is prepared; one fenced
@@ -17,57 +18,57 @@ public final class FencedCallableStatement extends DelegatingCallableStatement {
         super(owner, callable, plan, sql);
     }
 
-    private Object safe(Object value) throws SQLException {
+    private @Nullable Object safe(@Nullable Object value) throws SQLException {
         return JdbcSurface.value(value, owner, this);
     }
 
     @Override
-    public Object getObject(int index) throws SQLException {
+    public @Nullable Object getObject(int index) throws SQLException {
         return safe(callable.getObject(index));
     }
 
     @Override
-    public Object getObject(String name) throws SQLException {
+    public @Nullable Object getObject(String name) throws SQLException {
         return safe(callable.getObject(name));
     }
 
     @Override
-    public Object getObject(int index, Map<String, Class<?>> map) throws SQLException {
+    public @Nullable Object getObject(int index, Map<String, Class<?>> map) throws SQLException {
         return safe(callable.getObject(index, map));
     }
 
     @Override
-    public Object getObject(String name, Map<String, Class<?>> map) throws SQLException {
+    public @Nullable Object getObject(String name, Map<String, Class<?>> map) throws SQLException {
         return safe(callable.getObject(name, map));
     }
 
     @Override
-    public <T> T getObject(int index, Class<T> type) throws SQLException {
+    public <T> @Nullable T getObject(int index, Class<T> type) throws SQLException {
         return JdbcSurface.value(callable.getObject(index, type), type, owner, this);
     }
 
     @Override
-    public <T> T getObject(String name, Class<T> type) throws SQLException {
+    public <T> @Nullable T getObject(String name, Class<T> type) throws SQLException {
         return JdbcSurface.value(callable.getObject(name, type), type, owner, this);
     }
 
     @Override
-    public Array getArray(int index) throws SQLException {
+    public @Nullable Array getArray(int index) throws SQLException {
         return (Array) safe(callable.getArray(index));
     }
 
     @Override
-    public Array getArray(String name) throws SQLException {
+    public @Nullable Array getArray(String name) throws SQLException {
         return (Array) safe(callable.getArray(name));
     }
 
     @Override
-    public void setArray(int index, Array x) throws SQLException {
+    public void setArray(int index, @Nullable Array x) throws SQLException {
         super.setArray(index, FencedArray.raw(x));
     }
 
     @Override
-    public void setObject(String name, Object x) throws SQLException {
+    public void setObject(String name, @Nullable Object x) throws SQLException {
         super.setObject(name, FencedArray.raw(x));
     }
 }

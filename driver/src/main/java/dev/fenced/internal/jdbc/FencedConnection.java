@@ -11,6 +11,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A pgjdbc connection whose statements are fenced. Statements, prepared statements and metadata come
@@ -32,7 +33,7 @@ public final class FencedConnection extends DelegatingConnection {
     }
 
     /** Before every execution of {@code plan} ({@code sql} when it is new text): see {@link ConformingStrings}. */
-    void checkLexing(String sql, RewritePlan plan) throws SQLException {
+    void checkLexing(@Nullable String sql, RewritePlan plan) throws SQLException {
         conformingStrings.check(sql, plan);
     }
 
@@ -97,7 +98,7 @@ public final class FencedConnection extends DelegatingConnection {
     }
 
     /** Refuses an updatable result set's own row write over a protected table (see {@link FencedResultSet}). */
-    void checkRowWrite(String query, String operation) throws SQLException {
+    void checkRowWrite(@Nullable String query, String operation) throws SQLException {
         readAtTransactionEnd |= runtime.checkRowWrite(query, operation, connection);
     }
 

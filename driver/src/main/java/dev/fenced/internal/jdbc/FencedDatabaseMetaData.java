@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /** Metadata whose connection is the fenced one; its result sets report no statement, as JDBC allows. */
 public final class FencedDatabaseMetaData extends DelegatingDatabaseMetaData {
@@ -21,7 +22,7 @@ public final class FencedDatabaseMetaData extends DelegatingDatabaseMetaData {
     }
 
     @Override
-    protected ResultSet wrap(ResultSet resultSet) {
+    protected @Nullable ResultSet wrap(@Nullable ResultSet resultSet) {
         return FencedResultSet.wrap(resultSet, null, owner, null);
     }
 

@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A prepared statement for a fenced plan: the SQL sent has token parameters beside the user's, so the
@@ -47,7 +48,7 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     }
 
     @Override
-    protected int[] positions(int index) throws SQLException {
+    protected int @Nullable [] positions(int index) throws SQLException {
         if (!(plan instanceof RewritePlan.Fenced fenced)) {
             return null;
         }
@@ -166,11 +167,11 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
 
     @Override
     public ResultSet executeQuery() throws SQLException {
-        return FencedResultSet.wrap(run(prepared::executeQuery), this, owner, sql);
+        return FencedResultSet.of(run(prepared::executeQuery), this, owner, sql);
     }
 
     @Override
-    public ResultSet getResultSet() throws SQLException {
+    public @Nullable ResultSet getResultSet() throws SQLException {
         return FencedResultSet.wrap(prepared.getResultSet(), this, owner, sql);
     }
 
@@ -211,17 +212,17 @@ public class FencedPreparedStatement extends DelegatingPreparedStatement {
     }
 
     @Override
-    public void setArray(int index, Array x) throws SQLException {
+    public void setArray(int index, @Nullable Array x) throws SQLException {
         super.setArray(index, FencedArray.raw(x));
     }
 
     @Override
-    public void setObject(int index, Object x) throws SQLException {
+    public void setObject(int index, @Nullable Object x) throws SQLException {
         super.setObject(index, FencedArray.raw(x));
     }
 
     @Override
-    public void setObject(int index, Object x, int targetSqlType) throws SQLException {
+    public void setObject(int index, @Nullable Object x, int targetSqlType) throws SQLException {
         super.setObject(index, FencedArray.raw(x), targetSqlType);
     }
 

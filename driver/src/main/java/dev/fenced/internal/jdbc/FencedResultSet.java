@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A result set whose {@code getStatement()} is the fenced statement that produced it (null for metadata),
@@ -14,68 +15,80 @@ import java.util.Map;
  */
 public final class FencedResultSet extends DelegatingResultSet {
 
-    private final Statement owner;
+    private final @Nullable Statement owner; // null for metadata's, an array's or a refcursor's without one
     private final FencedConnection connection;
     /** The SQL that produced the rows (null when fenced did not run it: metadata, arrays, refcursors). */
-    private final String query;
+    private final @Nullable String query;
 
-    private FencedResultSet(ResultSet resultSet, Statement owner, FencedConnection connection, String query) {
+    private FencedResultSet(
+            ResultSet resultSet, @Nullable Statement owner, FencedConnection connection, @Nullable String query) {
         super(resultSet);
         this.owner = owner;
         this.connection = connection;
         this.query = query;
     }
 
-    static ResultSet wrap(ResultSet resultSet, Statement owner, FencedConnection connection, String query) {
-        return resultSet == null ? null : new FencedResultSet(resultSet, owner, connection, query);
+    /** {@code resultSet} wrapped; null for null (a statement's {@code getResultSet} after an update count). */
+    static @Nullable ResultSet wrap(
+            @Nullable ResultSet resultSet,
+            @Nullable Statement owner,
+            FencedConnection connection,
+            @Nullable String query) {
+        return resultSet == null ? null : of(resultSet, owner, connection, query);
+    }
+
+    /** A query's result set wrapped (JDBC's {@code executeQuery} never returns null: pgjdbc throws instead). */
+    static ResultSet of(
+            ResultSet resultSet, @Nullable Statement owner, FencedConnection connection, @Nullable String query) {
+        return new FencedResultSet(resultSet, owner, connection, query);
     }
 
     @Override
-    public Statement getStatement() {
+    public @Nullable Statement getStatement() {
         return owner;
     }
 
-    private Object safe(Object value) throws SQLException {
+    private @Nullable Object safe(@Nullable Object value) throws SQLException {
         return JdbcSurface.value(value, connection, owner);
     }
 
     @Override
-    public Object getObject(int column) throws SQLException {
+    public @Nullable Object getObject(int column) throws SQLException {
         return safe(resultSet.getObject(column));
     }
 
     @Override
-    public Object getObject(String column) throws SQLException {
+    public @Nullable Object getObject(String column) throws SQLException {
         return safe(resultSet.getObject(column));
     }
 
     @Override
-    public Object getObject(int column, Map<String, Class<?>> map) throws SQLException {
+    public @Nullable Object getObject(int column, Map<String, Class<?>> map) throws SQLException {
         return safe(resultSet.getObject(column, map));
     }
 
     @Override
-    public Object getObject(String column, Map<String, Class<?>> map) throws SQLException {
+    public @Nullable Object getObject(String column, Map<String, Class<?>> map) throws SQLException {
         return safe(resultSet.getObject(column, map));
     }
 
     @Override
-    public <T> T getObject(int column, Class<T> type) throws SQLException {
+    public <T> @Nullable T getObject(int column, Class<T> type) throws SQLException {
         return JdbcSurface.value(resultSet.getObject(column, type), type, connection, owner);
     }
 
     @Override
-    public <T> T getObject(String column, Class<T> type) throws SQLException {
+    public <T> @Nullable T getObject(String column, Class<T> type) throws SQLException {
         return JdbcSurface.value(resultSet.getObject(column, type), type, connection, owner);
     }
 
     @Override
-    public Array getArray(int column) throws SQLException {
+    public @Nullable Array getArray(int column) throws SQLException {
         return (Array) safe(resultSet.getArray(column));
     }
 
     @Override
-    public Array getArray(String column) throws SQLException {
+    public @Nullable Array getArray(String column) throws SQLException {
         return (Array) safe(resultSet.getArray(column));
     }
 
@@ -98,12 +111,12 @@ public final class FencedResultSet extends DelegatingResultSet {
     }
 
     @Override
-    public void updateArray(int column, Array x) throws SQLException {
+    public void updateArray(int column, @Nullable Array x) throws SQLException {
         resultSet.updateArray(column, FencedArray.raw(x));
     }
 
     @Override
-    public void updateArray(String column, Array x) throws SQLException {
+    public void updateArray(String column, @Nullable Array x) throws SQLException {
         resultSet.updateArray(column, FencedArray.raw(x));
     }
 

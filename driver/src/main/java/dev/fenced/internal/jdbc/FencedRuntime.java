@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the connections of one configuration on one database share: the configuration, what the
@@ -56,7 +57,7 @@ public final class FencedRuntime {
      * The database this configuration writes ({@link DatabaseOrigin}), read at its first connect; null where the
      * server does not say.
      */
-    private final String databaseOrigin;
+    private final @Nullable String databaseOrigin;
     /** What the catalog said last, with the cache of plans made from it; replaced whole on refresh. */
     private volatile Snapshot snapshot;
 
@@ -68,10 +69,10 @@ public final class FencedRuntime {
      */
     private record Snapshot(
             FencingTargets targets,
-            RewriteCache cache,
+            @Nullable RewriteCache cache, // null: nothing is protected, every text passes through
             long readAtNanos,
             long generation,
-            Set<String> relations,
+            @Nullable Set<String> relations, // null: the catalog is not read (inactive, fenced.checkSchema=false)
             Set<String> vetted,
             Set<String> absent) {}
 
@@ -81,7 +82,7 @@ public final class FencedRuntime {
             Tracker tracker,
             Ticker ticker,
             boolean eventTrigger,
-            String databaseOrigin) {
+            @Nullable String databaseOrigin) {
         this.config = config;
         this.databaseOrigin = databaseOrigin;
         this.eventTrigger = eventTrigger;
@@ -93,9 +94,9 @@ public final class FencedRuntime {
     }
 
     /** What one read of the catalog found. */
-    private record Catalog(FencingTargets targets, Set<String> relations) {}
+    private record Catalog(FencingTargets targets, @Nullable Set<String> relations) {}
 
-    private Snapshot snapshot(Catalog catalog, long generation, Snapshot keep) {
+    private Snapshot snapshot(Catalog catalog, long generation, @Nullable Snapshot keep) {
         RewriteCache cache = keep != null
                 ? keep.cache()
                 : catalog.targets().isEmpty()
@@ -226,7 +227,7 @@ public final class FencedRuntime {
      * it is for a pool fenced in place ({@code opener} null), whose connections fenced does not open and must not
      * keep one of for ever (a pool of one would have none left).
      */
-    void listenForDdl(DdlListener.Opener opener, String where) {
+    void listenForDdl(DdlListener.@Nullable Opener opener, String where) {
         if (!eventTrigger) {
             return;
         }
@@ -289,12 +290,12 @@ public final class FencedRuntime {
     private Unseen checkUnseen(java.util.List<dev.fenced.internal.config.TableName> targets, Connection connection)
             throws SQLException {
         Set<String> relations = snapshot.relations();
+        if (relations == null) {
+            return Unseen.NONE; // the catalog is not read: nothing to compare with
+        }
         java.util.List<String> unseen = new java.util.ArrayList<>();
         java.util.List<String> known = new java.util.ArrayList<>();
         for (dev.fenced.internal.config.TableName t : targets) {
-            if (relations == null) {
-                continue;
-            }
             if (!relations.contains(t.name())) {
                 unseen.add(t.toString());
             } else {
@@ -322,7 +323,7 @@ public final class FencedRuntime {
         }
         boolean committed = connection.getAutoCommit();
         refresh(connection, committed);
-        relations = snapshot.relations();
+        relations = seen(snapshot);
         for (dev.fenced.internal.config.TableName t : targets) {
             String where = existing.get(t.toString());
             if (where != null && !relations.contains(where)) {
@@ -384,15 +385,8 @@ public final class FencedRuntime {
         return new FencedRuntime(config, catalog, tracker, ticker, eventTrigger, origin);
     }
 
-    /**
-     * True when a token of domain {@code fenced} drawn in database {@code tokenOrigin} may fence this database's rows:
-     * it was drawn here, or one side cannot say where it was drawn.
-     */
-    boolean acceptsOrigin(String tokenOrigin) {
-        return tokenOrigin == null || databaseOrigin == null || databaseOrigin.equals(tokenOrigin);
-    }
-
     /** The database this runtime writes, as {@link DatabaseOrigin} names it; null where the server does not say. */
+    @Nullable
     String databaseOrigin() {
         return databaseOrigin;
     }
@@ -402,12 +396,21 @@ public final class FencedRuntime {
         return tracker;
     }
 
+    @Nullable
     String leaseName(long token) {
         return LeaseRegistry.nameOf(token);
     }
 
     FencedConfig config() {
         return config;
+    }
+
+    /**
+     * The relation names {@code s} saw. Only a runtime that reads the catalog refreshes, and its snapshots all
+     * have them (they are null exactly when the configuration reads nothing: inactive, fenced.checkSchema=false).
+     */
+    private static Set<String> seen(Snapshot s) {
+        return java.util.Objects.requireNonNull(s.relations(), "a runtime that reads the catalog keeps what it saw");
     }
 
     /** The plan for {@code sql}. Cheap for statements that cannot touch a protected table. */
@@ -497,8 +500,9 @@ public final class FencedRuntime {
         boolean committed = connection.getAutoCommit();
         refresh(connection, committed);
         s = snapshot;
+        Set<String> seen = seen(s);
         for (String name : names) {
-            if (!s.relations().contains(name)) {
+            if (!seen.contains(name)) {
                 s.absent().add(name);
             }
         }
@@ -510,7 +514,8 @@ public final class FencedRuntime {
      * write itself and sends it on the raw connection, so it cannot carry the token. Refused when the query
      * that made the rows names a protected table or view (or is unknown).
      */
-    boolean checkRowWrite(String query, String operation, Connection connection) throws SQLException {
+    /** @param query the text that made the rows; null when fenced did not run it (metadata, arrays, refcursors) */
+    boolean checkRowWrite(@Nullable String query, String operation, Connection connection) throws SQLException {
         if (snapshot.targets().isEmpty()) {
             return false;
         }

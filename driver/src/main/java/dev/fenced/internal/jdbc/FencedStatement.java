@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A statement whose SQL texts are fenced as they are executed. With nothing to bind, the token is
@@ -25,21 +26,21 @@ public class FencedStatement extends DelegatingStatement {
 
     protected final FencedConnection owner;
     protected final FencedRuntime runtime;
-    private List<Batched> batched;
+    private @Nullable List<Batched> batched; // null: no fenced entry in the batch
     private boolean batchChangesSchema;
     /** The batch entry that changes the schema around a protected table, while a later entry could write. */
-    private String batchDdl;
+    private @Nullable String batchDdl;
     /** The texts of the current batch (addBatch(String)) and the catalog generation they were planned at. */
-    private List<String> batchTexts;
+    private @Nullable List<String> batchTexts;
 
     private long batchGeneration;
     /** The last text run, for the result sets it produced (an updatable one refuses row writes over it). */
-    private String lastSql;
+    private @Nullable String lastSql;
     /**
      * The first entry of the current batch that only an unfenced section may run (a refused text, or a protected
      * write added with a NULL token inside {@code Fencing.unfenced}): executeBatch refuses it outside one.
      */
-    private RewritePlan.Protected unfencedEntry;
+    private RewritePlan.@Nullable Protected unfencedEntry;
 
     /**
      * {@link #setEscapeProcessing}: pgjdbc translates JDBC escapes ({@code {fn abs(x)}}) only while it is on, and
@@ -48,7 +49,7 @@ public class FencedStatement extends DelegatingStatement {
     private boolean escapeProcessing = true;
 
     /** A fenced entry of the current batch: the lease cell it was added under, to re-check at execute. */
-    private record Batched(AtomicLong cell, RewritePlan.Fenced plan, long token) {}
+    private record Batched(@Nullable AtomicLong cell, RewritePlan.Fenced plan, long token) {}
 
     protected FencedStatement(FencedConnection owner, Statement statement) {
         super(statement);
@@ -72,7 +73,7 @@ public class FencedStatement extends DelegatingStatement {
         if (escapeProcessing || !(plan instanceof RewritePlan.Protected p) || sql.indexOf('{') < 0) {
             return;
         }
-        String translated;
+        @Nullable String translated;
         try {
             translated = org.postgresql.core.Parser.replaceProcessing(sql, true, true);
         } catch (SQLException e) {
@@ -143,7 +144,7 @@ public class FencedStatement extends DelegatingStatement {
 
     @Override
     public ResultSet executeQuery(String sql) throws SQLException {
-        return FencedResultSet.wrap(fenced(sql, statement::executeQuery), this, owner, sql);
+        return FencedResultSet.of(fenced(sql, statement::executeQuery), this, owner, sql);
     }
 
     @Override
@@ -322,7 +323,7 @@ public class FencedStatement extends DelegatingStatement {
      * only while the executing thread is still inside one: the section cannot be carried out in a batch.
      */
     private void checkUnfencedEntry() throws SQLException {
-        RewritePlan.Protected plan = unfencedEntry;
+        RewritePlan.@Nullable Protected plan = unfencedEntry;
         if (plan == null || plan.mode() != dev.fenced.FencingMode.ENFORCE || TokenResolver.inUnfencedSection()) {
             return;
         }
@@ -359,12 +360,12 @@ public class FencedStatement extends DelegatingStatement {
     }
 
     @Override
-    public ResultSet getResultSet() throws SQLException {
+    public @Nullable ResultSet getResultSet() throws SQLException {
         return FencedResultSet.wrap(statement.getResultSet(), this, owner, lastSql);
     }
 
     @Override
-    public ResultSet getGeneratedKeys() throws SQLException {
+    public @Nullable ResultSet getGeneratedKeys() throws SQLException {
         return FencedResultSet.wrap(statement.getGeneratedKeys(), this, owner, null);
     }
 

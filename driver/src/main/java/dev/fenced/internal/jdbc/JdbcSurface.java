@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Wrapper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one place that decides what a fenced JDBC object may hand out, so no path reaches pgjdbc's raw
@@ -31,7 +32,8 @@ final class JdbcSurface {
      * A value read from a result set or an OUT parameter, made safe: a refcursor's result set, an array,
      * anything else that can run SQL is wrapped; plain values are returned as they are.
      */
-    static Object value(Object value, FencedConnection connection, Statement owner) throws SQLException {
+    static @Nullable Object value(@Nullable Object value, FencedConnection connection, @Nullable Statement owner)
+            throws SQLException {
         if (value == null) {
             return null;
         }
@@ -64,7 +66,9 @@ final class JdbcSurface {
     }
 
     /** Like {@link #value} for a typed getter ({@code getObject(i, ResultSet.class)}, {@code getArray}). */
-    static <T> T value(T value, Class<T> type, FencedConnection connection, Statement owner) throws SQLException {
+    static <T> @Nullable T value(
+            @Nullable T value, Class<T> type, FencedConnection connection, @Nullable Statement owner)
+            throws SQLException {
         return type.cast(value(value, connection, owner));
     }
 
@@ -72,11 +76,12 @@ final class JdbcSurface {
      * A raw result set not made by a fenced statement (an array's, a refcursor's): its statement is wrapped
      * too, because pgjdbc's is a raw one on the same connection.
      */
-    static ResultSet resultSet(ResultSet rs, FencedConnection connection, Statement owner) throws SQLException {
+    static @Nullable ResultSet resultSet(@Nullable ResultSet rs, FencedConnection connection, @Nullable Statement owner)
+            throws SQLException {
         if (rs == null || rs instanceof FencedResultSet) {
             return rs;
         }
-        Statement statement = owner;
+        @Nullable Statement statement = owner;
         if (statement == null) {
             Statement raw = rs.getStatement();
             statement = raw == null ? null : new FencedStatement(connection, raw);
@@ -85,7 +90,8 @@ final class JdbcSurface {
     }
 
     /** {@code unwrap} for every fenced wrapper; {@code self} is the wrapper, {@code delegate} the pgjdbc object. */
-    static <T> T unwrap(Wrapper self, Wrapper delegate, Class<T> iface, FencedConnection connection, Statement owner)
+    static <T> T unwrap(
+            Wrapper self, Wrapper delegate, Class<T> iface, FencedConnection connection, @Nullable Statement owner)
             throws SQLException {
         if (iface.isInstance(self)) {
             return iface.cast(self);
@@ -140,8 +146,13 @@ final class JdbcSurface {
         return false;
     }
 
-    private static Object invoke(
-            Object proxy, Object raw, Method method, Object[] args, FencedConnection connection, Statement owner)
+    private static @Nullable Object invoke(
+            Object proxy,
+            Object raw,
+            Method method,
+            Object[] args,
+            FencedConnection connection,
+            @Nullable Statement owner)
             throws Throwable {
         switch (method.getName()) {
             case "equals":

@@ -185,7 +185,7 @@ public final class RoleCheck {
             });
             if (!without.isEmpty()) {
                 boolean cannotWrite =
-                        !has.get("SELECT") || (!has.get("INSERT") && !has.get("UPDATE") && !has.get("DELETE"));
+                        without.contains("SELECT") || without.containsAll(List.of("INSERT", "UPDATE", "DELETE"));
                 out.add(new Gap(
                         cannotWrite,
                         "it lacks " + String.join(", ", without) + " on " + t.display()
@@ -199,7 +199,7 @@ public final class RoleCheck {
             TableName tomb = TombstoneSchema.qualified(c, config.tombstoneTable(), FencedProperty.TOMBSTONE_TABLE);
             if (!exists(c, tomb.toString())) {
                 out.add(new Gap(
-                        !canCreateIn(c, tomb.schema()),
+                        !canCreateIn(c, TombstoneSchema.schemaOf(tomb)),
                         "the tombstone table " + tomb + " does not exist (the first connect creates it only with"
                                 + " CREATE on " + tomb.schema() + ")",
                         install));
@@ -226,7 +226,7 @@ public final class RoleCheck {
         TableName registry = TombstoneSchema.qualified(c, config.tokenDomainTable(), FencedProperty.TOKEN_DOMAIN_TABLE);
         if (!exists(c, registry.toString())) {
             out.add(new Gap(
-                    !canCreateIn(c, registry.schema()),
+                    !canCreateIn(c, TombstoneSchema.schemaOf(registry)),
                     "the token-domain registry " + registry + " does not exist (the first connect creates it only"
                             + " with CREATE on " + registry.schema() + ")",
                     install));

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The runtimes of one owner, one per database (and user) and configuration: a {@code FencedDataSource}'s, a
@@ -30,13 +31,13 @@ public final class Runtimes {
     private static final Runtimes DRIVER = new Runtimes(null, DRIVER_RUNTIMES, Ticker.system());
 
     /** The owner's tracker, which all its runtimes count in; null for the driver's: a tracker per runtime. */
-    private final Tracker tracker;
+    private final @Nullable Tracker tracker;
 
     private final Ticker ticker;
     /** Access order, bounded: guarded by itself. */
     private final Map<String, FencedRuntime> byId;
 
-    Runtimes(Tracker tracker, int capacity, Ticker ticker) {
+    Runtimes(@Nullable Tracker tracker, int capacity, Ticker ticker) {
         this.tracker = tracker;
         this.ticker = ticker;
         this.byId = new LinkedHashMap<>(16, 0.75f, true) {
@@ -63,7 +64,8 @@ public final class Runtimes {
      * remembered: the next connect checks again. {@code opener} opens a raw connection of the runtime's own for
      * the event trigger's notices (null when fenced may not open one: a pool fenced in place).
      */
-    FencedRuntime forDatabase(String key, FencedConfig config, Connection connection, DdlListener.Opener opener)
+    FencedRuntime forDatabase(
+            String key, FencedConfig config, Connection connection, DdlListener.@Nullable Opener opener)
             throws SQLException {
         String id = key + '\u0000' + config.fingerprint();
         FencedRuntime runtime;

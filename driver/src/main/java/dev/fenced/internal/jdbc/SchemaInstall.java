@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code install} does: creates, as the administrator who runs it, every object fenced needs, through the very
@@ -30,11 +31,11 @@ public final class SchemaInstall {
      * {@code ddlNotices} the event trigger's function (null without {@code --event-trigger}).
      */
     public record Installed(
-            TableName tombstones,
+            @Nullable TableName tombstones,
             TableName registry,
             LeaseTableName lease,
             List<String> grants,
-            TableName ddlNotices) {}
+            @Nullable TableName ddlNotices) {}
 
     private SchemaInstall() {}
 
@@ -45,7 +46,7 @@ public final class SchemaInstall {
      * the session is a superuser. The runtime's role needs no privilege for it (it reads the catalog, and LISTEN
      * needs none).
      */
-    public static Installed install(Connection c, FencedConfig config, String role, boolean eventTrigger)
+    public static Installed install(Connection c, FencedConfig config, @Nullable String role, boolean eventTrigger)
             throws SQLException {
         CatalogInspector.inspect(c, CatalogRead.forInstall(config));
         TableName tombstones = config.tombstoneTable() == null
@@ -62,8 +63,9 @@ public final class SchemaInstall {
         }
         TableName ddlNotices = null;
         if (eventTrigger) {
-            DdlNotices.install(c, registry.schema());
-            ddlNotices = new TableName(registry.schema(), DdlNotices.FUNCTION);
+            String schema = TombstoneSchema.schemaOf(registry);
+            DdlNotices.install(c, schema);
+            ddlNotices = new TableName(schema, DdlNotices.FUNCTION);
         }
         return new Installed(tombstones, registry, lease, grants, ddlNotices);
     }
@@ -77,7 +79,7 @@ public final class SchemaInstall {
      * check that the sequence is ahead of the table). The protected tables' own privileges are the application's,
      * granted by its DBA as before.
      */
-    static List<String> grants(TableName tombstones, TableName registry, LeaseTableName lease, String role) {
+    static List<String> grants(@Nullable TableName tombstones, TableName registry, LeaseTableName lease, String role) {
         String r = TableName.quote(role);
         Set<String> schemas = new LinkedHashSet<>();
         if (tombstones != null) {

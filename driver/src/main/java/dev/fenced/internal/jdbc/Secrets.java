@@ -1,6 +1,7 @@
 package dev.fenced.internal.jdbc;
 
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** Takes credentials out of URLs before they go into a message, a log line or a map key. */
 final class Secrets {
@@ -13,7 +14,8 @@ final class Secrets {
 
     private Secrets() {}
 
-    static String mask(String url) {
+    /** {@code url} with its secrets masked; null for null (a URL not given). */
+    static @Nullable String mask(@Nullable String url) {
         if (url == null) {
             return null;
         }

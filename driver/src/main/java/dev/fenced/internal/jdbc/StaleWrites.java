@@ -7,6 +7,7 @@ import dev.fenced.internal.metrics.Tracker;
 import dev.fenced.internal.pg.PgStates;
 import dev.fenced.internal.sql.StaleMarker;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Recognises the error a fenced statement's guard raises when a row holds a newer token
@@ -102,7 +103,7 @@ final class StaleWrites {
     }
 
     /** The guard's own marker in a message ({@link StaleMarker}: this runtime's nonce, exactly). */
-    private static StaleTokenException guardStale(String message, long token, SQLException cause) {
+    private static @Nullable StaleTokenException guardStale(String message, long token, SQLException cause) {
         StaleMarker.Found found = StaleMarker.find(message);
         if (found == null) {
             return null;
@@ -114,7 +115,7 @@ final class StaleWrites {
      * Finds {@code fenced-tombstone:<digits>:<table>} (to the end of the line) in a message of the tombstone
      * check's own SQLSTATE.
      */
-    private static StaleTokenException tombstoneStale(String message, long token, SQLException cause) {
+    private static @Nullable StaleTokenException tombstoneStale(String message, long token, SQLException cause) {
         for (int at = message.indexOf(TOMBSTONE_MARKER); at >= 0; at = message.indexOf(TOMBSTONE_MARKER, at + 1)) {
             int from = at + TOMBSTONE_MARKER.length();
             int colon = from;
@@ -131,7 +132,7 @@ final class StaleWrites {
         return null;
     }
 
-    private static Throwable next(Throwable t) {
+    private static @Nullable Throwable next(Throwable t) {
         if (t instanceof SQLException s && s.getNextException() != null && s.getNextException() != t) {
             return s.getNextException();
         }

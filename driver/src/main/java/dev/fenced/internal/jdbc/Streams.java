@@ -7,13 +7,14 @@ import java.io.InputStream;
 import java.io.Reader;
 import java.io.StringReader;
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /** Buffers a stream parameter that must be bound at several positions (a fenced DELETE's WHERE). */
 public final class Streams {
 
     private Streams() {}
 
-    public static byte[] bytes(InputStream in) throws SQLException {
+    public static byte @Nullable [] bytes(@Nullable InputStream in) throws SQLException {
         if (in == null) {
             return null;
         }
@@ -25,7 +26,7 @@ public final class Streams {
         }
     }
 
-    public static String chars(Reader in) throws SQLException {
+    public static @Nullable String chars(@Nullable Reader in) throws SQLException {
         if (in == null) {
             return null;
         }
@@ -42,11 +43,11 @@ public final class Streams {
         return b.toString();
     }
 
-    public static InputStream replay(byte[] bytes) {
+    public static @Nullable InputStream replay(byte @Nullable [] bytes) {
         return bytes == null ? null : new ByteArrayInputStream(bytes);
     }
 
-    public static Reader replay(String chars) {
+    public static @Nullable Reader replay(@Nullable String chars) {
         return chars == null ? null : new StringReader(chars);
     }
 }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The database's record of each protected table's token domain: one row per relation, written by the first
@@ -33,7 +34,16 @@ final class TokenDomainRegistry {
         }
     }
 
+    /** A relation as the registry keys it: its schema and name. */
+    private record Name(String schema, String name) {}
+
     private TokenDomainRegistry() {}
+
+    private static List<Name> names(List<Claim> claims) {
+        return claims.stream()
+                .map(claim -> new Name(claim.schema(), claim.name()))
+                .toList();
+    }
 
     static String createTable(TableName registry) {
         return "CREATE TABLE IF NOT EXISTS " + registry
@@ -64,7 +74,7 @@ final class TokenDomainRegistry {
                     }
                 }
             }
-            recorded = read(c, registry, claims);
+            recorded = read(c, registry, names(claims));
             List<Claim> missing = new ArrayList<>();
             for (Claim claim : claims) {
                 if (!recorded.containsKey(key(claim.schema(), claim.name()))) {
@@ -73,7 +83,7 @@ final class TokenDomainRegistry {
             }
             if (!missing.isEmpty()) {
                 SchemaWrites.run(c, conn -> insert(conn, registry, missing));
-                recorded = read(c, registry, claims);
+                recorded = read(c, registry, names(claims));
             }
         } catch (SQLException e) {
             throw new FencingException(
@@ -109,11 +119,11 @@ final class TokenDomainRegistry {
     }
 
     /** The domain the database records for one relation, or null (not recorded, or no registry yet). */
-    static String recorded(Connection c, TableName registry, String schema, String name) throws SQLException {
+    static @Nullable String recorded(Connection c, TableName registry, String schema, String name) throws SQLException {
         if (!exists(c, registry)) {
             return null;
         }
-        return read(c, registry, List.of(new Claim(schema, name, null, null))).get(key(schema, name));
+        return read(c, registry, List.of(new Name(schema, name))).get(key(schema, name));
     }
 
     private static String key(String schema, String name) {
@@ -129,13 +139,13 @@ final class TokenDomainRegistry {
         }
     }
 
-    private static Map<String, String> read(Connection c, TableName registry, List<Claim> claims) throws SQLException {
+    private static Map<String, String> read(Connection c, TableName registry, List<Name> names) throws SQLException {
         Map<String, String> out = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT r.relation_schema, r.relation_name, r.token_domain FROM "
                 + registry + " r WHERE EXISTS (SELECT 1 FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
                 + " pg_catalog.unnest(?::pg_catalog.text[])) AS c(s, n) WHERE r.relation_schema"
                 + " OPERATOR(pg_catalog.=) c.s AND r.relation_name OPERATOR(pg_catalog.=) c.n)")) {
-            bindNames(c, ps, claims);
+            bindNames(c, ps, names);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     out.put(key(rs.getString(1), rs.getString(2)), rs.getString(3));
@@ -151,7 +161,7 @@ final class TokenDomainRegistry {
                 + " SELECT s, n, d FROM ROWS FROM (pg_catalog.unnest(?::pg_catalog.text[]),"
                 + " pg_catalog.unnest(?::pg_catalog.text[]), pg_catalog.unnest(?::pg_catalog.text[])) AS c(s, n, d)"
                 + " ON CONFLICT DO NOTHING")) {
-            bindNames(c, ps, claims);
+            bindNames(c, ps, names(claims));
             Array domains =
                     c.createArrayOf("text", claims.stream().map(Claim::domain).toArray());
             ps.setArray(3, domains);
@@ -159,9 +169,8 @@ final class TokenDomainRegistry {
         }
     }
 
-    private static void bindNames(Connection c, PreparedStatement ps, List<Claim> claims) throws SQLException {
-        ps.setArray(
-                1, c.createArrayOf("text", claims.stream().map(Claim::schema).toArray()));
-        ps.setArray(2, c.createArrayOf("text", claims.stream().map(Claim::name).toArray()));
+    private static void bindNames(Connection c, PreparedStatement ps, List<Name> names) throws SQLException {
+        ps.setArray(1, c.createArrayOf("text", names.stream().map(Name::schema).toArray()));
+        ps.setArray(2, c.createArrayOf("text", names.stream().map(Name::name).toArray()));
     }
 }

@@ -12,6 +12,7 @@ import dev.fenced.internal.metrics.Counter;
 import dev.fenced.internal.sql.RewritePlan;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the calling thread's token at execute time and decides what a fenced statement carries: the
@@ -74,13 +75,14 @@ final class TokenResolver {
                     runtime);
         }
         // each database has its own counter of domain fenced: a lease table's token fences its own database only
+        // it was drawn here, or one side cannot say where it was drawn (a store of the SPI, a server that does not)
         String origin = TokenCells.originOf(cell);
-        if (runtime.acceptsOrigin(origin)) {
+        String here = runtime.databaseOrigin();
+        if (origin == null || here == null || here.equals(origin)) {
             return token;
         }
         return refused(
-                TokenDomainException.drawnInAnotherDatabase(
-                        plan.table(), tableDomain, origin, runtime.databaseOrigin()),
+                TokenDomainException.drawnInAnotherDatabase(plan.table(), tableDomain, origin, here),
                 "its token of domain '" + tokenDomain + "' was drawn by the lease table of another database (" + origin
                         + ")",
                 plan,
@@ -115,11 +117,12 @@ final class TokenResolver {
     }
 
     /** The cell bound now, to re-check at executeBatch that its lease still holds. */
-    static AtomicLong currentCell() {
+    static @Nullable AtomicLong currentCell() {
         return ContextAccess.current();
     }
 
-    static void checkStillHeld(AtomicLong cell, RewritePlan.Fenced plan, FencedRuntime runtime) throws SQLException {
+    static void checkStillHeld(@Nullable AtomicLong cell, RewritePlan.Fenced plan, FencedRuntime runtime)
+            throws SQLException {
         if (cell != null && valueForWrite(cell) < 0 && plan.mode() == FencingMode.ENFORCE) {
             runtime.tracker().increment(Counter.LOST_LEASE_WRITES_REFUSED);
             throw new LeaseLostException(runtime.leaseName(-cell.get()), -cell.get());

@@ -13,6 +13,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The database side of tombstones (semantics 9): the table deletes record into, and the check every insert
@@ -71,6 +73,11 @@ final class TombstoneSchema {
             return table;
         }
         return new TableName(SearchPath.schemaOf(c, table.name(), setting.key()), table.name());
+    }
+
+    /** The schema of a name {@link #qualified} returned, which always names one. */
+    static String schemaOf(TableName qualified) {
+        return Objects.requireNonNull(qualified.schema(), "qualified() names the schema");
     }
 
     static String createTable(TableName table) {
@@ -348,7 +355,7 @@ final class TombstoneSchema {
      * The body of the function as stored, or null when there is none or it runs without the fixed search_path (one
      * an older fenced created, or one replaced behind fenced's back): then it is created again.
      */
-    private static String storedBody(Connection c, TableName function, String arguments) throws SQLException {
+    private static @Nullable String storedBody(Connection c, TableName function, String arguments) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("SELECT p.prosrc FROM pg_catalog.pg_proc p"
                 + " WHERE p.oid OPERATOR(pg_catalog.=) pg_catalog.to_regprocedure(?) AND ? OPERATOR(pg_catalog.=) ANY"
                 + " (p.proconfig)")) {

@@ -4,4 +4,7 @@
  * <p><b>Internal to fenced.</b> Not for applications: anything here may change or go away in any release. The
  * supported API is {@link dev.fenced}; fenced's own modules may use this package.
  */
+@NullMarked
 package dev.fenced.internal.jdbc;
+
+import org.jspecify.annotations.NullMarked;

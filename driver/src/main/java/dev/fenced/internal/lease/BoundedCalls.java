@@ -5,6 +5,7 @@ import dev.fenced.internal.context.FencedThreads;
 import dev.fenced.internal.pg.PgStates;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -13,6 +14,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Calls to a lease store, each bounded by a time budget whatever the store does (a client that never answers, a
@@ -51,7 +53,7 @@ final class BoundedCalls {
 
     private final String store;
     private final String threadName;
-    private final NotBegun notBegun;
+    private final @Nullable NotBegun notBegun;
     private final ThreadPoolExecutor workers;
     private final AtomicInteger timeouts = new AtomicInteger();
 
@@ -59,7 +61,7 @@ final class BoundedCalls {
      * @param store how messages name the store (its token domain)
      * @param notBegun null for a store whose work has no stage before it reaches the store
      */
-    BoundedCalls(FencedThreads threads, String threadName, String store, NotBegun notBegun) {
+    BoundedCalls(FencedThreads threads, String threadName, String store, @Nullable NotBegun notBegun) {
         this.store = store;
         this.threadName = threadName;
         this.notBegun = notBegun;
@@ -130,7 +132,9 @@ final class BoundedCalls {
                     FencingException.SQLSTATE,
                     e);
         } catch (ExecutionException e) {
-            throw unwrapped(what, e.getCause());
+            // FutureTask wraps what the task threw, and a throw never throws null
+            throw unwrapped(
+                    what, Objects.requireNonNull(e.getCause(), "an ExecutionException carries the task's failure"));
         }
     }
 
@@ -161,7 +165,8 @@ final class BoundedCalls {
     final class Call {
         private final long graceNanos; // 0: cut short as soon as the caller gives up
         private final CountDownLatch done = new CountDownLatch(1);
-        private Runnable cut; // guarded by this: ends the work at once, from another thread (null: nothing begun)
+        // guarded by this: ends the work at once, from another thread (null: nothing begun)
+        private @Nullable Runnable cut;
         private boolean abandoned; // guarded by this: the caller has given up
         private boolean wasCut; // guarded by this: cut ran while the work had begun
 

@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A store of the SPI ({@link dev.fenced.spi.LeaseStore}) as the manager uses it: every call is a
@@ -37,12 +38,12 @@ final class BoundedStore implements StoreAccess {
     }
 
     @Override
-    public LeaseStore.Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
-            throws SQLException {
+    public LeaseStore.@Nullable Grant grant(
+            String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock) throws SQLException {
         long sentAt = sentClock.read();
         Duration ttl = Duration.ofMillis(ttlMillis);
         Duration timeout = Duration.ofNanos(budgetNanos);
-        dev.fenced.spi.LeaseStore.Grant g = call(
+        dev.fenced.spi.LeaseStore.@Nullable Grant g = call(
                 "grant lease '" + name + "'",
                 budgetNanos,
                 () -> checkedGrant(store.grant(name, holder, ttl, timeout)),
@@ -51,7 +52,7 @@ final class BoundedStore implements StoreAccess {
         return g == null ? null : new LeaseStore.Grant(g.token(), sentAt);
     }
 
-    private static dev.fenced.spi.LeaseStore.Grant checkedGrant(dev.fenced.spi.LeaseStore.Grant g) {
+    private static dev.fenced.spi.LeaseStore.@Nullable Grant checkedGrant(dev.fenced.spi.LeaseStore.@Nullable Grant g) {
         if (g != null && g.token() <= 0) {
             throw new IllegalStateException("the store granted token " + g.token() + ": tokens are positive");
         }
@@ -98,7 +99,7 @@ final class BoundedStore implements StoreAccess {
     }
 
     @Override
-    public LeaseStore.Holder describe(String name, long budgetNanos) throws SQLException {
+    public LeaseStore.@Nullable Holder describe(String name, long budgetNanos) throws SQLException {
         return call(
                         "describe lease '" + name + "'",
                         budgetNanos,
@@ -109,7 +110,7 @@ final class BoundedStore implements StoreAccess {
     }
 
     @Override
-    public String check(long budgetNanos) throws SQLException {
+    public @Nullable String check(long budgetNanos) throws SQLException {
         return call("check the lease store", budgetNanos, () -> store.check(Duration.ofNanos(budgetNanos)), null)
                 .orElse(null);
     }
@@ -137,7 +138,7 @@ final class BoundedStore implements StoreAccess {
         void arrived(T result) throws Exception;
     }
 
-    private <T> T call(String what, long budgetNanos, Callable<T> work, Late<T> late) throws SQLException {
+    private <T> T call(String what, long budgetNanos, Callable<T> work, @Nullable Late<T> late) throws SQLException {
         return calls.run(
                 what,
                 budgetNanos,

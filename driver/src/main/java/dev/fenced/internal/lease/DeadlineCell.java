@@ -4,6 +4,7 @@ import dev.fenced.Ticker;
 import dev.fenced.internal.context.TokenCell;
 import dev.fenced.internal.context.TokenDomains;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The token cell of a lease: the token while the lease holds, its negation once it is lost or released
@@ -20,7 +21,8 @@ public final class DeadlineCell extends TokenCell {
     private final transient Ticker ticker;
     private volatile long deadlineNanos;
 
-    DeadlineCell(String domain, long token, String origin, HeldLease lease, Ticker ticker, long deadlineNanos) {
+    DeadlineCell(
+            String domain, long token, @Nullable String origin, HeldLease lease, Ticker ticker, long deadlineNanos) {
         super(domain, token, origin);
         this.lease = lease;
         this.ticker = ticker;

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lease this process holds. It keeps its own deadline on the monotonic clock, counted from the moment
@@ -53,8 +54,8 @@ final class HeldLease implements Lease {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<CallbackDispatcher.Once<Lease>> callbacks = new CopyOnWriteArrayList<>();
     private volatile long renewAt;
-    private volatile String lostBecause;
-    private AtomicLong previousBinding; // touched only by the acquiring thread
+    private volatile @Nullable String lostBecause; // set just after the state turns LOST
+    private @Nullable AtomicLong previousBinding; // touched only by the acquiring thread
 
     /**
      * @param marginNanos the clock-drift margin: the local deadline is this much earlier than the ttl says

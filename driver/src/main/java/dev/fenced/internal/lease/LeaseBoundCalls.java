@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Internal, public only for the agent and the Spring starter, which both run methods under a lease: the one way a
@@ -46,7 +47,7 @@ public final class LeaseBoundCalls {
      * @throws IllegalStateException when the lease cannot be had (busy with {@code FAIL}, still busy after one ttl
      *                               with {@code WAIT}, or the store failed): the body must not run
      */
-    public AutoCloseable enter(
+    public @Nullable AutoCloseable enter(
             String name, Duration ttl, LeaseMethod.OnBusy onBusy, String method, Supplier<LeaseManager> leases) {
         Map<String, Lease> mine = held.get();
         Lease running = mine.get(name);
@@ -89,7 +90,7 @@ public final class LeaseBoundCalls {
     }
 
     /** The lease, or null when it is held elsewhere and the call is to be skipped. */
-    private static Lease acquire(
+    private static @Nullable Lease acquire(
             LeaseManager leases, String name, Duration ttl, LeaseMethod.OnBusy onBusy, String method)
             throws SQLException {
         switch (onBusy) {

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The working part of a {@link dev.fenced.LeaseManager}: grants, the renewer, the callback thread, and
@@ -164,9 +165,9 @@ public final class LeaseKeeper implements AutoCloseable {
      *
      * @return the lease, or null if another holder has it
      */
-    public Lease tryAcquire(String name, long ttlMillis, long budgetNanos) throws SQLException {
+    public @Nullable Lease tryAcquire(String name, long ttlMillis, long budgetNanos) throws SQLException {
         checkOpen();
-        LeaseStore.Grant grant = store.grant(name, holder, ttlMillis, budgetNanos, ticker);
+        LeaseStore.@Nullable Grant grant = store.grant(name, holder, ttlMillis, budgetNanos, ticker);
         if (grant == null) {
             return null;
         }
@@ -189,7 +190,7 @@ public final class LeaseKeeper implements AutoCloseable {
     }
 
     /** Who holds {@code name} now, for messages; null if unknown. */
-    public LeaseStore.Holder describe(String name, long budgetNanos) {
+    public LeaseStore.@Nullable Holder describe(String name, long budgetNanos) {
         try {
             return store.describe(name, budgetNanos);
         } catch (SQLException e) {

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which lease a token belongs to, so that a refused write can name the lease instead of only a number.
@@ -40,7 +41,7 @@ public final class LeaseRegistry {
      * Held leases win over ended ones; several leases with that token (from different stores) come back
      * as {@code a or b}.
      */
-    public static String nameOf(long token) {
+    public static @Nullable String nameOf(long token) {
         List<Entry> entries = BY_TOKEN.get(token);
         if (entries == null) {
             return null;
@@ -114,7 +115,7 @@ public final class LeaseRegistry {
         return BY_TOKEN.values().stream().mapToInt(List::size).sum();
     }
 
-    private static List<Entry> with(List<Entry> list, Entry entry) {
+    private static List<Entry> with(@Nullable List<Entry> list, Entry entry) {
         if (list == null) {
             return List.of(entry);
         }
@@ -123,7 +124,8 @@ public final class LeaseRegistry {
         return List.copyOf(out);
     }
 
-    private static List<Entry> without(List<Entry> list, Object lease) {
+    /** Null when none is left: the token's mapping is then removed. */
+    private static @Nullable List<Entry> without(List<Entry> list, Object lease) {
         List<Entry> out = new ArrayList<>(list.size());
         for (Entry e : list) {
             if (e.lease != lease) {

@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lease table and its token sequence. The DDL is the shipped resource {@value #RESOURCE}, the very
@@ -125,7 +126,7 @@ public final class LeaseSchema {
      * The checks {@link #ensure} makes, without creating anything: for health checks. Returns null when the store
      * is ready, or what is still to come ("created at the first grant"); throws what a grant would.
      */
-    static String check(Connection c, LeaseTableName table, boolean create) throws SQLException {
+    static @Nullable String check(Connection c, LeaseTableName table, boolean create) throws SQLException {
         State state = inspect(c, table);
         if (state.inRecovery) {
             throw StoreErrors.standby(c, "(health check)", null);

@@ -9,8 +9,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lease table's SQL. Every operation borrows a connection, runs one autocommit statement and gives
@@ -37,9 +39,9 @@ public final class LeaseStore implements StoreAccess {
      * The database whose sequence draws the tokens, read with the schema check at the first grant; stays null for a
      * named domain, which is meant to be written in several databases.
      */
-    private volatile String tokenOrigin;
+    private volatile @Nullable String tokenOrigin;
     /** The statements for the table with its schema, fixed at the store's first call; null before. */
-    private volatile Sql sql;
+    private volatile @Nullable Sql sql;
 
     private volatile boolean schemaChecked;
     /** Grants that timed out whose late answer is still to be settled, by lease name. */
@@ -160,7 +162,7 @@ public final class LeaseStore implements StoreAccess {
     }
 
     @Override
-    public String tokenOrigin() {
+    public @Nullable String tokenOrigin() {
         return tokenOrigin;
     }
 
@@ -187,15 +189,16 @@ public final class LeaseStore implements StoreAccess {
      * @return the grant, or null if someone else holds it
      */
     @Override
-    public Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
+    public @Nullable Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
             throws SQLException {
         long budget = awaitLateGrant(name, budgetNanos);
         java.util.concurrent.CompletableFuture<Void> settled = new java.util.concurrent.CompletableFuture<>();
-        StoreCalls.Late<Grant> late = new StoreCalls.Late<>() {
+        // "Busy" is an empty answer: the calls' type parameters are non-null, as NullAway reads them.
+        StoreCalls.Late<Optional<Grant>> late = new StoreCalls.Late<>() {
             @Override
-            public void arrived(Grant grant, Connection c) throws SQLException {
-                if (grant != null) {
-                    releaseLate(c, name, holder, grant.token());
+            public void arrived(Optional<Grant> grant, Connection c) throws SQLException {
+                if (grant.isPresent()) {
+                    releaseLate(c, name, holder, grant.get().token());
                 }
             }
 
@@ -205,7 +208,7 @@ public final class LeaseStore implements StoreAccess {
             }
         };
         try {
-            return calls.run(
+            Optional<Grant> granted = calls.run(
                     "grant lease '" + name + "'",
                     budget,
                     c -> {
@@ -221,19 +224,18 @@ public final class LeaseStore implements StoreAccess {
                                         // The holder's deadline counts from here: the database's now() can only be
                                         // later.
                                         long sentAt = sentClock.read();
-                                        Grant grant = null;
                                         try (ResultSet rs = ps.executeQuery()) {
-                                            if (rs.next()) {
-                                                grant = new Grant(rs.getLong(1), sentAt);
-                                            }
+                                            return rs.next()
+                                                    ? Optional.of(new Grant(rs.getLong(1), sentAt))
+                                                    : Optional.<Grant>empty();
                                         }
-                                        return grant;
                                     }
                                 },
                                 e -> StoreErrors.onGrant(c, set.table(), name, e),
                                 BUSY);
                     },
                     late);
+            return granted.orElse(null);
         } catch (SQLTimeoutException e) {
             // The grant may still commit on the server; its worker releases it when the answer comes. Until then
             // the next grant of the name waits for that (within its own budget) instead of finding it taken.
@@ -370,8 +372,8 @@ public final class LeaseStore implements StoreAccess {
 
     /** The row of lease {@code name}, or null if it was never granted. */
     @Override
-    public Holder describe(String name, long budgetNanos) throws SQLException {
-        return calls.run(
+    public @Nullable Holder describe(String name, long budgetNanos) throws SQLException {
+        Optional<Holder> row = calls.run(
                 "describe lease '" + name + "'",
                 budgetNanos,
                 c -> retrying(
@@ -381,14 +383,15 @@ public final class LeaseStore implements StoreAccess {
                                 ps.setString(1, name);
                                 try (ResultSet rs = ps.executeQuery()) {
                                     return rs.next()
-                                            ? new Holder(
-                                                    rs.getString(1), rs.getLong(2), rs.getString(3), rs.getBoolean(4))
-                                            : null;
+                                            ? Optional.of(new Holder(
+                                                    rs.getString(1), rs.getLong(2), rs.getString(3), rs.getBoolean(4)))
+                                            : Optional.<Holder>empty();
                                 }
                             }
                         },
                         e -> e,
                         null));
+        return row.orElse(null);
     }
 
     /**
@@ -396,8 +399,12 @@ public final class LeaseStore implements StoreAccess {
      * without creating anything; null when ready, else what is still to come. Throws what a grant would.
      */
     @Override
-    public String check(long budgetNanos) throws SQLException {
-        return calls.run("check the lease store", budgetNanos, c -> LeaseSchema.check(c, sql(c).table(), createTable));
+    public @Nullable String check(long budgetNanos) throws SQLException {
+        Optional<String> note = calls.run(
+                "check the lease store",
+                budgetNanos,
+                c -> Optional.ofNullable(LeaseSchema.check(c, sql(c).table(), createTable)));
+        return note.orElse(null);
     }
 
     /** How many store operations ran out of their time budget. */
@@ -433,7 +440,8 @@ public final class LeaseStore implements StoreAccess {
      * failed together do not collide again in lockstep; when every attempt failed that way, an operation with a
      * {@code contended} answer gives it (a grant: "busy", which is what the race means), any other throws.
      */
-    private static <T> T retrying(Connection c, Statement<T> statement, Explain explain, Contended<T> contended)
+    private static <T> T retrying(
+            Connection c, Statement<T> statement, Explain explain, @Nullable Contended<T> contended)
             throws SQLException {
         boolean auto = c.getAutoCommit();
         for (int attempt = 1; ; attempt++) {
@@ -465,7 +473,7 @@ public final class LeaseStore implements StoreAccess {
     }
 
     /** A grant that lost every race: someone else is taking the name, so it is busy. */
-    private static final Contended<Grant> BUSY = () -> null;
+    private static final Contended<Optional<Grant>> BUSY = Optional::empty;
 
     /**
      * Sleeps a random time up to {@code 2^attempt} ms (at most {@value #MAX_BACKOFF_MILLIS} ms): full jitter. The

@@ -3,6 +3,7 @@ package dev.fenced.internal.lease;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lease table's name as configured ({@code fenced_lease}, {@code locks.job_lease},
@@ -19,10 +20,10 @@ public final class LeaseTableName {
     /** PostgreSQL's NAMEDATALEN - 1. */
     private static final int MAX_IDENTIFIER_BYTES = 63;
 
-    private final String schema; // null when unqualified: the search_path decides, as for any table
+    private final @Nullable String schema; // null when unqualified: the search_path decides, as for any table
     private final String table;
 
-    private LeaseTableName(String schema, String table) {
+    private LeaseTableName(@Nullable String schema, String table) {
         this.schema = schema;
         this.table = table;
     }
@@ -127,7 +128,7 @@ public final class LeaseTableName {
     }
 
     /** The schema as written (folded), or null when the name is unqualified. */
-    public String schemaName() {
+    public @Nullable String schemaName() {
         return schema;
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps a manager's leases: renews all that are due with one statement, and loses each one the moment
@@ -58,7 +59,7 @@ final class Renewer {
     private final Tracker tracker;
     private final ScheduledThreadPoolExecutor timer;
     /** The round in flight, interrupted by {@link #stop()} (its statement is then given up). */
-    private volatile Future<?> round;
+    private volatile @Nullable Future<?> round;
 
     private final Map<Long, HeldLease> leases = new ConcurrentHashMap<>();
     private final AtomicBoolean inFlight = new AtomicBoolean();
@@ -167,10 +168,11 @@ final class Renewer {
         }
         if (!due.isEmpty() && inFlight.compareAndSet(false, true)) {
             try {
-                round = store.inBackground(() -> renew(due));
+                Future<?> started = store.inBackground(() -> renew(due));
+                round = started;
                 if (stopped) {
                     // stop() may have looked for a round before this one was there: no round outlives stop()
-                    round.cancel(true);
+                    started.cancel(true);
                 }
             } catch (RejectedExecutionException e) {
                 inFlight.set(false);
@@ -277,7 +279,9 @@ final class Renewer {
 
     /** The one planned tick; guarded by its own monitor. */
     private static final class Schedule {
-        ScheduledFuture<?> planned;
+        @Nullable
+        ScheduledFuture<?> planned; // null: no tick planned
+
         long plannedAt;
         long generation;
     }

@@ -3,6 +3,7 @@ package dev.fenced.internal.lease;
 import dev.fenced.Ticker;
 import java.sql.SQLException;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a lease manager asks of its store, every call bounded by the budget given: PostgreSQL's own
@@ -20,12 +21,12 @@ public interface StoreAccess {
      * named for sharing across databases. The driver refuses a token of domain {@code fenced} drawn in another
      * database than the one it writes.
      */
-    default String tokenOrigin() {
+    default @Nullable String tokenOrigin() {
         return null;
     }
 
     /** @return the grant, or null if someone else holds it */
-    LeaseStore.Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
+    LeaseStore.@Nullable Grant grant(String name, String holder, long ttlMillis, long budgetNanos, Ticker sentClock)
             throws SQLException;
 
     LeaseStore.Renewal renew(
@@ -41,9 +42,11 @@ public interface StoreAccess {
     boolean releaseHolding(String holder, String name, long token, long holdMillis, long budgetNanos)
             throws SQLException;
 
-    LeaseStore.Holder describe(String name, long budgetNanos) throws SQLException;
+    /** @return who holds it, or null if nobody does */
+    LeaseStore.@Nullable Holder describe(String name, long budgetNanos) throws SQLException;
 
     /** Null when ready, else a note on what comes at the first grant; throws what a grant would. */
+    @Nullable
     String check(long budgetNanos) throws SQLException;
 
     /** How many store operations ran out of their time budget. */

@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs every operation of the PostgreSQL lease store within a time budget the library sets, whatever the
@@ -76,7 +77,7 @@ final class StoreCalls {
      * comes, goes to {@code late} (a grant is released there). Only after that grace is the connection aborted.
      * The caller returns on time either way.
      */
-    <T> T run(String what, long budgetNanos, Work<T> work, Late<T> late) throws SQLException {
+    <T> T run(String what, long budgetNanos, Work<T> work, @Nullable Late<T> late) throws SQLException {
         return calls.run(what, budgetNanos, call -> onConnection(call, work, late), late != null);
     }
 
@@ -93,7 +94,7 @@ final class StoreCalls {
     }
 
     /** On the worker: borrows, works, gives back; the connection aborted if the caller gives up meanwhile. */
-    private <T> T onConnection(BoundedCalls.Call call, Work<T> work, Late<T> late) throws SQLException {
+    private <T> T onConnection(BoundedCalls.Call call, Work<T> work, @Nullable Late<T> late) throws SQLException {
         try {
             Connection c = dataSource.getConnection();
             if (!call.begin(() -> abortQuietly(c, aborts))) {

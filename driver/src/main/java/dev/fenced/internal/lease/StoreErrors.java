@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the lease store's refusals into errors that say what is wrong and what to do. Anything else
@@ -70,7 +71,7 @@ final class StoreErrors {
     }
 
     /** The refusal to grant from a standby; {@code cause} may be null when we learned it by asking. */
-    static FencingException standby(Connection c, String lease, SQLException cause) {
+    static FencingException standby(Connection c, String lease, @Nullable SQLException cause) {
         return new FencingException(
                 "fenced: refusing to grant lease '" + lease + "': the lease store " + where(c)
                         + " is a standby (pg_is_in_recovery() is true). Tokens must come from the primary: a token"
@@ -81,7 +82,7 @@ final class StoreErrors {
                 cause);
     }
 
-    static FencingException missing(LeaseTableName table, String lease, SQLException cause) {
+    static FencingException missing(LeaseTableName table, String lease, @Nullable SQLException cause) {
         return new FencingException(
                 "fenced: cannot grant lease '" + lease + "': the lease table " + table
                         + " or its sequence " + table.sequence()
@@ -93,7 +94,7 @@ final class StoreErrors {
     }
 
     /** Asks the server; null when even that fails (the connection is gone). */
-    private static Boolean inRecovery(Connection c) {
+    private static @Nullable Boolean inRecovery(Connection c) {
         try (Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_is_in_recovery()")) {
             rs.next();

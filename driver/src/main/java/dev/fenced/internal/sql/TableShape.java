@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the catalog said about one protected relation, for the rewrites that need more than its name.
@@ -13,7 +14,10 @@ import java.util.List;
  *                    name as the catalog spells it, so partitions, children and the parent share it); null when
  *                    the relation has no tombstones
  */
-public record TableShape(List<String> columns, List<String> primaryKey, String tombstoneLabel) {
+public record TableShape(
+        List<String> columns,
+        List<String> primaryKey,
+        @Nullable String tombstoneLabel) {
 
     public TableShape {
         columns = List.copyOf(columns);

@@ -70,6 +70,12 @@ final class JdbcDelegates {
                 + ". Do not edit by hand.");
         out.add("");
         out.add("/** Forwards every {@code " + spec.api().getSimpleName() + "} method to the wrapped object. */");
+        // Null-unmarked: a forwarder has the nullness of the java.sql method it forwards, which the JDK leaves
+        // unspecified (getObject, getString, getResultSet... return null by the JDBC spec). Marked, every one would
+        // claim a non-null return, and the hand-written subclasses could not declare the nulls they do return.
+        out.add(
+                "// java.sql leaves nullness unspecified, and so does a forwarder (getObject, getResultSet... return null)");
+        out.add("@org.jspecify.annotations.NullUnmarked");
         out.add("@SuppressWarnings({\"deprecation\", \"removal\"})");
         out.add("abstract class " + spec.className()
                 + (spec.superclass() != null ? " extends " + spec.superclass() : "") + " implements " + iface + " {");
@@ -112,7 +118,8 @@ final class JdbcDelegates {
                     "     * Where user parameter {@code index} is bound in the statement sent: null for the same index.");
             out.add("     * Fenced statements add token parameters and may repeat a user's, so indexes move.");
             out.add("     */");
-            out.add("    protected int[] positions(int index) throws java.sql.SQLException {");
+            out.add("    protected int @org.jspecify.annotations.Nullable [] positions(int index)"
+                    + " throws java.sql.SQLException {");
             out.add("        return null;");
             out.add("    }");
             out.add("");
