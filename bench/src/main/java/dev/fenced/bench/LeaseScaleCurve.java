@@ -39,7 +39,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * have a 2 h ttl, so nothing expires during a run and the holder's manager does not renew on its own.
  *
  * <pre>java -cp bench/target/fenced-bench.jar dev.fenced.bench.LeaseScaleCurve --store postgres|etcd
- *     [--held 1000,3000,10000,30000,100000] [--grants 200] [--rounds 3] [--fill-threads 4] [--jdbc-url URL]</pre>
+ *     [--held 1000,3000,10000,30000,100000] [--grants 200] [--rounds 3] [--fill-threads 4] [--jdbc-url URL]
+ *     [--token-index]</pre>
+ *
+ * {@code --token-index} (PostgreSQL): an index on the lease table's token column, not part of fenced's schema: what
+ * the grant's {@code max(token)} costs without one is the slope of the PostgreSQL grant curve.
  */
 public final class LeaseScaleCurve {
 
@@ -57,6 +61,7 @@ public final class LeaseScaleCurve {
         int rounds = 3;
         int fillThreads = 4;
         String jdbcUrl = null;
+        boolean tokenIndex = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--store" -> storeName = args[++i];
@@ -68,21 +73,23 @@ public final class LeaseScaleCurve {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--fill-threads" -> fillThreads = Integer.parseInt(args[++i]);
                 case "--jdbc-url" -> jdbcUrl = args[++i];
+                case "--token-index" -> tokenIndex = true;
                 default ->
                     throw new IllegalArgumentException("unknown option " + args[i]
                             + "; usage: --store postgres|etcd [--held 1000,...] [--grants N] [--rounds N]"
-                            + " [--fill-threads N] [--jdbc-url URL]");
+                            + " [--fill-threads N] [--jdbc-url URL] [--token-index]");
             }
         }
         if (jdbcUrl != null) {
             BenchEnv.useServer(jdbcUrl);
         }
-        try (Backend backend = storeName.equals("etcd") ? Backend.etcd() : Backend.postgres()) {
+        try (Backend backend = storeName.equals("etcd") ? Backend.etcd() : Backend.postgres(tokenIndex)) {
             System.out.printf(
                     Locale.ROOT,
-                    "lease store %s (%s); Java %s, %d CPUs; load average %s%n",
+                    "lease store %s (%s%s); Java %s, %d CPUs; load average %s%n",
                     storeName,
                     backend.description(),
+                    tokenIndex ? ", with an index on the lease table's token column" : "",
                     System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors(),
                     ProcessCpu.loadAverage());
@@ -103,6 +110,8 @@ public final class LeaseScaleCurve {
                 .withoutRenewal()
                 .storeTimeout(TIMEOUT)
                 .build();
+        grantor.tryAcquire("setup", TTL).orElseThrow().close(); // a PostgreSQL store creates its table here
+        backend.afterFirstGrant();
         List<LeaseStore.Held> held = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger next = new AtomicInteger();
         ExecutorService fill = Executors.newFixedThreadPool(fillThreads, r -> {
@@ -206,10 +215,18 @@ public final class LeaseScaleCurve {
 
         String description();
 
+        /** After the store's first grant (PostgreSQL's table exists then). */
+        default void afterFirstGrant() throws java.sql.SQLException {}
+
         @Override
         void close() throws java.io.IOException;
 
-        static Backend postgres() {
+        /**
+         * PostgreSQL; with {@code tokenIndex}, the lease table gets an index on its token column, which the grant's
+         * {@code max(token)} (the check that the sequence is ahead of every token granted) can then read instead of
+         * scanning the table: the experiment that shows where the grant's cost with many rows comes from.
+         */
+        static Backend postgres(boolean tokenIndex) {
             BenchEnv env = BenchEnv.get();
             LeaseStore store = PostgresLeaseStore.create(env.raw(), "bench_scale_lease", true);
             Optional<ProcessCpu> cpu = ProcessCpu.tree(env.postmasterPid().orElse(-1));
@@ -227,6 +244,16 @@ public final class LeaseScaleCurve {
                 @Override
                 public String description() {
                     return env.serverDescription() + ", HikariCP pool of " + BenchEnv.POOL_SIZE;
+                }
+
+                @Override
+                public void afterFirstGrant() throws java.sql.SQLException {
+                    if (tokenIndex) {
+                        try (java.sql.Connection c = env.raw().getConnection();
+                                java.sql.Statement s = c.createStatement()) {
+                            s.execute("CREATE INDEX bench_scale_lease_token ON bench_scale_lease (token)");
+                        }
+                    }
                 }
 
                 @Override
