@@ -40,7 +40,12 @@ import java.util.stream.IntStream;
  * path (each path keeps its own pool of HikariCP connections, one per thread).
  *
  * <pre>java -cp bench/target/fenced-bench.jar dev.fenced.bench.WriteScaleCurve [--tables 1,10,100,1000,2000]
- *     [--threads 1,2,4,8,16,32,64] [--rounds 5] [--round-ms 1000] [--warmup-ms 2000] [--jdbc-url URL]</pre>
+ *     [--threads 1,2,4,8,16,32,64] [--rounds 5] [--round-ms 1000] [--warmup-ms 2000] [--jdbc-url URL]
+ *     [--statement-cache N]</pre>
+ *
+ * {@code --statement-cache N} sets pgjdbc's {@code preparedStatementCacheQueries} (default 256 per connection) on
+ * every pool: past 256 distinct texts a connection no longer keeps them server-prepared, and each UPDATE is parsed
+ * and planned again by PostgreSQL, on every path.
  */
 public final class WriteScaleCurve {
 
@@ -59,6 +64,7 @@ public final class WriteScaleCurve {
         int roundMs = 1_000;
         int warmupMs = 2_000;
         String jdbcUrl = null;
+        int statementCache = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--tables" -> tables = ints(args[++i]);
@@ -67,10 +73,11 @@ public final class WriteScaleCurve {
                 case "--round-ms" -> roundMs = Integer.parseInt(args[++i]);
                 case "--warmup-ms" -> warmupMs = Integer.parseInt(args[++i]);
                 case "--jdbc-url" -> jdbcUrl = args[++i];
+                case "--statement-cache" -> statementCache = Integer.parseInt(args[++i]);
                 default ->
                     throw new IllegalArgumentException("unknown option " + args[i]
                             + "; usage: [--tables 1,10,...] [--threads 1,2,...] [--rounds N] [--round-ms MS]"
-                            + " [--warmup-ms MS] [--jdbc-url URL]");
+                            + " [--warmup-ms MS] [--jdbc-url URL] [--statement-cache N]");
             }
         }
         if (jdbcUrl != null) {
@@ -87,7 +94,10 @@ public final class WriteScaleCurve {
                 Runtime.getRuntime().availableProcessors(),
                 ProcessCpu.loadAverage());
         createTables(env, maxTables, maxThreads);
-        Settings s = new Settings(rounds, roundMs, warmupMs);
+        Settings s = new Settings(rounds, roundMs, warmupMs, statementCache);
+        if (statementCache > 0) {
+            System.out.printf(Locale.ROOT, "pgjdbc preparedStatementCacheQueries=%d on every pool%n", statementCache);
+        }
         System.out.printf(Locale.ROOT, "%ncurve, protected tables (2 client threads):%n");
         header("protected tables");
         for (int p : tables) {
@@ -102,7 +112,8 @@ public final class WriteScaleCurve {
         BenchEnv.shutdown();
     }
 
-    private record Settings(int rounds, int roundMs, int warmupMs) {}
+    /** {@code statementCache}: pgjdbc's preparedStatementCacheQueries on both pools, 0 for its default (256). */
+    private record Settings(int rounds, int roundMs, int warmupMs, int statementCache) {}
 
     /** Per round: the three paths' ops, wall ns and CPU ns summed over the threads. */
     private record Result(double[] cb, double[] ca, double[] cpuCb, double[] rawMicros) {}
@@ -157,12 +168,18 @@ public final class WriteScaleCurve {
 
     /** One point: {@code tables} protected, {@code threads} clients, warm-up then the rounds. */
     private static Result measure(BenchEnv env, int tables, int threads, Settings s) throws Exception {
+        Properties rawProps = new Properties();
+        if (s.statementCache() > 0) {
+            rawProps.setProperty("preparedStatementCacheQueries", Integer.toString(s.statementCache()));
+            rawProps.setProperty("preparedStatementCacheSizeMiB", "64");
+        }
         Properties fencedProps = new Properties();
+        fencedProps.putAll(rawProps);
         fencedProps.setProperty(
                 "fenced.tables",
                 IntStream.range(0, tables).mapToObj(WriteScaleCurve::table).collect(Collectors.joining(",")));
         String fencedUrl = "jdbc:fenced:" + env.rawUrl().substring("jdbc:".length());
-        try (HikariDataSource raw = BenchEnv.pool("scale-raw", env.rawUrl(), null, threads, new Properties());
+        try (HikariDataSource raw = BenchEnv.pool("scale-raw", env.rawUrl(), null, threads, rawProps);
                 HikariDataSource fenced =
                         BenchEnv.pool("scale-fenced", fencedUrl, "dev.fenced.FencedDriver", threads, fencedProps)) {
             String[] texts = new String[tables];
