@@ -43,9 +43,9 @@ class Curve:
 
 
 def panel(x0, title, ylabel, curves, ylog, xlabel="distinct texts",
-          xticks=(1000, 2000, 5000, 10000, 20000, 50000, 100000), ylim=None, refline=None):
-    """One panel at x offset x0. ylim (lo, hi) fixes a linear axis's range (default 0 to the top value + 10%);
-    refline draws a horizontal line at that y (1.0 for ratios)."""
+          xticks=(1000, 2000, 5000, 10000, 20000, 50000, 100000), ylim=None, refline=None, ystep=None):
+    """One panel at x offset x0. ylim (lo, hi) fixes a linear axis's range (default 0 to the top value + 10%),
+    ystep its grid (default quarters); refline draws a horizontal line at that y (1.0 for ratios)."""
     xs = [p[0] for c in curves for p in c.points]
     ys = [max(p[1], 0.01) for c in curves for p in c.points]
     xlo, xhi = math.log10(min(xs)), math.log10(max(xs))
@@ -70,7 +70,8 @@ def panel(x0, title, ylabel, curves, ylog, xlabel="distinct texts",
     if ylog:
         ticks = [10 ** e for e in range(int(ylo), int(yhi) + 1)]
     elif ylim:
-        ticks = [ylo + (yhi - ylo) * f for f in (0, 0.25, 0.5, 0.75, 1)]
+        step = ystep or (yhi - ylo) / 4
+        ticks = [ylo + step * i for i in range(int(round((yhi - ylo) / step)) + 1)]
     else:
         ticks = [yhi / 1.1 * f for f in (0, 0.25, 0.5, 0.75, 1)]
     for y in ticks:

@@ -19,5 +19,5 @@ for k, (label, rows) in enumerate(found):
                     [(number(r[0]), number(r[2])) for r in rows], COLORS[1])]
     x = label.split(" (")[0]
     ticks = (1, 10, 100, 1000, 2000) if x.startswith("protected") else (1, 2, 4, 8, 16, 32, 64)
-    panels.append(panel(k * (W + 20), "throughput ratio, by " + x, "ratio", curves, False, x, ticks, ylim, 1.0))
+    panels.append(panel(k * (W + 20), "throughput ratio, by " + x, "ratio", curves, False, x, ticks, ylim, 1.0, 0.1))
 print(figure(panels, curves))
