@@ -49,8 +49,11 @@ def panel(x0, title, ylabel, curves, ylog, xlabel="distinct texts",
     xs = [p[0] for c in curves for p in c.points]
     ys = [max(p[1], 0.01) for c in curves for p in c.points]
     xlo, xhi = math.log10(min(xs)), math.log10(max(xs))
+    if xhi == xlo:  # one point: a decade around it
+        xlo, xhi = xlo - 0.5, xhi + 0.5
     if ylog:
         ylo, yhi = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+        yhi = max(yhi, ylo + 1)
     elif ylim:
         ylo, yhi = ylim
     else:
@@ -65,7 +68,7 @@ def panel(x0, title, ylabel, curves, ylog, xlabel="distinct texts",
 
     out = [f'<text x="{x0 + W / 2}" y="14" text-anchor="middle" font-size="13">{title}</text>']
     out.append(f'<rect x="{x0 + PAD}" y="10" width="{W - PAD - 10}" height="{H - PAD}" fill="none" stroke="#999"/>')
-    for x in xticks:
+    for x in [x for x in xticks if xlo <= math.log10(x) <= xhi]:
         out.append(f'<text x="{px(x):.1f}" y="{H - PAD + 26}" text-anchor="middle" font-size="10">{k_label(x)}</text>')
     if ylog:
         ticks = [10 ** e for e in range(int(ylo), int(yhi) + 1)]
