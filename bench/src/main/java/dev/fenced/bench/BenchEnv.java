@@ -110,7 +110,10 @@ public final class BenchEnv {
     private BenchEnv() throws IOException, SQLException {
         String url = configuredUrl != null ? configuredUrl : System.getProperty(JDBC_URL_PROPERTY);
         if (url == null || url.isBlank()) {
-            embedded = EmbeddedPostgres.builder().start();
+            // room for WriteScaleCurve's 64 client threads on two pools besides the benchmarks' own
+            embedded = EmbeddedPostgres.builder()
+                    .setServerConfig("max_connections", "300")
+                    .start();
             adminUrl = "jdbc:postgresql://localhost:" + embedded.getPort() + "/postgres?user=postgres";
         } else {
             embedded = null;
@@ -199,14 +202,21 @@ public final class BenchEnv {
     }
 
     private static HikariDataSource pool(String name, String url, String driverClass) {
+        return pool(name, url, driverClass, POOL_SIZE, new java.util.Properties());
+    }
+
+    /** A HikariCP pool of {@code size} fixed connections, {@code properties} handed to the driver. */
+    static HikariDataSource pool(
+            String name, String url, String driverClass, int size, java.util.Properties properties) {
         HikariConfig c = new HikariConfig();
+        c.setDataSourceProperties(properties);
         c.setPoolName("bench-" + name);
         c.setJdbcUrl(url);
         if (driverClass != null) {
             c.setDriverClassName(driverClass);
         }
-        c.setMaximumPoolSize(POOL_SIZE);
-        c.setMinimumIdle(POOL_SIZE);
+        c.setMaximumPoolSize(size);
+        c.setMinimumIdle(size);
         c.setConnectionTimeout(10_000);
         return new HikariDataSource(c);
     }
@@ -298,6 +308,23 @@ public final class BenchEnv {
 
     public String rawUrl() {
         return rawUrl;
+    }
+
+    /**
+     * The server's postmaster process (from {@code postmaster.pid} in its data directory), when it runs on this
+     * machine and that file can be read: the scale curves sum the CPU time of it and its children.
+     */
+    public java.util.OptionalLong postmasterPid() {
+        try (Connection c = DriverManager.getConnection(rawUrl);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW data_directory")) {
+            rs.next();
+            java.nio.file.Path file = java.nio.file.Path.of(rs.getString(1), "postmaster.pid");
+            return java.util.OptionalLong.of(
+                    Long.parseLong(java.nio.file.Files.readAllLines(file).get(0).trim()));
+        } catch (SQLException | IOException | RuntimeException e) {
+            return java.util.OptionalLong.empty();
+        }
     }
 
     public boolean isEmbedded() {

@@ -50,7 +50,7 @@ public final class ColdPlanCost {
                 "Java %s, %d CPUs, load average %s%n",
                 System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(),
-                loadAverage());
+                ProcessCpu.loadAverage());
         SqlRewriter rewriter = RewriteBench.newRewriter(List.of(T));
         String[] kinds = {"full", "new shape", "2nd of shape", "literals vary", "seen"};
         double[][] cpu = new double[kinds.length][rounds];
@@ -89,7 +89,7 @@ public final class ColdPlanCost {
                 "%nper text, rounds %d-%d: median [min-max]; load average now %s%n",
                 from + 1,
                 rounds,
-                loadAverage());
+                ProcessCpu.loadAverage());
         System.out.println("| text | CPU µs | allocated KB |");
         System.out.println("|---|---|---|");
         for (int k = 0; k < kinds.length; k++) {
@@ -174,28 +174,18 @@ public final class ColdPlanCost {
         return least;
     }
 
-    private static String summary(double[] values, double unit) {
+    /** {@code median [min-max]} of {@code values / unit}. */
+    static String summary(double[] values, double unit) {
         double[] v = values.clone();
         Arrays.sort(v);
         double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
         return fmt(median / unit) + " [" + fmt(v[0] / unit) + "-" + fmt(v[v.length - 1] / unit) + "]";
     }
 
-    private static String fmt(double x) {
+    /** Three significant figures or so: {@code 830}, {@code 73.6}, {@code 2.62}. */
+    static String fmt(double x) {
         return x >= 100
                 ? String.format(Locale.ROOT, "%.0f", x)
                 : x >= 10 ? String.format(Locale.ROOT, "%.1f", x) : String.format(Locale.ROOT, "%.2f", x);
-    }
-
-    private static String loadAverage() {
-        try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg"))
-                    .trim();
-        } catch (java.io.IOException e) {
-            return String.format(
-                    Locale.ROOT,
-                    "%.2f",
-                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        }
     }
 }

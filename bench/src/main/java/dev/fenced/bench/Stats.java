@@ -14,6 +14,13 @@ record Stats(double median, double q1, double q3, double min, double max, int n)
         return new Stats(quantile(v, 0.5), quantile(v, 0.25), quantile(v, 0.75), v[0], v[v.length - 1], v.length);
     }
 
+    /** The {@code p} quantile of {@code values} (0.99: the 99th percentile), by {@link #quantile(double[], double)}. */
+    static double percentile(double[] values, double p) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return quantile(v, p);
+    }
+
     /** Linear interpolation between closest ranks (R's type 7). */
     private static double quantile(double[] sorted, double p) {
         double h = (sorted.length - 1) * p;

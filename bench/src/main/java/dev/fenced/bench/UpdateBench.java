@@ -42,10 +42,15 @@ public class UpdateBench {
     }
 
     static int update(DataSource ds, String sql, Client client) throws SQLException {
+        return update(ds, sql, client.amount(), client.id());
+    }
+
+    /** {@code sql} ({@code SET amount = ? WHERE id = ?}) on a connection of {@code ds}: also WriteScaleCurve's. */
+    static int update(DataSource ds, String sql, long amount, int id) throws SQLException {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setLong(1, client.amount());
-            ps.setInt(2, client.id());
+            ps.setLong(1, amount);
+            ps.setInt(2, id);
             return ps.executeUpdate();
         }
     }
@@ -64,12 +69,17 @@ public class UpdateBench {
 
     /** What fenced sends for (c), sent by hand: amount, the token three times (set, check, check), key. */
     static int handFencedUpdate(DataSource ds, String sql, Client client) throws SQLException {
+        return handFencedUpdate(ds, sql, client.amount(), client.id());
+    }
+
+    /** As {@link #handFencedUpdate(DataSource, String, Client)}, for a row and amount of the caller's. */
+    static int handFencedUpdate(DataSource ds, String sql, long amount, int id) throws SQLException {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setLong(1, client.amount());
+            ps.setLong(1, amount);
             ps.setLong(2, BenchEnv.TOKEN);
             ps.setLong(3, BenchEnv.TOKEN);
-            ps.setInt(4, client.id());
+            ps.setInt(4, id);
             return ps.executeUpdate();
         }
     }

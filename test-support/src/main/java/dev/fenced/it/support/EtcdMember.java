@@ -104,6 +104,12 @@ public final class EtcdMember {
                 .start();
     }
 
+    /** The running process's id (for its CPU time, say), or -1 when it is not running. */
+    public long pid() {
+        Process p = process;
+        return p != null && p.isAlive() ? p.pid() : -1;
+    }
+
     public boolean isAlive() {
         Process p = process;
         return p != null && p.isAlive();

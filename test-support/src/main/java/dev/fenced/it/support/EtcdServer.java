@@ -52,6 +52,11 @@ public final class EtcdServer implements AutoCloseable {
         return member.clientUrl();
     }
 
+    /** The etcd process's id (the scale benchmarks read its CPU time), or -1 when it is not running. */
+    public long pid() {
+        return member.pid();
+    }
+
     /** Stops etcd and deletes its data. */
     @Override
     public void close() throws IOException {
