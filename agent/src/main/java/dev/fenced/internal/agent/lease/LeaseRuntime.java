@@ -49,7 +49,7 @@ public final class LeaseRuntime implements LeaseHooks {
     }
 
     @Override
-    public Object enter(String leaseName, String method) {
+    public @Nullable Object enter(String leaseName, String method) {
         LeaseMethod m = methods.get(leaseName);
         if (m == null) {
             throw new IllegalStateException("fenced: " + method + " is bound to lease '" + leaseName
