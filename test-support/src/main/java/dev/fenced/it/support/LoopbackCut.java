@@ -54,11 +54,16 @@ public final class LoopbackCut implements AutoCloseable {
                         Integer.toString(serverPort),
                         "-j",
                         "DROP"));
-        LoopbackCut cut = new LoopbackCut(rules);
-        for (List<String> rule : rules) {
-            iptables("-I", rule);
+        for (int i = 0; i < rules.size(); i++) {
+            try {
+                iptables("-I", rules.get(i));
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                // no half cut left behind: the rules already inserted go
+                new LoopbackCut(rules.subList(0, i)).close();
+                throw e;
+            }
         }
-        return cut;
+        return new LoopbackCut(rules);
     }
 
     private static void iptables(String action, List<String> rule) throws IOException, InterruptedException {
