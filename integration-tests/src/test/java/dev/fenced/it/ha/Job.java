@@ -5,7 +5,7 @@ import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
 import dev.fenced.StaleTokenException;
 import dev.fenced.it.support.FencedTestExtension;
-import dev.fenced.it.support.PatroniCluster;
+import dev.fenced.it.support.HaCluster;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * The application, as a team runs it against Patroni: {@value #INSTANCES} instances of one job, each with its own
+ * The application, as a team runs it against a PostgreSQL HA cluster (Patroni, pg_auto_failover): {@value #INSTANCES} instances of one job, each with its own
  * {@link LeaseManager} on pgjdbc's multi-host URL ({@code targetServerType=primary}), taking turns at lease
  * {@value #LEASE}. The instance holding it writes the protected row of table {@code job} in a loop (a sequence number
  * per write, about 30 a second), through the fenced driver on the same multi-host URL, and keeps writing through
@@ -57,7 +57,7 @@ final class Job implements AutoCloseable {
     }
 
     /** Creates the tables on the cluster's primary and starts the instances. */
-    static Job start(PatroniCluster cluster) throws SQLException {
+    static Job start(HaCluster<?> cluster) throws SQLException {
         // short timeouts: a dead host must not hold a write or a renewal for long
         String timeouts = "connectTimeout=2&loginTimeout=2&socketTimeout=5&hostRecheckSeconds=1";
         try (Connection c = DriverManager.getConnection(cluster.multiHostUrl(timeouts));

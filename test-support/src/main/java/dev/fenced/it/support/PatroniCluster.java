@@ -3,11 +3,6 @@ package dev.fenced.it.support;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,10 +21,9 @@ import java.util.stream.Collectors;
  * {@code master_start_timeout: 0} makes a killed postmaster fail over at once instead of being restarted in place
  * (Patroni's default waits 300 s for it).
  */
-public final class PatroniCluster implements AutoCloseable {
+public final class PatroniCluster extends HaCluster<PatroniNode> {
 
     static final Path PATRONI = Path.of("/usr/bin/patroni");
-    static final Path PG_BIN = Path.of("/usr/lib/postgresql/15/bin");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     /**
@@ -52,20 +46,17 @@ public final class PatroniCluster implements AutoCloseable {
     }
 
     private final String scope;
-    private final Path root;
     private final Options options;
-    private final List<PatroniNode> nodes;
 
     private PatroniCluster(String scope, Path root, Options options, List<PatroniNode> nodes) {
+        super(root, nodes);
         this.scope = scope;
-        this.root = root;
         this.options = options;
-        this.nodes = List.copyOf(nodes);
     }
 
     /** Whether Patroni and the PostgreSQL 15 binaries are installed ({@code apt-get install -y patroni}). */
     public static boolean binariesPresent() {
-        return Files.isExecutable(PATRONI) && Files.isExecutable(PG_BIN.resolve("postgres"));
+        return Files.isExecutable(PATRONI) && Files.isExecutable(HaNode.PG_BIN.resolve("postgres"));
     }
 
     /**
@@ -138,31 +129,13 @@ public final class PatroniCluster implements AutoCloseable {
                 + "    - host replication all 127.0.0.1/32 trust\n";
     }
 
-    public List<PatroniNode> nodes() {
-        return nodes;
-    }
-
     public Options options() {
         return options;
     }
 
-    /** Every node, {@code 127.0.0.1:p1,127.0.0.1:p2}, for pgjdbc's multi-host URL. */
-    public String hosts() {
-        return nodes.stream().map(n -> "127.0.0.1:" + n.pgPort()).collect(Collectors.joining(","));
-    }
-
-    /**
-     * The application's URL: every node, {@code targetServerType=primary} (pgjdbc tries each host until one is the
-     * primary), plus {@code parameters} ({@code a=b&c=d}, may be empty).
-     */
-    public String multiHostUrl(String parameters) {
-        return "jdbc:postgresql://" + hosts() + "/postgres?user=postgres&targetServerType=primary"
-                + (parameters.isEmpty() ? "" : "&" + parameters);
-    }
-
     /** The node Patroni serves as primary now ({@code GET /primary} answers 200), if one does. */
     public Optional<PatroniNode> leader() throws InterruptedException {
-        for (PatroniNode n : nodes) {
+        for (PatroniNode n : nodes()) {
             if (n.isAlive() && n.answers("primary")) {
                 return Optional.of(n);
             }
@@ -175,12 +148,18 @@ public final class PatroniCluster implements AutoCloseable {
         return awaitLeaderOtherThan(null, timeout);
     }
 
+    @Override
+    public PatroniNode awaitPrimaryOtherThan(PatroniNode old, Duration timeout)
+            throws InterruptedException, IOException {
+        return awaitLeaderOtherThan(old, timeout);
+    }
+
     /** Polls every 20 ms until a node other than {@code old} (null: any) is the primary, {@code timeout} at most. */
     public PatroniNode awaitLeaderOtherThan(PatroniNode old, Duration timeout)
             throws InterruptedException, IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            for (PatroniNode n : nodes) {
+            for (PatroniNode n : nodes()) {
                 if (n != old && n.isAlive() && n.answers("primary")) {
                     return n;
                 }
@@ -195,9 +174,12 @@ public final class PatroniCluster implements AutoCloseable {
 
     /**
      * Polls until {@code node} is a running replica on the primary's timeline (after a failover: rejoined, by
-     * {@code pg_rewind} if its WAL diverged) and, in synchronous mode, the synchronous standby; {@code timeout} at
-     * most.
+     * {@code pg_rewind} if its WAL diverged), streaming from it ({@code pg_stat_replication}: Patroni names each
+     * walreceiver after its node; {@code GET /replica} answers 200 before that, as a fresh clone waits for its
+     * replication slot, which the primary's Patroni creates at its next cycle, up to loop_wait later) and, in
+     * synchronous mode, the synchronous standby; {@code timeout} at most.
      */
+    @Override
     public void awaitReplica(PatroniNode node, Duration timeout) throws InterruptedException, IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -208,7 +190,7 @@ public final class PatroniCluster implements AutoCloseable {
                 boolean sameTimeline = mine.isPresent() && theirs.isPresent() && mine.getAsLong() == theirs.getAsLong();
                 if (sameTimeline
                         && (!options.synchronousMode() || node.answers("sync"))
-                        && streaming(leader.get(), node)) {
+                        && streaming(leader.get(), node.name())) {
                     return;
                 }
             }
@@ -220,26 +202,8 @@ public final class PatroniCluster implements AutoCloseable {
         }
     }
 
-    /**
-     * Whether {@code replica} streams from {@code leader} ({@code pg_stat_replication}; Patroni names each walreceiver
-     * after its node). Patroni's {@code GET /replica} answers 200 before that: a fresh clone waits for its replication
-     * slot, which the primary's Patroni creates at its next cycle (up to loop_wait later), and a replica promoted
-     * meanwhile has none of the primary's writes since the clone (seen with loop_wait 10 s).
-     */
-    private static boolean streaming(PatroniNode leader, PatroniNode replica) {
-        try (Connection c = DriverManager.getConnection(leader.jdbcUrl());
-                PreparedStatement ps = c.prepareStatement(
-                        "SELECT count(*) FROM pg_stat_replication WHERE application_name = ? AND state = 'streaming'")) {
-            ps.setString(1, replica.name());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getLong(1) > 0;
-            }
-        } catch (SQLException e) {
-            return false; // not answering yet: poll again
-        }
-    }
-
     /** Launches the Patroni of a killed node again on its configuration and data directory (it rejoins by itself). */
+    @Override
     public void relaunch(PatroniNode node) throws IOException {
         if (node.isAlive()) {
             throw new IllegalStateException(node.name() + " is running");
@@ -247,46 +211,9 @@ public final class PatroniCluster implements AutoCloseable {
         node.launch();
     }
 
-    /** Every node's Patroni log (which also holds PostgreSQL's, as Patroni runs it). */
-    public String logs() throws IOException {
-        StringBuilder all = new StringBuilder();
-        for (PatroniNode n : nodes) {
-            all.append("\n--- ").append(n.name()).append('\n');
-            if (Files.exists(n.log())) {
-                String log = Files.readString(n.log());
-                all.append(log.length() > 8000 ? log.substring(log.length() - 8000) : log);
-            }
-        }
-        return all.toString();
-    }
-
-    /** The lines of the nodes' logs that mention {@code pg_rewind}: whether and how each rejoin rewound. */
-    public List<String> rewindLines() throws IOException {
-        List<String> lines = new ArrayList<>();
-        for (PatroniNode n : nodes) {
-            if (Files.exists(n.log())) {
-                Files.readAllLines(n.log()).stream()
-                        .filter(l -> l.contains("pg_rewind"))
-                        .forEach(l -> lines.add(n.name() + ": " + l));
-            }
-        }
-        return lines;
-    }
-
-    /** Stops every node (Patroni stops its PostgreSQL; SIGKILL after 20 s) and deletes their files. */
+    /** Patroni's view of the node's timeline ({@code GET /patroni}): right after a promotion it still says the old one. */
     @Override
-    public void close() throws IOException {
-        for (PatroniNode n : nodes) {
-            n.stop();
-        }
-        EtcdCluster.delete(root);
-    }
-
-    private static void run(String... command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(List.of(command) + " failed: " + out);
-        }
+    public long timelineOf(PatroniNode node) throws InterruptedException {
+        return node.timeline().orElseThrow(() -> new IllegalStateException(node.name() + " reports no timeline"));
     }
 }
