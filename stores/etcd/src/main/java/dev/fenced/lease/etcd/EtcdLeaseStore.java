@@ -12,10 +12,12 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -113,10 +115,17 @@ public final class EtcdLeaseStore implements LeaseStore {
 
     /** The key of {@code name} if it is still {@code holder}'s grant with {@code token}. */
     private @Nullable KeyValue mine(String holder, String name, long token, Duration timeout) throws Exception {
-        List<KeyValue> kvs = client.getKVClient()
-                .get(key(name), GetOption.DEFAULT)
-                .get(ms(timeout), TimeUnit.MILLISECONDS)
-                .getKvs();
+        return mineOf(
+                client.getKVClient()
+                        .get(key(name), GetOption.DEFAULT)
+                        .get(ms(timeout), TimeUnit.MILLISECONDS)
+                        .getKvs(),
+                holder,
+                token);
+    }
+
+    /** Of the key's values read ({@code kvs}), the key if it is still {@code holder}'s grant with {@code token}. */
+    private static @Nullable KeyValue mineOf(List<KeyValue> kvs, String holder, long token) {
         if (kvs.isEmpty()) {
             return null;
         }
@@ -132,20 +141,45 @@ public final class EtcdLeaseStore implements LeaseStore {
         return onClientLoader(() -> renewNow(holder, leases, timeout));
     }
 
+    /**
+     * Renews up to this many leases at once. Each renewal is two round trips (read the key, keep its lease alive);
+     * one after the other they cost about a millisecond a lease, so a manager could keep only some ten thousand
+     * leases of a 30 s ttl. In flight together they share the round trips, and a bounded window keeps the requests
+     * queued in jetcd and etcd few.
+     */
+    private static final int IN_FLIGHT = 256;
+
+    /** Every lease renewed by one deadline, {@code timeout} from now: the whole call is bounded, not each lease. */
     private Renewal renewNow(String holder, List<Held> leases, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
         Set<Long> renewed = new HashSet<>();
-        for (Held h : leases) {
-            KeyValue kv = mine(holder, h.name(), h.token(), timeout);
-            if (kv != null
-                    && client.getLeaseClient()
-                                    .keepAliveOnce(kv.getLease())
-                                    .get(ms(timeout), TimeUnit.MILLISECONDS)
-                                    .getTTL()
-                            > 0) {
-                renewed.add(h.token());
+        for (int from = 0; from < leases.size(); from += IN_FLIGHT) {
+            List<Held> window = leases.subList(from, Math.min(leases.size(), from + IN_FLIGHT));
+            List<CompletableFuture<Boolean>> calls = new ArrayList<>(window.size());
+            for (Held h : window) {
+                calls.add(renewOne(holder, h));
+            }
+            try {
+                for (int i = 0; i < window.size(); i++) {
+                    if (calls.get(i).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                        renewed.add(window.get(i).token());
+                    }
+                }
+            } finally {
+                calls.forEach(c -> c.cancel(false)); // those not done by the deadline (or after a failure)
             }
         }
         return new Renewal(renewed, Set.of());
+    }
+
+    /** True once {@code h}'s key was read as still {@code holder}'s grant and its lease was kept alive. */
+    private CompletableFuture<Boolean> renewOne(String holder, Held h) {
+        return client.getKVClient().get(key(h.name()), GetOption.DEFAULT).thenCompose(read -> {
+            KeyValue kv = mineOf(read.getKvs(), holder, h.token());
+            return kv == null
+                    ? CompletableFuture.completedFuture(false)
+                    : client.getLeaseClient().keepAliveOnce(kv.getLease()).thenApply(alive -> alive.getTTL() > 0);
+        });
     }
 
     @Override
