@@ -4,7 +4,6 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
-import dev.fenced.internal.log.Logs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +18,6 @@ import org.jspecify.annotations.Nullable;
  * user's tokens with the fragments in their places, losing nothing ({@link SentText}).
  */
 final class SkeletonFencer {
-
-    private static final System.Logger LOG = Logs.get("dev.fenced.sql");
 
     /** The alias of a query the token is added around; the parser's path uses the same name. */
     private static final String SOURCE_ALIAS = "fenced_src";
@@ -52,12 +49,64 @@ final class SkeletonFencer {
         UpdateSkeleton update = UpdateSkeleton.read(statement);
         if (update != null) {
             ProtectedTable table = protectedTable(update.target(), update.columns());
-            return table == null ? null : update(update, table, tokenMayBeNull);
+            return table == null ? null : update(update, table, anyAssignedName(update), tokenMayBeNull);
         }
         InsertSkeleton insert = InsertSkeleton.read(statement);
         if (insert != null) {
             ProtectedTable table = protectedTable(insert.target(), insert.columns());
             return table == null ? null : insert(insert, table, tokenMayBeNull);
+        }
+        return null;
+    }
+
+    /**
+     * The fenced plan of a statement {@link SkeletonFirst} reads fully, planned before the parser is asked; null for
+     * any other statement, a statement that writes no protected table, or one that would be refused: declined, the
+     * parser's path plans it (and refuses it with its own reason).
+     */
+    RewritePlan.@Nullable Fenced fenceFirst(boolean tokenMayBeNull) {
+        try {
+            UpdateSkeleton update = UpdateSkeleton.read(statement);
+            if (update != null) {
+                if (update.hasFrom()
+                        || !SkeletonFirst.plainWords(statement, -1)
+                        || !SkeletonFirst.plainSetTargets(statement, update.setEnd())
+                        || !SkeletonFirst.ownColumnsDecidable(update)) {
+                    return null;
+                }
+                ProtectedTable table = protectedTable(update.target(), update.columns());
+                return table == null
+                        ? null
+                        : update(update, table, SkeletonFirst.ownColumnRead(update), tokenMayBeNull);
+            }
+            InsertSkeleton insert = InsertSkeleton.read(statement);
+            if (insert == null || insert.queryStart() >= 0) {
+                return null;
+            }
+            int source = insert.columnListEnd() + 1;
+            if (statement.get(source).isWord("OVERRIDING")) {
+                source += 3;
+            }
+            if (!statement.get(source).isWord("VALUES")
+                    || !SkeletonFirst.plainWords(statement, source)
+                    || !SkeletonFirst.plainColumnList(statement, insert.columnListEnd())) {
+                return null;
+            }
+            ProtectedTable table = protectedTable(insert.target(), insert.columns());
+            return table == null ? null : insert(insert, table, tokenMayBeNull);
+        } catch (Refusal declined) {
+            return null;
+        }
+    }
+
+    /** Conservatively, any name in the SET values that spells an assigned column, read as a relative update. */
+    private static @Nullable String anyAssignedName(UpdateSkeleton update) {
+        for (List<Token> value : update.values()) {
+            for (Token t : value) {
+                if (TokenRuns.isName(t) && update.columns().contains(TableName.fold(t.text()))) {
+                    return TableName.fold(t.text());
+                }
+            }
         }
         return null;
     }
@@ -77,40 +126,27 @@ final class SkeletonFencer {
         return table;
     }
 
-    private RewritePlan.Fenced update(UpdateSkeleton update, ProtectedTable table, boolean tokenMayBeNull)
+    /** @param relative an assigned column the SET values read, or null */
+    private RewritePlan.Fenced update(
+            UpdateSkeleton update, ProtectedTable table, @Nullable String relative, boolean tokenMayBeNull)
             throws Refusal {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
-        for (List<Token> value : update.values()) {
-            for (Token t : value) {
-                // conservative: any word spelling an assigned column counts as reading its old value
-                if (TokenRuns.isName(t) && update.columns().contains(TableName.fold(t.text()))) {
-                    ctx.relativeUpdateFound(table, TableName.fold(t.text()));
-                    break;
-                }
-            }
+        if (relative != null) {
+            ctx.relativeUpdateFound(table, relative);
         }
         boolean nullable = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
         ctx.tokenRequired |= !nullable;
-        String fragment = " , " + TableName.quote(table.column()) + " = "
+        String fragment = ", " + TableName.quote(table.column()) + " = "
                 + Guards.setValue(
                         update.hasFrom() ? update.qualifier() : null,
                         table.column(),
                         table.displayName(),
                         ctx.tokenIndex,
                         table.mode(),
-                        nullable)
-                + " ";
+                        nullable);
         TreeMap<Integer, String> fragments = new TreeMap<>();
         fragments.put(update.setEnd(), fragment);
         String printed = withFragments(fragments, table);
-        if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
-            LOG.log(
-                    System.Logger.Level.WARNING,
-                    "fenced: relative update on protected table {0}: a stale holder''s"
-                            + " relative update can land before the newer holder''s first write; write whole new values: {1}",
-                    table.displayName(),
-                    sql);
-        }
         return plan(printed, table, ctx, true);
     }
 
@@ -119,13 +155,13 @@ final class SkeletonFencer {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
         String token = Guards.token(ctx.tokenIndex).toString();
         TreeMap<Integer, String> fragments = new TreeMap<>();
-        fragments.put(insert.columnListEnd(), " , " + TableName.quote(table.column()) + " ");
+        fragments.put(insert.columnListEnd(), ", " + TableName.quote(table.column()));
         for (int at : insert.tokenBefore()) {
-            fragments.put(at, " , " + token + " ");
+            fragments.put(at, ", " + token);
         }
         if (insert.queryStart() >= 0) {
-            fragments.put(insert.queryStart(), " SELECT " + SOURCE_ALIAS + ".* , " + token + " FROM ( ");
-            fragments.put(insert.queryEnd(), " ) AS " + SOURCE_ALIAS + " ");
+            fragments.put(insert.queryStart(), " SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM (");
+            fragments.put(insert.queryEnd(), ") AS " + SOURCE_ALIAS);
         }
         return plan(withFragments(fragments, table), table, ctx, false);
     }
@@ -163,14 +199,23 @@ final class SkeletonFencer {
         int[] numbered = {0};
         int[] numberedAgain = {0};
         int previousEnd = 0;
-        for (int k = 0; k < tokens.size(); k++) {
-            Token t = tokens.get(k);
+        // the statement's tokens, without the whitespace before them or a `;` after them, as JSqlParser prints it
+        List<Token> kept = tokens.subList(0, offset + statement.size());
+        for (int k = 0; k < kept.size(); k++) {
+            Token t = kept.get(k);
             String before = k - offset < statement.size() ? fragments.get(k - offset) : null;
             if (before != null) {
+                // right after the token before it, as JSqlParser prints an added item (`1, "c" = ...`, `(a, "c")`):
+                // a text written as the parser prints it is sent exactly as the parser's path would send it
                 text.append(before);
+                if (t.start() == previousEnd && !(t.isSymbol(")") || t.isSymbol(",") || t.isSymbol(";"))) {
+                    text.append(' ');
+                }
             }
-            SqlRewriter.appendGap(text, sql, previousEnd, t.start());
-            SqlRewriter.appendGap(unfenced, sql, previousEnd, t.start());
+            if (k > 0) {
+                SqlRewriter.appendGap(text, sql, previousEnd, t.start());
+                SqlRewriter.appendGap(unfenced, sql, previousEnd, t.start());
+            }
             SqlRewriter.appendToken(text, t, null, true, numbered);
             SqlRewriter.appendToken(unfenced, t, null, true, numberedAgain);
             previousEnd = t.end();
@@ -187,7 +232,7 @@ final class SkeletonFencer {
         }
         // the unfenced text has the user's tokens one for one; fenced's fragments go where the skeleton placed them
         List<Token> userTokens = SqlLexer.tokenize(unfenced.toString());
-        String problem = userTokens.size() == tokens.size() ? null : "the statement's tokens cannot be kept as written";
+        String problem = userTokens.size() == kept.size() ? null : "the statement's tokens cannot be kept as written";
         if (problem == null) {
             List<Token> expected = new ArrayList<>(userTokens);
             // from the last place to the first, so each index still names the user's token
