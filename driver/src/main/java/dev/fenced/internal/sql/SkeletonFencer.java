@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -136,18 +137,69 @@ final class SkeletonFencer {
         }
         boolean nullable = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
         ctx.tokenRequired |= !nullable;
-        String fragment = ", " + TableName.quote(table.column()) + " = "
-                + Guards.setValue(
+        TreeMap<Integer, String> fragments = new TreeMap<>();
+        fragments.put(
+                update.setEnd(),
+                setItem(new SetItem(
                         update.hasFrom() ? update.qualifier() : null,
                         table.column(),
                         table.displayName(),
                         ctx.tokenIndex,
                         table.mode(),
-                        nullable);
-        TreeMap<Integer, String> fragments = new TreeMap<>();
-        fragments.put(update.setEnd(), fragment);
-        String printed = withFragments(fragments, table);
-        return plan(printed, table, ctx, true);
+                        nullable)));
+        return plan(withFragments(fragments, table), table, ctx, true);
+    }
+
+    /** What an UPDATE's guarded SET item depends on: the same for every statement of a table and token place. */
+    private record SetItem(
+            @Nullable String qualifier,
+            String column,
+            String tableLabel,
+            int tokenIndex,
+            FencingMode mode,
+            boolean tokenMayBeNull) {}
+
+    /**
+     * The SET items printed so far: built as nodes and printed ({@link Guards#setValue}), a guard cost a new text
+     * a fifth of its allocation. Bounded: emptied when full (a few items per table in practice).
+     */
+    private static final ConcurrentHashMap<SetItem, String> SET_ITEMS = new ConcurrentHashMap<>();
+
+    private static final int SET_ITEMS_HELD = 256;
+
+    /** Fragments' tokens (compared by kind and text only, so shared), bounded as {@link #SET_ITEMS} is. */
+    private static final ConcurrentHashMap<String, List<Token>> FRAGMENT_TOKENS = new ConcurrentHashMap<>();
+
+    private static List<Token> fragmentTokens(String fragment) {
+        List<Token> tokens = FRAGMENT_TOKENS.get(fragment);
+        if (tokens == null) {
+            tokens = List.copyOf(SqlLexer.tokenize(fragment));
+            if (FRAGMENT_TOKENS.size() >= SET_ITEMS_HELD) {
+                FRAGMENT_TOKENS.clear();
+            }
+            FRAGMENT_TOKENS.put(fragment, tokens);
+        }
+        return tokens;
+    }
+
+    /** {@code , <column> = <guard>}: fenced's SET item, as JSqlParser prints it after the user's last item. */
+    private static String setItem(SetItem item) {
+        String printed = SET_ITEMS.get(item);
+        if (printed == null) {
+            printed = ", " + TableName.quote(item.column()) + " = "
+                    + Guards.setValue(
+                            item.qualifier(),
+                            item.column(),
+                            item.tableLabel(),
+                            item.tokenIndex(),
+                            item.mode(),
+                            item.tokenMayBeNull());
+            if (SET_ITEMS.size() >= SET_ITEMS_HELD) {
+                SET_ITEMS.clear();
+            }
+            SET_ITEMS.put(item, printed);
+        }
+        return printed;
     }
 
     private RewritePlan.Fenced insert(InsertSkeleton insert, ProtectedTable table, boolean tokenMayBeNull)
@@ -166,10 +218,11 @@ final class SkeletonFencer {
         return plan(withFragments(fragments, table), table, ctx, false);
     }
 
-    private RewritePlan.Fenced plan(String printed, ProtectedTable table, FenceContext ctx, boolean guarded)
+    private RewritePlan.Fenced plan(Placed printed, ProtectedTable table, FenceContext ctx, boolean guarded)
             throws Refusal {
         return SqlRewriter.assemble(
-                new SqlRewriter.Printed(printed, userParameters(), ctx.tokenIndex, guarded),
+                new SqlRewriter.Printed(printed.text(), userParameters(), ctx.tokenIndex, guarded),
+                printed.tokens(),
                 new RewritePlan.Writes(
                         List.of(table.displayName()),
                         table.mode(),
@@ -192,7 +245,7 @@ final class SkeletonFencer {
      * its last token), the {@code ?}s numbered; refused unless it lexes as exactly the user's tokens with the
      * fragments' tokens in their places.
      */
-    private String withFragments(NavigableMap<Integer, String> fragments, ProtectedTable table) throws Refusal {
+    private Placed withFragments(NavigableMap<Integer, String> fragments, ProtectedTable table) throws Refusal {
         int offset = tokens.indexOf(statement.get(0));
         StringBuilder text = new StringBuilder(sql.length() + 64);
         StringBuilder unfenced = new StringBuilder(sql.length());
@@ -237,7 +290,7 @@ final class SkeletonFencer {
             List<Token> expected = new ArrayList<>(userTokens);
             // from the last place to the first, so each index still names the user's token
             for (Map.Entry<Integer, String> at : fragments.descendingMap().entrySet()) {
-                expected.addAll(offset + at.getKey(), SqlLexer.tokenize(at.getValue()));
+                expected.addAll(offset + at.getKey(), fragmentTokens(at.getValue()));
             }
             problem = sameTokens(expected, printedTokens);
         }
@@ -250,8 +303,11 @@ final class SkeletonFencer {
         if (problem != null) {
             throw new Refusal(table.displayName(), problem);
         }
-        return printed;
+        return new Placed(printed, printedTokens);
     }
+
+    /** The fenced text and its tokens, lexed as PostgreSQL lexes it. */
+    private record Placed(String text, List<Token> tokens) {}
 
     /** Null when the fenced text lexes as the user's tokens with fenced's fragments in their places (kind and text). */
     private static @Nullable String sameTokens(List<Token> want, List<Token> printed) {

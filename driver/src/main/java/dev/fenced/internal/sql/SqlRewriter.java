@@ -507,9 +507,13 @@ public final class SqlRewriter {
 
     /** The source's whitespace between two tokens, or one space where a comment was. */
     static void appendGap(StringBuilder text, String sql, int from, int to) {
-        String gap = sql.substring(from, to);
-        boolean blank = gap.chars().allMatch(c -> SqlLexer.isSpace((char) c));
-        text.append(blank ? gap : " ");
+        for (int i = from; i < to; i++) {
+            if (!SqlLexer.isSpace(sql.charAt(i))) {
+                text.append(' ');
+                return;
+            }
+        }
+        text.append(sql, from, to); // no substring: a new text's plan appends every gap, twice by position
     }
 
     static void appendToken(
@@ -696,6 +700,11 @@ public final class SqlRewriter {
 
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
     static RewritePlan.Fenced assemble(Printed p, RewritePlan.Writes writes) throws Refusal {
+        return assemble(p, SqlLexer.tokenize(p.text()), writes); // strictly lexed already, in verify
+    }
+
+    /** As {@link #assemble(Printed, RewritePlan.Writes)}, with the printed text's tokens as already lexed. */
+    static RewritePlan.Fenced assemble(Printed p, List<Token> printedTokens, RewritePlan.Writes writes) throws Refusal {
         String printed = p.text();
         int userParams = p.userParams();
         List<String> tables = writes.tables();
@@ -709,7 +718,7 @@ public final class SqlRewriter {
         StringBuilder segment = new StringBuilder();
         int copied = 0;
         int position = 0;
-        for (Token t : SqlLexer.tokenize(printed)) { // strictly lexed already, in verify
+        for (Token t : printedTokens) {
             if (t.kind() != Token.Kind.PARAMETER) {
                 continue;
             }
