@@ -4,12 +4,12 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
-import dev.fenced.internal.log.Logs;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,8 +19,6 @@ import org.jspecify.annotations.Nullable;
  * user's tokens with the fragments in their places, losing nothing ({@link SentText}).
  */
 final class SkeletonFencer {
-
-    private static final System.Logger LOG = Logs.get("dev.fenced.sql");
 
     /** The alias of a query the token is added around; the parser's path uses the same name. */
     private static final String SOURCE_ALIAS = "fenced_src";
@@ -52,12 +50,64 @@ final class SkeletonFencer {
         UpdateSkeleton update = UpdateSkeleton.read(statement);
         if (update != null) {
             ProtectedTable table = protectedTable(update.target(), update.columns());
-            return table == null ? null : update(update, table, tokenMayBeNull);
+            return table == null ? null : update(update, table, anyAssignedName(update), tokenMayBeNull);
         }
         InsertSkeleton insert = InsertSkeleton.read(statement);
         if (insert != null) {
             ProtectedTable table = protectedTable(insert.target(), insert.columns());
             return table == null ? null : insert(insert, table, tokenMayBeNull);
+        }
+        return null;
+    }
+
+    /**
+     * The fenced plan of a statement {@link SkeletonFirst} reads fully, planned before the parser is asked; null for
+     * any other statement, a statement that writes no protected table, or one that would be refused: declined, the
+     * parser's path plans it (and refuses it with its own reason).
+     */
+    RewritePlan.@Nullable Fenced fenceFirst(boolean tokenMayBeNull) {
+        try {
+            UpdateSkeleton update = UpdateSkeleton.read(statement);
+            if (update != null) {
+                if (update.hasFrom()
+                        || !SkeletonFirst.plainWords(statement, -1)
+                        || !SkeletonFirst.plainSetTargets(statement, update.setEnd())
+                        || !SkeletonFirst.ownColumnsDecidable(update)) {
+                    return null;
+                }
+                ProtectedTable table = protectedTable(update.target(), update.columns());
+                return table == null
+                        ? null
+                        : update(update, table, SkeletonFirst.ownColumnRead(update), tokenMayBeNull);
+            }
+            InsertSkeleton insert = InsertSkeleton.read(statement);
+            if (insert == null || insert.queryStart() >= 0) {
+                return null;
+            }
+            int source = insert.columnListEnd() + 1;
+            if (statement.get(source).isWord("OVERRIDING")) {
+                source += 3;
+            }
+            if (!statement.get(source).isWord("VALUES")
+                    || !SkeletonFirst.plainWords(statement, source)
+                    || !SkeletonFirst.plainColumnList(statement, insert.columnListEnd())) {
+                return null;
+            }
+            ProtectedTable table = protectedTable(insert.target(), insert.columns());
+            return table == null ? null : insert(insert, table, tokenMayBeNull);
+        } catch (Refusal declined) {
+            return null;
+        }
+    }
+
+    /** Conservatively, any name in the SET values that spells an assigned column, read as a relative update. */
+    private static @Nullable String anyAssignedName(UpdateSkeleton update) {
+        for (List<Token> value : update.values()) {
+            for (Token t : value) {
+                if (TokenRuns.isName(t) && update.columns().contains(TableName.fold(t.text()))) {
+                    return TableName.fold(t.text());
+                }
+            }
         }
         return null;
     }
@@ -77,41 +127,79 @@ final class SkeletonFencer {
         return table;
     }
 
-    private RewritePlan.Fenced update(UpdateSkeleton update, ProtectedTable table, boolean tokenMayBeNull)
+    /** @param relative an assigned column the SET values read, or null */
+    private RewritePlan.Fenced update(
+            UpdateSkeleton update, ProtectedTable table, @Nullable String relative, boolean tokenMayBeNull)
             throws Refusal {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
-        for (List<Token> value : update.values()) {
-            for (Token t : value) {
-                // conservative: any word spelling an assigned column counts as reading its old value
-                if (TokenRuns.isName(t) && update.columns().contains(TableName.fold(t.text()))) {
-                    ctx.relativeUpdateFound(table, TableName.fold(t.text()));
-                    break;
-                }
-            }
+        if (relative != null) {
+            ctx.relativeUpdateFound(table, relative);
         }
         boolean nullable = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
         ctx.tokenRequired |= !nullable;
-        String fragment = " , " + TableName.quote(table.column()) + " = "
-                + Guards.setValue(
+        TreeMap<Integer, String> fragments = new TreeMap<>();
+        fragments.put(
+                update.setEnd(),
+                setItem(new SetItem(
                         update.hasFrom() ? update.qualifier() : null,
                         table.column(),
                         table.displayName(),
                         ctx.tokenIndex,
                         table.mode(),
-                        nullable)
-                + " ";
-        TreeMap<Integer, String> fragments = new TreeMap<>();
-        fragments.put(update.setEnd(), fragment);
-        String printed = withFragments(fragments, table);
-        if (ctx.relativeUpdate && relativePolicy == RelativeUpdatePolicy.WARN) {
-            LOG.log(
-                    System.Logger.Level.WARNING,
-                    "fenced: relative update on protected table {0}: a stale holder''s"
-                            + " relative update can land before the newer holder''s first write; write whole new values: {1}",
-                    table.displayName(),
-                    sql);
+                        nullable)));
+        return plan(withFragments(fragments, table), table, ctx, true);
+    }
+
+    /** What an UPDATE's guarded SET item depends on: the same for every statement of a table and token place. */
+    private record SetItem(
+            @Nullable String qualifier,
+            String column,
+            String tableLabel,
+            int tokenIndex,
+            FencingMode mode,
+            boolean tokenMayBeNull) {}
+
+    /**
+     * The SET items printed so far: built as nodes and printed ({@link Guards#setValue}), a guard cost a new text
+     * a fifth of its allocation. Bounded: emptied when full (a few items per table in practice).
+     */
+    private static final ConcurrentHashMap<SetItem, String> SET_ITEMS = new ConcurrentHashMap<>();
+
+    private static final int SET_ITEMS_HELD = 256;
+
+    /** Fragments' tokens (compared by kind and text only, so shared), bounded as {@link #SET_ITEMS} is. */
+    private static final ConcurrentHashMap<String, List<Token>> FRAGMENT_TOKENS = new ConcurrentHashMap<>();
+
+    private static List<Token> fragmentTokens(String fragment) {
+        List<Token> tokens = FRAGMENT_TOKENS.get(fragment);
+        if (tokens == null) {
+            tokens = List.copyOf(SqlLexer.tokenize(fragment));
+            if (FRAGMENT_TOKENS.size() >= SET_ITEMS_HELD) {
+                FRAGMENT_TOKENS.clear();
+            }
+            FRAGMENT_TOKENS.put(fragment, tokens);
         }
-        return plan(printed, table, ctx, true);
+        return tokens;
+    }
+
+    /** {@code , <column> = <guard>}: fenced's SET item, as JSqlParser prints it after the user's last item. */
+    private static String setItem(SetItem item) {
+        String printed = SET_ITEMS.get(item);
+        if (printed == null) {
+            printed = ", " + TableName.quote(item.column()) + " = "
+                    + Guards.setValue(
+                            item.qualifier(),
+                            item.column(),
+                            item.tableLabel(),
+                            item.tokenIndex(),
+                            item.mode(),
+                            item.tokenMayBeNull());
+            if (SET_ITEMS.size() >= SET_ITEMS_HELD) {
+                SET_ITEMS.clear();
+            }
+            SET_ITEMS.put(item, printed);
+        }
+        return printed;
     }
 
     private RewritePlan.Fenced insert(InsertSkeleton insert, ProtectedTable table, boolean tokenMayBeNull)
@@ -119,21 +207,22 @@ final class SkeletonFencer {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
         String token = Guards.token(ctx.tokenIndex).toString();
         TreeMap<Integer, String> fragments = new TreeMap<>();
-        fragments.put(insert.columnListEnd(), " , " + TableName.quote(table.column()) + " ");
+        fragments.put(insert.columnListEnd(), ", " + TableName.quote(table.column()));
         for (int at : insert.tokenBefore()) {
-            fragments.put(at, " , " + token + " ");
+            fragments.put(at, ", " + token);
         }
         if (insert.queryStart() >= 0) {
-            fragments.put(insert.queryStart(), " SELECT " + SOURCE_ALIAS + ".* , " + token + " FROM ( ");
-            fragments.put(insert.queryEnd(), " ) AS " + SOURCE_ALIAS + " ");
+            fragments.put(insert.queryStart(), " SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM (");
+            fragments.put(insert.queryEnd(), ") AS " + SOURCE_ALIAS);
         }
         return plan(withFragments(fragments, table), table, ctx, false);
     }
 
-    private RewritePlan.Fenced plan(String printed, ProtectedTable table, FenceContext ctx, boolean guarded)
+    private RewritePlan.Fenced plan(Placed printed, ProtectedTable table, FenceContext ctx, boolean guarded)
             throws Refusal {
         return SqlRewriter.assemble(
-                new SqlRewriter.Printed(printed, userParameters(), ctx.tokenIndex, guarded),
+                new SqlRewriter.Printed(printed.text(), userParameters(), ctx.tokenIndex, guarded),
+                printed.tokens(),
                 new RewritePlan.Writes(
                         List.of(table.displayName()),
                         table.mode(),
@@ -156,21 +245,30 @@ final class SkeletonFencer {
      * its last token), the {@code ?}s numbered; refused unless it lexes as exactly the user's tokens with the
      * fragments' tokens in their places.
      */
-    private String withFragments(NavigableMap<Integer, String> fragments, ProtectedTable table) throws Refusal {
+    private Placed withFragments(NavigableMap<Integer, String> fragments, ProtectedTable table) throws Refusal {
         int offset = tokens.indexOf(statement.get(0));
         StringBuilder text = new StringBuilder(sql.length() + 64);
         StringBuilder unfenced = new StringBuilder(sql.length());
         int[] numbered = {0};
         int[] numberedAgain = {0};
         int previousEnd = 0;
-        for (int k = 0; k < tokens.size(); k++) {
-            Token t = tokens.get(k);
+        // the statement's tokens, without the whitespace before them or a `;` after them, as JSqlParser prints it
+        List<Token> kept = tokens.subList(0, offset + statement.size());
+        for (int k = 0; k < kept.size(); k++) {
+            Token t = kept.get(k);
             String before = k - offset < statement.size() ? fragments.get(k - offset) : null;
             if (before != null) {
+                // right after the token before it, as JSqlParser prints an added item (`1, "c" = ...`, `(a, "c")`):
+                // a text written as the parser prints it is sent exactly as the parser's path would send it
                 text.append(before);
+                if (t.start() == previousEnd && !(t.isSymbol(")") || t.isSymbol(",") || t.isSymbol(";"))) {
+                    text.append(' ');
+                }
             }
-            SqlRewriter.appendGap(text, sql, previousEnd, t.start());
-            SqlRewriter.appendGap(unfenced, sql, previousEnd, t.start());
+            if (k > 0) {
+                SqlRewriter.appendGap(text, sql, previousEnd, t.start());
+                SqlRewriter.appendGap(unfenced, sql, previousEnd, t.start());
+            }
             SqlRewriter.appendToken(text, t, null, true, numbered);
             SqlRewriter.appendToken(unfenced, t, null, true, numberedAgain);
             previousEnd = t.end();
@@ -187,12 +285,12 @@ final class SkeletonFencer {
         }
         // the unfenced text has the user's tokens one for one; fenced's fragments go where the skeleton placed them
         List<Token> userTokens = SqlLexer.tokenize(unfenced.toString());
-        String problem = userTokens.size() == tokens.size() ? null : "the statement's tokens cannot be kept as written";
+        String problem = userTokens.size() == kept.size() ? null : "the statement's tokens cannot be kept as written";
         if (problem == null) {
             List<Token> expected = new ArrayList<>(userTokens);
             // from the last place to the first, so each index still names the user's token
             for (Map.Entry<Integer, String> at : fragments.descendingMap().entrySet()) {
-                expected.addAll(offset + at.getKey(), SqlLexer.tokenize(at.getValue()));
+                expected.addAll(offset + at.getKey(), fragmentTokens(at.getValue()));
             }
             problem = sameTokens(expected, printedTokens);
         }
@@ -205,8 +303,11 @@ final class SkeletonFencer {
         if (problem != null) {
             throw new Refusal(table.displayName(), problem);
         }
-        return printed;
+        return new Placed(printed, printedTokens);
     }
+
+    /** The fenced text and its tokens, lexed as PostgreSQL lexes it. */
+    private record Placed(String text, List<Token> tokens) {}
 
     /** Null when the fenced text lexes as the user's tokens with fenced's fragments in their places (kind and text). */
     private static @Nullable String sameTokens(List<Token> want, List<Token> printed) {

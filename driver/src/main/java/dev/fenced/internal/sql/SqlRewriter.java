@@ -28,6 +28,8 @@ import org.jspecify.annotations.Nullable;
  * text ─ pre-filter (no protected name in the text?) ─────────────────────────────▶ pass through
  *   │ lexer (PostgreSQL's scan.l rules): statements, keywords, parameters, literals
  *   │ classifier: DDL/utility/reads pass; TRUNCATE, COPY FROM, DO ... refused
+ *   │ one plain UPDATE ... SET ... [WHERE] or INSERT ... (columns) VALUES of a protected table: fenced by
+ *   │   position (SkeletonFirst, SkeletonFencer), checked token for token, no parse ────────────▶ RewritePlan
  *   │ parser view: strings as placeholders, comments as spaces, ?s numbered (?1, ?2 ...), ONLY and t * lifted,
  *   │   CURRENT OF and transaction control as placeholders;
  *   │   JSqlParser's own token manager must cut it where PostgreSQL does; parse under a deadline
@@ -47,11 +49,31 @@ public final class SqlRewriter {
     private final FencingTargets targets;
     private final RelativeUpdatePolicy relativePolicy;
     private final Duration parseTimeout;
+    /** Plain UPDATEs and INSERTs are fenced by position before the parser is asked ({@link SkeletonFirst}). */
+    private final boolean skeletonFirst;
+    /** How many plans {@link SkeletonFirst} made: the oracle test counts them. */
+    private final java.util.concurrent.atomic.LongAdder skeletonFirstPlans =
+            new java.util.concurrent.atomic.LongAdder();
 
     public SqlRewriter(FencingTargets targets, RelativeUpdatePolicy relativePolicy, Duration parseTimeout) {
+        this(targets, relativePolicy, parseTimeout, true);
+    }
+
+    /**
+     * @param skeletonFirst false: every statement through the parser's path, as before {@link SkeletonFirst} (the
+     *                      oracle the fast path is compared with)
+     */
+    SqlRewriter(
+            FencingTargets targets, RelativeUpdatePolicy relativePolicy, Duration parseTimeout, boolean skeletonFirst) {
         this.targets = targets;
         this.relativePolicy = relativePolicy;
         this.parseTimeout = parseTimeout;
+        this.skeletonFirst = skeletonFirst;
+    }
+
+    /** The number of plans made by position before the parser was asked. */
+    long skeletonFirstPlans() {
+        return skeletonFirstPlans.sum();
     }
 
     public FencingTargets targets() {
@@ -169,6 +191,15 @@ public final class SqlRewriter {
         rejectLexicalHazards(tokens, named);
 
         List<Integer> dmlKeywords = StatementClassifier.dmlKeywordIndexes(tokens);
+        if (skeletonFirst && loneWrite(tokens, pieces, dmlKeywords)) {
+            // everything above (escapes, TABLE, the classifier's refusals, lexical hazards) has been checked
+            RewritePlan.Fenced quick = new SkeletonFencer(targets, relativePolicy, sql, tokens, pieces.get(0).tokens)
+                    .fenceFirst(tokenMayBeNull);
+            if (quick != null) {
+                skeletonFirstPlans.increment();
+                return relativeUpdateNoted(quick, sql, probe);
+            }
+        }
         Literals literals = new Literals();
         Prepared prepared = parserView(sql, tokens, dmlKeywords, literals, true);
         int userParams = prepared.parameters;
@@ -176,7 +207,7 @@ public final class SqlRewriter {
 
         String misread = ParserLexing.disagreement(prepared.text, SqlLexer.tokenize(prepared.text));
         if (misread != null) {
-            return byPosition(new Refusal(named, misread), sql, tokens, pieces, dmlKeywords, tokenMayBeNull);
+            return byPosition(new Refusal(named, misread), sql, tokens, pieces, dmlKeywords, tokenMayBeNull, probe);
         }
         Statements statements;
         try {
@@ -192,7 +223,8 @@ public final class SqlRewriter {
                     tokens,
                     pieces,
                     dmlKeywords,
-                    tokenMayBeNull);
+                    tokenMayBeNull,
+                    probe);
         }
         List<Statement> list = statements;
         if (list.size() != pieces.size()) {
@@ -230,7 +262,7 @@ public final class SqlRewriter {
         List<Token> roundTripTokens = SqlLexer.tokenize(roundTrip);
         String difference = FidelityCheck.difference(tokens, roundTripTokens);
         if (difference != null) {
-            return byPosition(new Refusal(named, difference), sql, tokens, pieces, dmlKeywords, tokenMayBeNull);
+            return byPosition(new Refusal(named, difference), sql, tokens, pieces, dmlKeywords, tokenMayBeNull, probe);
         }
 
         FenceContext ctx = new FenceContext(targets, relativePolicy, tokenIndex, tokenMayBeNull);
@@ -356,17 +388,32 @@ public final class SqlRewriter {
             List<Token> tokens,
             List<StatementClassifier.Piece> pieces,
             List<Integer> dmlKeywords,
-            boolean tokenMayBeNull)
+            boolean tokenMayBeNull,
+            boolean probe)
             throws Refusal {
-        if (pieces.size() != 1
-                || dmlKeywords.size() != 1
-                || pieces.get(0).tokens.get(0) != tokens.get(dmlKeywords.get(0))) {
+        if (!loneWrite(tokens, pieces, dmlKeywords)) {
             throw misread;
         }
         RewritePlan.Fenced plan =
                 new SkeletonFencer(targets, relativePolicy, sql, tokens, pieces.get(0).tokens).fence(tokenMayBeNull);
         if (plan == null) {
             throw misread; // not a protected target, or not read: what the parser could not read stays refused
+        }
+        return relativeUpdateNoted(plan, sql, probe);
+    }
+
+    /** The text is one statement, and its one data-modifying keyword starts it. */
+    private static boolean loneWrite(
+            List<Token> tokens, List<StatementClassifier.Piece> pieces, List<Integer> dmlKeywords) {
+        return pieces.size() == 1
+                && dmlKeywords.size() == 1
+                && pieces.get(0).tokens.get(0) == tokens.get(dmlKeywords.get(0));
+    }
+
+    /** {@code plan}, a relative update in it warned of as {@link #relativeUpdatePlanned} says (not for a probe). */
+    private RewritePlan.Fenced relativeUpdateNoted(RewritePlan.Fenced plan, String sql, boolean probe) {
+        if (plan.relativeUpdate() && !probe) {
+            relativeUpdatePlanned(plan.tables().get(0), sql);
         }
         return plan;
     }
@@ -460,9 +507,13 @@ public final class SqlRewriter {
 
     /** The source's whitespace between two tokens, or one space where a comment was. */
     static void appendGap(StringBuilder text, String sql, int from, int to) {
-        String gap = sql.substring(from, to);
-        boolean blank = gap.chars().allMatch(c -> SqlLexer.isSpace((char) c));
-        text.append(blank ? gap : " ");
+        for (int i = from; i < to; i++) {
+            if (!SqlLexer.isSpace(sql.charAt(i))) {
+                text.append(' ');
+                return;
+            }
+        }
+        text.append(sql, from, to); // no substring: a new text's plan appends every gap, twice by position
     }
 
     static void appendToken(
@@ -649,6 +700,11 @@ public final class SqlRewriter {
 
     /** Maps every printed {@code ?N} back to a plain {@code ?} and records where each value goes. */
     static RewritePlan.Fenced assemble(Printed p, RewritePlan.Writes writes) throws Refusal {
+        return assemble(p, SqlLexer.tokenize(p.text()), writes); // strictly lexed already, in verify
+    }
+
+    /** As {@link #assemble(Printed, RewritePlan.Writes)}, with the printed text's tokens as already lexed. */
+    static RewritePlan.Fenced assemble(Printed p, List<Token> printedTokens, RewritePlan.Writes writes) throws Refusal {
         String printed = p.text();
         int userParams = p.userParams();
         List<String> tables = writes.tables();
@@ -662,7 +718,7 @@ public final class SqlRewriter {
         StringBuilder segment = new StringBuilder();
         int copied = 0;
         int position = 0;
-        for (Token t : SqlLexer.tokenize(printed)) { // strictly lexed already, in verify
+        for (Token t : printedTokens) {
             if (t.kind() != Token.Kind.PARAMETER) {
                 continue;
             }

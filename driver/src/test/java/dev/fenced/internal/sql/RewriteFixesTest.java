@@ -38,9 +38,9 @@ class RewriteFixesTest {
     /** Corpus #1027 (updatable_views.sql): {@code =-} is two operators in PostgreSQL, not one. */
     @Test
     void equalsMinusIsFencedNotRefused() {
+        // fenced by position before the parser is asked (SkeletonFirst): the user's spacing stays
         assertEquals(
-                "UPDATE rw_view16 SET aa = -3, last_token = " + SqlRewriterTest.guard(null, "rw_view16")
-                        + " WHERE a = 3",
+                "UPDATE rw_view16 SET aa=-3, last_token = " + SqlRewriterTest.guard(null, "rw_view16") + " WHERE a=3",
                 fenced(rewriter("rw_view16"), "UPDATE rw_view16 SET aa=-3 WHERE a=3"));
         assertEquals(
                 "DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN " + SqlRewriterTest.check("t", "t")

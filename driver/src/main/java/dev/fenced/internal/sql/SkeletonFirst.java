@@ -1,0 +1,209 @@
+package dev.fenced.internal.sql;
+
+import dev.fenced.internal.config.TableName;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which statements a never-seen text may be fenced by position ({@link SkeletonFencer}) before JSqlParser is asked:
+ * parsing the statement and re-parsing the fenced text for the check was nearly all of a new text's cost. Only forms
+ * whose every place the skeleton reads fully, with nothing the parser's path would judge that the skeleton cannot:
+ *
+ * <ul>
+ *   <li>{@code UPDATE target [[AS] alias] SET item, ... [WHERE ...] [RETURNING ...]} where each item assigns plain
+ *       columns ({@code c = v} or {@code (a, b) = v}, no fields or subscripts), without FROM;
+ *   <li>{@code INSERT INTO target [AS alias] (plain columns) [OVERRIDING ... VALUE] VALUES (...), ...
+ *       [RETURNING ...]}, every row as wide as the column list.
+ * </ul>
+ *
+ * Anything else is declined (null) and planned by the parser's path as before, never refused here: no query inside
+ * (SELECT, VALUES, TABLE, WITH), no ON CONFLICT, USING, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
+ * OFFSET, FETCH. An UPDATE value that may read a column it assigns is a relative update, judged as the parser's
+ * path judges column references: a bare name, or one qualified by the target's own name or alias; a name that
+ * could be anything else there (a function, a type, a field, a keyword, a typed literal's type) declines.
+ */
+final class SkeletonFirst {
+
+    /** Words that send a statement to the parser's path wherever they stand (the few allowed places aside). */
+    private static final Set<String> DECLINED = Set.of(
+            "SELECT",
+            "VALUES",
+            "TABLE",
+            "WITH",
+            "ON",
+            "CONFLICT",
+            "USING",
+            "ONLY",
+            "LATERAL",
+            "CURRENT",
+            "ORDER",
+            "LIMIT",
+            "OFFSET",
+            "FETCH",
+            "INTO");
+
+    /** Words before a column reference that cannot make it anything else (an operand follows them). */
+    private static final Set<String> OPERAND_BEFORE =
+            Set.of("AND", "OR", "NOT", "CASE", "WHEN", "THEN", "ELSE", "BETWEEN", "LIKE", "ILIKE");
+
+    private SkeletonFirst() {}
+
+    /**
+     * True when {@code statement} holds none of the {@link #DECLINED} words but INSERT's own INTO and VALUES
+     * ({@code sourceAt}: the index of the VALUES keyword, -1 for an UPDATE). Quoted names are names, not words.
+     */
+    static boolean plainWords(List<Token> statement, int sourceAt) {
+        boolean insert = statement.get(0).isWord("INSERT");
+        for (int k = 1; k < statement.size(); k++) {
+            Token t = statement.get(k);
+            if (t.kind() != Token.Kind.WORD || !DECLINED.contains(t.text().toUpperCase(Locale.ROOT))) {
+                continue;
+            }
+            if (insert && (k == 1 && t.isWord("INTO") || k == sourceAt)) {
+                continue;
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /** Each SET item's target is {@code name} or {@code (name, ...)}: no fields, subscripts or qualified names. */
+    static boolean plainSetTargets(List<Token> statement, int setEnd) {
+        int set = 1;
+        while (set < setEnd && !statement.get(set).isWord("SET")) {
+            set++;
+        }
+        int depth = 0;
+        boolean inTarget = true;
+        int itemStart = set + 1;
+        for (int k = set + 1; k < setEnd; k++) {
+            Token t = statement.get(k);
+            if (inTarget) {
+                if (t.isSymbol("=") && depth == 0) {
+                    if (!plainTarget(statement, itemStart, k)) {
+                        return false;
+                    }
+                    inTarget = false;
+                } else if (t.isSymbol("(")) {
+                    depth++;
+                } else if (t.isSymbol(")")) {
+                    depth--;
+                }
+                continue;
+            }
+            if (t.isSymbol("(") || t.isSymbol("[")) {
+                depth++;
+            } else if (t.isSymbol(")") || t.isSymbol("]")) {
+                depth--;
+            } else if (depth == 0 && t.isSymbol(",")) {
+                inTarget = true;
+                itemStart = k + 1;
+            }
+        }
+        return !inTarget;
+    }
+
+    private static boolean plainTarget(List<Token> tokens, int from, int to) {
+        if (to - from == 1) {
+            return TokenRuns.isName(tokens.get(from));
+        }
+        if (to - from < 3
+                || !tokens.get(from).isSymbol("(")
+                || !tokens.get(to - 1).isSymbol(")")) {
+            return false;
+        }
+        for (int k = from + 1; k < to - 1; k++) {
+            boolean name = (k - from) % 2 == 1;
+            if (name ? !TokenRuns.isName(tokens.get(k)) : !tokens.get(k).isSymbol(",")) {
+                return false;
+            }
+        }
+        return (to - from) % 2 == 1;
+    }
+
+    /** The column list of an INSERT is plain names: the tokens from its {@code (} to {@code listEnd}. */
+    static boolean plainColumnList(List<Token> statement, int listEnd) {
+        int k = listEnd - 1;
+        boolean name = true;
+        while (k > 0 && !statement.get(k).isSymbol("(")) {
+            if (name ? !TokenRuns.isName(statement.get(k)) : !statement.get(k).isSymbol(",")) {
+                return false;
+            }
+            name = !name;
+            k--;
+        }
+        return !name && k > 0;
+    }
+
+    /**
+     * Whether every name in the SET values that spells an assigned column is one the parser's path reads as a
+     * column reference or certainly does not: false when one is in a place it could be read either way.
+     */
+    static boolean ownColumnsDecidable(UpdateSkeleton update) {
+        for (List<Token> value : update.values()) {
+            for (int j = 0; j < value.size(); j++) {
+                if (readsAssigned(update, value, j) == Read.UNDECIDED) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** The first assigned column the SET values read (a relative update), or null; after {@link #ownColumnsDecidable}. */
+    static @Nullable String ownColumnRead(UpdateSkeleton update) {
+        for (List<Token> value : update.values()) {
+            for (int j = 0; j < value.size(); j++) {
+                if (readsAssigned(update, value, j) == Read.OWN_COLUMN) {
+                    return TableName.fold(value.get(j).text());
+                }
+            }
+        }
+        return null;
+    }
+
+    private enum Read {
+        NOT_ASSIGNED,
+        OWN_COLUMN,
+        UNDECIDED
+    }
+
+    private static Read readsAssigned(UpdateSkeleton update, List<Token> value, int j) {
+        Token t = value.get(j);
+        if (!TokenRuns.isName(t) || !update.columns().contains(TableName.fold(t.text()))) {
+            return Read.NOT_ASSIGNED;
+        }
+        if (t.kind() == Token.Kind.WORD && TableName.isKeyword(TableName.fold(t.text()))) {
+            return Read.UNDECIDED; // true, current_date, a type name ...: what it is depends on the grammar
+        }
+        Token next = j + 1 < value.size() ? value.get(j + 1) : null;
+        if (next != null
+                && (next.isSymbol("(")
+                        || next.isSymbol(".")
+                        || next.kind() == Token.Kind.STRING
+                        || TokenRuns.isName(next))) {
+            return Read.UNDECIDED; // a function, a qualifier, a typed literal's type, a type of several words
+        }
+        Token before = j > 0 ? value.get(j - 1) : null;
+        if (before == null) {
+            return Read.OWN_COLUMN;
+        }
+        if (before.isSymbol(".")) {
+            // qualified: the row's own qualifier (one part) makes it a reference to the row's column
+            boolean own = j >= 2
+                    && TokenRuns.isName(value.get(j - 2))
+                    && TableName.fold(value.get(j - 2).text()).equals(TableName.fold(update.qualifier()))
+                    && (j < 3 || !value.get(j - 3).isSymbol("."));
+            return own ? Read.OWN_COLUMN : Read.UNDECIDED;
+        }
+        if (before.isSymbol("::")
+                || TokenRuns.isName(before)
+                        && !(before.kind() == Token.Kind.WORD
+                                && OPERAND_BEFORE.contains(before.text().toUpperCase(Locale.ROOT)))) {
+            return Read.UNDECIDED; // a type (x::c, CAST(x AS c)) or a word that makes it something else
+        }
+        return Read.OWN_COLUMN;
+    }
+}

@@ -1,0 +1,323 @@
+package dev.fenced.internal.sql;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.config.RelativeUpdatePolicy;
+import dev.fenced.internal.config.TableName;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The oracle of the cold path's fast lane ({@link SkeletonFirst}): every statement it plans must get the plan the
+ * parser's path gives it, compared with a rewriter that has the lane off. Same plan means the same PostgreSQL tokens
+ * in the sent text (kinds and texts; whitespace between tokens, which PostgreSQL only reads as a separator, may
+ * differ), the same segments read the same way, the same parameter map and token places, the same tables, mode,
+ * relative-update flag and token domain. Statements the lane declines are planned by the parser's path in both
+ * rewriters and must come out identical. Run on the PostgreSQL regression corpus (every written table protected,
+ * under each relative-update policy, with and without a NULL token) and on generated statements.
+ */
+class SkeletonFirstOracleTest {
+
+    private static final Duration PARSE_TIMEOUT = Duration.ofSeconds(2);
+
+    @Test
+    void corpusPlansAreTheParsersPlans() {
+        List<Corpus.Record> records = Corpus.load();
+        List<ProtectedTable> tables = Corpus.writtenTables(records);
+        FencingTargets targets = FencingTargets.modelled(
+                tables, Map.of(), Set.of(), Corpus.modelShapes(tables), TableName.parse("fenced_tombstone"));
+        List<String> texts = new ArrayList<>();
+        for (Corpus.Record r : records) {
+            texts.add(r.sql());
+        }
+        StringBuilder report = new StringBuilder();
+        // WARN plans as ALLOW does (it only logs): the two that plan differently
+        for (RelativeUpdatePolicy policy : List.of(RelativeUpdatePolicy.ALLOW, RelativeUpdatePolicy.REFUSE)) {
+            Result r = compare(targets, policy, texts);
+            report.append(String.format(
+                    Locale.ROOT,
+                    "corpus, relative updates %s: %d statements, %d planned by position first (%d with the parser's"
+                            + " exact text), %d divergences%n",
+                    policy,
+                    texts.size(),
+                    r.fast,
+                    r.sameText,
+                    r.divergences.size()));
+            assertTrue(r.divergences.isEmpty(), policy + ":\n" + String.join("\n", r.divergences));
+            if (policy == RelativeUpdatePolicy.ALLOW) {
+                assertTrue(r.fast >= 300, "the fast lane planned only " + r.fast + " corpus statements");
+            }
+        }
+        System.out.print(report);
+    }
+
+    /** UPDATE and INSERT forms with the spellings and neighbours the lane must read as the parser's path does. */
+    @Test
+    void generatedPlansAreTheParsersPlans() {
+        FencingTargets targets = FencingTargets.of(List.of(
+                new ProtectedTable(TableName.parse("t"), "fence", dev.fenced.FencingMode.ENFORCE),
+                new ProtectedTable(TableName.parse("o"), "fence", dev.fenced.FencingMode.OBSERVE)));
+        List<String> texts = generated(new Random(2026), 2000);
+        for (RelativeUpdatePolicy policy : List.of(RelativeUpdatePolicy.ALLOW, RelativeUpdatePolicy.REFUSE)) {
+            Result r = compare(targets, policy, texts);
+            System.out.printf(
+                    Locale.ROOT,
+                    "generated, relative updates %s: %d statements, %d planned by position first (%d with the"
+                            + " parser's exact text), %d divergences%n",
+                    policy,
+                    texts.size(),
+                    r.fast,
+                    r.sameText,
+                    r.divergences.size());
+            assertTrue(r.divergences.isEmpty(), policy + ":\n" + String.join("\n", r.divergences));
+            if (policy == RelativeUpdatePolicy.ALLOW) {
+                assertTrue(r.fast >= texts.size() / 4, "the fast lane planned only " + r.fast);
+            }
+        }
+    }
+
+    private record Result(int fast, int sameText, List<String> divergences) {}
+
+    private static Result compare(FencingTargets targets, RelativeUpdatePolicy policy, List<String> texts) {
+        SqlRewriter first = new SqlRewriter(targets, policy, PARSE_TIMEOUT, true);
+        SqlRewriter parser = new SqlRewriter(targets, policy, PARSE_TIMEOUT, false);
+        int fast = 0;
+        int sameText = 0;
+        List<String> divergences = new ArrayList<>();
+        for (String sql : texts) {
+            for (boolean nullToken : new boolean[] {false, true}) {
+                long before = first.skeletonFirstPlans();
+                RewritePlan planned = nullToken ? first.planForNullToken(sql) : first.plan(sql);
+                boolean byPosition = first.skeletonFirstPlans() > before;
+                RewritePlan slow = nullToken ? parser.planForNullToken(sql) : parser.plan(sql);
+                String difference = difference(planned, slow);
+                fast += byPosition && !nullToken ? 1 : 0;
+                if (difference != null) {
+                    divergences.add((nullToken ? "(NULL token) " : "") + sql + "\n    " + difference);
+                } else if (byPosition
+                        && !nullToken
+                        && ((RewritePlan.Fenced) planned).sql().equals(((RewritePlan.Fenced) slow).sql())) {
+                    sameText++;
+                }
+            }
+        }
+        return new Result(fast, sameText, divergences);
+    }
+
+    /** Null when the two plans are the same plan (see the class comment); otherwise how they differ. */
+    static @Nullable String difference(RewritePlan a, RewritePlan b) {
+        if (a instanceof RewritePlan.Fenced fa && b instanceof RewritePlan.Fenced fb) {
+            if (!sameTokens(fa.sql(), fb.sql())) {
+                return "sent texts differ:\n    fast:   " + fa.sql() + "\n    parser: " + fb.sql();
+            }
+            String[] sa = fa.segments();
+            String[] sb = fb.segments();
+            if (sa.length != sb.length) {
+                return "segment counts differ";
+            }
+            for (int i = 0; i < sa.length; i++) {
+                if (!sameTokens(sa[i], sb[i])) {
+                    return "segment " + i + " differs: " + sa[i] + " | " + sb[i];
+                }
+            }
+            for (int p = 1; p <= fa.userParameterCount(); p++) {
+                if (!Arrays.equals(fa.delegateIndexes(p), fb.delegateIndexes(p))) {
+                    return "parameter " + p + " is bound at other places";
+                }
+            }
+            if (fa.userParameterCount() != fb.userParameterCount()
+                    || !Arrays.equals(fa.tokenIndexes(), fb.tokenIndexes())) {
+                return "parameters or token places differ";
+            }
+            if (!fa.tables().equals(fb.tables())
+                    || fa.mode() != fb.mode()
+                    || fa.relativeUpdate() != fb.relativeUpdate()
+                    || fa.schemaChange() != fb.schemaChange()
+                    || !fa.tokenDomain().equals(fb.tokenDomain())
+                    || fa.tokenRequired() != fb.tokenRequired()) {
+                return "what is written differs: relative " + fa.relativeUpdate() + "/" + fb.relativeUpdate()
+                        + ", required " + fa.tokenRequired() + "/" + fb.tokenRequired();
+            }
+            return null;
+        }
+        return a.toString().equals(b.toString()) ? null : "plans differ:\n    fast:   " + a + "\n    parser: " + b;
+    }
+
+    /**
+     * Same PostgreSQL tokens: kind and text, a keyword or unquoted name compared folded (PostgreSQL folds it), with
+     * standard_conforming_strings on and off alike (both texts passed that check).
+     */
+    private static boolean sameTokens(String a, String b) {
+        List<Token> ta = SqlLexer.tokenize(a);
+        List<Token> tb = SqlLexer.tokenize(b);
+        if (ta.size() != tb.size()) {
+            return false;
+        }
+        for (int i = 0; i < ta.size(); i++) {
+            Token x = ta.get(i);
+            Token y = tb.get(i);
+            boolean same = x.kind() == y.kind()
+                    && (x.kind() == Token.Kind.WORD
+                            ? TableName.fold(x.text()).equals(TableName.fold(y.text()))
+                            : x.text().equals(y.text()));
+            if (!same) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------------------------------------ generator
+
+    private static final String[] TARGETS = {"t", "T", "\"t\"", "public.t", "o", "t AS x", "t x", "u"};
+    private static final String[] COLUMNS = {"a", "b", "n", "\"a\"", "A", "fence", "text", "x"};
+    private static final String[] VALUES = {
+        "1",
+        "-1",
+        "- - 1",
+        "1.5",
+        "1e3",
+        "'s'",
+        "E'e\\\\s'",
+        "$$d$$",
+        "$q$it's$q$",
+        "U&'d\\0061'",
+        "B'101'",
+        "?",
+        "NULL",
+        "DEFAULT",
+        "true",
+        "current_date",
+        "now()",
+        "lower('X')",
+        "a",
+        "n + 1",
+        "x.a",
+        "t.n",
+        "public.t.n",
+        "a::text",
+        "CAST(n AS text)",
+        "text '1'",
+        "ROW(1, 2)",
+        "ARRAY[1, 2]",
+        "a[1]",
+        "(a).f",
+        "n(1)",
+        "CASE WHEN a > 1 THEN b ELSE n END",
+        "(SELECT 1)",
+        "coalesce(n, 0) * 2",
+        "a IS NOT NULL IS TRUE",
+        "j @? '$.a'",
+        "'a' || b",
+        "interval '1 day'",
+        "x",
+        "extract(year FROM d)",
+        "substring(b FROM 2 FOR 1)",
+        "a /* c */ + 1",
+        "a -- c\n + 1",
+        "{fn abs(-2)}",
+        "n  +  1",
+        "1+n"
+    };
+    private static final String[] WHERES = {
+        "",
+        " WHERE id = 1",
+        " WHERE id = ?",
+        " where id IN (1, 2)",
+        " WHERE a IS DISTINCT FROM b",
+        " WHERE id = (SELECT max(id) FROM t)",
+        " WHERE EXISTS (SELECT 1 FROM o)",
+        " WHERE CURRENT OF c",
+        " WHERE id = 1 RETURNING *",
+        " WHERE id = 1 RETURNING n, fence",
+        " FROM s WHERE s.id = t.id",
+        " WHERE id = 1 ORDER BY id LIMIT 1",
+        " WHERE b = 'it''s'",
+        " WHERE b LIKE 'a\\%'",
+        "\nWHERE\tid=1"
+    };
+
+    private static List<String> generated(Random random, int count) {
+        List<String> out = new ArrayList<>();
+        while (out.size() < count) {
+            String target = TARGETS[random.nextInt(TARGETS.length)];
+            if (random.nextBoolean()) {
+                StringBuilder b = new StringBuilder(random.nextInt(5) == 0 ? "update " : "UPDATE ")
+                        .append(target)
+                        .append(random.nextInt(7) == 0 ? " set " : " SET ");
+                int items = 1 + random.nextInt(3);
+                List<String> used = new ArrayList<>();
+                for (int i = 0; i < items; i++) {
+                    String c = COLUMNS[random.nextInt(COLUMNS.length)];
+                    if (used.contains(TableName.fold(c))) {
+                        continue;
+                    }
+                    used.add(TableName.fold(c));
+                    b.append(used.size() > 1 ? (random.nextBoolean() ? ", " : ",") : "");
+                    if (random.nextInt(6) == 0) {
+                        b.append('(')
+                                .append(c)
+                                .append(") = ROW(")
+                                .append(pick(random, VALUES))
+                                .append(')');
+                    } else {
+                        b.append(c).append(random.nextInt(5) == 0 ? "=" : " = ").append(pick(random, VALUES));
+                    }
+                }
+                b.append(pick(random, WHERES));
+                out.add(b.toString());
+            } else {
+                List<String> used = new ArrayList<>();
+                int width = 1 + random.nextInt(3);
+                while (used.size() < width) {
+                    String c = COLUMNS[random.nextInt(COLUMNS.length)];
+                    if (!used.contains(c)
+                            && used.stream().noneMatch(u -> TableName.fold(u).equals(TableName.fold(c)))) {
+                        used.add(c);
+                    }
+                }
+                StringBuilder b = new StringBuilder("INSERT INTO ")
+                        .append(target.replace(" x", " AS x").replace("AS AS", "AS"))
+                        .append(random.nextInt(5) == 0 ? "(" : " (")
+                        .append(String.join(random.nextBoolean() ? ", " : ",", used))
+                        .append(random.nextInt(5) == 0 ? ")VALUES " : ") VALUES ");
+                int rows = 1 + random.nextInt(3);
+                for (int r = 0; r < rows; r++) {
+                    b.append(r > 0 ? ", " : "").append('(');
+                    int w = random.nextInt(8) == 0 ? width + 1 : width;
+                    for (int i = 0; i < w; i++) {
+                        b.append(i > 0 ? ", " : "").append(pick(random, VALUES));
+                    }
+                    b.append(')');
+                }
+                b.append(pick(
+                        random,
+                        "",
+                        "",
+                        "",
+                        " RETURNING *",
+                        " RETURNING id",
+                        " ON CONFLICT DO NOTHING",
+                        ";",
+                        " ON CONFLICT (id) DO UPDATE SET a = 1"));
+                out.add(b.toString());
+            }
+        }
+        assertEquals(count, out.size());
+        return out;
+    }
+
+    private static String pick(Random random, String... options) {
+        return options[random.nextInt(options.length)];
+    }
+}
