@@ -71,4 +71,30 @@ class SkeletonFirstAttackTest {
             assertEquals(List.of("t"), ((RewritePlan.Fenced) plan).tables());
         }
     }
+    /** Representative forms of SkeletonFirstAttackIT (run there against PostgreSQL): planned by the lane itself. */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "UPDATE t AS x SET v = 'x' WHERE x.id = 2",
+                "UPDATE t SET (v, n) = ROW('r', 9) WHERE id = 2",
+                "UPDATE t SET v = 'c' /* nested /* ? */ ' */ WHERE id = 1",
+                "UPDATE t SET v = $q$it's ?$q$ WHERE id = 1",
+                "UPDATE t SET v = 'con'\n'tinued' WHERE id = 1",
+                "UPDATE t SET v = 'x' WHERE j ?| array['k']",
+                "UPDATE t SET v = {fn ucase('esc')} WHERE id = 1",
+                ";UPDATE t SET v = 'x' WHERE id = 1",
+                "UPDATE t AS x SET n = x.n * 2",
+                "INSERT INTO t (id, v, n) VALUES (10, 'ten', 10), (11, 'eleven', DEFAULT) RETURNING *",
+                "INSERT INTO t (id, v) OVERRIDING USER VALUE VALUES (13, 'o')",
+                "INSERT INTO t (id, v) VALUES (15, $$d ' ?$$) -- trailing ? comment",
+            })
+    void theAttackedFormsArePlannedByTheLane(String sql) {
+        SqlRewriter lane = new SqlRewriter(
+                FencingTargets.of(List.of(new ProtectedTable(TableName.parse("t"), "fence", FencingMode.ENFORCE))),
+                RelativeUpdatePolicy.ALLOW,
+                Duration.ofSeconds(2),
+                true);
+        assertTrue(lane.plan(sql) instanceof RewritePlan.Fenced, sql);
+        assertEquals(1, lane.skeletonFirstPlans(), sql);
+    }
 }
