@@ -848,10 +848,16 @@ class LexingAttackIT {
             try (Connection c = fenced();
                     FencingScope ignored = Fencing.bind(CURRENT);
                     Statement s = c.createStatement()) {
-                UnsupportedStatementException e =
-                        assertThrows(UnsupportedStatementException.class, () -> s.executeUpdate(sql));
-                assertEquals("t", e.table());
-                assertTrue(e.getMessage().contains("nested too deeply"), e::getMessage);
+                // The fast lane (SkeletonFirst) fences this plain UPDATE by position, without the parser's recursive
+                // printing: then PostgreSQL itself refuses it (stack depth limit exceeded, 54001), as it does raw.
+                // Either way no Error escapes and nothing is written.
+                SQLException e = assertThrows(SQLException.class, () -> s.executeUpdate(sql));
+                if (e instanceof UnsupportedStatementException u) {
+                    assertEquals("t", u.table());
+                    assertTrue(e.getMessage().contains("nested too deeply"), e::getMessage);
+                } else {
+                    assertEquals("54001", e.getSQLState(), e::getMessage);
+                }
             }
             assertEquals(before, snapshot());
         }

@@ -46,6 +46,14 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
      * reference, or one qualified with the row's own {@code qualifier}.
      */
     static @Nullable String readsOwnColumn(Expression value, List<Column> targets, String qualifier) {
+        List<String> assigned = new ArrayList<>();
+        for (Column target : targets) {
+            assigned.add(TableName.fold(target.getColumnName()));
+        }
+        String byName = readsOwnRow(SqlLexer.tokenize(value.toString()), assigned, qualifier);
+        if (byName != null) {
+            return byName;
+        }
         for (Column ref : of(value)) {
             String refTable = ref.getTable() == null ? null : ref.getTable().getName();
             if (refTable != null && !TableName.fold(refTable).equals(TableName.fold(qualifier))) {
@@ -59,5 +67,63 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
             }
         }
         return null;
+    }
+    /**
+     * What the column references above do not show, read from a value's tokens: the row read as a whole
+     * ({@code f(t)}, {@code (t).n}, {@code t.*}, {@code t::text}: every column, the assigned ones too), or a query
+     * inside the value naming an assigned column bare or by the row's own name (a correlated subquery reads the outer
+     * row's old value: {@code (SELECT n + 1)}). Conservative: a query's own column of an assigned column's name counts
+     * too. The first assigned column so read, or null.
+     *
+     * @param assigned the folded columns the SET list assigns
+     * @param qualifier how the statement names the row: its alias, else the target's bare name (as written)
+     */
+    static @Nullable String readsOwnRow(List<Token> value, List<String> assigned, String qualifier) {
+        if (assigned.isEmpty()) {
+            return null;
+        }
+        String own = TableName.fold(qualifier);
+        boolean query = false;
+        for (Token t : value) {
+            query |= t.isWord("SELECT") || t.isWord("VALUES") || t.isWord("TABLE") || t.isWord("WITH");
+        }
+        for (int j = 0; j < value.size(); j++) {
+            Token t = value.get(j);
+            if (!TokenRuns.isName(t)) {
+                continue;
+            }
+            String name = TableName.fold(t.text());
+            Token before = j > 0 ? value.get(j - 1) : null;
+            Token next = j + 1 < value.size() ? value.get(j + 1) : null;
+            if (before != null && before.isSymbol(".")) {
+                // a field, or a column qualified by a name: the row's own inside a query (outside, the caller's)
+                boolean ownQualifier =
+                        j >= 2 && TableName.fold(value.get(j - 2).text()).equals(own);
+                if (query && ownQualifier && assigned.contains(name)) {
+                    return name;
+                }
+                continue;
+            }
+            if (name.equals(own) && wholeRow(value, j)) {
+                return assigned.get(0);
+            }
+            if (query && assigned.contains(name) && (next == null || !next.isSymbol("(") && !next.isSymbol("."))) {
+                return name;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The name at {@code j} (the row's own name) stands for the whole row: not a qualifier of a column after it
+     * ({@code t.n}), nor a function ({@code t(...)}).
+     */
+    static boolean wholeRow(List<Token> value, int j) {
+        Token next = j + 1 < value.size() ? value.get(j + 1) : null;
+        Token after = j + 2 < value.size() ? value.get(j + 2) : null;
+        if (next != null && next.isSymbol("(")) {
+            return false;
+        }
+        return !(next != null && next.isSymbol(".") && after != null && TokenRuns.isName(after));
     }
 }

@@ -100,9 +100,16 @@ final class SkeletonFencer {
         }
     }
 
-    /** Conservatively, any name in the SET values that spells an assigned column, read as a relative update. */
+    /**
+     * Conservatively, any name in the SET values that spells an assigned column, or the row read as a whole
+     * ({@link ColumnReferences#readsOwnRow}), read as a relative update.
+     */
     private static @Nullable String anyAssignedName(UpdateSkeleton update) {
         for (List<Token> value : update.values()) {
+            String wholeRow = ColumnReferences.readsOwnRow(value, update.columns(), update.qualifier());
+            if (wholeRow != null) {
+                return wholeRow;
+            }
             for (Token t : value) {
                 if (TokenRuns.isName(t) && update.columns().contains(TableName.fold(t.text()))) {
                     return TableName.fold(t.text());

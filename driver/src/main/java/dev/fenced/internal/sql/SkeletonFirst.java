@@ -142,8 +142,17 @@ final class SkeletonFirst {
      * column reference or certainly does not: false when one is in a place it could be read either way.
      */
     static boolean ownColumnsDecidable(UpdateSkeleton update) {
+        String own = TableName.fold(update.qualifier());
         for (List<Token> value : update.values()) {
             for (int j = 0; j < value.size(); j++) {
+                Token t = value.get(j);
+                boolean qualified = j > 0 && value.get(j - 1).isSymbol(".");
+                if (TokenRuns.isName(t)
+                        && !qualified
+                        && TableName.fold(t.text()).equals(own)
+                        && ColumnReferences.wholeRow(value, j)) {
+                    return false; // the row as a whole (f(t), (t).n, t.*): the parser's path judges it
+                }
                 if (readsAssigned(update, value, j) == Read.UNDECIDED) {
                     return false;
                 }
