@@ -9,6 +9,7 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.it.support.Outcome;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -269,23 +270,6 @@ class LexingAttackIT {
             return b.toString();
         }
 
-        static String run(Connection c, String sql, boolean prepared) {
-            try {
-                if (prepared) {
-                    try (PreparedStatement ps = c.prepareStatement(sql)) {
-                        ps.execute();
-                    }
-                } else {
-                    try (Statement s = c.createStatement()) {
-                        s.execute(sql);
-                    }
-                }
-                return null;
-            } catch (SQLException e) {
-                return e.getClass().getSimpleName() + ":" + e.getSQLState() + ":" + e.getMessage();
-            }
-        }
-
         /** What is wrong with fenced's handling of {@code sql}, or null. */
         static String attack(String sql, boolean prepared) throws SQLException {
             List<String> wrong = new ArrayList<>();
@@ -293,14 +277,14 @@ class LexingAttackIT {
             String before = snapshot();
             try (Connection c = fenced();
                     FencingScope ignored = Fencing.bind(STALE)) {
-                String e = run(c, sql, prepared);
+                String e = Outcome.of(c, sql, prepared);
                 if (!before.equals(snapshot())) {
                     wrong.add("stale token changed rows (" + e + ")");
                 }
             }
             reset();
             try (Connection c = fenced()) {
-                String e = run(c, sql, prepared);
+                String e = Outcome.of(c, sql, prepared);
                 if (!before.equals(snapshot())) {
                     wrong.add("no token changed rows (" + e + ")");
                 }
@@ -308,13 +292,13 @@ class LexingAttackIT {
             reset();
             String rawError;
             try (Connection c = db.rawConnection()) {
-                rawError = run(c, sql, prepared);
+                rawError = Outcome.of(c, sql, prepared);
             }
             String rawAfter = snapshot().replace("|" + ROW + ";", "|X;");
             reset();
             try (Connection c = fenced();
                     FencingScope ignored = Fencing.bind(CURRENT)) {
-                String e = run(c, sql, prepared);
+                String e = Outcome.of(c, sql, prepared);
                 String after = snapshot().replace("|" + ROW + ";", "|X;").replace("|" + CURRENT + ";", "|X;");
                 boolean refused = e != null && e.startsWith("UnsupportedStatement");
                 System.out.println((refused ? "refused   " : e != null ? "error     " : "fenced    ")
@@ -511,11 +495,11 @@ class LexingAttackIT {
                                     Statement s = c.createStatement()) {
                                 try (FencingScope ignored = token == null ? null : Fencing.bind(token)) {
                                     if (oneText) {
-                                        run(c, off + "; " + write, false);
+                                        Outcome.of(c, off + "; " + write, false);
                                     } else {
-                                        run(c, off, false);
-                                        run(c, write, false);
-                                        run(c, write, true);
+                                        Outcome.of(c, off, false);
+                                        Outcome.of(c, write, false);
+                                        Outcome.of(c, write, true);
                                     }
                                 }
                             }
@@ -537,8 +521,8 @@ class LexingAttackIT {
             p.setProperty("options", "-c standard_conforming_strings=off");
             try (FencingScope ignored = Fencing.bind(STALE)) {
                 try (Connection c = DriverManager.getConnection(db.fencedUrl(), p)) {
-                    run(c, "UPDATE t SET v = 'a\\', n = n WHERE id = 1 -- '", false);
-                    run(c, "UPDATE t SET v = 'x'", true);
+                    Outcome.of(c, "UPDATE t SET v = 'a\\', n = n WHERE id = 1 -- '", false);
+                    Outcome.of(c, "UPDATE t SET v = 'x'", true);
                 } catch (SQLException refusedAtConnect) {
                     // refused at connect: nothing written
                 }
@@ -569,7 +553,7 @@ class LexingAttackIT {
                                 // refused or stale
                             }
                         }
-                        run(c, "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb ? 'a'", false);
+                        Outcome.of(c, "UPDATE t SET v = 'x' WHERE '{\"a\":1}'::jsonb ? 'a'", false);
                     }
                     assertEquals(before, snapshot(), mode + " token " + token);
                 }
@@ -748,7 +732,8 @@ class LexingAttackIT {
                         wrong.add("case " + k + " hands out " + kind);
                     }
                     if (leaked != null) {
-                        run(leaked.getConnection(), "UPDATE t SET v = 'leak'", false); // stale: refused or rejected
+                        Outcome.of(
+                                leaked.getConnection(), "UPDATE t SET v = 'leak'", false); // stale: refused or rejected
                     }
                     c.commit();
                 } catch (SQLException e) {

@@ -8,6 +8,7 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.StaleTokenException;
 import dev.fenced.UnsupportedStatementException;
+import dev.fenced.it.support.Outcome;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -86,10 +87,9 @@ class RewriteAttackIT {
                 TestDatabase db = fresh();
                 try (Connection c = fenced(db, "t");
                         FencingScope ignored = Fencing.bind(STALE)) {
-                    LexingAttackIT.OutsiderReview.run(c, ddl, prepared);
-                    LexingAttackIT.OutsiderReview.run(
-                            c, "ALTER TABLE t ADD COLUMN IF NOT EXISTS last_token bigint", false);
-                    LexingAttackIT.OutsiderReview.run(c, "UPDATE t SET v = 'stale' WHERE id = 1", false);
+                    Outcome.of(c, ddl, prepared);
+                    Outcome.of(c, "ALTER TABLE t ADD COLUMN IF NOT EXISTS last_token bigint", false);
+                    Outcome.of(c, "UPDATE t SET v = 'stale' WHERE id = 1", false);
                 }
                 assertEquals(
                         "1|one|" + ROW + ";2|two|" + ROW + ";", rows(db, "t"), ddl + (prepared ? " (prepared)" : ""));
@@ -137,8 +137,8 @@ class RewriteAttackIT {
                     "INSERT INTO sales.totals VALUES (1, 'one', " + ROW + ")");
             try (Connection c = fenced(db, "sales.totals");
                     FencingScope ignored = Fencing.bind(STALE)) {
-                LexingAttackIT.OutsiderReview.run(c, ddl, false);
-                LexingAttackIT.OutsiderReview.run(c, "UPDATE moved.totals SET v = 'stale' WHERE id = 1", false);
+                Outcome.of(c, ddl, false);
+                Outcome.of(c, "UPDATE moved.totals SET v = 'stale' WHERE id = 1", false);
             }
             assertEquals(1, db.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = 'sales'"), ddl);
             assertEquals("1|one|" + ROW + ";", rows(db, "sales.totals"), ddl);
@@ -162,14 +162,14 @@ class RewriteAttackIT {
             TestDatabase db = fresh();
             try (Connection c = fenced(db, "t");
                     FencingScope ignored = Fencing.bind(CURRENT)) {
-                assertEquals(null, LexingAttackIT.OutsiderReview.run(c, "DELETE FROM t WHERE id = 2", false));
+                assertEquals(null, Outcome.of(c, "DELETE FROM t WHERE id = 2", false));
             }
             String ddl = "CREATE OR REPLACE TRIGGER fenced_tombstone_check " + how
                     + " EXECUTE FUNCTION fenced_tombstone_check('t', 'last_token', 'id')";
             try (Connection c = fenced(db, "t");
                     FencingScope ignored = Fencing.bind(STALE)) {
-                LexingAttackIT.OutsiderReview.run(c, ddl, false);
-                LexingAttackIT.OutsiderReview.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
+                Outcome.of(c, ddl, false);
+                Outcome.of(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
             assertEquals("1|one|" + ROW + ";", rows(db, "t"), ddl);
             // the same replacement made behind fenced's back is undone at the next catalog read: another setting
@@ -178,7 +178,7 @@ class RewriteAttackIT {
             try (Connection c =
                             DriverManager.getConnection(db.fencedUrl("fenced.tables=t", "fenced.catalogRefresh=1ms"));
                     FencingScope ignored = Fencing.bind(STALE)) {
-                LexingAttackIT.OutsiderReview.run(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
+                Outcome.of(c, "INSERT INTO t (id, v) VALUES (2, 'ghost')", false);
             }
             assertEquals("1|one|" + ROW + ";", rows(db, "t"), "behind the back: " + ddl);
             // and the check is fenced's own again: every insert and every update of the key
@@ -210,7 +210,7 @@ class RewriteAttackIT {
             try (Connection c = fenced(db, "pt");
                     FencingScope ignored = Fencing.bind(CURRENT)) {
                 // the newer holder deletes key 150 (tombstoned) and drops the now empty partition
-                assertEquals(null, LexingAttackIT.OutsiderReview.run(c, "DELETE FROM pt WHERE id = 150", false));
+                assertEquals(null, Outcome.of(c, "DELETE FROM pt WHERE id = 150", false));
             }
             db.execute(
                     "DROP TABLE pt1",
@@ -219,8 +219,7 @@ class RewriteAttackIT {
             String before = rows(db, "pt");
             try (Connection c = fenced(db, "pt");
                     FencingScope ignored = Fencing.bind(STALE)) {
-                String e = LexingAttackIT.OutsiderReview.run(
-                        c, "ALTER TABLE pt ATTACH PARTITION px FOR VALUES FROM (100) TO (200)", prepared);
+                String e = Outcome.of(c, "ALTER TABLE pt ATTACH PARTITION px FOR VALUES FROM (100) TO (200)", prepared);
                 assertTrue(e != null && e.startsWith("UnsupportedStatementException"), String.valueOf(e));
             }
             assertEquals(before, rows(db, "pt"), "a deleted key came back through ATTACH PARTITION");
@@ -241,7 +240,7 @@ class RewriteAttackIT {
             String before = rows(db, "t");
             try (Connection c = fenced(db, "t");
                     FencingScope ignored = Fencing.bind(STALE)) {
-                String e = LexingAttackIT.OutsiderReview.run(c, ddl, false);
+                String e = Outcome.of(c, ddl, false);
                 assertTrue(e != null && e.startsWith("UnsupportedStatementException"), ddl + ": " + e);
             }
             assertEquals(before, rows(db, "t"), ddl);
@@ -384,7 +383,7 @@ class RewriteAttackIT {
                 String before = rows(db, "t");
                 try (Connection c = fenced(db, "t");
                         FencingScope ignored = Fencing.bind(STALE)) {
-                    LexingAttackIT.OutsiderReview.run(c, sql, prepared);
+                    Outcome.of(c, sql, prepared);
                 }
                 if (!before.equals(rows(db, "t"))) {
                     wrong.add(what + ": stale token changed rows " + rows(db, "t"));
@@ -392,13 +391,13 @@ class RewriteAttackIT {
                 reset(db);
                 String rawError;
                 try (Connection c = db.rawConnection()) {
-                    rawError = LexingAttackIT.OutsiderReview.run(c, sql, prepared);
+                    rawError = Outcome.of(c, sql, prepared);
                 }
                 String rawAfter = rows(db, "t").replace("|" + ROW + ";", "|X;").replace("|null;", "|X;");
                 reset(db);
                 try (Connection c = fenced(db, "t");
                         FencingScope ignored = Fencing.bind(CURRENT)) {
-                    String e = LexingAttackIT.OutsiderReview.run(c, sql, prepared);
+                    String e = Outcome.of(c, sql, prepared);
                     String after = rows(db, "t").replace("|" + ROW + ";", "|X;").replace("|" + CURRENT + ";", "|X;");
                     boolean refused = e != null && e.startsWith("UnsupportedStatement");
                     if (!refused && ((rawError == null) != (e == null) || !after.equals(rawAfter))) {

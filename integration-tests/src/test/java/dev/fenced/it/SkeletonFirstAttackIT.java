@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.it.support.Outcome;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -96,23 +96,6 @@ class SkeletonFirstAttackIT {
         return DriverManager.getConnection(db.fencedUrl("fenced.tables=t", "fenced.relativeUpdates=allow"));
     }
 
-    private static String run(Connection c, String sql, boolean prepared) {
-        try {
-            if (prepared) {
-                try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    ps.execute();
-                }
-            } else {
-                try (Statement s = c.createStatement()) {
-                    s.execute(sql);
-                }
-            }
-            return null;
-        } catch (SQLException e) {
-            return e.getClass().getSimpleName() + ":" + e.getSQLState() + ":" + e.getMessage();
-        }
-    }
-
     /** What is wrong with fenced's handling of {@code sql}, or null. */
     private static String attack(String sql, boolean prepared) throws SQLException {
         List<String> wrong = new ArrayList<>();
@@ -122,7 +105,7 @@ class SkeletonFirstAttackIT {
             reset();
             try (Connection c = fenced();
                     FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                String e = run(c, sql, prepared);
+                String e = Outcome.of(c, sql, prepared);
                 Map<Integer, String[]> now = rows();
                 boolean newKeys = token != null && sql.startsWith("INSERT") && e == null;
                 if (newKeys) {
@@ -143,13 +126,13 @@ class SkeletonFirstAttackIT {
         Map<Integer, String[]> start = rows();
         String rawError;
         try (Connection c = db.rawConnection()) {
-            rawError = run(c, sql, prepared);
+            rawError = Outcome.of(c, sql, prepared);
         }
         String rawAfter = data(rows());
         reset();
         try (Connection c = fenced();
                 FencingScope ignored = Fencing.bind(CURRENT)) {
-            String e = run(c, sql, prepared);
+            String e = Outcome.of(c, sql, prepared);
             Map<Integer, String[]> after = rows();
             if ((rawError == null) != (e == null) || !data(after).equals(rawAfter)) {
                 wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
@@ -232,7 +215,7 @@ class SkeletonFirstAttackIT {
         reset();
         try (Connection c = fenced();
                 FencingScope ignored = Fencing.bind(CURRENT)) {
-            assertEquals(null, run(c, "DELETE FROM t WHERE id = 2", false));
+            assertEquals(null, Outcome.of(c, "DELETE FROM t WHERE id = 2", false));
         }
         for (String sql : new String[] {
             "INSERT INTO t (id, v) VALUES (2, 'ghost')",
@@ -241,7 +224,7 @@ class SkeletonFirstAttackIT {
         }) {
             try (Connection c = fenced();
                     FencingScope ignored = Fencing.bind(STALE)) {
-                String e = run(c, sql, true);
+                String e = Outcome.of(c, sql, true);
                 assertTrue(e != null, sql);
             }
             assertEquals("1=one|1|{\"k\": 1};3=three|3|[];", data(rows()), sql);

@@ -90,10 +90,10 @@ class JooqIT extends ClientContract {
                 sql);
         String sent = ctx.connectionResult(c -> c.nativeSQL(sql));
         assertEquals(
-                "UPDATE \"public\".\"totals\" SET \"amount\" = ?, last_token = CASE WHEN pg_catalog.int8gt(last_token,"
+                "update \"public\".\"totals\" set \"amount\" = ?, last_token = CASE WHEN pg_catalog.int8gt(last_token,"
                         + " ?) THEN pg_catalog.pg_size_bytes(pg_catalog.concat('fenced-stale:', last_token, ':"
                         + StaleMarker.nonce() + ":totals')) ELSE ? END"
-                        + " WHERE \"public\".\"totals\".\"restaurant_id\" = ?",
+                        + " where \"public\".\"totals\".\"restaurant_id\" = ?",
                 sent);
     }
 

@@ -22,6 +22,22 @@ public final class LoopbackCut implements AutoCloseable {
         this.rules = rules;
     }
 
+    /** The rule that drops what {@code sourcePort} sends to {@code destinationPort} on {@code lo}. */
+    private static List<String> drop(int sourcePort, int destinationPort) {
+        return List.of(
+                "INPUT",
+                "-i",
+                "lo",
+                "-p",
+                "tcp",
+                "--sport",
+                Integer.toString(sourcePort),
+                "--dport",
+                Integer.toString(destinationPort),
+                "-j",
+                "DROP");
+    }
+
     /** Whether iptables is installed. */
     public static boolean available() {
         return Files.isExecutable(IPTABLES);
@@ -29,31 +45,7 @@ public final class LoopbackCut implements AutoCloseable {
 
     /** Cuts the connection between {@code serverPort} and {@code clientPort} on 127.0.0.1, both directions. */
     public static LoopbackCut connection(int serverPort, int clientPort) throws IOException, InterruptedException {
-        List<List<String>> rules = List.of(
-                List.of(
-                        "INPUT",
-                        "-i",
-                        "lo",
-                        "-p",
-                        "tcp",
-                        "--sport",
-                        Integer.toString(serverPort),
-                        "--dport",
-                        Integer.toString(clientPort),
-                        "-j",
-                        "DROP"),
-                List.of(
-                        "INPUT",
-                        "-i",
-                        "lo",
-                        "-p",
-                        "tcp",
-                        "--sport",
-                        Integer.toString(clientPort),
-                        "--dport",
-                        Integer.toString(serverPort),
-                        "-j",
-                        "DROP"));
+        List<List<String>> rules = List.of(drop(serverPort, clientPort), drop(clientPort, serverPort));
         for (int i = 0; i < rules.size(); i++) {
             try {
                 iptables("-I", rules.get(i));
