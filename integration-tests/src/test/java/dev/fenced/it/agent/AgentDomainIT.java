@@ -2,6 +2,7 @@ package dev.fenced.it.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.fenced.it.support.ChildJvm;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -13,7 +14,7 @@ class AgentDomainIT {
 
     @Test
     void aTokenOfAnotherDomainKeepsItOnEveryPathTheAgentCarriesItAlong() throws Exception {
-        try (AgentChild child = AgentChild.start("", List.of(), DomainMain.class)) {
+        try (ChildJvm child = AgentChild.start("", List.of(), DomainMain.class)) {
             assertEquals(0, child.await(Duration.ofSeconds(60)), () -> "stderr: " + child.stderr());
             assertEquals(
                     List.of("executor etcd:40", "completable etcd:40", "forkjoin etcd:40", "after none:0"),

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.FencedDriver;
+import dev.fenced.it.support.ChildJvm;
 import dev.fenced.it.support.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -65,7 +66,7 @@ class AgentIT {
     }
 
     /** where → token, from the child's {@code token <where> <n>} lines. */
-    private static Map<String, String> tokens(AgentChild child) {
+    private static Map<String, String> tokens(ChildJvm child) {
         Map<String, String> m = new TreeMap<>();
         for (String l : child.lines("token ")) {
             String[] p = l.split(" ");
@@ -77,7 +78,7 @@ class AgentIT {
     @Test
     void aJobListedInConfigurationRunsUnderItsLeaseOnEveryThreadItUses() throws Exception {
         Path cfg = config(METHOD, "fenced.lease.nightly.ttl=20s");
-        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             assertEquals(List.of("true"), child.lines("ran "));
             Map<String, String> tokens = tokens(child);
@@ -104,7 +105,7 @@ class AgentIT {
 
     @Test
     void withoutTheAgentTheSameJobIsRefusedInEnforceMode() throws Exception {
-        try (AgentChild child = AgentChild.start(null, List.of(), JobMain.class, "writes", url)) {
+        try (ChildJvm child = AgentChild.start(null, List.of(), JobMain.class, "writes", url)) {
             assertEquals(3, child.await(CHILD));
             assertEquals(Map.of("caller", "none"), tokens(child));
             String error = child.lines("error ").get(0);
@@ -116,9 +117,9 @@ class AgentIT {
     @Test
     void twoProcessesRunningTheJobAtOnceOneRunsTheOtherSkips() throws Exception {
         Path cfg = config(METHOD, "fenced.lease.nightly.ttl=30s", "fenced.lease.url=" + url);
-        try (AgentChild first = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "hold", url)) {
-            first.awaitLine("holding", CHILD);
-            try (AgentChild second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+        try (ChildJvm first = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "hold", url)) {
+            first.awaitLine(CHILD, "holding");
+            try (ChildJvm second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
                 assertEquals(0, second.await(CHILD), () -> "stderr: " + second.stderr());
                 assertEquals(List.of("false"), second.lines("ran "), "the second process skipped the job");
                 assertEquals(Map.of(), tokens(second), "its body never ran");
@@ -135,9 +136,9 @@ class AgentIT {
     @Test
     void withOnBusyFailTheSecondProcessFailsNamingTheLease() throws Exception {
         Path cfg = config(METHOD, "fenced.lease.nightly.onBusy=fail");
-        try (AgentChild first = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "hold", url)) {
-            first.awaitLine("holding", CHILD);
-            try (AgentChild second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+        try (ChildJvm first = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "hold", url)) {
+            first.awaitLine(CHILD, "holding");
+            try (ChildJvm second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
                 assertEquals(3, second.await(CHILD));
                 assertEquals(
                         List.of("java.lang.IllegalStateException fenced: lease 'nightly' is held elsewhere; "
@@ -153,10 +154,10 @@ class AgentIT {
     @Test
     void withOnBusyWaitTheSecondProcessRunsAfterTheFirstWithANewerToken() throws Exception {
         Path cfg = config(METHOD, "fenced.lease.nightly.onBusy=wait", "fenced.lease.nightly.ttl=30s");
-        try (AgentChild first = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "hold", url)) {
-            first.awaitLine("holding", CHILD);
-            try (AgentChild second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
-                second.awaitLine("main started", CHILD);
+        try (ChildJvm first = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "hold", url)) {
+            first.awaitLine(CHILD, "holding");
+            try (ChildJvm second = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+                second.awaitLine(CHILD, "main started");
                 first.send("go");
                 assertEquals(0, first.await(CHILD));
                 assertEquals(0, second.await(CHILD), () -> "stderr: " + second.stderr());
@@ -171,7 +172,7 @@ class AgentIT {
     @Test
     void nestedAndRecursiveCallsRunInsideTheLeaseTheThreadHolds() throws Exception {
         Path cfg = config("fenced.lease.deep.method=" + NightlyJob.class.getName() + "#nested");
-        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "nested", url)) {
+        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "nested", url)) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             assertEquals(List.of("3"), child.lines("levels "));
             Map<String, String> tokens = tokens(child);
@@ -184,7 +185,7 @@ class AgentIT {
     @Test
     void aPooledWorkerThatRanAFencedTaskCarriesNoTokenAfterwards() throws Exception {
         Path cfg = config(METHOD);
-        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "pooled", url)) {
+        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "pooled", url)) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             String pooled = tokens(child).get("pool");
             assertNotEquals("none", pooled, "the fenced task had the token");
@@ -220,14 +221,14 @@ class AgentIT {
     @Test
     void theAgentCanBeTurnedOff() throws Exception {
         Path cfg = config(METHOD, "fenced.agent.enabled=false");
-        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
             assertEquals(3, child.await(CHILD));
             assertTrue(child.lines("error ").get(0).startsWith("dev.fenced.UnfencedWriteException"));
         }
     }
 
     private static void assertStartRefused(Path cfg, String message) throws Exception {
-        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
             int status = child.await(CHILD);
             assertEquals(1, status, () -> "stderr: " + child.stderr());
             assertFalse(child.stdout().contains("main started"), "main never ran");
@@ -251,7 +252,7 @@ class AgentIT {
                         .getLocation()
                         .toURI())
                 .toString();
-        try (AgentChild child =
+        try (ChildJvm child =
                 AgentChild.start("config=" + cfg, List.of(), JobMain.class, "childfirst", url, driverJar, pgJar)) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             assertEquals(

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.support.ChildJvm;
 import dev.fenced.it.support.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -59,7 +60,7 @@ class AgentLeakIT {
         return file;
     }
 
-    private static Map<String, String> results(AgentChild child) {
+    private static Map<String, String> results(ChildJvm child) {
         Map<String, String> m = new TreeMap<>();
         for (String l : child.lines("result ")) {
             String[] p = l.split(" ");
@@ -74,7 +75,7 @@ class AgentLeakIT {
 
     @Test
     void whatWasCapturedUnderAScopeOrLeaseCannotWriteAfterItEnded() throws Exception {
-        try (AgentChild child = AgentChild.start("", List.of(), LeakMain.class, "revoke", url, db.rawUrl())) {
+        try (ChildJvm child = AgentChild.start("", List.of(), LeakMain.class, "revoke", url, db.rawUrl())) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             Map<String, String> r = results(child);
             assertEquals("LeaseLostException", r.get("periodic-after-scope"), r::toString);
@@ -109,7 +110,7 @@ class AgentLeakIT {
 
     @Test
     void onLostCallbacksCarryNoTokenAndOneThatBlocksDoesNotHoldBackTheNext() throws Exception {
-        try (AgentChild child = AgentChild.start("", List.of(), LeakMain.class, "onlost", url, db.rawUrl())) {
+        try (ChildJvm child = AgentChild.start("", List.of(), LeakMain.class, "onlost", url, db.rawUrl())) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             String lone = results(child).get("lone-onlost-callback");
             assertTrue(lone.startsWith("none/"), () -> "lease C's onLost ran with a token (lease A's?): " + lone);
@@ -127,7 +128,7 @@ class AgentLeakIT {
      */
     @Test
     void theLeaseManagersOwnThreadsCarryNoTokenWhateverTheAcquiringThreadHadBound() throws Exception {
-        try (AgentChild child = AgentChild.start("", List.of(), LeakMain.class, "ownthreads", url, db.rawUrl())) {
+        try (ChildJvm child = AgentChild.start("", List.of(), LeakMain.class, "ownthreads", url, db.rawUrl())) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
             Map<String, String> r = results(child);
             assertEquals("true", r.get("renewed"), r::toString);
@@ -147,7 +148,7 @@ class AgentLeakIT {
                     "fenced.lease.pooled.method=" + PoolJob.class.getName() + "#recurse",
                     "fenced.lease.pooled.ttl=20s",
                     "fenced.lease.pooled.onBusy=" + onBusy);
-            try (AgentChild child =
+            try (ChildJvm child =
                     AgentChild.start("config=" + cfg, List.of(), LeakMain.class, "recurse", url, db.rawUrl())) {
                 assertEquals(0, child.await(CHILD), () -> onBusy + ": stderr: " + child.stderr());
                 assertEquals("3", results(child).get("levels"), () -> onBusy + ": " + child.stdout());
@@ -169,7 +170,7 @@ class AgentLeakIT {
                 "com.sun.jna.Native#load",
                 "java.util.Objects#requireNonNull")) {
             Path cfg = config("fenced.lease.ignored.method=" + method);
-            try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+            try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
                 assertEquals(1, child.await(CHILD), () -> method + ": stderr: " + child.stderr());
                 assertFalse(child.stdout().contains("main started"), "main never ran");
                 String stderr = String.join("\n", child.stderr());
@@ -202,7 +203,7 @@ class AgentLeakIT {
                 0, javac.run(null, null, null, "-d", classes.toString(), src.toString()), "generated class compiles");
 
         Path cfg = config("fenced.lease.huge.method=gen.Huge#big", "fenced.lease.url=" + url);
-        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), classes.toString(), "gen.Huge")) {
+        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), classes.toString(), "gen.Huge")) {
             int status = child.await(CHILD);
             String stderr = String.join("\n", child.stderr());
             assertEquals(1, status, stderr);
@@ -218,7 +219,7 @@ class AgentLeakIT {
         Path cfg = config(
                 "fenced.lease.nightly.method=" + NightlyJob.class.getName() + "#run",
                 "fenced.lease.table=\"leak\\nDROP TABLE victim; --\"");
-        try (AgentChild child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
+        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), JobMain.class, "writes", url)) {
             int status = child.await(CHILD);
             String stderr = String.join("\n", child.stderr());
             assertEquals(1, status, stderr);

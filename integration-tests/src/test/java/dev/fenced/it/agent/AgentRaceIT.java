@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.support.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +41,7 @@ class AgentRaceIT {
             Path log = dir.resolve("classes-" + run + ".log");
             List<String> said;
             List<String> stderr;
-            try (AgentChild child = AgentChild.start(
+            try (ChildJvm child = AgentChild.start(
                     "config=" + cfg,
                     List.of("-Xlog:class+load:file=" + log),
                     RaceMain.class,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.support.ChildJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +34,7 @@ class AgentStartupIT {
     /** The classes {@code main} loaded, run with the agent and {@code agentArgument}. */
     private List<String> loaded(String agentArgument, Class<?> main) throws Exception {
         Path log = dir.resolve("classes-" + System.nanoTime() + ".log");
-        try (AgentChild child = AgentChild.start(agentArgument, List.of("-Xlog:class+load:file=" + log), main)) {
+        try (ChildJvm child = AgentChild.start(agentArgument, List.of("-Xlog:class+load:file=" + log), main)) {
             assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
         }
         List<String> classes = AgentChild.loadedClasses(log);
@@ -79,7 +80,7 @@ class AgentStartupIT {
      */
     @Test
     void aFencedSystemPropertyIsStillCheckedAtStart() throws Exception {
-        try (AgentChild child = AgentChild.start("", List.of("-Dfenced.agent.enabled=perhaps"), TinyMain.class)) {
+        try (ChildJvm child = AgentChild.start("", List.of("-Dfenced.agent.enabled=perhaps"), TinyMain.class)) {
             assertEquals(1, child.await(CHILD), () -> "stderr: " + child.stderr());
             assertFalse(child.stdout().contains("hello"), "main never ran");
             String stderr = String.join("\n", child.stderr());

@@ -3,6 +3,7 @@ package dev.fenced.it.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.support.ChildJvm;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 @Tag("jvm-sensitive")
 class PropagationIT {
 
-    private static Map<String, String> seen(AgentChild child, String label) {
+    private static Map<String, String> seen(ChildJvm child, String label) {
         Map<String, String> m = new TreeMap<>();
         for (String l : child.lines(label + " ")) {
             String[] p = l.split(" ");
@@ -25,7 +26,7 @@ class PropagationIT {
 
     @Test
     void tasksRunWithTheSubmittersTokenAndWorkersKeepNothing() throws Exception {
-        try (AgentChild child = AgentChild.start("", List.of(), PropagationMain.class)) {
+        try (ChildJvm child = AgentChild.start("", List.of(), PropagationMain.class)) {
             assertEquals(0, child.await(Duration.ofSeconds(60)), () -> "stderr: " + child.stderr());
             Map<String, String> seen = seen(child, "seen");
             Map<String, String> after = seen(child, "after");

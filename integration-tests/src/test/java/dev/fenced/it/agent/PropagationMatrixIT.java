@@ -3,6 +3,7 @@ package dev.fenced.it.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.support.ChildJvm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ class PropagationMatrixIT {
     void everyHandOverRunsWithExactlyTheSubmittersStateAndRestoresTheWorker() throws Exception {
         Map<String, Map<String, String>> cells = new LinkedHashMap<>();
         List<String> mainAfter;
-        try (AgentChild child = AgentChild.start("", List.of(), MatrixMain.class)) {
+        try (ChildJvm child = AgentChild.start("", List.of(), MatrixMain.class)) {
             assertEquals(0, child.await(Duration.ofSeconds(120)), () -> "stderr: " + child.stderr());
             for (String l : child.lines("cell ")) {
                 String[] p = l.split(" ");

@@ -11,12 +11,18 @@ import java.util.Arrays;
  * the rest, and when the JVM exits (a shutdown hook: {@code System.exit}, the end of main, SIGTERM; not SIGKILL or
  * {@code halt}) checks that no pooled thread waiting for work has something bound that it did not have when main
  * started. It says so on stderr, {@value #PREFIX}{@code clean} or {@value #PREFIX}{@code LEAK ...}; the parent test
- * fails on the second. Needs {@code --add-opens java.base/java.lang=ALL-UNNAMED}, as the test JVMs do.
+ * fails on the second. Before main it says {@value #ARMED}, so the parent knows a verdict is owed: a child that said
+ * that and ended on its own without a verdict (the check threw, or {@code halt}) fails too, where one that never got
+ * here (the JVM or an agent refused to start) owes nothing. Needs {@code --add-opens java.base/java.lang=ALL-UNNAMED},
+ * as the test JVMs do.
  */
 public final class LeakCheckedMain {
 
     /** The start of the line the check prints on stderr. */
     public static final String PREFIX = "fenced-leak-check: ";
+
+    /** The line said on stderr once the check is in place, before the child's own main runs. */
+    public static final String ARMED = PREFIX + "armed";
 
     private LeakCheckedMain() {}
 
@@ -31,6 +37,8 @@ public final class LeakCheckedMain {
                             System.err.flush();
                         },
                         "fenced-leak-check"));
+        System.err.println(ARMED);
+        System.err.flush();
         Method main = Class.forName(mainClass, true, ClassLoader.getSystemClassLoader())
                 .getMethod("main", String[].class);
         try {
@@ -40,13 +48,20 @@ public final class LeakCheckedMain {
         }
     }
 
-    /** The leak the child reported on stderr, or null when it reported none (or was killed before it could). */
-    public static String leakIn(Iterable<String> stderr) {
+    /**
+     * What the child's stderr says against it, or null when nothing: its leak, or that it armed the check and ended
+     * without a verdict. A child that never armed it (it did not run under this class, or never reached it) owes none.
+     */
+    public static String failureIn(Iterable<String> stderr) {
+        boolean armed = false;
+        boolean verdict = false;
         for (String line : stderr) {
             if (line.startsWith(PREFIX + "LEAK")) {
                 return line.substring(PREFIX.length());
             }
+            armed |= line.equals(ARMED);
+            verdict |= line.equals(PREFIX + "clean");
         }
-        return null;
+        return armed && !verdict ? "armed the leak check but ended without its verdict (see its stderr)" : null;
     }
 }

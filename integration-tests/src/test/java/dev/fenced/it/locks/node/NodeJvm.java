@@ -64,7 +64,7 @@ public final class NodeJvm implements AutoCloseable {
 
     /** Every line so far that starts with {@code prefix}. */
     public List<String> lines(String prefix) {
-        return jvm.said().stream().filter(l -> l.startsWith(prefix)).toList();
+        return jvm.stdout().stream().filter(l -> l.startsWith(prefix)).toList();
     }
 
     /** Stops the run loop gracefully (running jobs finish and report) and waits for the JVM to end. */
