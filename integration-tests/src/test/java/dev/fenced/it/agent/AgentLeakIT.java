@@ -203,7 +203,8 @@ class AgentLeakIT {
                 0, javac.run(null, null, null, "-d", classes.toString(), src.toString()), "generated class compiles");
 
         Path cfg = config("fenced.lease.huge.method=gen.Huge#big", "fenced.lease.url=" + url);
-        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), classes.toString(), "gen.Huge")) {
+        try (ChildJvm child = AgentChild.start("config=" + cfg, List.of(), classes.toString(), "gen.Huge")
+                .expectHalt()) {
             int status = child.await(CHILD);
             String stderr = String.join("\n", child.stderr());
             assertEquals(1, status, stderr);

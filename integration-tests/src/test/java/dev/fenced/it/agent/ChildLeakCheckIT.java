@@ -40,6 +40,14 @@ class ChildLeakCheckIT {
         assertTrue(missing.getMessage().contains("without its verdict"), missing::getMessage);
     }
 
+    /** Unless the test says it means the child to halt (the agent's way to stop a JVM at once). */
+    @Test
+    void aChildTheTestMeansToHaltOwesNoVerdict() throws Exception {
+        try (ChildJvm child = ChildJvm.start(LeakyMain.class, "4242", "halt").expectHalt()) {
+            assertEquals(0, child.await(CHILD), () -> "stderr: " + child.stderr());
+        }
+    }
+
     /** SIGKILL runs no check, so a child the test killed is not held to one, leak or not. */
     @Test
     void aChildTheTestKillsIsNotChecked() throws Exception {

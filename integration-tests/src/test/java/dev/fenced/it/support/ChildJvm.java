@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Its main runs under {@link LeakCheckedMain}, so the suite-wide invariant holds in the child too: {@link #close()}
  * fails when a child that ended on its own reported a pooled thread left with a binding (or armed the check and gave
- * no verdict). A child this class killed is not checked: SIGKILL runs no shutdown hook.
+ * no verdict, unless the test said it means the child to halt). A child this class killed is not checked: SIGKILL
+ * runs no shutdown hook.
  */
 public final class ChildJvm implements AutoCloseable {
 
@@ -41,6 +42,7 @@ public final class ChildJvm implements AutoCloseable {
     private final Thread outPump;
     private final Thread errPump;
     private volatile boolean killed;
+    private volatile boolean halts;
 
     private ChildJvm(Process process) {
         this.process = process;
@@ -191,6 +193,16 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * Says the test means the child to end by {@code Runtime.halt} (the agent stops a JVM at once rather than run a
+     * lease-bound method unfenced), which runs no shutdown hook: {@link #close()} then owes it no verdict, as after
+     * SIGKILL, but still fails on a leak it reported.
+     */
+    public ChildJvm expectHalt() {
+        halts = true;
+        return this;
+    }
+
     /** SIGKILL: the child dies at once, no shutdown hooks (so no leak check), no release. */
     public void kill() throws InterruptedException {
         killed = true;
@@ -200,7 +212,8 @@ public final class ChildJvm implements AutoCloseable {
 
     /**
      * Kills the child if it still runs (thawing it first: a stopped process may not act on SIGKILL until continued).
-     * Else, unless this class killed it, fails when its stderr says it leaked as it exited ({@link LeakCheckedMain}).
+     * Else, unless this class killed it, fails when its stderr says it leaked as it exited ({@link LeakCheckedMain}), or
+     * that it armed the check and ended without a verdict (unless {@link #expectHalt()}).
      */
     @Override
     public void close() throws InterruptedException {
@@ -221,9 +234,13 @@ public final class ChildJvm implements AutoCloseable {
             throw new AssertionError("child " + pid() + ": its stderr was not read to the end within " + STREAMS
                     + ", so its leak check is unknown");
         }
-        String failure = LeakCheckedMain.failureIn(err);
-        if (failure != null) {
-            throw new AssertionError("child " + pid() + " (exit " + process.exitValue() + "): " + failure);
+        String leak = LeakCheckedMain.leakIn(err);
+        if (leak != null) {
+            throw new AssertionError("child " + pid() + " (exit " + process.exitValue() + "): " + leak);
+        }
+        if (!halts && LeakCheckedMain.verdictOwed(err)) {
+            throw new AssertionError("child " + pid() + " (exit " + process.exitValue()
+                    + ") armed the leak check and ended without its verdict (see its stderr)");
         }
     }
 

@@ -48,20 +48,28 @@ public final class LeakCheckedMain {
         }
     }
 
-    /**
-     * What the child's stderr says against it, or null when nothing: its leak, or that it armed the check and ended
-     * without a verdict. A child that never armed it (it did not run under this class, or never reached it) owes none.
-     */
-    public static String failureIn(Iterable<String> stderr) {
-        boolean armed = false;
-        boolean verdict = false;
+    /** The leak the child reported on stderr, or null when it reported none (or was killed before it could). */
+    public static String leakIn(Iterable<String> stderr) {
         for (String line : stderr) {
             if (line.startsWith(PREFIX + "LEAK")) {
                 return line.substring(PREFIX.length());
             }
-            armed |= line.equals(ARMED);
-            verdict |= line.equals(PREFIX + "clean");
         }
-        return armed && !verdict ? "armed the leak check but ended without its verdict (see its stderr)" : null;
+        return null;
+    }
+
+    /**
+     * True when the child armed the check and has said no verdict: it ended without running the check. A child that
+     * never armed it (it did not run under this class, or never reached it) owes none.
+     */
+    public static boolean verdictOwed(Iterable<String> stderr) {
+        boolean armed = false;
+        for (String line : stderr) {
+            if (line.equals(PREFIX + "clean") || line.startsWith(PREFIX + "LEAK")) {
+                return false;
+            }
+            armed |= line.equals(ARMED);
+        }
+        return armed;
     }
 }
