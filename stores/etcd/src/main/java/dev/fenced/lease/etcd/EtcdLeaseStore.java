@@ -4,6 +4,7 @@ import dev.fenced.spi.LeaseStore;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -142,12 +143,18 @@ public final class EtcdLeaseStore implements LeaseStore {
     }
 
     /**
-     * Renews up to this many leases at once. Each renewal is two round trips (read the key, keep its lease alive);
-     * one after the other they cost about a millisecond a lease, so a manager could keep only some ten thousand
-     * leases of a 30 s ttl. In flight together they share the round trips, and a bounded window keeps the requests
-     * queued in jetcd and etcd few.
+     * Renews up to this many leases at once. A lease's renewal is a read of its key (still its holder's grant?) and a
+     * keep-alive of its etcd lease; one after the other they cost about a millisecond a lease, so a manager could keep
+     * only some ten thousand leases of a 30 s ttl. In flight together they share the round trips, and a bounded window
+     * keeps the requests queued in jetcd and etcd few.
      */
     private static final int IN_FLIGHT = 256;
+
+    /**
+     * The most keys read in one transaction: etcd's default {@code --max-txn-ops} (a server started with less refuses
+     * the transaction, and the leases in it are not renewed: lost, never kept by mistake).
+     */
+    private static final int READS_PER_TXN = 128;
 
     /** Every lease renewed by one deadline, {@code timeout} from now: the whole call is bounded, not each lease. */
     private Renewal renewNow(String holder, List<Held> leases, Duration timeout) throws Exception {
@@ -155,10 +162,7 @@ public final class EtcdLeaseStore implements LeaseStore {
         Set<Long> renewed = new HashSet<>();
         for (int from = 0; from < leases.size(); from += IN_FLIGHT) {
             List<Held> window = leases.subList(from, Math.min(leases.size(), from + IN_FLIGHT));
-            List<CompletableFuture<Boolean>> calls = new ArrayList<>(window.size());
-            for (Held h : window) {
-                calls.add(renewOne(holder, h));
-            }
+            List<CompletableFuture<Boolean>> calls = renewWindow(holder, window);
             try {
                 for (int i = 0; i < window.size(); i++) {
                     if (calls.get(i).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
@@ -172,14 +176,38 @@ public final class EtcdLeaseStore implements LeaseStore {
         return new Renewal(renewed, Set.of());
     }
 
-    /** True once {@code h}'s key was read as still {@code holder}'s grant and its lease was kept alive. */
-    private CompletableFuture<Boolean> renewOne(String holder, Held h) {
-        return client.getKVClient().get(key(h.name()), GetOption.DEFAULT).thenCompose(read -> {
-            KeyValue kv = mineOf(read.getKvs(), holder, h.token());
-            return kv == null
-                    ? CompletableFuture.completedFuture(false)
-                    : client.getLeaseClient().keepAliveOnce(kv.getLease()).thenApply(alive -> alive.getTTL() > 0);
-        });
+    /**
+     * For each lease of {@code window}, in order: true once its key was read as still {@code holder}'s grant and its
+     * etcd lease was kept alive. The keys are read {@value #READS_PER_TXN} at a time in one read-only transaction
+     * (linearizable, like a single get, and one request to etcd instead of one a lease), their create revisions
+     * compared here; only the leases still the holder's are kept alive, one keep-alive each.
+     */
+    private List<CompletableFuture<Boolean>> renewWindow(String holder, List<Held> window) {
+        List<CompletableFuture<Boolean>> calls = new ArrayList<>(window.size());
+        for (int from = 0; from < window.size(); from += READS_PER_TXN) {
+            List<Held> batch = window.subList(from, Math.min(window.size(), from + READS_PER_TXN));
+            Op[] gets = new Op[batch.size()];
+            for (int i = 0; i < gets.length; i++) {
+                gets[i] = Op.get(key(batch.get(i).name()), GetOption.DEFAULT);
+            }
+            CompletableFuture<List<GetResponse>> read =
+                    client.getKVClient().txn().Then(gets).commit().thenApply(TxnResponse::getGetResponses);
+            for (int i = 0; i < batch.size(); i++) {
+                Held h = batch.get(i);
+                int at = i;
+                calls.add(read.thenCompose(
+                        keys -> keepAliveIfMine(holder, h, keys.get(at).getKvs())));
+            }
+        }
+        return calls;
+    }
+
+    /** True once {@code h}'s etcd lease was kept alive, if its key as read ({@code kvs}) is still its grant. */
+    private CompletableFuture<Boolean> keepAliveIfMine(String holder, Held h, List<KeyValue> kvs) {
+        KeyValue kv = mineOf(kvs, holder, h.token());
+        return kv == null
+                ? CompletableFuture.completedFuture(false)
+                : client.getLeaseClient().keepAliveOnce(kv.getLease()).thenApply(alive -> alive.getTTL() > 0);
     }
 
     @Override
