@@ -55,8 +55,9 @@ public final class LoopbackCut implements AutoCloseable {
      * (listening on {@code peerPorts}), while its other ports stay reachable: every connection to {@code ownPort} and
      * every connection {@code uid}'s processes open to a peer port is dropped, both directions. Only the sending side
      * knows a socket's owner, so the second kind is marked as it leaves ({@code CONNMARK}, a mark of its own per
-     * {@code ownPort}) and its packets are dropped, both ways, as they arrive. No other process of {@code uid} may
-     * talk to {@code peerPorts}.
+     * {@code ownPort}) and its packets are dropped, both ways, as they arrive (on a connection it already had, from its
+     * first packet after the cut on: what a peer sent before that may still arrive). No other process of {@code uid}
+     * may talk to {@code peerPorts}.
      */
     public static LoopbackCut peers(int uid, int ownPort, int... peerPorts) throws IOException, InterruptedException {
         String mark = "0x" + Integer.toHexString(0xfe0000 | ownPort);
