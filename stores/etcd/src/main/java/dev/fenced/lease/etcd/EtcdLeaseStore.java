@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * creates the lock key {@code <prefix><name>} bound to it only if the key is absent ({@code createRevision == 0}),
  * and the token the key's create revision: etcd's store revision, global, strictly growing and linearizable. Expiry
  * is etcd's (the key goes with its lease); renewal is a keep-alive of each lease whose key still has its token (the
- * keys read in batches, the keep-alives on one stream a round).
+ * keys read in batches, the keep-alives on a few streams opened for the round).
  * Tokens are of domain {@value #DOMAIN}. The store keeps no state of its own: a new instance sees every lease.
  */
 public final class EtcdLeaseStore implements LeaseStore {
@@ -170,8 +170,8 @@ public final class EtcdLeaseStore implements LeaseStore {
      * lease's renewal is a read of its key (still the holder's grant?) and a keep-alive of its etcd lease. The keys are
      * read {@value #READS_PER_TXN} at a time in one read-only transaction (linearizable, like a single get: a member
      * cut off from the majority cannot answer it), their create revisions compared here; only the leases still the
-     * holder's are kept alive, each by one message on the round's keep-alive stream. (Read one by one and kept alive
-     * by {@code keepAliveOnce}, a stream each, a lease cost etcd two requests and a stream a round.)
+     * holder's are kept alive, each by one message on one of the round's keep-alive streams. (Read one by one and kept
+     * alive by {@code keepAliveOnce}, a stream each, a lease cost etcd two requests and a stream a round.)
      */
     private Renewal renewNow(String holder, List<Held> leases, Duration timeout) throws Exception {
         if (leases.isEmpty()) {
