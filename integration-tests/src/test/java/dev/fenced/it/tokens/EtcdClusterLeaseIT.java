@@ -39,7 +39,8 @@ import org.junit.jupiter.api.Test;
  * the rival is never granted the name while the holder's lease is valid; the holder's lease is never valid past the
  * deadline its last acknowledged grant or renewal gives (send time + ttl), so it is either kept or lost by its own
  * deadline; a holder whose lease expired (a paused one) is refused by PostgreSQL. Printed: the time from each fault
- * to the first grant or renewal sent after it that succeeded (unavailability). No network partition yet.
+ * to the first grant or renewal sent after it that succeeded (unavailability). A client cut off from the cluster is
+ * the second test; a member cut off from its peers is {@link EtcdMemberPartitionIT}.
  */
 class EtcdClusterLeaseIT {
 

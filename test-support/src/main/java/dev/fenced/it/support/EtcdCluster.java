@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -38,10 +39,24 @@ public final class EtcdCluster implements AutoCloseable {
      * @throws IllegalStateException with the members' logs if they did not start
      */
     public static EtcdCluster start(String name, int size) throws IOException, InterruptedException {
+        return start(name, size, -1);
+    }
+
+    /**
+     * As {@link #start(String, int)}, each member run as a user of its own ({@code 61000 + i}, no account needed), so
+     * that {@link #partition} can tell a member's connections from the others' on loopback. Needs root.
+     */
+    public static EtcdCluster startAsOwnUsers(String name, int size) throws IOException, InterruptedException {
+        return start(name, size, FIRST_UID);
+    }
+
+    private static final int FIRST_UID = 61_000;
+
+    private static EtcdCluster start(String name, int size, int firstUid) throws IOException, InterruptedException {
         Path root = Files.createTempDirectory("fenced-etcd-" + name);
         List<EtcdMember> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            members.add(EtcdMember.create(name + "-" + i, root));
+            members.add(EtcdMember.create(name + "-" + i, root, firstUid < 0 ? -1 : firstUid + i));
         }
         EtcdCluster cluster = new EtcdCluster(root, members);
         try {
@@ -77,9 +92,18 @@ public final class EtcdCluster implements AutoCloseable {
      * live members agree on one that is itself alive and says it is the leader, {@code timeout} at most.
      */
     public EtcdMember awaitLeader(Duration timeout) throws InterruptedException, IOException {
+        return awaitLeader(timeout, m -> true);
+    }
+
+    /**
+     * As {@link #awaitLeader(Duration)}, a leader among {@code among} only: after {@link #partition}, the majority's
+     * new leader, while the cut-off member may still believe it leads.
+     */
+    public EtcdMember awaitLeader(Duration timeout, Predicate<EtcdMember> among)
+            throws InterruptedException, IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            Optional<EtcdMember> leader = leader();
+            Optional<EtcdMember> leader = leader(among);
             if (leader.isPresent()) {
                 return leader.get();
             }
@@ -92,8 +116,12 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** The member that says it is the leader, if it does now. */
     public Optional<EtcdMember> leader() throws InterruptedException {
+        return leader(m -> true);
+    }
+
+    private Optional<EtcdMember> leader(Predicate<EtcdMember> among) throws InterruptedException {
         for (EtcdMember m : members) {
-            if (!m.isAlive()) {
+            if (!m.isAlive() || !among.test(m)) {
                 continue;
             }
             Optional<long[]> status = m.memberAndLeader();
@@ -110,6 +138,22 @@ public final class EtcdCluster implements AutoCloseable {
                 .filter(m -> m != leader && m.isAlive())
                 .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no live follower"));
+    }
+
+    /**
+     * Cuts {@code member} off from the other members while clients still reach it: its peer connections, both the
+     * ones it opens and the ones opened to it, are dropped on loopback ({@link LoopbackCut#peers}) until the cut is
+     * closed. The cluster must have been started {@linkplain #startAsOwnUsers as own users}.
+     */
+    public LoopbackCut partition(EtcdMember member) throws IOException, InterruptedException {
+        if (member.uid() < 0) {
+            throw new IllegalStateException("members run as this JVM's user: start the cluster with startAsOwnUsers");
+        }
+        int[] others = members.stream()
+                .filter(m -> m != member)
+                .mapToInt(EtcdMember::peerPort)
+                .toArray();
+        return LoopbackCut.peers(member.uid(), member.peerPort(), others);
     }
 
     /** Launches a killed member again on its ports and data directory, and waits until it serves reads. */

@@ -8,7 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -31,16 +33,18 @@ public final class EtcdMember {
     private final Path log;
     private final String clientUrl;
     private final String peerUrl;
+    private final int uid;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     private volatile Process process;
 
-    private EtcdMember(String name, Path dataDir, Path log, String clientUrl, String peerUrl) {
+    private EtcdMember(String name, Path dataDir, Path log, String clientUrl, String peerUrl, int uid) {
         this.name = name;
         this.dataDir = dataDir;
         this.log = log;
         this.clientUrl = clientUrl;
         this.peerUrl = peerUrl;
+        this.uid = uid;
     }
 
     /** The etcd binary, if installed ({@code apt-get install -y etcd-server}). */
@@ -53,12 +57,29 @@ public final class EtcdMember {
 
     /** Member {@code name}, data in {@code root/name}, log in {@code root/name.log}, on two free ports; not started. */
     static EtcdMember create(String name, Path root) throws IOException {
+        return create(name, root, -1);
+    }
+
+    /**
+     * As {@link #create(String, Path)}, the process run as user {@code uid} (a bare number, no account needed) if it
+     * is not negative: its data directory is made its own and {@code root} traversable. Needs root.
+     */
+    static EtcdMember create(String name, Path root, int uid) throws IOException {
+        Path dataDir = root.resolve(name);
+        if (uid >= 0) {
+            Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+            Files.createDirectory(
+                    dataDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.setAttribute(dataDir, "unix:uid", uid);
+            Files.setAttribute(dataDir, "unix:gid", uid);
+        }
         return new EtcdMember(
                 name,
-                root.resolve(name),
+                dataDir,
                 root.resolve(name + ".log"),
                 "http://127.0.0.1:" + freePort(),
-                "http://127.0.0.1:" + freePort());
+                "http://127.0.0.1:" + freePort(),
+                uid);
     }
 
     public String name() {
@@ -68,6 +89,16 @@ public final class EtcdMember {
     /** The URL clients connect to, {@code http://127.0.0.1:<port>}. */
     public String clientUrl() {
         return clientUrl;
+    }
+
+    /** The port other members reach this one on (raft messages, snapshots): clients never use it. */
+    public int peerPort() {
+        return URI.create(peerUrl).getPort();
+    }
+
+    /** The user the process runs as, or -1 if it runs as this JVM's user. */
+    public int uid() {
+        return uid;
     }
 
     /** This member's entry in {@code --initial-cluster}: {@code name=peerUrl}. */
@@ -81,24 +112,29 @@ public final class EtcdMember {
      */
     void launch(String initialCluster) throws IOException {
         Path etcd = binary().orElseThrow(() -> new IllegalStateException("etcd is not installed"));
-        process = new ProcessBuilder(List.of(
-                        etcd.toString(),
-                        "--name",
-                        name,
-                        "--data-dir",
-                        dataDir.toString(),
-                        "--listen-client-urls",
-                        clientUrl,
-                        "--advertise-client-urls",
-                        clientUrl,
-                        "--listen-peer-urls",
-                        peerUrl,
-                        "--initial-advertise-peer-urls",
-                        peerUrl,
-                        "--initial-cluster",
-                        initialCluster,
-                        "--initial-cluster-state",
-                        "new"))
+        List<String> command = new ArrayList<>();
+        if (uid >= 0) { // setpriv execs etcd: the process (its pid, its signals) is etcd's own
+            command.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups"));
+        }
+        command.addAll(List.of(
+                etcd.toString(),
+                "--name",
+                name,
+                "--data-dir",
+                dataDir.toString(),
+                "--listen-client-urls",
+                clientUrl,
+                "--advertise-client-urls",
+                clientUrl,
+                "--listen-peer-urls",
+                peerUrl,
+                "--initial-advertise-peer-urls",
+                peerUrl,
+                "--initial-cluster",
+                initialCluster,
+                "--initial-cluster-state",
+                "new"));
+        process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();

@@ -4,6 +4,8 @@ import dev.fenced.spi.LeaseStore;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.api.VertxLeaseGrpc;
+import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -25,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * Leases in etcd: a lease is an etcd lease (its ttl in whole seconds, rounded up), the grant a transaction that
  * creates the lock key {@code <prefix><name>} bound to it only if the key is absent ({@code createRevision == 0}),
  * and the token the key's create revision: etcd's store revision, global, strictly growing and linearizable. Expiry
- * is etcd's (the key goes with its lease); renewal is a keep-alive of each lease whose key still has its token.
+ * is etcd's (the key goes with its lease); renewal is a keep-alive of each lease whose key still has its token (the
+ * keys read in batches, the keep-alives on a few streams opened for the round).
  * Tokens are of domain {@value #DOMAIN}. The store keeps no state of its own: a new instance sees every lease.
  */
 public final class EtcdLeaseStore implements LeaseStore {
@@ -142,44 +145,86 @@ public final class EtcdLeaseStore implements LeaseStore {
     }
 
     /**
-     * Renews up to this many leases at once. Each renewal is two round trips (read the key, keep its lease alive);
-     * one after the other they cost about a millisecond a lease, so a manager could keep only some ten thousand
-     * leases of a 30 s ttl. In flight together they share the round trips, and a bounded window keeps the requests
-     * queued in jetcd and etcd few.
+     * The most keys read in one transaction: etcd's default {@code --max-txn-ops} (a server started with less refuses
+     * the transaction, and the leases in it are not renewed: lost, never kept by mistake).
      */
-    private static final int IN_FLIGHT = 256;
+    private static final int READS_PER_TXN = 128;
 
-    /** Every lease renewed by one deadline, {@code timeout} from now: the whole call is bounded, not each lease. */
-    private Renewal renewNow(String holder, List<Held> leases, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Set<Long> renewed = new HashSet<>();
-        for (int from = 0; from < leases.size(); from += IN_FLIGHT) {
-            List<Held> window = leases.subList(from, Math.min(leases.size(), from + IN_FLIGHT));
-            List<CompletableFuture<Boolean>> calls = new ArrayList<>(window.size());
-            for (Held h : window) {
-                calls.add(renewOne(holder, h));
-            }
-            try {
-                for (int i = 0; i < window.size(); i++) {
-                    if (calls.get(i).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                        renewed.add(window.get(i).token());
-                    }
-                }
-            } finally {
-                calls.forEach(c -> c.cancel(false)); // those not done by the deadline (or after a failure)
-            }
+    /** Read transactions in flight at once: a bounded window keeps the requests queued in jetcd and etcd few. */
+    private static final int TXNS_IN_FLIGHT = 4;
+
+    /** jetcd's stub for etcd's lease service, taken from the client at the first renewal ({@link KeepAliveRound}). */
+    private volatile VertxLeaseGrpc.@Nullable LeaseVertxStub leaseStub;
+
+    private VertxLeaseGrpc.LeaseVertxStub leaseStub() {
+        VertxLeaseGrpc.LeaseVertxStub stub = leaseStub;
+        if (stub == null) {
+            stub = KeepAliveRound.stubOf(client.getLeaseClient());
+            leaseStub = stub;
         }
-        return new Renewal(renewed, Set.of());
+        return stub;
     }
 
-    /** True once {@code h}'s key was read as still {@code holder}'s grant and its lease was kept alive. */
-    private CompletableFuture<Boolean> renewOne(String holder, Held h) {
-        return client.getKVClient().get(key(h.name()), GetOption.DEFAULT).thenCompose(read -> {
-            KeyValue kv = mineOf(read.getKvs(), holder, h.token());
-            return kv == null
-                    ? CompletableFuture.completedFuture(false)
-                    : client.getLeaseClient().keepAliveOnce(kv.getLease()).thenApply(alive -> alive.getTTL() > 0);
-        });
+    /**
+     * Every lease renewed by one deadline, {@code timeout} from now: the whole call is bounded, not each lease. A
+     * lease's renewal is a read of its key (still the holder's grant?) and a keep-alive of its etcd lease. The keys are
+     * read {@value #READS_PER_TXN} at a time in one read-only transaction (linearizable, like a single get: a member
+     * cut off from the majority cannot answer it), their create revisions compared here; only the leases still the
+     * holder's are kept alive, each by one message on one of the round's keep-alive streams. (Read one by one and kept
+     * alive by {@code keepAliveOnce}, a stream each, a lease cost etcd two requests and a stream a round.)
+     */
+    private Renewal renewNow(String holder, List<Held> leases, Duration timeout) throws Exception {
+        if (leases.isEmpty()) {
+            return new Renewal(Set.of(), Set.of());
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<CompletableFuture<Boolean>> calls = new ArrayList<>(leases.size());
+        List<CompletableFuture<?>> reads = new ArrayList<>(TXNS_IN_FLIGHT);
+        try (KeepAliveRound round = new KeepAliveRound(leaseStub())) {
+            for (int from = 0; from < leases.size(); from += READS_PER_TXN) {
+                List<Held> batch = leases.subList(from, Math.min(leases.size(), from + READS_PER_TXN));
+                reads.add(readAndKeepAlive(holder, batch, round, calls));
+                if (reads.size() == TXNS_IN_FLIGHT) {
+                    for (CompletableFuture<?> read : reads) {
+                        read.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    }
+                    reads.clear();
+                }
+            }
+            Set<Long> renewed = new HashSet<>();
+            for (int i = 0; i < leases.size(); i++) {
+                if (calls.get(i).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    renewed.add(leases.get(i).token());
+                }
+            }
+            return new Renewal(renewed, Set.of());
+        } finally {
+            calls.forEach(c -> c.cancel(false)); // those not done by the deadline (or after a failure)
+        }
+    }
+
+    /**
+     * Reads the keys of {@code batch} in one transaction and adds to {@code calls}, for each lease in order, true
+     * once its key was read as still {@code holder}'s grant and its etcd lease was kept alive in {@code round}.
+     * Returns the read.
+     */
+    private CompletableFuture<List<GetResponse>> readAndKeepAlive(
+            String holder, List<Held> batch, KeepAliveRound round, List<CompletableFuture<Boolean>> calls) {
+        Op[] gets = new Op[batch.size()];
+        for (int i = 0; i < gets.length; i++) {
+            gets[i] = Op.get(key(batch.get(i).name()), GetOption.DEFAULT);
+        }
+        CompletableFuture<List<GetResponse>> read =
+                client.getKVClient().txn().Then(gets).commit().thenApply(TxnResponse::getGetResponses);
+        for (int i = 0; i < batch.size(); i++) {
+            Held h = batch.get(i);
+            int at = i;
+            calls.add(read.thenCompose(keys -> {
+                KeyValue kv = mineOf(keys.get(at).getKvs(), holder, h.token());
+                return kv == null ? CompletableFuture.completedFuture(false) : round.keepAlive(kv.getLease());
+            }));
+        }
+        return read;
     }
 
     @Override
