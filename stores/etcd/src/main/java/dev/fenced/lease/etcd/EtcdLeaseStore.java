@@ -153,16 +153,17 @@ public final class EtcdLeaseStore implements LeaseStore {
     /** Read transactions in flight at once: a bounded window keeps the requests queued in jetcd and etcd few. */
     private static final int TXNS_IN_FLIGHT = 4;
 
-    /** jetcd's stub for etcd's lease service, taken from the client at the first renewal ({@link KeepAliveRound}). */
+    /** jetcd's stub for etcd's lease service, looked up at the first renewal ({@link KeepAliveRound#stubOf}). */
     private volatile VertxLeaseGrpc.@Nullable LeaseVertxStub leaseStub;
 
-    private VertxLeaseGrpc.LeaseVertxStub leaseStub() {
-        VertxLeaseGrpc.LeaseVertxStub stub = leaseStub;
-        if (stub == null) {
-            stub = KeepAliveRound.stubOf(client.getLeaseClient());
-            leaseStub = stub;
+    private volatile boolean leaseStubLookedUp;
+
+    private KeepAliveRound keepAliveRound() {
+        if (!leaseStubLookedUp) {
+            leaseStub = KeepAliveRound.stubOf(client.getLeaseClient());
+            leaseStubLookedUp = true;
         }
-        return stub;
+        return new KeepAliveRound(client.getLeaseClient(), leaseStub);
     }
 
     /**
@@ -180,7 +181,7 @@ public final class EtcdLeaseStore implements LeaseStore {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<CompletableFuture<Boolean>> calls = new ArrayList<>(leases.size());
         List<CompletableFuture<?>> reads = new ArrayList<>(TXNS_IN_FLIGHT);
-        try (KeepAliveRound round = new KeepAliveRound(leaseStub())) {
+        try (KeepAliveRound round = keepAliveRound()) {
             for (int from = 0; from < leases.size(); from += READS_PER_TXN) {
                 List<Held> batch = leases.subList(from, Math.min(leases.size(), from + READS_PER_TXN));
                 reads.add(readAndKeepAlive(holder, batch, round, calls));

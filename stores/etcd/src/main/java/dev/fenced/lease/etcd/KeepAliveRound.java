@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The keep-alives of one renewal round, on gRPC streams of etcd's {@code LeaseKeepAlive} opened for the round and
@@ -19,40 +20,52 @@ import java.util.concurrent.ConcurrentHashMap;
  * answer on them is to a keep-alive sent then, never to an older request still in flight (jetcd's own shared
  * keep-alive stream, {@code Lease.keepAlive}, cannot promise that, and sends only every 500 ms). etcd answers a
  * stream's keep-alives one after the other, so a round spreads them over up to {@value #STREAMS} streams.
+ *
+ * <p>jetcd has no public way to open such a stream; the stub is read from its lease client as jetcd 0.8.5 keeps it
+ * ({@link #stubOf}). Where it cannot be read (another jetcd, or a module path that closes it), the round keeps each
+ * lease alive with {@code keepAliveOnce}, as renewal did before: slower (a stream a lease), never weaker.
  */
 final class KeepAliveRound implements AutoCloseable {
 
     /** Streams a round opens at most (the first {@code STREAMS} keep-alives open one each). */
     static final int STREAMS = 8;
 
-    private final VertxLeaseGrpc.LeaseVertxStub stub;
+    private static final System.Logger LOG = System.getLogger(KeepAliveRound.class.getName());
+
+    private final Lease lease;
+    private final VertxLeaseGrpc.@Nullable LeaseVertxStub stub;
     private final Map<Long, CompletableFuture<Boolean>> answers = new ConcurrentHashMap<>();
     private final List<CompletableFuture<WriteStream<LeaseKeepAliveRequest>>> streams = new ArrayList<>(STREAMS);
     private int asked;
     private boolean over;
 
-    /** A round on {@code stub} ({@link #stubOf}); streams open as keep-alives are asked for. */
-    KeepAliveRound(VertxLeaseGrpc.LeaseVertxStub stub) {
+    /**
+     * A round on {@code stub} ({@link #stubOf}); streams open as keep-alives are asked for. Without a stub every
+     * keep-alive is {@code lease}'s own {@code keepAliveOnce}.
+     */
+    KeepAliveRound(Lease lease, VertxLeaseGrpc.@Nullable LeaseVertxStub stub) {
+        this.lease = lease;
         this.stub = stub;
     }
 
     /**
      * jetcd's stub for etcd's lease service, the one {@code keepAliveOnce} opens its streams on (with the client's
      * credentials and channel). jetcd has no public way to open a stream of one's own; the stub is read from its lease
-     * client, as jetcd 0.8.5 keeps it.
-     *
-     * @throws IllegalStateException if this jetcd keeps it elsewhere
+     * client, as jetcd 0.8.5 keeps it; null (said once in the log) if this jetcd keeps it elsewhere.
      */
-    static VertxLeaseGrpc.LeaseVertxStub stubOf(Lease lease) {
+    static VertxLeaseGrpc.@Nullable LeaseVertxStub stubOf(Lease lease) {
         try {
             Field field = lease.getClass().getDeclaredField("leaseStub");
             field.setAccessible(true);
             return (VertxLeaseGrpc.LeaseVertxStub) field.get(lease);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException(
-                    "the etcd lease store needs jetcd 0.8.5's lease stub (field leaseStub of "
-                            + lease.getClass().getName() + "): renewal cannot keep leases alive with this jetcd",
-                    e);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "fenced: the etcd lease store cannot read jetcd 0.8.5's lease stub (field leaseStub of "
+                            + lease.getClass().getName() + ": " + e
+                            + "); renewals keep each lease alive with keepAliveOnce, a stream a lease, which costs"
+                            + " etcd more");
+            return null;
         }
     }
 
@@ -63,7 +76,18 @@ final class KeepAliveRound implements AutoCloseable {
         if (already != null) {
             return already; // one keep-alive a lease and round
         }
-        nextStream().whenComplete((out, failure) -> {
+        VertxLeaseGrpc.LeaseVertxStub on = stub;
+        if (on == null) {
+            lease.keepAliveOnce(id).whenComplete((alive, failure) -> {
+                if (failure != null) {
+                    answer.completeExceptionally(failure);
+                } else {
+                    answer.complete(alive.getTTL() > 0);
+                }
+            });
+            return answer;
+        }
+        nextStream(on).whenComplete((out, failure) -> {
             if (failure != null) {
                 answer.completeExceptionally(failure);
             } else {
@@ -74,7 +98,8 @@ final class KeepAliveRound implements AutoCloseable {
     }
 
     /** The stream the next keep-alive goes on: a new one for each of the first {@value #STREAMS}, then in turn. */
-    private synchronized CompletableFuture<WriteStream<LeaseKeepAliveRequest>> nextStream() {
+    private synchronized CompletableFuture<WriteStream<LeaseKeepAliveRequest>> nextStream(
+            VertxLeaseGrpc.LeaseVertxStub on) {
         int at = asked++ % STREAMS;
         if (at < streams.size()) {
             return streams.get(at);
@@ -85,7 +110,7 @@ final class KeepAliveRound implements AutoCloseable {
             stream.completeExceptionally(new IllegalStateException("the renewal round is over"));
             return stream;
         }
-        stub.leaseKeepAliveWithHandler(
+        on.leaseKeepAliveWithHandler(
                 out -> {
                     if (!stream.complete(out)) {
                         end(out); // opened after the round was over
