@@ -2,7 +2,8 @@
 --
 -- LeaseManager runs this script itself on first use (fenced.lease.createTable=true, the default).
 -- With createTable=false, add it to your migrations (Flyway, Liquibase) as it is. For another table
--- name, replace fenced_lease everywhere: the sequence must be named <table>_token_seq.
+-- name, replace fenced_lease everywhere: the sequence must be named <table>_token_seq. With a schema,
+-- write it before the table's and the sequence's names, not the index's (an index lives in its table's schema).
 --
 -- The sequence is deliberately NOT owned by the table: dropping or recreating the table must never
 -- restart the tokens. Tokens only grow; never reset, restart or recreate this sequence. A promoted
@@ -25,3 +26,10 @@ CREATE TABLE IF NOT EXISTS fenced_lease (
     renewed_at pg_catalog.timestamptz NOT NULL,
     expires_at pg_catalog.timestamptz NOT NULL
 ) WITH (fillfactor = 50);
+
+-- Every grant checks that its token exceeds every token in the table (the sequence may have been reset or
+-- restored since): max(token), which this index answers from its last entry, whatever the table's size. Without
+-- it, every grant scans the whole table, and released rows stay, so that grows with every name ever granted.
+-- Renewals do not change token, so they stay HOT. For another table name: <table>_token_idx.
+-- On a large existing table, CREATE INDEX CONCURRENTLY it yourself first (this script's IF NOT EXISTS then skips it).
+CREATE INDEX IF NOT EXISTS fenced_lease_token_idx ON fenced_lease (token);

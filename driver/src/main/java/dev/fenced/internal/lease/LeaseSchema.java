@@ -2,6 +2,7 @@ package dev.fenced.internal.lease;
 
 import dev.fenced.FencedProperty;
 import dev.fenced.FencingException;
+import dev.fenced.internal.log.Logs;
 import dev.fenced.internal.pg.SchemaLock;
 import dev.fenced.internal.pg.SearchPath;
 import java.io.IOException;
@@ -27,8 +28,13 @@ public final class LeaseSchema {
 
     static final String DEFAULT_TABLE = "fenced_lease";
 
-    private static final Pattern DEFAULT_NAMES =
-            Pattern.compile("\\b" + DEFAULT_TABLE + "(" + LeaseTableName.SEQUENCE_SUFFIX + ")?\\b");
+    /** How long creating the token index on an existing table may wait for its lock. */
+    static final String INDEX_LOCK_TIMEOUT = "2s";
+
+    private static final System.Logger LOG = Logs.get("dev.fenced.lease");
+
+    private static final Pattern DEFAULT_NAMES = Pattern.compile("\\b" + DEFAULT_TABLE + "("
+            + LeaseTableName.SEQUENCE_SUFFIX + "|" + LeaseTableName.TOKEN_INDEX_SUFFIX + ")?\\b");
 
     private LeaseSchema() {}
 
@@ -55,10 +61,19 @@ public final class LeaseSchema {
         Matcher m = DEFAULT_NAMES.matcher(LINE_COMMENT.matcher(script()).replaceAll(""));
         StringBuilder out = new StringBuilder();
         while (m.find()) {
-            m.appendReplacement(out, Matcher.quoteReplacement(m.group(1) == null ? table.table() : table.sequence()));
+            m.appendReplacement(out, Matcher.quoteReplacement(replacement(table, m.group(1))));
         }
         m.appendTail(out);
         return out.toString();
+    }
+
+    /** What a default name in the script becomes for {@code table}: {@code suffix} is the part after the table's. */
+    private static String replacement(LeaseTableName table, @Nullable String suffix) {
+        if (suffix == null) {
+            return table.table();
+        }
+        // the index is named without its schema: CREATE INDEX puts it in its table's
+        return suffix.equals(LeaseTableName.SEQUENCE_SUFFIX) ? table.sequence() : table.tokenIndex();
     }
 
     /**
@@ -83,6 +98,12 @@ public final class LeaseSchema {
      * whose grant needed the store, for messages.
      */
     static void ensure(Connection c, LeaseTableName table, boolean create, String lease) throws SQLException {
+        ensure(c, table, create, lease, false);
+    }
+
+    /** As above; {@code install}: an index that cannot be created is an error, not a warning. */
+    private static void ensure(Connection c, LeaseTableName table, boolean create, String lease, boolean install)
+            throws SQLException {
         State state = inspect(c, table);
         if (state.inRecovery) {
             throw StoreErrors.standby(c, lease, null);
@@ -112,6 +133,59 @@ public final class LeaseSchema {
         refuseSecondCounter(c, table, lease);
         state.checkSequence(table);
         checkAhead(c, table);
+        if (!state.hasTokenIndex) {
+            addTokenIndex(c, table, create, install, lease);
+        }
+    }
+
+    /**
+     * A lease table made before the script had the token index (or by a migration that copied an older script)
+     * still works, but every grant's check that its token exceeds every token in the table ({@link Tokens#aboveSql})
+     * then scans the whole table: a grant's cost grows with every name ever granted. With {@code create} (the role
+     * may create the store, so it is meant to keep it), the index is created now, by the script's own statement; a
+     * role that may not (not the table's owner), or a table busy for longer than {@link #INDEX_LOCK_TIMEOUT}, gets
+     * a warning naming the statement, and the grants go on, only slower. Without {@code create}, the schema is the
+     * migrations' to change: the same warning. {@code install} (an administrator's command) fails instead.
+     */
+    private static void addTokenIndex(Connection c, LeaseTableName table, boolean create, boolean install, String lease)
+            throws SQLException {
+        String statement = tokenIndexStatement(table);
+        String why;
+        if (create || install) {
+            try {
+                inSchemaLock(c, s -> {
+                    // CREATE INDEX waits for a SHARE lock; queued behind a long transaction it would hold every
+                    // other grant and renewal up behind it, so it gives up instead
+                    s.execute("SELECT pg_catalog.set_config('lock_timeout', '" + INDEX_LOCK_TIMEOUT + "', true)");
+                    s.execute(statement);
+                });
+                return;
+            } catch (SQLException e) {
+                if (install) {
+                    throw e;
+                }
+                why = "it could not be created (" + e.getMessage() + ")";
+            }
+        } else {
+            why = FencedProperty.LEASE_CREATE_TABLE.key() + " is false, so fenced leaves the schema to your migrations";
+        }
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "fenced: the lease table " + table + " has no index on its token column, so every grant (lease '"
+                        + lease + "' is the first here) scans the whole table to check its token is above every"
+                        + " token granted: grants slow down as the table grows (released rows stay). " + why
+                        + ". Create it with: " + statement + " (CONCURRENTLY, if the table is large and busy)");
+    }
+
+    /** The script's statement creating the token index, for {@code table}: one text, run or shown. */
+    static String tokenIndexStatement(LeaseTableName table) {
+        for (String statement : script(table).split(";")) {
+            String s = statement.strip();
+            if (s.startsWith("CREATE INDEX")) {
+                return s;
+            }
+        }
+        throw new IllegalStateException("fenced: " + RESOURCE + " has no CREATE INDEX statement");
     }
 
     /**
@@ -119,7 +193,7 @@ public final class LeaseSchema {
      * {@code install}, run by an administrator so that the application's role never needs CREATE.
      */
     public static void install(Connection c, LeaseTableName table) throws SQLException {
-        ensure(c, table, true, "(install)");
+        ensure(c, table, true, "(install)", true);
     }
 
     /**
@@ -145,16 +219,28 @@ public final class LeaseSchema {
     }
 
     private static void runScript(Connection c, LeaseTableName table, String lease) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try (Statement s = c.createStatement()) {
-            // under the schema lock, so concurrent first grants wait for the first one's script (whose IF NOT EXISTS
-            // then finds everything) instead of colliding in the catalog
-            SchemaLock.take(c);
+        inSchemaLock(c, s -> {
             // Checked again under the lock: two first uses creating two different tables at once would each
             // have found the other missing.
             refuseSecondCounter(c, table, lease);
             s.execute(script(table));
+        });
+    }
+
+    private interface Ddl {
+        void run(Statement s) throws SQLException;
+    }
+
+    /**
+     * Runs {@code ddl} in a transaction of its own under the schema lock, so concurrent first grants wait for the
+     * first one's DDL (whose IF NOT EXISTS then finds everything) instead of colliding in the catalog.
+     */
+    private static void inSchemaLock(Connection c, Ddl ddl) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            SchemaLock.take(c);
+            ddl.run(s);
             c.commit();
         } catch (SQLException e) {
             c.rollback();
@@ -213,7 +299,16 @@ public final class LeaseSchema {
                 + " s.seqincrement, s.seqcache, s.seqcycle, pg_catalog.pg_is_in_recovery(),"
                 + " EXISTS (SELECT 1 FROM pg_catalog.pg_depend d WHERE d.classid OPERATOR(pg_catalog.=)"
                 + " 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid OPERATOR(pg_catalog.=) s.seqrelid"
-                + " AND d.deptype OPERATOR(pg_catalog.=) ANY (ARRAY['a', 'i']::pg_catalog.char[]))"
+                + " AND d.deptype OPERATOR(pg_catalog.=) ANY (ARRAY['a', 'i']::pg_catalog.char[])),"
+                // a valid, whole-table btree index whose first column is token: what max(token) can read from its end
+                + " EXISTS (SELECT 1 FROM pg_catalog.pg_index i"
+                + " JOIN pg_catalog.pg_class x ON x.oid OPERATOR(pg_catalog.=) i.indexrelid"
+                + " JOIN pg_catalog.pg_am m ON m.oid OPERATOR(pg_catalog.=) x.relam"
+                + " JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid"
+                + " AND a.attnum OPERATOR(pg_catalog.=) i.indkey[0]"
+                + " WHERE i.indrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(" + table.tableLiteral() + ")"
+                + " AND i.indisvalid AND i.indpred IS NULL AND m.amname OPERATOR(pg_catalog.=) 'btree'"
+                + " AND a.attname OPERATOR(pg_catalog.=) 'token')"
                 + " FROM (SELECT 1) AS one LEFT JOIN pg_catalog.pg_sequence s"
                 + " ON s.seqrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(" + table.sequenceLiteral() + ")";
         try (Statement s = c.createStatement();
@@ -226,7 +321,8 @@ public final class LeaseSchema {
                     rs.getLong(4),
                     rs.getBoolean(5),
                     rs.getBoolean(6),
-                    rs.getBoolean(7));
+                    rs.getBoolean(7),
+                    rs.getBoolean(8));
         }
     }
 
@@ -277,7 +373,8 @@ public final class LeaseSchema {
             long cache,
             boolean cycle,
             boolean inRecovery,
-            boolean owned) {
+            boolean owned,
+            boolean hasTokenIndex) {
 
         /**
          * Tokens are only as good as the sequence: a per-session cache hands values out of grant order, a

@@ -84,10 +84,11 @@ public final class LeaseStore implements StoreAccess {
         static Sql of(LeaseTableName table) {
             String t = table.table();
             // The next token, refused unless it exceeds every token in the table: a sequence reset after the first
-            // use's
-            // check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a stale
-            // one,
-            // whose writes would then win. One scan of the lease table per grant (not per renewal).
+            // use's check (LeaseSchema) would otherwise grant tokens again, and a newer holder a lower token than a
+            // stale one, whose writes would then win. max(token) reads the last entry of the token index
+            // (fenced-lease.sql), whatever the table's size, as long as the plan is made for the table as it is now:
+            // the grant is planned on every execution (CustomPlans), since a plan cached while the table was small
+            // scans it. Without the index (an older table, see LeaseSchema), one scan of the table per grant.
             String token =
                     Tokens.aboveSql(Tokens.nextTokenSql(table), "(SELECT pg_catalog.max(p.token) FROM " + t + " AS p)");
             // Grant and takeover in one statement. A new name inserts; an existing row is taken over only if
@@ -217,6 +218,7 @@ public final class LeaseStore implements StoreAccess {
                                 c,
                                 () -> {
                                     try (PreparedStatement ps = c.prepareStatement(set.grant())) {
+                                        CustomPlans.require(ps);
                                         ps.setString(1, name);
                                         ps.setString(2, holder);
                                         ps.setLong(3, ttlMillis);

@@ -17,6 +17,12 @@ public final class LeaseTableName {
     /** Suffix of the token sequence: the contract is {@code <table>_token_seq}, in the table's schema. */
     static final String SEQUENCE_SUFFIX = "_token_seq";
 
+    /**
+     * Suffix of the index on the token column, {@code <table>_token_idx} in the table's schema: as long as the
+     * sequence's, so a name short enough for the one is short enough for the other.
+     */
+    static final String TOKEN_INDEX_SUFFIX = "_token_idx";
+
     /** PostgreSQL's NAMEDATALEN - 1. */
     private static final int MAX_IDENTIFIER_BYTES = 63;
 
@@ -153,6 +159,14 @@ public final class LeaseTableName {
     /** The token sequence, ready for SQL text: {@code "locks"."job_lease_token_seq"}. */
     public String sequence() {
         return qualify(table + SEQUENCE_SUFFIX);
+    }
+
+    /**
+     * The index on the token column, unqualified as {@code CREATE INDEX} wants it (an index lives in its table's
+     * schema): {@code "job_lease_token_idx"}.
+     */
+    public String tokenIndex() {
+        return quote(table + TOKEN_INDEX_SUFFIX);
     }
 
     /** The sequence as a string literal for {@code nextval(...)}/{@code to_regclass(...)}. */

@@ -50,10 +50,21 @@ class LeaseTableNameTest {
         assertTrue(shipped.contains("CREATE TABLE IF NOT EXISTS fenced_lease ("), shipped);
         assertTrue(shipped.contains("CREATE SEQUENCE IF NOT EXISTS fenced_lease_token_seq"), shipped);
         assertFalse(shipped.contains("OWNED BY"), "the sequence must outlive the table");
+        assertTrue(
+                shipped.contains("CREATE INDEX IF NOT EXISTS fenced_lease_token_idx ON fenced_lease (token);"),
+                shipped);
 
         String custom = LeaseSchema.script(LeaseTableName.parse("locks.job_lease"));
         assertTrue(custom.contains("CREATE TABLE IF NOT EXISTS \"locks\".\"job_lease\" ("), custom);
         assertTrue(custom.contains("CREATE SEQUENCE IF NOT EXISTS \"locks\".\"job_lease_token_seq\""), custom);
+        // the index is named without its schema: CREATE INDEX puts it in its table's
+        assertTrue(
+                custom.contains(
+                        "CREATE INDEX IF NOT EXISTS \"job_lease_token_idx\" ON \"locks\".\"job_lease\" (token)"),
+                custom);
+        assertEquals(
+                "CREATE INDEX IF NOT EXISTS \"job_lease_token_idx\" ON \"locks\".\"job_lease\" (token)",
+                LeaseSchema.tokenIndexStatement(LeaseTableName.parse("locks.job_lease")));
         assertFalse(custom.replaceAll("--.*", "").contains("fenced_lease"), custom);
     }
 

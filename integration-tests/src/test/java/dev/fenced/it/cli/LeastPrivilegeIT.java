@@ -151,6 +151,7 @@ class LeastPrivilegeIT {
             "CREATE OR REPLACE TRIGGER fenced_tombstone_check",
             "INSERT INTO public.fenced_token_domain",
             "CREATE TABLE IF NOT EXISTS \"public\".\"fenced_lease\"",
+            "CREATE INDEX IF NOT EXISTS \"fenced_lease_token_idx\" ON \"public\".\"fenced_lease\" (token)",
             "GRANT USAGE, SELECT ON SEQUENCE \"public\".\"fenced_lease_token_seq\" TO " + role
         }) {
             assertTrue(sql.contains(expected), () -> "missing: " + expected + "\n" + sql);

@@ -49,7 +49,9 @@ class LeaseCounterIT extends LeaseDatabase {
         db.execute(
                 dev.fenced.internal.lease.LeaseSchema.script(),
                 "CREATE SCHEMA IF NOT EXISTS jobs",
-                dev.fenced.internal.lease.LeaseSchema.script().replace("fenced_lease", "jobs.own_lease"));
+                // the script for that name, as fenced substitutes it (the index name takes no schema)
+                dev.fenced.internal.lease.LeaseSchema.script(
+                        dev.fenced.internal.lease.LeaseTableName.parse("jobs.own_lease")));
         try (LeaseManager other =
                 LeaseManager.builder(pool).table("jobs.own_lease").build()) {
             FencingException e =
