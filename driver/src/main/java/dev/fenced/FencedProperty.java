@@ -137,7 +137,7 @@ public enum FencedProperty {
             "fenced.lease.createTable",
             "true",
             Kind.BOOLEAN,
-            "Create the lease table and sequence on first use. Off: ship `fenced-lease.sql` with your migrations."),
+            "Create the lease table, its sequence and its token index on first use (and the index on an existing table). Off: ship `fenced-lease.sql` with your migrations."),
     LEASE_TOKEN_DOMAIN(
             "fenced.lease.tokenDomain",
             "fenced",
