@@ -60,9 +60,8 @@ final class ShapeTemplate {
             if (t.kind() == Token.Kind.STRING || t.kind() == Token.Kind.NUMBER) {
                 Integer i = standIns.get(t.text());
                 if (i != null) {
-                    if (count == places.length) {
-                        places =
-                                Arrays.copyOf(places, Math.max(3, places.length * 2)); // a DELETE's WHERE is sent twice
+                    if (count == places.length) { // a literal placed twice: a DELETE's WHERE is sent twice
+                        places = Arrays.copyOf(places, Math.max(3, places.length * 2));
                     }
                     places[count++] = t.start();
                     places[count++] = t.end();
