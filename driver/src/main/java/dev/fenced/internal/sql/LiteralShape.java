@@ -163,7 +163,7 @@ final class LiteralShape {
 
     /** A word among {@code words} (upper case), compared without a copy of the token's text. */
     private static boolean isOneOf(Token t, List<String> words) {
-        if (t.kind() != Token.Kind.WORD || t.text().length() > 6) {
+        if (t.kind() != Token.Kind.WORD || t.end() - t.start() > 6) {
             return false;
         }
         for (String w : words) {

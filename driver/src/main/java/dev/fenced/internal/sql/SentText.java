@@ -73,7 +73,7 @@ final class SentText {
             + " standard_conforming_strings is off; write the string as E'...' with the backslash doubled";
 
     private static boolean same(Token a, Token b) {
-        return a.kind() == b.kind() && a.text().equals(b.text());
+        return a.kind() == b.kind() && a.sameText(b);
     }
 
     /**

@@ -1,6 +1,6 @@
 package dev.fenced.internal.sql;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,13 +52,20 @@ final class ShapeTemplate {
         for (int i = 0; i < literals.length; i++) {
             standIns.put(shape.standIn(i), i);
         }
-        List<int[]> places = new ArrayList<>(); // {start, end, literal}
+        // each place as {start, end, literal}, in text order, three ints a place
+        int[] places = new int[3 * literals.length];
+        int count = 0;
         boolean[] placed = new boolean[literals.length];
         for (Token t : tokens) {
             if (t.kind() == Token.Kind.STRING || t.kind() == Token.Kind.NUMBER) {
                 Integer i = standIns.get(t.text());
                 if (i != null) {
-                    places.add(new int[] {t.start(), t.end(), i});
+                    if (count == places.length) { // a literal placed twice: a DELETE's WHERE is sent twice
+                        places = Arrays.copyOf(places, Math.max(3, places.length * 2));
+                    }
+                    places[count++] = t.start();
+                    places[count++] = t.end();
+                    places[count++] = i;
                     placed[i] = true;
                 }
             }
@@ -68,6 +75,7 @@ final class ShapeTemplate {
                 return null;
             }
         }
+        places = Arrays.copyOf(places, count);
         String[] cut = got.segments();
         Pasted[] segments = new Pasted[cut.length];
         int from = 0;
@@ -93,42 +101,66 @@ final class ShapeTemplate {
         return fenced.withText(sql.with(literals), cut);
     }
 
-    /** A text as the pieces between literal places, and which literal goes in each place. */
-    private record Pasted(String[] pieces, int[] literal, int length) {
+    /**
+     * A stretch {@code [from, to)} of the probe's fenced text as the pieces between literal places, each piece
+     * kept as its bounds in that one text (not a copy of its own), and which literal goes in each place.
+     *
+     * @param bounds  {@code from, to} of each piece, in order: one more piece than places
+     * @param literal the literal for each place
+     * @param fixed   the characters of the pieces together
+     * @param whole   the stretch itself when it has no place (sent as is, no copy per text)
+     */
+    private record Pasted(
+            String text,
+            int[] bounds,
+            int[] literal,
+            int fixed,
+            @Nullable String whole) {
 
-        static Pasted of(String text, int from, int to, List<int[]> places) {
-            List<String> pieces = new ArrayList<>();
-            List<Integer> literal = new ArrayList<>();
-            int copied = from;
-            int fixed = 0;
-            for (int[] p : places) {
-                if (p[0] >= from && p[1] <= to) {
-                    pieces.add(text.substring(copied, p[0]));
-                    fixed += p[0] - copied;
-                    literal.add(p[2]);
-                    copied = p[1];
+        /** The stretch {@code [from, to)} of {@code text}; {@code places} as {@link #build} collects them. */
+        static Pasted of(String text, int from, int to, int[] places) {
+            int inside = 0;
+            for (int p = 0; p < places.length; p += 3) {
+                if (places[p] >= from && places[p + 1] <= to) {
+                    inside++;
                 }
             }
-            pieces.add(text.substring(copied, to));
-            fixed += to - copied;
-            return new Pasted(
-                    pieces.toArray(new String[0]),
-                    literal.stream().mapToInt(Integer::intValue).toArray(),
-                    fixed);
+            if (inside == 0) {
+                return new Pasted(text, new int[] {from, to}, new int[0], to - from, text.substring(from, to));
+            }
+            int[] bounds = new int[2 * inside + 2];
+            int[] literal = new int[inside];
+            int copied = from;
+            int k = 0;
+            for (int p = 0; p < places.length; p += 3) {
+                if (places[p] >= from && places[p + 1] <= to) {
+                    bounds[2 * k] = copied;
+                    bounds[2 * k + 1] = places[p];
+                    literal[k++] = places[p + 2];
+                    copied = places[p + 1];
+                }
+            }
+            bounds[2 * k] = copied;
+            bounds[2 * k + 1] = to;
+            int fixed = 0;
+            for (int b = 0; b < bounds.length; b += 2) {
+                fixed += bounds[b + 1] - bounds[b];
+            }
+            return new Pasted(text, bounds, literal, fixed, null);
         }
 
         String with(String[] literals) {
-            if (literal.length == 0) {
-                return pieces[0];
+            if (whole != null) {
+                return whole;
             }
-            int size = length;
+            int size = fixed;
             for (int i : literal) {
                 size += literals[i].length();
             }
             StringBuilder b = new StringBuilder(size);
-            b.append(pieces[0]);
+            b.append(text, bounds[0], bounds[1]);
             for (int k = 0; k < literal.length; k++) {
-                b.append(literals[literal[k]]).append(pieces[k + 1]);
+                b.append(literals[literal[k]]).append(text, bounds[2 * k + 2], bounds[2 * k + 3]);
             }
             return b.toString();
         }

@@ -260,19 +260,7 @@ final class SqlLexer {
     }
 
     private Token make(Token.Kind kind, int start) {
-        char c = sql.charAt(start);
-        // a one-character token ( ) , . = ? ; ... is most of a fenced text's tokens: one shared string each
-        String text = pos == start + 1 && c < ONE_CHARACTER.length ? ONE_CHARACTER[c] : sql.substring(start, pos);
-        return new Token(kind, text, start, pos);
-    }
-
-    /** Each ASCII character as a string of its own. */
-    private static final String[] ONE_CHARACTER = new String[128];
-
-    static {
-        for (char c = 0; c < ONE_CHARACTER.length; c++) {
-            ONE_CHARACTER[c] = String.valueOf(c);
-        }
+        return new Token(kind, sql, start, pos); // its text is cut from sql only if asked for
     }
 
     /** {@code $1}, {@code $tag$...$tag$}, or a lone {@code $} (scan.l's {@code dolqfailed} and {@code other}). */

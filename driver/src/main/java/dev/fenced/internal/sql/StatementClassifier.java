@@ -509,15 +509,14 @@ final class StatementClassifier {
         List<Integer> out = new ArrayList<>();
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
-            if (t.kind() != Token.Kind.WORD || !DML.contains(t.text().toUpperCase(Locale.ROOT))) {
+            if (t.kind() != Token.Kind.WORD || !upperCaseIn(t, DML)) {
                 continue;
             }
             Token prev = i > 0 ? tokens.get(i - 1) : null;
             if (prev != null
                     && (prev.isSymbol(".")
                             || prev.isSymbol(",")
-                            || (prev.kind() == Token.Kind.WORD
-                                    && CLAUSE_BEFORE_DML.contains(prev.text().toUpperCase(Locale.ROOT))))) {
+                            || (prev.kind() == Token.Kind.WORD && upperCaseIn(prev, CLAUSE_BEFORE_DML)))) {
                 continue;
             }
             if (i + 1 < tokens.size() && tokens.get(i + 1).isSymbol(".")) {
@@ -526,6 +525,23 @@ final class StatementClassifier {
             out.add(i);
         }
         return out;
+    }
+
+    /**
+     * Whether the word {@code t}, upper-cased as {@code toUpperCase(Locale.ROOT)} does, is one of {@code words}:
+     * compared in place for an ASCII word (the usual case; there the two agree), upper-cased for any other, whose
+     * full case mapping may change its length.
+     */
+    private static boolean upperCaseIn(Token t, Set<String> words) {
+        if (!t.isAscii()) {
+            return words.contains(t.text().toUpperCase(Locale.ROOT));
+        }
+        for (String w : words) {
+            if (t.isWord(w)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a statement of {@code sql} is DDL that may change what is protected (CREATE, ALTER, DROP). */

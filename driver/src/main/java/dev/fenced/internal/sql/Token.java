@@ -1,10 +1,17 @@
 package dev.fenced.internal.sql;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One lexical token of a SQL text. {@code start}/{@code end} index the source; {@code text} is the
  * token as written.
+ *
+ * <p>The text is cut from the source only when asked for: a fenced text is lexed several times over (strictly,
+ * with {@code standard_conforming_strings} off, as pgjdbc sends it) and most of those tokens are only compared by
+ * kind and place, or against a keyword in the source itself, so a substring per token was most of what lexing
+ * allocated. Equality is the record's it replaces: kind, text and span.
  */
-record Token(Kind kind, String text, int start, int end) {
+final class Token {
 
     enum Kind {
         /** Unquoted identifier or keyword. */
@@ -22,16 +29,98 @@ record Token(Kind kind, String text, int start, int end) {
         SYMBOL
     }
 
+    /** Each ASCII character as a string of its own: one shared string per one-character token. */
+    private static final String[] ONE_CHARACTER = new String[128];
+
+    static {
+        for (char c = 0; c < ONE_CHARACTER.length; c++) {
+            ONE_CHARACTER[c] = String.valueOf(c);
+        }
+    }
+
+    private final Kind kind;
+    private final String source;
+    private final int start;
+    private final int end;
+    /** Cut on first use (a benign race: any thread cuts the same string). */
+    private @Nullable String text;
+
+    Token(Kind kind, String source, int start, int end) {
+        this.kind = kind;
+        this.source = source;
+        this.start = start;
+        this.end = end;
+    }
+
+    Kind kind() {
+        return kind;
+    }
+
+    int start() {
+        return start;
+    }
+
+    int end() {
+        return end;
+    }
+
+    /** The token as written. */
+    String text() {
+        String t = text;
+        if (t == null) {
+            char c = source.charAt(start);
+            t = end == start + 1 && c < ONE_CHARACTER.length ? ONE_CHARACTER[c] : source.substring(start, end);
+            text = t;
+        }
+        return t;
+    }
+
     boolean isWord(String keyword) {
-        return kind == Kind.WORD && text.equalsIgnoreCase(keyword);
+        return kind == Kind.WORD && spelled(keyword, true);
     }
 
     boolean isSymbol(String symbol) {
-        return kind == Kind.SYMBOL && text.equals(symbol);
+        return kind == Kind.SYMBOL && spelled(symbol, false);
+    }
+
+    /** Written exactly as {@code other} is (the same characters, whatever the kinds), compared in place. */
+    boolean sameText(Token other) {
+        return end - start == other.end - other.start
+                && source.regionMatches(start, other.source, other.start, end - start);
+    }
+
+    /** Written as {@code s} ({@code ignoreCase}: as {@link String#equalsIgnoreCase} compares), without a copy. */
+    private boolean spelled(String s, boolean ignoreCase) {
+        return end - start == s.length() && source.regionMatches(ignoreCase, start, s, 0, s.length());
+    }
+
+    /** Every character of the token is ASCII. */
+    boolean isAscii() {
+        for (int i = start; i < end; i++) {
+            if (source.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code U&"..."}: a name whose escapes can spell any other name without containing it. */
     boolean isUnicodeEscapedName() {
-        return kind == Kind.QUOTED_IDENTIFIER && text.regionMatches(true, 0, "U&", 0, 2);
+        return kind == Kind.QUOTED_IDENTIFIER && end - start >= 2 && source.regionMatches(true, start, "U&", 0, 2);
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof Token t && kind == t.kind && start == t.start && end == t.end && sameText(t);
+    }
+
+    @Override
+    public int hashCode() {
+        return (kind.hashCode() * 31 + text().hashCode()) * 31 * 31 + start * 31 + end;
+    }
+
+    @Override
+    public String toString() {
+        return "Token[kind=" + kind + ", text=" + text() + ", start=" + start + ", end=" + end + "]";
     }
 }
