@@ -513,8 +513,9 @@ public final class FencedRuntime {
      * An updatable result set's {@code updateRow}, {@code insertRow} or {@code deleteRow}: pgjdbc builds that
      * write itself and sends it on the raw connection, so it cannot carry the token. Refused when the query
      * that made the rows names a protected table or view (or is unknown).
+     *
+     * @param query the text that made the rows; null when fenced did not run it (metadata, arrays, refcursors)
      */
-    /** @param query the text that made the rows; null when fenced did not run it (metadata, arrays, refcursors) */
     boolean checkRowWrite(@Nullable String query, String operation, Connection connection) throws SQLException {
         if (snapshot.targets().isEmpty()) {
             return false;
