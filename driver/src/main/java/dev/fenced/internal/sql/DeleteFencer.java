@@ -36,34 +36,55 @@ final class DeleteFencer {
             return; // nothing to record on a row that goes away; observe never refuses
         }
         if (delete.getWhere() != null) {
-            String fn = volatileFunctionIn(delete.getWhere().toString(), ctx.targets);
-            if (fn != null) {
-                throw new Refusal(
-                        table.displayName(),
-                        "DELETE whose WHERE calls the volatile function " + fn
-                                + "() (volatile, or created since the last catalog read): fenced evaluates the WHERE twice to"
-                                + " check only the rows it deletes");
-            }
-            String subquery = unrepeatableSubqueryIn(delete.getWhere().toString());
-            if (subquery != null) {
-                throw new Refusal(
-                        table.displayName(),
-                        "DELETE whose WHERE has a subquery with " + subquery
-                                + ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
-                                + " evaluations could pick different rows");
-            }
+            refuseUnrepeatable(delete.getWhere().toString(), table, ctx.targets);
         }
-        delete.setWhere(Guards.deleteWhere(
+        delete.setWhere(guardedWhere(
                 delete.getWhere(),
                 FenceContext.qualifier(delete.getTable()),
-                table.column(),
-                table.displayName(),
-                ctx.tokenIndex));
-        Expression handOver =
-                Tombstones.recordDeletes(StarTable.plain(delete.getTable()).getFullyQualifiedName(), table, ctx);
-        if (handOver != null) {
-            delete.setWhere(new AndExpression(delete.getWhere(), handOver));
+                StarTable.plain(delete.getTable()).getFullyQualifiedName(),
+                table,
+                ctx));
+    }
+
+    /**
+     * Refuses a DELETE (enforce mode) whose WHERE, {@code where} as text, may give a different answer when evaluated
+     * the second time: a volatile function, or a subquery that may select other rows then. Shared by the parser's
+     * path and the one by position ({@link SkeletonFencer}), so both refuse alike, with the same words.
+     */
+    static void refuseUnrepeatable(String where, ProtectedTable table, FencingTargets targets) throws Refusal {
+        String fn = volatileFunctionIn(where, targets);
+        if (fn != null) {
+            throw new Refusal(
+                    table.displayName(),
+                    "DELETE whose WHERE calls the volatile function " + fn
+                            + "() (volatile, or created since the last catalog read): fenced evaluates the WHERE twice to"
+                            + " check only the rows it deletes");
         }
+        String subquery = unrepeatableSubqueryIn(where);
+        if (subquery != null) {
+            throw new Refusal(
+                    table.displayName(),
+                    "DELETE whose WHERE has a subquery with " + subquery
+                            + ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
+                            + " evaluations could pick different rows");
+        }
+    }
+
+    /**
+     * The enforced DELETE's whole condition: the stale check behind {@code where} ({@link Guards#deleteWhere}; null:
+     * the DELETE has none) and, when the table keeps tombstones, the token's hand-over behind that
+     * ({@link Tombstones#recordDeletes}). The one builder of a DELETE's fragments: {@link SkeletonFencer} prints it
+     * around a placeholder for the WHERE it keeps as written.
+     *
+     * @param qualifier    how the statement names the target's row (its alias, else its bare name)
+     * @param writtenTable the target's name as written, without alias
+     */
+    static Expression guardedWhere(
+            @Nullable Expression where, String qualifier, String writtenTable, ProtectedTable table, FenceContext ctx)
+            throws Refusal {
+        Expression guarded = Guards.deleteWhere(where, qualifier, table.column(), table.displayName(), ctx.tokenIndex);
+        Expression handOver = Tombstones.recordDeletes(writtenTable, table, ctx);
+        return handOver == null ? guarded : new AndExpression(guarded, handOver);
     }
 
     /**

@@ -80,7 +80,7 @@ final class Guards {
      * whatever order the planner evaluates conditions in.
      */
     static Expression deleteWhere(
-            Expression where, String qualifier, String column, String tableLabel, int tokenIndex) {
+            @Nullable Expression where, String qualifier, String column, String tableLabel, int tokenIndex) {
         // CASE WHEN pg_catalog.int8gt(c, t) THEN CAST(<stale text> AS boolean) ELSE TRUE END (NULL row token or
         // token: TRUE)
         Expression check = new CaseExpression(new WhenClause(

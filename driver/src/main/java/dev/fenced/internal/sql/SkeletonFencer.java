@@ -10,11 +10,12 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import net.sf.jsqlparser.schema.Column;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Fences, by position, one UPDATE ({@link UpdateSkeleton}) or INSERT ({@link InsertSkeleton}) that JSqlParser cannot
- * read or would change: the user's text is kept token for token and fenced's fragments go where the skeleton placed
+ * Fences, by position, one UPDATE ({@link UpdateSkeleton}), INSERT ({@link InsertSkeleton}) or DELETE
+ * ({@link DeleteSkeleton}) that JSqlParser cannot read or would change, or that {@link SkeletonFirst} plans first: the user's text is kept token for token and fenced's fragments go where the skeleton placed
  * them. The result is checked the way the parser's output is: lexed as PostgreSQL lexes it, it must be exactly the
  * user's tokens with the fragments in their places, losing nothing ({@link SentText}).
  */
@@ -57,6 +58,11 @@ final class SkeletonFencer {
             ProtectedTable table = protectedTable(insert.target(), insert.columns());
             return table == null ? null : insert(insert, table, tokenMayBeNull);
         }
+        DeleteSkeleton delete = DeleteSkeleton.read(statement);
+        if (delete != null) {
+            ProtectedTable table = protectedTable(delete.target(), List.of());
+            return table == null ? null : delete(delete, table, tokenMayBeNull);
+        }
         return null;
     }
 
@@ -79,6 +85,14 @@ final class SkeletonFencer {
                 return table == null
                         ? null
                         : update(update, table, SkeletonFirst.ownColumnRead(update), tokenMayBeNull);
+            }
+            DeleteSkeleton delete = DeleteSkeleton.read(statement);
+            if (delete != null) {
+                if (!SkeletonFirst.plainWords(statement, -1)) {
+                    return null;
+                }
+                ProtectedTable table = protectedTable(delete.target(), List.of());
+                return table == null ? null : delete(delete, table, tokenMayBeNull);
             }
             InsertSkeleton insert = InsertSkeleton.read(statement);
             if (insert == null || insert.queryStart() >= 0) {
@@ -144,16 +158,16 @@ final class SkeletonFencer {
         }
         boolean nullable = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
         ctx.tokenRequired |= !nullable;
-        TreeMap<Integer, String> fragments = new TreeMap<>();
+        TreeMap<Integer, Fragment> fragments = new TreeMap<>();
         fragments.put(
                 update.setEnd(),
-                setItem(new SetItem(
+                Fragment.shared(setItem(new SetItem(
                         update.hasFrom() ? update.qualifier() : null,
                         table.column(),
                         table.displayName(),
                         ctx.tokenIndex,
                         table.mode(),
-                        nullable)));
+                        nullable))));
         return plan(withFragments(fragments, table), table, ctx, true);
     }
 
@@ -213,16 +227,129 @@ final class SkeletonFencer {
             throws Refusal {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
         String token = Guards.token(ctx.tokenIndex).toString();
-        TreeMap<Integer, String> fragments = new TreeMap<>();
-        fragments.put(insert.columnListEnd(), ", " + TableName.quote(table.column()));
+        TreeMap<Integer, Fragment> fragments = new TreeMap<>();
+        fragments.put(insert.columnListEnd(), Fragment.shared(", " + TableName.quote(table.column())));
         for (int at : insert.tokenBefore()) {
-            fragments.put(at, ", " + token);
+            fragments.put(at, Fragment.shared(", " + token));
         }
         if (insert.queryStart() >= 0) {
-            fragments.put(insert.queryStart(), " SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM (");
-            fragments.put(insert.queryEnd(), ") AS " + SOURCE_ALIAS);
+            fragments.put(insert.queryStart(), Fragment.shared(" SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM ("));
+            fragments.put(insert.queryEnd(), Fragment.shared(") AS " + SOURCE_ALIAS));
         }
         return plan(withFragments(fragments, table), table, ctx, false);
+    }
+
+    /**
+     * DELETE: the parser's path's condition ({@link DeleteFencer#guardedWhere}), printed around a placeholder for the
+     * WHERE, which stays where the user wrote it and is repeated, as written, inside the check. Observe mode adds
+     * nothing, as on the parser's path; the WHERE that is evaluated twice is judged by the same refusals.
+     */
+    private RewritePlan.Fenced delete(DeleteSkeleton delete, ProtectedTable table, boolean tokenMayBeNull)
+            throws Refusal {
+        FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
+        TreeMap<Integer, Fragment> fragments = new TreeMap<>();
+        boolean enforce = table.mode() != FencingMode.OBSERVE;
+        if (enforce) {
+            String where = delete.hasWhere() ? copied(delete.whereStart(), delete.whereEnd()) : null;
+            if (where != null) {
+                DeleteFencer.refuseUnrepeatable(where, table, targets);
+            }
+            String[] around = deleteCondition(
+                    new DeleteCondition(
+                            delete.writtenTable(),
+                            delete.qualifier(),
+                            table.column(),
+                            table.displayName(),
+                            ctx.tokenIndex,
+                            where != null,
+                            Tombstones.recordsDeletes(table, ctx)),
+                    table,
+                    ctx);
+            if (where == null) {
+                fragments.put(delete.whereEnd(), Fragment.shared(" WHERE " + around[0]));
+            } else {
+                // (W) AND CASE WHEN (W) THEN <check> ELSE FALSE END [AND <hand-over>]: the first W is the user's own
+                fragments.put(delete.whereStart(), new Fragment(around[0], fragmentTokens(around[0]), true));
+                List<Token> repeated = new ArrayList<>(fragmentTokens(around[1]));
+                repeated.addAll(SqlLexer.tokenize(where));
+                repeated.addAll(fragmentTokens(around[2]));
+                fragments.put(delete.whereEnd(), new Fragment(around[1] + where + around[2], repeated, false));
+            }
+        }
+        return plan(withFragments(fragments, table), table, ctx, enforce);
+    }
+
+    /** The user's tokens {@code from} to {@code to} of the statement as written, the {@code ?}s numbered in place. */
+    private String copied(int from, int to) {
+        int offset = tokens.indexOf(statement.get(0));
+        int[] numbered = {0};
+        for (int k = 0; k < offset + from; k++) {
+            numbered[0] += tokens.get(k).kind() == Token.Kind.PARAMETER ? 1 : 0;
+        }
+        StringBuilder text = new StringBuilder();
+        for (int k = from; k < to; k++) {
+            Token t = statement.get(k);
+            if (k > from) {
+                SqlRewriter.appendGap(text, sql, statement.get(k - 1).end(), t.start());
+            }
+            SqlRewriter.appendToken(text, t, null, true, numbered);
+        }
+        return text.toString();
+    }
+
+    /** What a DELETE's condition depends on but its WHERE: the same for every statement of a table, name and place. */
+    private record DeleteCondition(
+            String writtenTable,
+            String qualifier,
+            String column,
+            String tableLabel,
+            int tokenIndex,
+            boolean hasWhere,
+            boolean handsOver) {}
+
+    /** Stands for the user's WHERE while the condition is printed; never sent. */
+    private static final String WHERE_PLACEHOLDER = "fenced_skeleton_where";
+
+    /** Printed conditions, split around the WHERE: built, they cost more than the rest of a new DELETE's plan. */
+    private static final ConcurrentHashMap<DeleteCondition, String[]> DELETE_CONDITIONS = new ConcurrentHashMap<>();
+
+    /**
+     * The DELETE's condition as the parser's path prints it: with a WHERE, the three texts before, between and after
+     * its two places; without one, the whole condition.
+     */
+    private static String[] deleteCondition(DeleteCondition key, ProtectedTable table, FenceContext ctx)
+            throws Refusal {
+        String[] printed = DELETE_CONDITIONS.get(key);
+        if (printed == null) {
+            String whole = DeleteFencer.guardedWhere(
+                            key.hasWhere() ? new Column(WHERE_PLACEHOLDER) : null,
+                            key.qualifier(),
+                            key.writtenTable(),
+                            table,
+                            ctx)
+                    .toString();
+            printed = whole.split(WHERE_PLACEHOLDER, -1);
+            if (printed.length != (key.hasWhere() ? 3 : 1)) {
+                throw new Refusal(table.displayName(), "the DELETE's condition cannot be placed around its WHERE");
+            }
+            if (DELETE_CONDITIONS.size() >= SET_ITEMS_HELD) {
+                DELETE_CONDITIONS.clear();
+            }
+            DELETE_CONDITIONS.put(key, printed);
+        }
+        return printed;
+    }
+
+    /**
+     * What fenced adds at one place: its text, the tokens it must lex as, and whether it goes after the whitespace
+     * before the user's token (right before it) rather than right after the token before.
+     */
+    private record Fragment(String text, List<Token> tokens, boolean beforeToken) {
+
+        /** Text of fenced's own, the same for many statements: its tokens are kept ({@link #fragmentTokens}). */
+        static Fragment shared(String text) {
+            return new Fragment(text, fragmentTokens(text), false);
+        }
     }
 
     private RewritePlan.Fenced plan(Placed printed, ProtectedTable table, FenceContext ctx, boolean guarded)
@@ -252,7 +379,7 @@ final class SkeletonFencer {
      * its last token), the {@code ?}s numbered; refused unless it lexes as exactly the user's tokens with the
      * fragments' tokens in their places.
      */
-    private Placed withFragments(NavigableMap<Integer, String> fragments, ProtectedTable table) throws Refusal {
+    private Placed withFragments(NavigableMap<Integer, Fragment> fragments, ProtectedTable table) throws Refusal {
         int offset = tokens.indexOf(statement.get(0));
         StringBuilder text = new StringBuilder(sql.length() + 64);
         StringBuilder unfenced = new StringBuilder(sql.length());
@@ -263,11 +390,11 @@ final class SkeletonFencer {
         List<Token> kept = tokens.subList(0, offset + statement.size());
         for (int k = 0; k < kept.size(); k++) {
             Token t = kept.get(k);
-            String before = k - offset < statement.size() ? fragments.get(k - offset) : null;
-            if (before != null) {
+            Fragment before = k - offset < statement.size() ? fragments.get(k - offset) : null;
+            if (before != null && !before.beforeToken()) {
                 // right after the token before it, as JSqlParser prints an added item (`1, "c" = ...`, `(a, "c")`):
                 // a text written as the parser prints it is sent exactly as the parser's path would send it
-                text.append(before);
+                text.append(before.text());
                 if (t.start() == previousEnd && !(t.isSymbol(")") || t.isSymbol(",") || t.isSymbol(";"))) {
                     text.append(' ');
                 }
@@ -276,11 +403,15 @@ final class SkeletonFencer {
                 SqlRewriter.appendGap(text, sql, previousEnd, t.start());
                 SqlRewriter.appendGap(unfenced, sql, previousEnd, t.start());
             }
+            if (before != null && before.beforeToken()) {
+                text.append(before.text()); // after the whitespace: `WHERE (id = 1)`
+            }
             SqlRewriter.appendToken(text, t, null, true, numbered);
             SqlRewriter.appendToken(unfenced, t, null, true, numberedAgain);
             previousEnd = t.end();
-            if (k - offset == statement.size() - 1 && fragments.containsKey(statement.size())) {
-                text.append(fragments.get(statement.size()));
+            Fragment after = k - offset == statement.size() - 1 ? fragments.get(statement.size()) : null;
+            if (after != null) {
+                text.append(after.text());
             }
         }
         String printed = text.toString();
@@ -296,8 +427,8 @@ final class SkeletonFencer {
         if (problem == null) {
             List<Token> expected = new ArrayList<>(userTokens);
             // from the last place to the first, so each index still names the user's token
-            for (Map.Entry<Integer, String> at : fragments.descendingMap().entrySet()) {
-                expected.addAll(offset + at.getKey(), fragmentTokens(at.getValue()));
+            for (Map.Entry<Integer, Fragment> at : fragments.descendingMap().entrySet()) {
+                expected.addAll(offset + at.getKey(), at.getValue().tokens());
             }
             problem = sameTokens(expected, printedTokens);
         }

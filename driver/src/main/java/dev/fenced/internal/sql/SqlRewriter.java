@@ -28,8 +28,9 @@ import org.jspecify.annotations.Nullable;
  * text ─ pre-filter (no protected name in the text?) ─────────────────────────────▶ pass through
  *   │ lexer (PostgreSQL's scan.l rules): statements, keywords, parameters, literals
  *   │ classifier: DDL/utility/reads pass; TRUNCATE, COPY FROM, DO ... refused
- *   │ one plain UPDATE ... SET ... [WHERE] or INSERT ... (columns) VALUES of a protected table: fenced by
- *   │   position (SkeletonFirst, SkeletonFencer), checked token for token, no parse ────────────▶ RewritePlan
+ *   │ one plain UPDATE ... SET ... [WHERE], INSERT ... (columns) VALUES or DELETE FROM ... [WHERE] of a
+ *   │   protected table: fenced by position (SkeletonFirst, SkeletonFencer), checked token for token, no
+ *   │   parse ──────────────────────────────────────────────────────────────────────────────────▶ RewritePlan
  *   │ parser view: strings as placeholders, comments as spaces, ?s numbered (?1, ?2 ...), ONLY and t * lifted,
  *   │   CURRENT OF and transaction control as placeholders;
  *   │   JSqlParser's own token manager must cut it where PostgreSQL does; parse under a deadline
@@ -49,7 +50,7 @@ public final class SqlRewriter {
     private final FencingTargets targets;
     private final RelativeUpdatePolicy relativePolicy;
     private final Duration parseTimeout;
-    /** Plain UPDATEs and INSERTs are fenced by position before the parser is asked ({@link SkeletonFirst}). */
+    /** Plain UPDATEs, INSERTs and DELETEs are fenced by position before the parser is asked ({@link SkeletonFirst}). */
     private final boolean skeletonFirst;
     /** How many plans {@link SkeletonFirst} made: the oracle test counts them. */
     private final java.util.concurrent.atomic.LongAdder skeletonFirstPlans =
@@ -71,9 +72,17 @@ public final class SqlRewriter {
         this.skeletonFirst = skeletonFirst;
     }
 
+    /** How many plans {@link #byPosition} made for what the parser could not read: the oracle test counts them. */
+    private final java.util.concurrent.atomic.LongAdder byPositionPlans = new java.util.concurrent.atomic.LongAdder();
+
     /** The number of plans made by position before the parser was asked. */
     long skeletonFirstPlans() {
         return skeletonFirstPlans.sum();
+    }
+
+    /** The number of plans made by position because the parser could not read the statement (or would change it). */
+    long byPositionPlans() {
+        return byPositionPlans.sum();
     }
 
     public FencingTargets targets() {
@@ -380,7 +389,7 @@ public final class SqlRewriter {
 
     /**
      * What the parser could not read (or would change), read by position instead ({@link SkeletonFencer}) when
-     * it is one UPDATE or INSERT of a protected table; otherwise the parser's refusal stands.
+     * it is one UPDATE, INSERT or DELETE of a protected table; otherwise the parser's refusal stands.
      */
     private RewritePlan byPosition(
             Refusal misread,
@@ -399,6 +408,7 @@ public final class SqlRewriter {
         if (plan == null) {
             throw misread; // not a protected target, or not read: what the parser could not read stays refused
         }
+        byPositionPlans.increment();
         return relativeUpdateNoted(plan, sql, probe);
     }
 

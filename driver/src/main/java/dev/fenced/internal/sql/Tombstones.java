@@ -68,8 +68,16 @@ public final class Tombstones {
      */
     static @Nullable Expression recordDeletes(String writtenTable, ProtectedTable table, FenceContext ctx)
             throws Refusal {
+        return recordsDeletes(table, ctx) ? handOverToken(writtenTable, ctx.tokenIndex, table.displayName()) : null;
+    }
+
+    /**
+     * Whether a fenced DELETE of {@code table} hands its token over ({@link #recordDeletes} is not null): the table
+     * keeps tombstones. Refused when the last catalog read did not show the table's key.
+     */
+    static boolean recordsDeletes(ProtectedTable table, FenceContext ctx) throws Refusal {
         if (ctx.targets.tombstoneTable() == null) {
-            return null;
+            return false;
         }
         TableShape shape = ctx.targets.shapeOf(table);
         if (shape == null) {
@@ -79,7 +87,7 @@ public final class Tombstones {
                             + " key for (several tables match the name, or it did not exist then), so its tombstones cannot"
                             + " be recorded; qualify the name or read the catalog again");
         }
-        return shape.tombstoned() ? handOverToken(writtenTable, ctx.tokenIndex, table.displayName()) : null;
+        return shape.tombstoned();
     }
 
     /**

@@ -86,6 +86,72 @@ class SkeletonFirstOracleTest {
         }
     }
 
+    /**
+     * DELETE forms ({@link DeleteSkeleton}): targets with and without tombstones, in observe mode, without a catalog
+     * shape; WHEREs with the spellings that could move a fragment, repeat a parameter or change the repeated WHERE
+     * (comments, dollar quotes, E'' strings, ? in comments and strings, a field named returning), the volatile and
+     * unrepeatable WHEREs both paths refuse, and the forms the lane declines (USING, ONLY, t *, subqueries, CURRENT
+     * OF). The lane's plans are compared with JSqlParser's wherever JSqlParser reads the statement; what it cannot
+     * read both rewriters fence by position, and those are counted apart.
+     */
+    @Test
+    void generatedDeletePlansAreTheParsersPlans() {
+        List<String> columns = List.of("id", "a", "b", "n", "j", "d", "fence");
+        List<ProtectedTable> tables = List.of(
+                new ProtectedTable(TableName.parse("t"), "fence", dev.fenced.FencingMode.ENFORCE),
+                new ProtectedTable(TableName.parse("o"), "fence", dev.fenced.FencingMode.OBSERVE),
+                new ProtectedTable(TableName.parse("k"), "fence", dev.fenced.FencingMode.ENFORCE),
+                new ProtectedTable(TableName.parse("nk"), "fence", dev.fenced.FencingMode.ENFORCE));
+        Map<TableName, TableShape> shapes = Map.of(
+                TableName.parse("t"), new TableShape(columns, List.of("id"), "t"),
+                TableName.parse("o"), new TableShape(columns, List.of("id"), "o"),
+                TableName.parse("k"), new TableShape(columns, List.of(), null));
+        FencingTargets targets = FencingTargets.modelled(
+                tables, Map.of(), Set.of("random", "nextval"), shapes, TableName.parse("fenced_tombstone"));
+        List<String> texts = generatedDeletes(new Random(2026), 3000);
+        SqlRewriter first = new SqlRewriter(targets, RelativeUpdatePolicy.ALLOW, PARSE_TIMEOUT, true);
+        SqlRewriter parser = new SqlRewriter(targets, RelativeUpdatePolicy.ALLOW, PARSE_TIMEOUT, false);
+        int fast = 0;
+        int againstParser = 0;
+        int bothByPosition = 0;
+        int refused = 0;
+        List<String> divergences = new ArrayList<>();
+        for (String sql : texts) {
+            for (boolean nullToken : new boolean[] {false, true}) {
+                long before = first.skeletonFirstPlans();
+                RewritePlan planned = nullToken ? first.planForNullToken(sql) : first.plan(sql);
+                boolean byPosition = first.skeletonFirstPlans() > before;
+                long fallbackBefore = parser.byPositionPlans();
+                RewritePlan slow = nullToken ? parser.planForNullToken(sql) : parser.plan(sql);
+                boolean parserFellBack = parser.byPositionPlans() > fallbackBefore;
+                String difference = difference(planned, slow);
+                if (difference != null) {
+                    divergences.add((nullToken ? "(NULL token) " : "") + sql + "\n    " + difference);
+                }
+                if (!nullToken) {
+                    fast += byPosition ? 1 : 0;
+                    againstParser += byPosition && !parserFellBack ? 1 : 0;
+                    bothByPosition += parserFellBack ? 1 : 0;
+                    refused += planned instanceof RewritePlan.Refused ? 1 : 0;
+                }
+            }
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "generated DELETEs: %d statements, %d planned by position first (%d of them compared with"
+                        + " JSqlParser's plan), %d fenced by position on both sides (JSqlParser cannot read them),"
+                        + " %d refused, %d divergences%n",
+                texts.size(),
+                fast,
+                againstParser,
+                bothByPosition,
+                refused,
+                divergences.size());
+        assertTrue(divergences.isEmpty(), String.join("\n", divergences));
+        assertTrue(againstParser >= texts.size() / 4, "the lane was compared with JSqlParser only " + againstParser);
+        assertTrue(bothByPosition > 0, "no DELETE JSqlParser cannot read was generated");
+    }
+
     private record Result(int fast, int sameText, List<String> divergences) {}
 
     private static Result compare(FencingTargets targets, RelativeUpdatePolicy policy, List<String> texts) {
@@ -314,6 +380,93 @@ class SkeletonFirstOracleTest {
             }
         }
         assertEquals(count, out.size());
+        return out;
+    }
+
+    private static final String[] DELETE_TARGETS = {
+        "t",
+        "T",
+        "\"t\"",
+        "public.t",
+        "public.t AS x",
+        "t AS x",
+        "t x",
+        "t AS \"X\"",
+        "o",
+        "o y",
+        "k",
+        "nk",
+        "u",
+        "ONLY t",
+        "t *",
+        "t AS where"
+    };
+    private static final String[] DELETE_CONDITIONS = {
+        "id = 1",
+        "id = ?",
+        "id IN (1, 2)",
+        "a IS DISTINCT FROM n",
+        "x.id = 1",
+        "t.id = 1",
+        "\"id\" = 1",
+        "fence IS NULL",
+        "b = 'it''s ?'",
+        "b LIKE 'a\\%'",
+        "b = E'e\\'' ?'",
+        "b = $$? ' --$$",
+        "b = $q$it's$q$",
+        "b = 'x' || ?",
+        "n::text = '1'",
+        "CAST(n AS text) = ?",
+        "(id = 1)",
+        "NOT (id = 1 OR n IS NULL)",
+        "n = - - 1",
+        "n = - 1",
+        "a IS NOT NULL IS TRUE",
+        "j @? '$.a'",
+        "j @@ '$.a == 1'",
+        "j ?| array['a']",
+        "d BETWEEN {d '2020-01-01'} AND {d '2021-01-01'}",
+        "a = {fn abs(-2)}",
+        "id = 1 /* c ? ' */",
+        "id = 1 -- c ?\n",
+        "id=1",
+        "coalesce(n, 0) > 1",
+        "lower(b) = 'x'",
+        "now() > d",
+        "random() < 0.5",
+        "nextval('s') > 0",
+        "id = (SELECT max(id) FROM s)",
+        "EXISTS (SELECT 1 FROM o)",
+        "id IN (SELECT id FROM s FOR UPDATE SKIP LOCKED)",
+        "id IN (SELECT id FROM s LIMIT 1)",
+        "CURRENT OF c",
+        "(j).returning = 1",
+        "x.returning = 1",
+        "b ~ '^a'",
+        "a BETWEEN 1 AND ?",
+        "d > DATE '2020-01-01'",
+        "interval '1 day' > interval '1 hour'"
+    };
+    private static final String[] DELETE_TAILS = {
+        "", "", "", " RETURNING *", " RETURNING id, fence", " RETURNING n AS returning", " RETURNING ?", ";", " USING s"
+    };
+
+    private static List<String> generatedDeletes(Random random, int count) {
+        List<String> out = new ArrayList<>();
+        while (out.size() < count) {
+            StringBuilder b = new StringBuilder(pick(random, "DELETE FROM ", "delete from ", "DELETE\nFROM\t"))
+                    .append(pick(random, DELETE_TARGETS));
+            if (random.nextInt(6) != 0) {
+                b.append(pick(random, " WHERE ", " where ", "\nWHERE\t", "/**/WHERE "))
+                        .append(pick(random, DELETE_CONDITIONS));
+                if (random.nextInt(3) == 0) {
+                    b.append(pick(random, " AND ", " OR ")).append(pick(random, DELETE_CONDITIONS));
+                }
+            }
+            b.append(pick(random, DELETE_TAILS));
+            out.add(b.toString());
+        }
         return out;
     }
 

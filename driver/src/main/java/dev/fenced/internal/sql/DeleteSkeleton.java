@@ -1,0 +1,99 @@
+package dev.fenced.internal.sql;
+
+import dev.fenced.internal.config.TableName;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The places fenced needs in a {@code DELETE FROM target [[AS] alias] [WHERE ...] [RETURNING ...]}, read from
+ * PostgreSQL's tokens with the WHERE a balanced run of tokens: where the guard goes and what it repeats. Reads only
+ * that form; anything else (USING, ONLY, {@code t *}, three-part names, WHERE CURRENT OF, unbalanced brackets, a
+ * statement that does not start with DELETE FROM) is not read (null). In PostgreSQL's grammar
+ * ({@code DeleteStmt}) nothing but RETURNING can follow the WHERE's expression, so the first RETURNING at the top
+ * level (not a field name after {@code .} or a label after {@code AS}) ends it.
+ *
+ * @param target       the target as written, folded
+ * @param writtenTable the target's name as written ({@code schema.name}, quotes kept): what the tombstone hand-over
+ *                     names, as the parser's path names it
+ * @param qualifier    how the statement names the target's row: its alias, else its bare name (as written)
+ * @param whereStart   the index of the WHERE's first token, or -1 when there is no WHERE
+ * @param whereEnd     the index after the WHERE (of RETURNING, or the statement's size); without a WHERE, where
+ *                     one goes
+ */
+record DeleteSkeleton(TableName target, String writtenTable, String qualifier, int whereStart, int whereEnd) {
+
+    static @Nullable DeleteSkeleton read(List<Token> tokens) {
+        if (tokens.size() < 3
+                || !tokens.get(0).isWord("DELETE")
+                || !tokens.get(1).isWord("FROM")
+                || !TokenRuns.balanced(tokens)) {
+            return null;
+        }
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            if (tokens.get(i).isWord("CURRENT") && tokens.get(i + 1).isWord("OF")) {
+                return null;
+            }
+        }
+        List<String> parts = new ArrayList<>();
+        int i = TokenRuns.target(tokens, 2, parts);
+        if (i < 0) {
+            return null;
+        }
+        String qualifier = parts.get(parts.size() - 1);
+        if (i < tokens.size() && tokens.get(i).isWord("AS")) {
+            i++;
+            if (i >= tokens.size() || !alias(tokens.get(i))) {
+                return null;
+            }
+        }
+        if (i < tokens.size() && alias(tokens.get(i))) {
+            qualifier = tokens.get(i).text();
+            i++;
+        }
+        int whereStart = -1;
+        if (i < tokens.size() && tokens.get(i).isWord("WHERE")) {
+            whereStart = i + 1;
+            i = returningAt(tokens, whereStart);
+            if (i == whereStart) {
+                return null; // WHERE with nothing to read
+            }
+        }
+        if (i < tokens.size() && !(tokens.get(i).isWord("RETURNING") && i + 1 < tokens.size())) {
+            return null; // USING, `t *`, anything else after the target
+        }
+        String folded = parts.get(parts.size() - 1);
+        TableName target =
+                new TableName(parts.size() == 2 ? TableName.fold(parts.get(0)) : null, TableName.fold(folded));
+        return new DeleteSkeleton(target, String.join(".", parts), qualifier, whereStart, i);
+    }
+
+    /**
+     * A name PostgreSQL reads as the target's alias ({@code ColId}): quoted, or a word that needs no quotes (no
+     * reserved word, so not WHERE, USING or RETURNING either).
+     */
+    private static boolean alias(Token t) {
+        return t.kind() == Token.Kind.QUOTED_IDENTIFIER
+                || t.kind() == Token.Kind.WORD && !TableName.isKeyword(TableName.fold(t.text()));
+    }
+
+    /** The index of the first top-level RETURNING keyword from {@code from}, or the statement's size. */
+    private static int returningAt(List<Token> tokens, int from) {
+        int depth = 0;
+        for (int k = from; k < tokens.size(); k++) {
+            Token t = tokens.get(k);
+            if (t.isSymbol("(") || t.isSymbol("[")) {
+                depth++;
+            } else if (t.isSymbol(")") || t.isSymbol("]")) {
+                depth--;
+            } else if (depth == 0 && t.isWord("RETURNING") && TokenRuns.isKeyword(tokens, k)) {
+                return k;
+            }
+        }
+        return tokens.size();
+    }
+
+    boolean hasWhere() {
+        return whereStart >= 0;
+    }
+}
