@@ -64,7 +64,7 @@ public class FencedDataSource implements DataSource {
     }
 
     public FencedDataSource(String url) {
-        setUrl(url);
+        this.url = fencedUrl(url); // not through the overridable setter: a subclass is not built yet
     }
 
     public @Nullable String getUrl() {
@@ -73,14 +73,16 @@ public class FencedDataSource implements DataSource {
 
     /** {@code jdbc:fenced:postgresql:...}; a {@code jdbc:postgresql:} URL is taken as its fenced form. */
     public void setUrl(@Nullable String url) {
-        if (url != null && url.startsWith("jdbc:postgresql:")) {
-            url = "jdbc:fenced:" + url.substring("jdbc:".length());
-        }
-        if (url != null && !ConnectionFactory.accepts(url)) {
+        this.url = url == null ? null : fencedUrl(url);
+    }
+
+    private static String fencedUrl(String url) {
+        String fenced = url.startsWith("jdbc:postgresql:") ? "jdbc:fenced:" + url.substring("jdbc:".length()) : url;
+        if (!ConnectionFactory.accepts(fenced)) {
             throw new IllegalArgumentException(
-                    "fenced: FencedDataSource needs a jdbc:fenced:postgresql: URL, got " + url);
+                    "fenced: FencedDataSource needs a jdbc:fenced:postgresql: URL, got " + fenced);
         }
-        this.url = url;
+        return fenced;
     }
 
     public void setUser(@Nullable String user) {
