@@ -64,7 +64,8 @@ public class FencedDataSource implements DataSource {
     }
 
     public FencedDataSource(String url) {
-        this.url = fencedUrl(url); // not through the overridable setter: a subclass is not built yet
+        // not through the overridable setter: a subclass is not built yet
+        this.url = fencedUrl(java.util.Objects.requireNonNull(url, "fenced: FencedDataSource needs a URL"));
     }
 
     public @Nullable String getUrl() {
