@@ -360,8 +360,11 @@ final class CatalogInspector {
     private static Set<String> volatileFunctions(Connection c) throws SQLException {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE provolatile"
-                        + " OPERATOR(pg_catalog.=) 'v'")) {
+                // with the operators whose function is volatile: a DELETE's WHERE is evaluated twice (DeleteFencer)
+                ResultSet rs = s.executeQuery("SELECT proname FROM pg_catalog.pg_proc WHERE provolatile"
+                        + " OPERATOR(pg_catalog.=) 'v' UNION SELECT o.oprname FROM pg_catalog.pg_operator AS o"
+                        + " JOIN pg_catalog.pg_proc AS p ON p.oid OPERATOR(pg_catalog.=) o.oprcode"
+                        + " WHERE p.provolatile OPERATOR(pg_catalog.=) 'v'")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }
@@ -372,7 +375,9 @@ final class CatalogInspector {
     private static Set<String> functionNames(Connection c) throws SQLException {
         Set<String> names = new HashSet<>();
         try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT DISTINCT proname FROM pg_catalog.pg_proc")) {
+                // and every operator's name: one the read did not know may be volatile (DeleteFencer)
+                ResultSet rs = s.executeQuery("SELECT proname FROM pg_catalog.pg_proc UNION SELECT oprname FROM"
+                        + " pg_catalog.pg_operator")) {
             while (rs.next()) {
                 names.add(rs.getString(1));
             }

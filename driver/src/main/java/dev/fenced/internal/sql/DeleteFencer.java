@@ -120,21 +120,45 @@ final class DeleteFencer {
         return null;
     }
 
-    /** Lexically: any {@code name(} whose name is a known volatile function, subqueries included. */
+    /**
+     * Lexically, subqueries included: a call the catalog read says may be volatile, in any of the three ways
+     * PostgreSQL spells one. {@code name(...)} whose name is a volatile function (or one the read did not know:
+     * created since, its volatility unknown); {@code x.name} or {@code (x).name}, attribute notation, which calls
+     * {@code name(x)} when no column has that name (a volatile function's name there is refused, whether or not it is
+     * a column); and an operator whose function is volatile ({@code a ~~~ b}, {@code OPERATOR(s.~~~)}), or one the
+     * read did not know. The catalog read lists operators among the function names ({@code CatalogInspector}).
+     */
     static @Nullable String volatileFunctionIn(String text, FencingTargets targets) {
         List<Token> tokens = SqlLexer.tokenize(text);
-        for (int i = 0; i + 1 < tokens.size(); i++) {
+        for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
-            if ((t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER)
-                    && tokens.get(i + 1).isSymbol("(")) {
-                String name = dev.fenced.internal.config.TableName.fold(t.text());
-                if (targets.isVolatile(name) || (targets.isUnknownFunction(name) && isCall(tokens, i))) {
-                    return t.text();
+            if (t.kind() == Token.Kind.SYMBOL) {
+                String operator = t.text().equals("!=") ? "<>" : t.text();
+                if (!PUNCTUATION.contains(operator)
+                        && (targets.isVolatile(operator) || targets.isUnknownFunction(operator))) {
+                    return operator;
                 }
+                continue;
+            }
+            if (t.kind() != Token.Kind.WORD && t.kind() != Token.Kind.QUOTED_IDENTIFIER) {
+                continue;
+            }
+            String name = dev.fenced.internal.config.TableName.fold(t.text());
+            if (i > 0 && tokens.get(i - 1).isSymbol(".") && targets.isVolatile(name)) {
+                return t.text();
+            }
+            if (i + 1 < tokens.size()
+                    && tokens.get(i + 1).isSymbol("(")
+                    && (targets.isVolatile(name) || (targets.isUnknownFunction(name) && isCall(tokens, i)))) {
+                return t.text();
             }
         }
         return null;
     }
+
+    /** Symbols PostgreSQL's grammar reads as punctuation, never as an operator it looks up in pg_operator. */
+    private static final java.util.Set<String> PUNCTUATION =
+            java.util.Set.of("(", ")", "[", "]", ",", ";", ".", ":", "::", ":=", "=>", "..");
 
     /** Words before a parenthesis that are not function names. */
     private static final java.util.Set<String> NOT_CALLS = java.util.Set.of(
