@@ -1,14 +1,23 @@
 package dev.fenced.bench;
 
 import com.sun.management.ThreadMXBean;
+import dev.fenced.FencingMode;
+import dev.fenced.internal.config.ProtectedTable;
+import dev.fenced.internal.config.RelativeUpdatePolicy;
+import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.metrics.Tracker;
+import dev.fenced.internal.sql.FencingTargets;
 import dev.fenced.internal.sql.RewriteCache;
 import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.SqlRewriter;
+import dev.fenced.internal.sql.TableShape;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.IntFunction;
 
 /**
@@ -20,6 +29,8 @@ import java.util.function.IntFunction;
  * <ul>
  *   <li>{@code full}: {@link SqlRewriter#plan} of a new text: the whole rewrite, what every new text cost before the
  *       shape cache (a plan-cache miss was this plus a map insert);
+ *   <li>{@code full DELETE}: the same for a new {@code DELETE ... WHERE}; {@code full DELETE, tombstones}: of a table
+ *       that keeps tombstones (the token's hand-over added to the condition);
  *   <li>{@code new shape}: {@link RewriteCache#plan} of a text whose shape (literals masked) is new too;
  *   <li>{@code 2nd of shape}: the second text of a shape, which builds the shape's template (one probe rewrite);
  *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
@@ -52,7 +63,10 @@ public final class ColdPlanCost {
                 Runtime.getRuntime().availableProcessors(),
                 ProcessCpu.loadAverage());
         SqlRewriter rewriter = RewriteBench.newRewriter(List.of(T));
-        String[] kinds = {"full", "new shape", "2nd of shape", "literals vary", "seen"};
+        SqlRewriter tombstoned = tombstonedRewriter();
+        String[] kinds = {
+            "full", "full DELETE", "full DELETE, tombstones", "new shape", "2nd of shape", "literals vary", "seen"
+        };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
         for (int round = 0; round < rounds; round++) {
@@ -62,20 +76,22 @@ public final class ColdPlanCost {
                 RewritePlan p = rewriter.plan(newShape(++counter));
                 return p;
             });
+            measure(cpu[1], alloc[1], round, 200, i -> rewriter.plan(newDelete(++counter)));
+            measure(cpu[2], alloc[2], round, 200, i -> tombstoned.plan(newDelete(++counter)));
             // new shape through the cache; each is then the first text of its shape
             long firstShape = counter + 1;
-            measure(cpu[1], alloc[1], round, 200, i -> cache.plan(newShape(++counter)));
+            measure(cpu[3], alloc[3], round, 200, i -> cache.plan(newShape(++counter)));
             // the second text of each of those shapes: builds the template
-            measure(cpu[2], alloc[2], round, 200, i -> cache.plan(newShape(firstShape + i, 7_000_000 + i)));
+            measure(cpu[4], alloc[4], round, 200, i -> cache.plan(newShape(firstShape + i, 7_000_000 + i)));
             // literal-varying texts of a shape seen before
             for (int shape = 0; shape < 10; shape++) { // each shape's first text and template, not measured
                 cache.plan(literalText(shape, 1));
                 cache.plan(literalText(shape, 2));
             }
-            measure(cpu[3], alloc[3], round, 20_000, i -> cache.plan(literalText(i % 10, ++counter)));
+            measure(cpu[5], alloc[5], round, 20_000, i -> cache.plan(literalText(i % 10, ++counter)));
             // the hot path: a text seen before
             String seen = literalText(0, 1);
-            measure(cpu[4], alloc[4], round, 200_000, i -> cache.plan(seen));
+            measure(cpu[6], alloc[6], round, 200_000, i -> cache.plan(seen));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -113,6 +129,24 @@ public final class ColdPlanCost {
 
     private static String newShape(long shape, long literal) {
         return "UPDATE " + T + " SET amount = ? WHERE id = ? AND c" + shape + " <> " + literal;
+    }
+
+    /** A DELETE of a shape of its own. */
+    private static String newDelete(long n) {
+        return "DELETE FROM " + T + " WHERE id = ? AND c" + n + " <> " + n;
+    }
+
+    /** The protected table as a catalog read with tombstones shows it: a primary key, the tombstone table there. */
+    private static SqlRewriter tombstonedRewriter() {
+        List<ProtectedTable> tables =
+                List.of(new ProtectedTable(TableName.parse(T), BenchEnv.FENCE_COLUMN, FencingMode.ENFORCE));
+        FencingTargets targets = FencingTargets.modelled(
+                tables,
+                Map.of(),
+                Set.of(),
+                Map.of(TableName.parse(T), new TableShape(List.of("id", BenchEnv.FENCE_COLUMN), List.of("id"), T)),
+                TableName.parse("fenced_tombstone"));
+        return new SqlRewriter(targets, RelativeUpdatePolicy.WARN, Duration.ofSeconds(2));
     }
 
     /** One of a few shapes (the column set), its literals from {@code n}. */

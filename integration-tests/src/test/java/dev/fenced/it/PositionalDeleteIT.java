@@ -58,8 +58,8 @@ class PositionalDeleteIT {
                         + " (2, NULL, -2, '{\"k\": 2}', DATE '2020-03-01', " + ROW + "),"
                         + " (3, 'three', 3, '[]', NULL, " + ROW + "),"
                         + " (4, 'four', 2, NULL, DATE '2021-01-01', " + ROW + ")",
-                "INSERT INTO nk VALUES (1, 'one', 1, " + ROW + "), (2, NULL, 2, " + ROW + "), (3, 'three', 3, "
-                        + ROW + ")");
+                "INSERT INTO nk VALUES (1, 'one', 1, " + ROW + "), (2, NULL, 2, " + ROW + "), (3, 'three', 3, " + ROW
+                        + ")");
     }
 
     /** Every row of both tables, "table:id=v|n@last_token;", in a stable order. */
@@ -174,7 +174,8 @@ class PositionalDeleteIT {
                 boolean tombstoned = !sql.contains(" nk ");
                 if (!sent.contains("fenced-stale")
                         || tombstoned != sent.contains("fenced.deleter")
-                        || !sent.startsWith(sql.substring(0, sql.indexOf(" WHERE ") < 0 ? 10 : sql.indexOf(" WHERE ")))) {
+                        || !sent.startsWith(
+                                sql.substring(0, sql.indexOf(" WHERE ") < 0 ? 10 : sql.indexOf(" WHERE ")))) {
                     wrong.put(sql, sent);
                 }
             }

@@ -80,11 +80,7 @@ final class DeleteFencer {
      * @param writtenTable the target's name as written, without alias
      */
     static Expression guardedWhere(
-            @Nullable Expression where,
-            String qualifier,
-            String writtenTable,
-            ProtectedTable table,
-            FenceContext ctx)
+            @Nullable Expression where, String qualifier, String writtenTable, ProtectedTable table, FenceContext ctx)
             throws Refusal {
         Expression guarded = Guards.deleteWhere(where, qualifier, table.column(), table.displayName(), ctx.tokenIndex);
         Expression handOver = Tombstones.recordDeletes(writtenTable, table, ctx);

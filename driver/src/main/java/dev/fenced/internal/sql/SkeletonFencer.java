@@ -233,8 +233,7 @@ final class SkeletonFencer {
             fragments.put(at, Fragment.shared(", " + token));
         }
         if (insert.queryStart() >= 0) {
-            fragments.put(
-                    insert.queryStart(), Fragment.shared(" SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM ("));
+            fragments.put(insert.queryStart(), Fragment.shared(" SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM ("));
             fragments.put(insert.queryEnd(), Fragment.shared(") AS " + SOURCE_ALIAS));
         }
         return plan(withFragments(fragments, table), table, ctx, false);

@@ -15,7 +15,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code UPDATE target [[AS] alias] SET item, ... [WHERE ...] [RETURNING ...]} where each item assigns plain
  *       columns ({@code c = v} or {@code (a, b) = v}, no fields or subscripts), without FROM;
  *   <li>{@code INSERT INTO target [AS alias] (plain columns) [OVERRIDING ... VALUE] VALUES (...), ...
- *       [RETURNING ...]}, every row as wide as the column list.
+ *       [RETURNING ...]}, every row as wide as the column list;
+ *   <li>{@code DELETE FROM target [[AS] alias] [WHERE ...] [RETURNING ...]} ({@link DeleteSkeleton}), fenced with the
+ *       parser's path's own condition and refusals ({@link DeleteFencer#guardedWhere},
+ *       {@link DeleteFencer#refuseUnrepeatable}).
  * </ul>
  *
  * Anything else is declined (null) and planned by the parser's path as before, never refused here: no query inside

@@ -384,8 +384,22 @@ class SkeletonFirstOracleTest {
     }
 
     private static final String[] DELETE_TARGETS = {
-        "t", "T", "\"t\"", "public.t", "public.t AS x", "t AS x", "t x", "t AS \"X\"", "o", "o y", "k", "nk", "u",
-        "ONLY t", "t *", "t AS where"
+        "t",
+        "T",
+        "\"t\"",
+        "public.t",
+        "public.t AS x",
+        "t AS x",
+        "t x",
+        "t AS \"X\"",
+        "o",
+        "o y",
+        "k",
+        "nk",
+        "u",
+        "ONLY t",
+        "t *",
+        "t AS where"
     };
     private static final String[] DELETE_CONDITIONS = {
         "id = 1",
