@@ -42,8 +42,9 @@ class RewriteFixesTest {
         assertEquals(
                 "UPDATE rw_view16 SET aa=-3, last_token = " + SqlRewriterTest.guard(null, "rw_view16") + " WHERE a=3",
                 fenced(rewriter("rw_view16"), "UPDATE rw_view16 SET aa=-3 WHERE a=3"));
+        // a DELETE too: its WHERE stays as written, and is repeated as written inside the check
         assertEquals(
-                "DELETE FROM t WHERE (a = -?) AND CASE WHEN (a = -?) THEN " + SqlRewriterTest.check("t", "t")
+                "DELETE FROM t WHERE (a=-?) AND CASE WHEN (a=-?) THEN " + SqlRewriterTest.check("t", "t")
                         + " ELSE false END",
                 fenced(rewriter("t"), "DELETE FROM t WHERE a=-?"));
     }
