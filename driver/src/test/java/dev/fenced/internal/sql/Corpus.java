@@ -88,7 +88,6 @@ final class Corpus {
     /** Words that follow UPDATE/COPY as keywords, not names (DO UPDATE SET, FOR UPDATE OF, ...). */
     private static final Set<String> NOT_NAMES = Set.of("set", "of", "nowait", "skip", "only", "table", "from", "to");
 
-    /** Every relation any statement writes, read lexically: what the test registers as protected. */
     /**
      * A model catalog for the corpus tables, whose real DDL is not part of the corpus: every table has 99 user
      * columns {@code c1..c99} followed by the fence column (where {@code ALTER TABLE ... ADD COLUMN} puts it),
@@ -108,6 +107,7 @@ final class Corpus {
         return shapes;
     }
 
+    /** Every relation any statement writes, read lexically: what the test registers as protected. */
     static List<ProtectedTable> writtenTables(List<Record> records) {
         Set<String> names = new TreeSet<>();
         for (Record r : records) {
