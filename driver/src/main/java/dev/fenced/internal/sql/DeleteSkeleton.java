@@ -79,18 +79,7 @@ record DeleteSkeleton(TableName target, String writtenTable, String qualifier, i
 
     /** The index of the first top-level RETURNING keyword from {@code from}, or the statement's size. */
     private static int returningAt(List<Token> tokens, int from) {
-        int depth = 0;
-        for (int k = from; k < tokens.size(); k++) {
-            Token t = tokens.get(k);
-            if (t.isSymbol("(") || t.isSymbol("[")) {
-                depth++;
-            } else if (t.isSymbol(")") || t.isSymbol("]")) {
-                depth--;
-            } else if (depth == 0 && t.isWord("RETURNING") && TokenRuns.isKeyword(tokens, k)) {
-                return k;
-            }
-        }
-        return tokens.size();
+        return TokenRuns.firstTopLevel(tokens, from, (ts, k) -> ts.get(k).isWord("RETURNING"));
     }
 
     boolean hasWhere() {

@@ -122,23 +122,13 @@ record InsertSkeleton(
 
     /** The index of the top-level ON (of ON CONFLICT) or RETURNING after {@code from}, or the end. */
     private static int sourceEnd(List<Token> tokens, int from) {
-        int depth = 0;
-        for (int k = from; k < tokens.size(); k++) {
-            Token t = tokens.get(k);
-            if (t.isSymbol("(") || t.isSymbol("[")) {
-                depth++;
-            } else if (t.isSymbol(")") || t.isSymbol("]")) {
-                depth--;
-            } else if (depth == 0
-                    && TokenRuns.isKeyword(tokens, k)
-                    && (t.isWord("RETURNING")
-                            || t.isWord("ON")
-                                    && k + 1 < tokens.size()
-                                    && tokens.get(k + 1).isWord("CONFLICT"))) {
-                return k;
-            }
-        }
-        return tokens.size();
+        return TokenRuns.firstTopLevel(
+                tokens,
+                from,
+                (ts, k) -> ts.get(k).isWord("RETURNING")
+                        || ts.get(k).isWord("ON")
+                                && k + 1 < ts.size()
+                                && ts.get(k + 1).isWord("CONFLICT"));
     }
 
     /** No ON CONFLICT at {@code at}, or one whose action is DO NOTHING. */

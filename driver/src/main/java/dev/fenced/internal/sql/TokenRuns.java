@@ -49,6 +49,30 @@ final class TokenRuns {
         return k == 0 || !(tokens.get(k - 1).isSymbol(".") || tokens.get(k - 1).isWord("AS"));
     }
 
+    /** Which token ends a clause: {@link #firstTopLevel} stops at the first keyword it accepts. */
+    interface ClauseEnd {
+        boolean at(List<Token> tokens, int k);
+    }
+
+    /**
+     * The index of the first token from {@code from}, outside every parenthesis and bracket, that can be a keyword
+     * ({@link #isKeyword}) and that {@code end} accepts; the statement's size when there is none.
+     */
+    static int firstTopLevel(List<Token> tokens, int from, ClauseEnd end) {
+        int depth = 0;
+        for (int k = from; k < tokens.size(); k++) {
+            Token t = tokens.get(k);
+            if (t.isSymbol("(") || t.isSymbol("[")) {
+                depth++;
+            } else if (t.isSymbol(")") || t.isSymbol("]")) {
+                depth--;
+            } else if (depth == 0 && isKeyword(tokens, k) && end.at(tokens, k)) {
+                return k;
+            }
+        }
+        return tokens.size();
+    }
+
     /**
      * Reads a write's target, {@code name} or {@code schema.name} (not ONLY, not three parts), at {@code from} into
      * {@code parts} as written; the index after it, or -1 when there is no such name.
