@@ -2,6 +2,7 @@ package dev.fenced.it.support;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -233,7 +234,11 @@ public final class LoopbackCut implements AutoCloseable {
             List<ProcessHandle> all = withDescendants(members);
             Path home = null;
             for (ProcessHandle p : all) {
-                Path now = cgroupOf(root, p);
+                Optional<Path> found = cgroupOf(root, p);
+                if (found.isEmpty()) {
+                    continue; // exited since it was listed (a backend that served one query, say)
+                }
+                Path now = found.get();
                 if (home != null && !home.equals(now)) {
                     throw new IOException("the processes are in different cgroups: " + home + ", " + now);
                 }
@@ -259,10 +264,17 @@ public final class LoopbackCut implements AutoCloseable {
             return all;
         }
 
-        private static Path cgroupOf(Path root, ProcessHandle p) throws IOException {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(p.pid()), "cgroup"))) {
+        /** The process's cgroup v2; empty if it has exited. */
+        private static Optional<Path> cgroupOf(Path root, ProcessHandle p) throws IOException {
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(Path.of("/proc", Long.toString(p.pid()), "cgroup"));
+            } catch (NoSuchFileException e) {
+                return Optional.empty();
+            }
+            for (String line : lines) {
                 if (line.startsWith("0::")) {
-                    return root.resolve(line.substring(3).replaceFirst("^/", ""));
+                    return Optional.of(root.resolve(line.substring(3).replaceFirst("^/", "")));
                 }
             }
             throw new IOException("process " + p.pid() + " has no cgroup v2");
