@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.fenced.FencingException;
 import dev.fenced.LeaseManager;
 import dev.fenced.internal.lease.Tokens;
+import dev.fenced.it.support.AutoFailoverCluster;
+import dev.fenced.it.support.AutoFailoverNode;
 import dev.fenced.it.support.ChildJvm;
 import dev.fenced.it.support.FencedTestExtension;
 import dev.fenced.it.support.HaCluster;
@@ -26,9 +28,11 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Assumptions;
@@ -160,7 +164,22 @@ final class Failovers {
          * then the whole primary node SIGKILLed and the cut lifted: the lagging replica is promoted, and what the
          * primary acknowledged during the cut is lost (pg_rewind discards it when the old primary rejoins).
          */
-        LAGGING_REPLICA("replica cut off, whole node SIGKILLed");
+        LAGGING_REPLICA("replica cut off, whole node SIGKILLed"),
+        /**
+         * pg_auto_failover's monitor SIGKILLed, run again after a while (its keepers' network partition timeout plus
+         * 7 s: 10 s with the build's timing): no failover can happen meanwhile, and none must be needed. The primary
+         * serves on (it still sees its standby, so it does not demote itself), fenced grants leases on it, the job's
+         * writes land.
+         */
+        MONITOR_KILLED("monitor SIGKILLed, restarted"),
+        /**
+         * The primary cut off from pg_auto_failover's monitor, both ways, and from nothing else (its standby streams
+         * on, the application reaches it): the monitor fails over (it tells the standby to stop replicating, which
+         * leaves the primary alone, so that it demotes itself after the network partition timeout, before the monitor
+         * makes the standby writable after the primary demote timeout); the cut is lifted once the old primary has
+         * been replaced, and it rejoins.
+         */
+        PRIMARY_CUT_FROM_MONITOR("primary cut off from the monitor");
 
         final String description;
 
@@ -188,23 +207,24 @@ final class Failovers {
             long rejoinMs,
             boolean rewound,
             String oldPrimaryGrant,
-            List<String> orphansReaped) {
+            List<String> orphansReaped,
+            String remark) {
 
         static String header() {
             return "| mode | seed | fault | failover ms | client outage ms | failed writes | token before (tl) "
                     + "| token after (tl) | refused by driver | refused by database | paused holder's write "
                     + "| acked before fault | acked lost | rejoin ms | pg_rewind | old primary asked to grant "
-                    + "| orphans SIGKILLed after 5 s |\n"
-                    + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+                    + "| orphans SIGKILLed after 5 s | notes |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
         }
 
         String row() {
             return String.format(
-                    "| %s | %d | %s | %d | %d | %d | %d (%d) | %d (%d) %s | %d | %d | %s | %d | %d | %d | %s | %s | %s |",
+                    "| %s | %d | %s | %s | %d | %d | %d (%d) | %d (%d) %s | %d | %d | %s | %d | %d | %d | %s | %s | %s | %s |",
                     mode,
                     seed,
                     fault.description,
-                    failoverMs,
+                    failoverMs < 0 ? "none" : Long.toString(failoverMs),
                     outageMs,
                     failedWrites,
                     tokenBefore,
@@ -220,23 +240,43 @@ final class Failovers {
                     rejoinMs,
                     rewound ? "yes" : "no",
                     oldPrimaryGrant,
-                    orphansReaped.isEmpty() ? "none" : orphansReaped.size() + ": " + orphansReaped);
+                    orphansReaped.isEmpty() ? "none" : orphansReaped.size() + ": " + orphansReaped,
+                    remark);
         }
+    }
+
+    /** Waits for a primary and its replicas streaming; returns the primary. */
+    private static <N extends HaNode> N settled(HaCluster<N> cluster) throws Exception {
+        N primary = cluster.awaitPrimaryOtherThan(null, FAILOVER_TIMEOUT);
+        for (N n : cluster.nodes()) {
+            if (n != primary) {
+                cluster.awaitReplica(n, FAILOVER_TIMEOUT);
+            }
+        }
+        return primary;
+    }
+
+    /** The cluster's monitor: the faults that need one run on pg_auto_failover only. */
+    private static AutoFailoverCluster monitored(HaCluster<?> cluster, Fault fault) {
+        if (cluster instanceof AutoFailoverCluster c) {
+            return c;
+        }
+        throw new IllegalArgumentException(fault.description + ": "
+                + cluster.getClass().getSimpleName() + " has no monitor (pg_auto_failover's faults)");
     }
 
     static <N extends HaNode> Case runCase(
             HaCluster<N> cluster, Job job, String mode, long seed, Fault fault, Random random) throws Exception {
-        N old = cluster.awaitPrimaryOtherThan(null, FAILOVER_TIMEOUT);
-        for (N n : cluster.nodes()) {
-            if (n != old) {
-                cluster.awaitReplica(n, FAILOVER_TIMEOUT);
-            }
+        if (fault == Fault.MONITOR_KILLED) {
+            return monitorKilledCase(monitored(cluster, fault), job, mode, seed, random);
         }
+        N old = settled(cluster);
         long caseStart = System.nanoTime();
         // the job has a holder on this primary and writes; then it runs on for 0.5 to 3 s (the seed's schedule)
         awaitAck(job, a -> a.sent() - caseStart > 0, "the job writing before the fault");
         TimeUnit.MILLISECONDS.sleep(500 + random.nextInt(2500));
         LoopbackCut cut = fault == Fault.LAGGING_REPLICA ? Failovers.cutReplication(old) : null;
+        LoopbackCut partition = null;
         long maxBefore;
         int rewindsBefore;
         long faultAt;
@@ -248,20 +288,83 @@ final class Failovers {
             maxBefore = job.grants().stream().mapToLong(Job.Grant::token).max().orElseThrow();
             rewindsBefore = rewinds(cluster);
             faultAt = System.nanoTime();
-            if (fault == Fault.POSTMASTER) {
-                orphans = old.killPostmaster();
-            } else {
-                old.kill();
+            switch (fault) {
+                case POSTMASTER -> orphans = old.killPostmaster();
+                case NODE, LAGGING_REPLICA -> old.kill();
+                case PRIMARY_CUT_FROM_MONITOR ->
+                    partition = monitored(cluster, fault).cutFromMonitor((AutoFailoverNode) old);
+                default -> throw new IllegalArgumentException(fault.description);
             }
         } finally {
             if (cut != null) {
                 cut.close(); // the primary is gone: nothing it sent during the cut can reach the replica now
             }
         }
-        // writes sent before the kill returned may still be acknowledged by the dying primary: they count as before
-        long killed = System.nanoTime();
-        N next = cluster.awaitPrimaryOtherThan(old, FAILOVER_TIMEOUT);
-        long promotedAt = System.nanoTime();
+        try {
+            return afterFault(
+                    cluster,
+                    job,
+                    mode,
+                    seed,
+                    fault,
+                    old,
+                    caseStart,
+                    maxBefore,
+                    rewindsBefore,
+                    faultAt,
+                    orphans,
+                    partition);
+        } finally {
+            if (partition != null) {
+                partition.close(); // lifted already, unless the case failed before
+            }
+        }
+    }
+
+    /** A primary lost (killed, or cut off from its manager: {@code partition}): the failover and the checks. */
+    private static <N extends HaNode> Case afterFault(
+            HaCluster<N> cluster,
+            Job job,
+            String mode,
+            long seed,
+            Fault fault,
+            N old,
+            long caseStart,
+            long maxGrantedBefore,
+            int rewindsBefore,
+            long faultAt,
+            List<ProcessHandle> orphans,
+            LoopbackCut partition)
+            throws Exception {
+        // killed: writes sent before the kill returned may still be acknowledged by the dying primary: they count as
+        // before. Cut off: the old primary takes writes (and may grant) until it demotes itself; then it is as if
+        // killed
+        long killed;
+        N next;
+        long promotedAt;
+        String remark = "";
+        if (partition == null) {
+            killed = System.nanoTime();
+            next = cluster.awaitPrimaryOtherThan(old, FAILOVER_TIMEOUT);
+            promotedAt = System.nanoTime();
+        } else {
+            HaCluster.Switch<N> s = cluster.awaitSwitch(old, FAILOVER_TIMEOUT);
+            killed = s.oldStopped();
+            next = s.next();
+            promotedAt = s.nextWritable();
+            long gapMs = TimeUnit.NANOSECONDS.toMillis(promotedAt - killed);
+            remark = gapMs >= 0
+                    ? "the old primary stopped taking writes " + TimeUnit.NANOSECONDS.toMillis(killed - faultAt)
+                            + " ms after the cut, " + gapMs + " ms before the new one took them"
+                    : "BOTH took writes for " + -gapMs + " ms";
+        }
+        long maxBefore = Math.max(
+                maxGrantedBefore,
+                job.grants().stream()
+                        .filter(g -> g.at() - killed < 0)
+                        .mapToLong(Job.Grant::token)
+                        .max()
+                        .orElseThrow());
 
         Job.Ack resumed = awaitAck(job, a -> a.sent() - faultAt > 0 && a.token() > maxBefore, "the job resumed");
         Job.Ack firstAfter = job.acks().stream()
@@ -283,7 +386,9 @@ final class Failovers {
         // a killed postmaster's children should be gone by now; one that is not keeps PostgreSQL from starting there
         List<String> reaped = HaNode.reapOrphans(orphans, Duration.ofSeconds(5));
         long rejoinFrom = System.nanoTime();
-        if (fault != Fault.POSTMASTER) {
+        if (partition != null) {
+            partition.close(); // the old primary reaches the monitor again, which has it rejoin
+        } else if (fault != Fault.POSTMASTER) {
             cluster.relaunch(old);
         }
         cluster.awaitReplica(old, FAILOVER_TIMEOUT);
@@ -301,8 +406,7 @@ final class Failovers {
         List<Job.Ack> before = job.acks().stream()
                 .filter(a -> a.at() - caseStart > 0 && a.sent() - killed < 0)
                 .toList();
-        Set<Long> survived = survivingValues(cluster, before);
-        long lost = before.stream().filter(a -> !survived.contains(a.seq())).count();
+        long lost = lost(cluster, before);
         long driver = job.refusals().stream()
                 .filter(r -> r.at() - faultAt > 0 && r.kind().contains("driver"))
                 .count();
@@ -314,7 +418,8 @@ final class Failovers {
                 seed,
                 fault,
                 TimeUnit.NANOSECONDS.toMillis(promotedAt - faultAt),
-                TimeUnit.NANOSECONDS.toMillis(firstAfter.at() - faultAt),
+                // cut off: from when the old primary stopped taking writes (the application saw no outage before)
+                TimeUnit.NANOSECONDS.toMillis(firstAfter.at() - (partition == null ? faultAt : killed)),
                 job.failuresBetween(faultAt, resumed.sent()),
                 holderToken,
                 granted.token(),
@@ -327,7 +432,106 @@ final class Failovers {
                 rejoinMs,
                 rewinds(cluster) > rewindsBefore,
                 oldGrant,
-                reaped);
+                reaped,
+                remark);
+    }
+
+    /**
+     * {@link Fault#MONITOR_KILLED}: while the monitor is down the primary must serve on alone. Checked: no other node
+     * takes writes and the primary never stops taking them (polled every 50 ms), the job's holder is never refused
+     * (its renewals land), its writes are acknowledged to the end, a grant asked of the primary is made (a token above
+     * every earlier one, on the same timeline), and none of the writes acknowledged since the case began is lost. Then
+     * the monitor is run again and the cluster settles as it was.
+     */
+    private static Case monitorKilledCase(AutoFailoverCluster cluster, Job job, String mode, long seed, Random random)
+            throws Exception {
+        AutoFailoverNode primary = settled(cluster);
+        long caseStart = System.nanoTime();
+        awaitAck(job, a -> a.sent() - caseStart > 0, "the job writing before the fault");
+        TimeUnit.MILLISECONDS.sleep(500 + random.nextInt(2500));
+        long maxBefore = job.grants().stream().mapToLong(Job.Grant::token).max().orElseThrow();
+        Duration down = cluster.networkPartitionTimeout().plusSeconds(7);
+        long faultAt = System.nanoTime();
+        cluster.killMonitor();
+        List<String> seen = new ArrayList<>();
+        int primaryFailed = 0; // probes in a row: one may just be slow (a loaded machine), two are not
+        while (System.nanoTime() - faultAt < down.toNanos()) {
+            long at = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - faultAt);
+            primaryFailed = primary.isWritablePrimary() ? 0 : primaryFailed + 1;
+            if (primaryFailed == 2) {
+                seen.add(at + " ms: " + primary.name() + " stopped taking writes");
+            }
+            for (AutoFailoverNode n : cluster.nodes()) {
+                if (n != primary && n.isWritablePrimary()) {
+                    seen.add(at + " ms: " + n.name() + " took writes");
+                }
+            }
+            TimeUnit.MILLISECONDS.sleep(50); // polling the nodes while the monitor is down
+        }
+        long windowEnd = System.nanoTime();
+        String grant = askToGrant(primary);
+        assertTrue(seen.isEmpty(), "with the monitor down: " + seen);
+        assertTrue(grant.startsWith("GRANTED token "), "a grant asked of the primary, the monitor down: " + grant);
+        long token = Long.parseLong(grant.substring("GRANTED token ".length()));
+        assertTrue(token > maxBefore, "the grant's token " + token + " above every earlier one, " + maxBefore);
+        assertEquals(Tokens.timelineOf(maxBefore), Tokens.timelineOf(token), "no new timeline: no failover");
+        List<Job.Refusal> refused = job.refusals().stream()
+                .filter(r -> r.at() - faultAt > 0 && windowEnd - r.at() > 0)
+                .toList();
+        assertTrue(refused.isEmpty(), "the job refused with the monitor down: " + refused);
+        List<Job.Ack> during = job.acks().stream()
+                .filter(a -> a.sent() - faultAt > 0 && windowEnd - a.at() > 0)
+                .toList();
+        assertTrue(
+                !during.isEmpty() && windowEnd - during.get(during.size() - 1).at() < TimeUnit.SECONDS.toNanos(1),
+                "the job's writes acknowledged to the end of the monitor's absence: " + during.size());
+        long longestGap = 0;
+        for (int i = 1; i < during.size(); i++) {
+            longestGap =
+                    Math.max(longestGap, during.get(i).at() - during.get(i - 1).at());
+        }
+
+        long relaunched = System.nanoTime();
+        cluster.relaunchMonitor();
+        for (AutoFailoverNode n : cluster.nodes()) {
+            if (n != primary) {
+                cluster.awaitReplica(n, FAILOVER_TIMEOUT); // the same primary, in the monitor's view too
+            }
+        }
+        long settledMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - relaunched);
+        List<Job.Ack> acked = job.acks().stream()
+                .filter(a -> a.at() - caseStart > 0 && windowEnd - a.sent() > 0)
+                .toList();
+        long lost = lost(cluster, acked);
+        assertEquals(0, lost, "acknowledged writes lost with no failover");
+        return new Case(
+                mode,
+                seed,
+                Fault.MONITOR_KILLED,
+                -1,
+                TimeUnit.NANOSECONDS.toMillis(longestGap),
+                0,
+                maxBefore,
+                token,
+                "(asked of the primary)",
+                0,
+                0,
+                "–",
+                acked.size(),
+                lost,
+                settledMs,
+                false,
+                "granted (still the primary)",
+                List.of(),
+                "monitor down " + down.toSeconds() + " s; " + during.size()
+                        + " writes acknowledged meanwhile; client outage: the longest gap between them; rejoin: the"
+                        + " monitor's restart to the cluster settled");
+    }
+
+    /** How many of {@code acks} the cluster's primary has no row version of. */
+    private static long lost(HaCluster<?> cluster, List<Job.Ack> acks) throws SQLException {
+        Set<Long> survived = survivingValues(cluster, acks);
+        return acks.stream().filter(a -> !survived.contains(a.seq())).count();
     }
 
     /** How many times pg_rewind ran on the cluster's nodes so far (Patroni's and pg_autoctl's log lines). */
@@ -352,7 +556,7 @@ final class Failovers {
      * are up (at least once each); each case reported to {@code report} and checked (synchronous: no acknowledged
      * write lost; asynchronous, {@link Fault#LAGGING_REPLICA}: some lost, as the fault is made to); at the end every
      * grant's token above the one before, no stale or unfenced row version kept, and every acknowledged write of the
-     * run looked up (lost ones reported apart: those of {@link Fault#LAGGING_REPLICA} cases and the others).
+     * run looked up (those lost before a fault reported by fault).
      */
     static List<Case> faultRun(
             HaCluster<?> cluster,
@@ -391,14 +595,23 @@ final class Failovers {
             List<Job.Ack> acks = job.acks();
             Set<Long> kept = survivingValues(cluster, acks);
             long lost = acks.stream().filter(a -> !kept.contains(a.seq())).count();
-            long lostLagging = cases.stream()
-                    .filter(c -> c.fault() == Fault.LAGGING_REPLICA)
-                    .mapToLong(Case::ackedLost)
-                    .sum();
+            Map<String, Long> lostByFault = new TreeMap<>();
+            cases.forEach(c -> lostByFault.merge(c.fault().description, c.ackedLost(), Long::sum));
+            double minutes = acks.size() < 2
+                    ? 0
+                    : (acks.get(acks.size() - 1).at() - acks.get(0).at()) / 60e9;
             String total = String.format(
-                    "%s, seed %d: %d faults, %d grants, %d writes acknowledged, %d of them lost (%d in the cases of a"
-                            + " cut-off replica)%n",
-                    label, seed, cases.size(), job.grants().size(), acks.size(), lost, lostLagging);
+                    "%s, seed %d: %d faults, %d grants, %d writes acknowledged (%.0f a minute over %.1f minutes), %d"
+                            + " of them lost; acknowledged before a fault and lost, by fault: %s%n",
+                    label,
+                    seed,
+                    cases.size(),
+                    job.grants().size(),
+                    acks.size(),
+                    minutes == 0 ? 0 : acks.size() / minutes,
+                    minutes,
+                    lost,
+                    lostByFault);
             System.out.print(total);
             Files.writeString(report, "\n" + total + "\n", StandardOpenOption.APPEND);
             if (synchronous) {

@@ -20,12 +20,15 @@ import org.junit.jupiter.api.Test;
  * and for asynchronous streaming ({@code --replication-quorum false}): the whole primary node SIGKILLed (pg_autoctl,
  * postmaster and backends at once: the monitor finds it unhealthy, waits for it to demote, then promotes the standby),
  * and the standby's replication connection cut before the primary's node dies (what the primary acknowledged
- * meanwhile is lost without quorum, never with it). The checks are {@link PatroniFailoverIT}'s ({@link Failovers}):
+ * meanwhile is lost without quorum, never with it); and the monitor's faults: the monitor SIGKILLed (no failover:
+ * the primary serves on, fenced grants, the job's writes land), the primary cut off from the monitor alone (the
+ * monitor fails over, the old primary demotes itself first, then rejoins). The checks are {@link PatroniFailoverIT}'s ({@link Failovers}):
  * the holder refused, a paused holder refused by the database, tokens never repeating (the new primary's timeline),
  * the job resumed, the old primary rejoined (by {@code pg_rewind}) never granting, acknowledged writes lost counted.
  * Reported in {@code target/pg-auto-failover.md}.
  *
- * <p>The build's run: one case of each fault per mode, pg_auto_failover's timing shortened
+ * <p>The build's run: one case of each fault per mode (of the monitor's faults, one per mode: {@link #faults}),
+ * pg_auto_failover's timing shortened
  * ({@link AutoFailoverCluster.Options#fast}). {@code -Dfencedtest.autofailover.timing=defaults} runs its own timing
  * (a node death costs some 50 s), {@code -Dfencedtest.autofailover.seconds=N} and
  * {@code -Dfencedtest.autofailover.seeds=1,2} run longer; see docs/ha-pg-auto-failover.md.
@@ -40,6 +43,22 @@ class PgAutoFailoverIT {
                 AutoFailoverCluster.binariesPresent(),
                 "pg_auto_failover is not installed (apt-get install -y postgresql-15-auto-failover)");
         require(LoopbackCut.available(), "iptables is not installed (apt-get install -y iptables)");
+        require(
+                LoopbackCut.processCutAvailable(),
+                "no writable cgroup v2 hierarchy (to cut a primary off its monitor)");
+    }
+
+    /**
+     * Every fault in a long run; in the build's run, short, each of the monitor's faults in one mode: the primary
+     * cut off from the monitor where no acknowledged write may be lost (replication quorum), the monitor killed in
+     * the other.
+     */
+    static List<Fault> faults(boolean synchronous, long seconds) {
+        if (seconds > 0) {
+            return List.of(Fault.NODE, Fault.LAGGING_REPLICA, Fault.MONITOR_KILLED, Fault.PRIMARY_CUT_FROM_MONITOR);
+        }
+        return List.of(
+                Fault.NODE, Fault.LAGGING_REPLICA, synchronous ? Fault.PRIMARY_CUT_FROM_MONITOR : Fault.MONITOR_KILLED);
     }
 
     @Test
@@ -68,7 +87,7 @@ class PgAutoFailoverIT {
                         cluster,
                         "pg_auto_failover " + mode + (defaults ? " (default timing)" : ""),
                         seed,
-                        List.of(Fault.NODE, Fault.LAGGING_REPLICA),
+                        faults(synchronous, seconds),
                         synchronous,
                         seconds,
                         REPORT));

@@ -251,6 +251,54 @@ public final class AutoFailoverCluster extends HaCluster<AutoFailoverNode> {
         return options;
     }
 
+    /**
+     * SIGKILLs the monitor (its pg_autoctl, PostgreSQL and backends at once). pg_auto_failover documents what
+     * follows: a node that cannot reach the monitor stays in its state until the monitor is back; a primary that still
+     * sees its standby connected does not demote itself. No failover can happen meanwhile.
+     */
+    public void killMonitor() throws IOException {
+        monitor.kill();
+    }
+
+    /** Runs the killed monitor again on its data directory and waits until it answers (120 s at most). */
+    public void relaunchMonitor() throws IOException, InterruptedException {
+        if (monitor.isAlive()) {
+            throw new IllegalStateException("the monitor is running");
+        }
+        monitor.launch();
+        awaitMonitor(START_TIMEOUT);
+    }
+
+    /**
+     * How long a primary that reaches neither the monitor nor a standby goes on before it demotes itself: the
+     * keepers' {@code timeout.network_partition_timeout} (pg_auto_failover's default 20 s).
+     */
+    public Duration networkPartitionTimeout() {
+        return Duration.ofSeconds(options.networkPartitionTimeoutS().orElse(20));
+    }
+
+    /**
+     * Cuts {@code node} off from the monitor, both ways, and from nothing else: its keeper's connections to the
+     * monitor's port and the monitor's health checks of its PostgreSQL never form (iptables on {@code lo}, by the
+     * processes' cgroups: {@link LoopbackCut#fromProcesses}), while its standby still streams from it and the
+     * application still reaches it. Connections open at the cut go on (the keeper opens one per call to the
+     * monitor, the monitor one per health check). Until {@link LoopbackCut#close()}.
+     */
+    public LoopbackCut cutFromMonitor(AutoFailoverNode node) throws IOException, InterruptedException {
+        ProcessHandle keeper = node.managerProcess()
+                .orElseThrow(() -> new IllegalStateException(node.name() + "'s pg_autoctl is not running"));
+        ProcessHandle monitorProcess = monitor.managerProcess()
+                .orElseThrow(() -> new IllegalStateException("the monitor's pg_autoctl is not running"));
+        LoopbackCut toMonitor = LoopbackCut.fromProcesses(List.of(keeper), monitor.pgPort());
+        try {
+            return LoopbackCut.of(
+                    List.of(toMonitor, LoopbackCut.fromProcesses(List.of(monitorProcess), node.pgPort())));
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            toMonitor.close();
+            throw e;
+        }
+    }
+
     @Override
     protected List<AutoFailoverNode> processes() {
         List<AutoFailoverNode> all = new ArrayList<>(nodes());

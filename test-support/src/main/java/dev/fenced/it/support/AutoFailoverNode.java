@@ -56,22 +56,6 @@ public final class AutoFailoverNode extends HaNode {
                 environment);
     }
 
-    /**
-     * Whether pgjdbc's {@code targetServerType=primary} would take this node now: it answers, is not in recovery and
-     * not read-only (pg_auto_failover promotes a standby with {@code default_transaction_read_only} on, and turns it
-     * off only once the monitor has confirmed the promotion).
-     */
-    public boolean isWritablePrimary() {
-        try (Connection c = DriverManager.getConnection(jdbcUrl() + "&connectTimeout=1&socketTimeout=2");
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'")) {
-            return rs.next() && rs.getBoolean(1);
-        } catch (SQLException e) {
-            return false;
-        }
-    }
-
     /** The node's timeline: the WAL insert position's on a primary, the received WAL's on a standby. */
     public long timeline() throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl());

@@ -62,6 +62,52 @@ public abstract class HaCluster<N extends HaNode> implements AutoCloseable {
      */
     public abstract void awaitReplica(N node, Duration timeout) throws InterruptedException, IOException;
 
+    /**
+     * When {@code old}, the primary, stopped taking writes and when another node took them (each
+     * {@link System#nanoTime()}, polled every 20 ms through {@link HaNode#isWritablePrimary}; stopped: the first of two
+     * failed probes in a row), {@code timeout} at most:
+     * for a fault that leaves the old primary running (cut off from its manager), where the two need not come in
+     * that order. {@code next} writable first means both took writes for a while.
+     */
+    public final Switch<N> awaitSwitch(N old, Duration timeout) throws InterruptedException, IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long oldStopped = 0;
+        long oldFailedSince = 0; // two failed probes in a row: one may just be slow (a loaded machine)
+        N next = null;
+        long nextWritable = 0;
+        while (true) {
+            long now = System.nanoTime();
+            if (oldStopped == 0) {
+                if (old.isWritablePrimary()) {
+                    oldFailedSince = 0;
+                } else if (oldFailedSince == 0) {
+                    oldFailedSince = now;
+                } else {
+                    oldStopped = oldFailedSince;
+                }
+            }
+            for (N n : nodes) {
+                if (next == null && n != old && n.isWritablePrimary()) {
+                    next = n;
+                    nextWritable = now;
+                }
+            }
+            if (oldStopped != 0 && next != null) {
+                return new Switch<>(next, oldStopped, nextWritable);
+            }
+            if (now - deadline > 0) {
+                throw new IllegalStateException("no switch from " + old.name() + " within " + timeout
+                        + (oldStopped == 0 ? " (it still takes writes)" : "")
+                        + (next == null ? " (no other primary)" : "")
+                        + ": " + logs());
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // polling the nodes
+        }
+    }
+
+    /** See {@link #awaitSwitch}. */
+    public record Switch<N extends HaNode>(N next, long oldStopped, long nextWritable) {}
+
     /** Starts the manager of a killed node again on its data directory: it rejoins by itself. */
     public abstract void relaunch(N node) throws IOException;
 

@@ -4,6 +4,11 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,6 +83,28 @@ public abstract class HaNode {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(environment);
         manager = pb.start();
+    }
+
+    /** The manager's process (setpriv execs it), while it runs: with its descendants, the whole node. */
+    final Optional<ProcessHandle> managerProcess() {
+        Process p = manager;
+        return p == null || !p.isAlive() ? Optional.empty() : Optional.of(p.toHandle());
+    }
+
+    /**
+     * Whether pgjdbc's {@code targetServerType=primary} would take this node now: it answers, is not in recovery and
+     * not read-only (pg_auto_failover promotes a standby with {@code default_transaction_read_only} on, and turns it
+     * off only once the monitor has confirmed the promotion).
+     */
+    public final boolean isWritablePrimary() {
+        try (Connection c = DriverManager.getConnection(jdbcUrl() + "&connectTimeout=1&socketTimeout=2");
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off'")) {
+            return rs.next() && rs.getBoolean(1);
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     /** Whether the manager runs (setpriv execs it: the process started is the manager's). */
