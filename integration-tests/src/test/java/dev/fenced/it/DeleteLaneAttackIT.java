@@ -93,27 +93,10 @@ class DeleteLaneAttackIT {
 
     /** Every row of every table, in a stable order. */
     private static String rows() {
-        StringBuilder b = new StringBuilder();
-        try (Connection c = db.rawConnection();
-                Statement st = c.createStatement();
-                var rs = st.executeQuery("SELECT 't', id, v || '|' || coalesce(n, 0), last_token FROM public.t"
-                        + " UNION ALL SELECT 'nk', id, v, last_token FROM nk"
-                        + " UNION ALL SELECT 'ip', id, v, last_token FROM ONLY ip"
-                        + " UNION ALL SELECT 'ic', id, v, last_token FROM ic ORDER BY 1, 2")) {
-            while (rs.next()) {
-                b.append(rs.getString(1))
-                        .append(':')
-                        .append(rs.getInt(2))
-                        .append('=')
-                        .append(rs.getString(3))
-                        .append('@')
-                        .append(rs.getString(4))
-                        .append(';');
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return b.toString();
+        return db.rows("SELECT 't', id, v || '|' || coalesce(n, 0), last_token FROM public.t"
+                + " UNION ALL SELECT 'nk', id, v, last_token FROM nk"
+                + " UNION ALL SELECT 'ip', id, v, last_token FROM ONLY ip"
+                + " UNION ALL SELECT 'ic', id, v, last_token FROM ic ORDER BY 1, 2");
     }
 
     /** The ids of public.t. */

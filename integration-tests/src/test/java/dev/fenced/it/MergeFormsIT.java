@@ -132,25 +132,7 @@ class MergeFormsIT {
     }
 
     static String query(String sql) {
-        try (Connection c = db.rawConnection()) {
-            return read(c, sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static String read(Connection c, String sql) throws SQLException {
-        StringBuilder b = new StringBuilder();
-        try (Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            int columns = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                for (int i = 1; i <= columns; i++) {
-                    b.append(rs.getString(i)).append(i == columns ? "; " : ",");
-                }
-            }
-        }
-        return b.toString().trim();
+        return db.rows(sql);
     }
 
     static int raw(String sql) throws SQLException {

@@ -15,7 +15,6 @@ import dev.fenced.it.support.Pools;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.stream.Stream;
@@ -86,20 +85,7 @@ class OrdinaryWritesIT {
     }
 
     static String query(String sql) {
-        StringBuilder b = new StringBuilder();
-        try (Connection c = db.rawConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            int columns = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                for (int i = 1; i <= columns; i++) {
-                    b.append(rs.getString(i)).append(i == columns ? "; " : ",");
-                }
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return b.toString().trim();
+        return db.rows(sql);
     }
 
     /** Without parameters, a plain Statement: pgjdbc reads no placeholders there, so {@code @?} is the operator. */

@@ -10,7 +10,6 @@ import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -64,27 +63,8 @@ class PositionalDeleteIT {
 
     /** Every row of both tables, "table:id=v|n@last_token;", in a stable order. */
     private static String rows() {
-        StringBuilder b = new StringBuilder();
-        try (Connection c = db.rawConnection();
-                Statement st = c.createStatement();
-                var rs = st.executeQuery("SELECT 't', id, v, n, last_token FROM t UNION ALL"
-                        + " SELECT 'nk', id, v, n, last_token FROM nk ORDER BY 1, 2")) {
-            while (rs.next()) {
-                b.append(rs.getString(1))
-                        .append(':')
-                        .append(rs.getInt(2))
-                        .append('=')
-                        .append(rs.getString(3))
-                        .append('|')
-                        .append(rs.getString(4))
-                        .append('@')
-                        .append(rs.getString(5))
-                        .append(';');
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return b.toString();
+        return db.rows("SELECT 't', id, v, n, last_token FROM t UNION ALL"
+                + " SELECT 'nk', id, v, n, last_token FROM nk ORDER BY 1, 2");
     }
 
     private static Connection fenced() throws SQLException {

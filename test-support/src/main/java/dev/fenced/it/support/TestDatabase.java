@@ -112,6 +112,33 @@ public final class TestDatabase {
         return DriverManager.getConnection(rawUrl);
     }
 
+    /**
+     * What {@code query} answers on a plain connection, as text to compare: each row's columns joined by {@code ,},
+     * each row ended by {@code ;}, rows apart by a space ({@code "1,a; 2,b;"}).
+     */
+    public String rows(String query) {
+        try (Connection c = rawConnection()) {
+            return rows(c, query);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@link #rows(String)} on a connection of the caller's. */
+    public static String rows(Connection c, String query) throws SQLException {
+        StringBuilder b = new StringBuilder();
+        try (Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery(query)) {
+            int columns = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                for (int i = 1; i <= columns; i++) {
+                    b.append(rs.getString(i)).append(i == columns ? "; " : ",");
+                }
+            }
+        }
+        return b.toString().trim();
+    }
+
     /** Runs statements on a plain connection. */
     public void execute(String... sql) {
         try (Connection c = rawConnection();
