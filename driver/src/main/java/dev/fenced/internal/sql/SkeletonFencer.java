@@ -270,8 +270,13 @@ final class SkeletonFencer {
             } else {
                 // (W) AND CASE WHEN (W) THEN <check> ELSE FALSE END [AND <hand-over>]: the first W is the user's own
                 fragments.put(delete.whereStart(), new Fragment(around[0], fragmentTokens(around[0]), true));
+                List<Token> copy = SqlLexer.tokenize(where);
+                if (!copiesWhere(copy, statement.subList(delete.whereStart(), delete.whereEnd()))) {
+                    // the check would judge other rows than the DELETE removes (fewer deleted, never unchecked)
+                    throw new Refusal(table.displayName(), "the DELETE's WHERE could not be repeated as written");
+                }
                 List<Token> repeated = new ArrayList<>(fragmentTokens(around[1]));
-                repeated.addAll(SqlLexer.tokenize(where));
+                repeated.addAll(copy);
                 repeated.addAll(fragmentTokens(around[2]));
                 fragments.put(delete.whereEnd(), new Fragment(around[1] + where + around[2], repeated, false));
             }
@@ -295,6 +300,22 @@ final class SkeletonFencer {
             SqlRewriter.appendToken(text, t, null, true, numbered);
         }
         return text.toString();
+    }
+
+    /** The copy of a WHERE lexes as the user's tokens: same kinds, same texts but the {@code ?}s' numbers. */
+    private static boolean copiesWhere(List<Token> copy, List<Token> written) {
+        if (copy.size() != written.size()) {
+            return false;
+        }
+        for (int k = 0; k < copy.size(); k++) {
+            Token c = copy.get(k);
+            Token w = written.get(k);
+            if (c.kind() != w.kind()
+                    || (c.kind() != Token.Kind.PARAMETER && !c.text().equals(w.text()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** What a DELETE's condition depends on but its WHERE: the same for every statement of a table, name and place. */
