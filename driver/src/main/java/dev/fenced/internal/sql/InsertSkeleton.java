@@ -43,6 +43,14 @@ record InsertSkeleton(
     private static final Set<String> SET_OPERATIONS = Set.of("UNION", "INTERSECT", "EXCEPT");
 
     static @Nullable InsertSkeleton read(List<Token> tokens) {
+        return read(tokens, false);
+    }
+
+    /**
+     * @param conflictUpdate also read an INSERT with {@code ON CONFLICT ... DO UPDATE}, whose clause the caller
+     *                       reads and fences ({@link ConflictClause}); the source's places are the same
+     */
+    static @Nullable InsertSkeleton read(List<Token> tokens, boolean conflictUpdate) {
         if (tokens.size() < 3
                 || !tokens.get(0).isWord("INSERT")
                 || !tokens.get(1).isWord("INTO")
@@ -75,7 +83,7 @@ record InsertSkeleton(
             i += 3;
         }
         int sourceEnd = sourceEnd(tokens, i);
-        if (sourceEnd <= i || !conflictDoesNothing(tokens, sourceEnd)) {
+        if (sourceEnd <= i || !conflictUpdate && !conflictDoesNothing(tokens, sourceEnd)) {
             return null;
         }
         TableName target = new TableName(

@@ -56,14 +56,16 @@ final class SkeletonFencer {
         InsertSkeleton insert = InsertSkeleton.read(statement);
         if (insert != null) {
             ProtectedTable table = protectedTable(insert.target(), insert.columns());
-            return table == null ? null : insert(insert, table, tokenMayBeNull);
+            return table == null ? null : insert(insert, null, table, tokenMayBeNull);
         }
         DeleteSkeleton delete = DeleteSkeleton.read(statement);
         if (delete != null) {
             ProtectedTable table = protectedTable(delete.target(), List.of());
             return table == null ? null : delete(delete, table, tokenMayBeNull);
         }
-        return null;
+        // INSERT ... ON CONFLICT DO UPDATE, which InsertSkeleton does not read alone: fenced where the lane would
+        // fence it, else the parser's refusal stands (the lane's plan and the parser's path's are one)
+        return insertFirst(tokenMayBeNull);
     }
 
     /**
@@ -94,25 +96,62 @@ final class SkeletonFencer {
                 ProtectedTable table = protectedTable(delete.target(), List.of());
                 return table == null ? null : delete(delete, table, tokenMayBeNull);
             }
-            InsertSkeleton insert = InsertSkeleton.read(statement);
-            if (insert == null || insert.queryStart() >= 0) {
-                return null;
-            }
-            int source = insert.columnListEnd() + 1;
-            if (statement.get(source).isWord("OVERRIDING")) {
-                source += 3;
-            }
-            if (!statement.get(source).isWord("VALUES")
-                    || !SkeletonFirst.plainWords(statement, source)
-                    || !SkeletonFirst.plainColumnList(statement, insert.columnListEnd())) {
-                return null;
-            }
-            ProtectedTable table = protectedTable(insert.target(), insert.columns());
-            return table == null ? null : insert(insert, table, tokenMayBeNull);
+            return insertFirst(tokenMayBeNull);
         } catch (Refusal declined) {
             return null;
         }
     }
+
+    /**
+     * An INSERT of VALUES rows as the lane plans it (also with ON CONFLICT, {@link ConflictClause}), or null; also
+     * where the parser could not read an ON CONFLICT DO UPDATE ({@link #fence}), so that both paths fence it alike.
+     */
+    private RewritePlan.@Nullable Fenced insertFirst(boolean tokenMayBeNull) throws Refusal {
+        InsertSkeleton insert = InsertSkeleton.read(statement, true);
+        if (insert == null || insert.queryStart() >= 0) {
+            return null;
+        }
+        int source = insert.columnListEnd() + 1;
+        if (statement.get(source).isWord("OVERRIDING")) {
+            source += 3;
+        }
+        if (!statement.get(source).isWord("VALUES")) {
+            return null;
+        }
+        ConflictClause conflict = firstConflictClause(insert);
+        if (conflict == null
+                || !SkeletonFirst.plainWords(statement, source, conflict.words())
+                || !SkeletonFirst.plainColumnList(statement, insert.columnListEnd())) {
+            return null;
+        }
+        ProtectedTable table = protectedTable(insert.target(), insert.columns());
+        UpdateSkeleton conflictSet = conflict.update();
+        if (table == null || conflictSet == null) {
+            return table == null ? null : insert(insert, null, table, tokenMayBeNull);
+        }
+        if (!SkeletonFirst.plainSetTargets(statement, conflict.setAt(), conflictSet.setEnd())
+                || !SkeletonFirst.ownColumnsDecidable(conflictSet, true)
+                || conflictSet.columns().contains(table.column())) {
+            return null; // the parser's path judges it (and refuses a SET of the fence column)
+        }
+        return insert(insert, conflictSet, table, tokenMayBeNull);
+    }
+
+    /**
+     * The ON CONFLICT clause after a VALUES source as the lane reads it ({@link ConflictClause}); without one, a
+     * clause of no words; null when there is one the lane does not read.
+     */
+    private @Nullable ConflictClause firstConflictClause(InsertSkeleton insert) {
+        // VALUES rows only (no query): the clause, if any, starts right after the last row
+        int at = insert.tokenBefore().get(insert.tokenBefore().size() - 1) + 1;
+        if (at >= statement.size() || !statement.get(at).isWord("ON")) {
+            return NO_CONFLICT_CLAUSE;
+        }
+        int end = TokenRuns.firstTopLevel(statement, at, (ts, k) -> ts.get(k).isWord("RETURNING"));
+        return ConflictClause.read(statement, at, end, insert.target());
+    }
+
+    private static final ConflictClause NO_CONFLICT_CLAUSE = new ConflictClause(List.of(), -1, null);
 
     /**
      * Conservatively, any name in the SET values that spells an assigned column, or the row read as a whole
@@ -153,22 +192,34 @@ final class SkeletonFencer {
             UpdateSkeleton update, ProtectedTable table, @Nullable String relative, boolean tokenMayBeNull)
             throws Refusal {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
+        TreeMap<Integer, Fragment> fragments = new TreeMap<>();
+        guardedSet(update, update.hasFrom() ? update.qualifier() : null, table, relative, ctx, fragments);
+        return plan(withFragments(fragments, table), table, ctx, true);
+    }
+
+    /**
+     * What {@link UpdateFencer#appendGuardedSet} does to an UPDATE's or ON CONFLICT DO UPDATE's SET list: notes a
+     * relative update ({@code relative}, an assigned column the values read, or null), requires the token unless it
+     * may be NULL, and places fenced's guarded SET item after the last item; {@code guardQualifier} names the row
+     * in the guard (null: the bare column).
+     */
+    private static void guardedSet(
+            UpdateSkeleton set,
+            @Nullable String guardQualifier,
+            ProtectedTable table,
+            @Nullable String relative,
+            FenceContext ctx,
+            Map<Integer, Fragment> fragments)
+            throws Refusal {
         if (relative != null) {
             ctx.relativeUpdateFound(table, relative);
         }
         boolean nullable = ctx.tokenMayBeNull || table.mode() == FencingMode.OBSERVE;
         ctx.tokenRequired |= !nullable;
-        TreeMap<Integer, Fragment> fragments = new TreeMap<>();
         fragments.put(
-                update.setEnd(),
+                set.setEnd(),
                 Fragment.shared(setItem(new SetItem(
-                        update.hasFrom() ? update.qualifier() : null,
-                        table.column(),
-                        table.displayName(),
-                        ctx.tokenIndex,
-                        table.mode(),
-                        nullable))));
-        return plan(withFragments(fragments, table), table, ctx, true);
+                        guardQualifier, table.column(), table.displayName(), ctx.tokenIndex, table.mode(), nullable))));
     }
 
     /** What an UPDATE's guarded SET item depends on: the same for every statement of a table and token place. */
@@ -223,7 +274,9 @@ final class SkeletonFencer {
         return printed;
     }
 
-    private RewritePlan.Fenced insert(InsertSkeleton insert, ProtectedTable table, boolean tokenMayBeNull)
+    /** @param conflictSet ON CONFLICT DO UPDATE's SET list, fenced as the parser's path fences it, or null */
+    private RewritePlan.Fenced insert(
+            InsertSkeleton insert, @Nullable UpdateSkeleton conflictSet, ProtectedTable table, boolean tokenMayBeNull)
             throws Refusal {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
         String token = Guards.token(ctx.tokenIndex).toString();
@@ -236,7 +289,17 @@ final class SkeletonFencer {
             fragments.put(insert.queryStart(), Fragment.shared(" SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM ("));
             fragments.put(insert.queryEnd(), Fragment.shared(") AS " + SOURCE_ALIAS));
         }
-        return plan(withFragments(fragments, table), table, ctx, false);
+        if (conflictSet != null) {
+            // ON CONFLICT: EXCLUDED has the target's columns, so the guard names the row (InsertFencer)
+            guardedSet(
+                    conflictSet,
+                    conflictSet.qualifier(),
+                    table,
+                    SkeletonFirst.ownColumnRead(conflictSet),
+                    ctx,
+                    fragments);
+        }
+        return plan(withFragments(fragments, table), table, ctx, conflictSet != null);
     }
 
     /**

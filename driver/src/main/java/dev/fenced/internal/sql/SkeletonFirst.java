@@ -15,14 +15,16 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code UPDATE target [[AS] alias] SET item, ... [WHERE ...] [RETURNING ...]} where each item assigns plain
  *       columns ({@code c = v} or {@code (a, b) = v}, no fields or subscripts), without FROM;
  *   <li>{@code INSERT INTO target [AS alias] (plain columns) [OVERRIDING ... VALUE] VALUES (...), ...
- *       [RETURNING ...]}, every row as wide as the column list;
+ *       [ON CONFLICT ...] [RETURNING ...]}, every row as wide as the column list; an ON CONFLICT as
+ *       {@link ConflictClause} reads it, whose DO UPDATE SET list is judged and guarded as an UPDATE's without FROM
+ *       (a value's {@code excluded.c} reads the proposed row, not the existing one);
  *   <li>{@code DELETE FROM target [[AS] alias] [WHERE ...] [RETURNING ...]} ({@link DeleteSkeleton}), fenced with the
  *       parser's path's own condition and refusals ({@link DeleteFencer#guardedWhere},
  *       {@link DeleteFencer#refuseUnrepeatable}).
  * </ul>
  *
  * Anything else is declined (null) and planned by the parser's path as before, never refused here: no query inside
- * (SELECT, VALUES, TABLE, WITH), no ON CONFLICT, USING, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
+ * (SELECT, VALUES, TABLE, WITH), no ON CONFLICT the lane does not read, USING, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
  * OFFSET, FETCH. An UPDATE value that may read a column it assigns is a relative update, judged as the parser's
  * path judges column references: a bare name, or one qualified by the target's own name or alias; a name that
  * could be anything else there (a function, a type, a field, a keyword, a typed literal's type) declines.
@@ -58,13 +60,18 @@ final class SkeletonFirst {
      * ({@code sourceAt}: the index of the VALUES keyword, -1 for an UPDATE). Quoted names are names, not words.
      */
     static boolean plainWords(List<Token> statement, int sourceAt) {
+        return plainWords(statement, sourceAt, List.of());
+    }
+
+    /** {@link #plainWords(List, int)}, the words at {@code clauseWords} (an ON CONFLICT's own, {@link ConflictClause}) allowed. */
+    static boolean plainWords(List<Token> statement, int sourceAt, List<Integer> clauseWords) {
         boolean insert = statement.get(0).isWord("INSERT");
         for (int k = 1; k < statement.size(); k++) {
             Token t = statement.get(k);
             if (t.kind() != Token.Kind.WORD || !DECLINED.contains(t.text().toUpperCase(Locale.ROOT))) {
                 continue;
             }
-            if (insert && (k == 1 && t.isWord("INTO") || k == sourceAt)) {
+            if (insert && (k == 1 && t.isWord("INTO") || k == sourceAt || clauseWords.contains(k))) {
                 continue;
             }
             return false;
@@ -78,6 +85,11 @@ final class SkeletonFirst {
         while (set < setEnd && !statement.get(set).isWord("SET")) {
             set++;
         }
+        return plainSetTargets(statement, set, setEnd);
+    }
+
+    /** {@link #plainSetTargets(List, int)} of the SET list whose SET is at {@code set} (ON CONFLICT DO UPDATE's). */
+    static boolean plainSetTargets(List<Token> statement, int set, int setEnd) {
         int depth = 0;
         boolean inTarget = true;
         int itemStart = set + 1;
@@ -145,6 +157,14 @@ final class SkeletonFirst {
      * column reference or certainly does not: false when one is in a place it could be read either way.
      */
     static boolean ownColumnsDecidable(UpdateSkeleton update) {
+        return ownColumnsDecidable(update, false);
+    }
+
+    /**
+     * {@link #ownColumnsDecidable(UpdateSkeleton)} of ON CONFLICT DO UPDATE's SET list ({@code excludedRow}): a name
+     * qualified by {@code excluded} reads the proposed row, which the parser's path reads as another table's column.
+     */
+    static boolean ownColumnsDecidable(UpdateSkeleton update, boolean excludedRow) {
         String own = TableName.fold(update.qualifier());
         for (List<Token> value : update.values()) {
             for (int j = 0; j < value.size(); j++) {
@@ -156,7 +176,7 @@ final class SkeletonFirst {
                         && ColumnReferences.wholeRow(value, j)) {
                     return false; // the row as a whole (f(t), (t).n, t.*): the parser's path judges it
                 }
-                if (readsAssigned(update, value, j) == Read.UNDECIDED) {
+                if (readsAssigned(update, value, j, excludedRow) == Read.UNDECIDED) {
                     return false;
                 }
             }
@@ -168,7 +188,7 @@ final class SkeletonFirst {
     static @Nullable String ownColumnRead(UpdateSkeleton update) {
         for (List<Token> value : update.values()) {
             for (int j = 0; j < value.size(); j++) {
-                if (readsAssigned(update, value, j) == Read.OWN_COLUMN) {
+                if (readsAssigned(update, value, j, false) == Read.OWN_COLUMN) {
                     return TableName.fold(value.get(j).text());
                 }
             }
@@ -182,7 +202,7 @@ final class SkeletonFirst {
         UNDECIDED
     }
 
-    private static Read readsAssigned(UpdateSkeleton update, List<Token> value, int j) {
+    private static Read readsAssigned(UpdateSkeleton update, List<Token> value, int j, boolean excludedRow) {
         Token t = value.get(j);
         if (!TokenRuns.isName(t) || !update.columns().contains(TableName.fold(t.text()))) {
             return Read.NOT_ASSIGNED;
@@ -204,11 +224,15 @@ final class SkeletonFirst {
         }
         if (before.isSymbol(".")) {
             // qualified: the row's own qualifier (one part) makes it a reference to the row's column
-            boolean own = j >= 2
+            boolean onePart = j >= 2
                     && TokenRuns.isName(value.get(j - 2))
-                    && TableName.fold(value.get(j - 2).text()).equals(TableName.fold(update.qualifier()))
                     && (j < 3 || !value.get(j - 3).isSymbol("."));
-            return own ? Read.OWN_COLUMN : Read.UNDECIDED;
+            String by = onePart ? TableName.fold(value.get(j - 2).text()) : null;
+            if (by != null && by.equals(TableName.fold(update.qualifier()))) {
+                return Read.OWN_COLUMN;
+            }
+            // excluded.c: the proposed row's column, never the existing row's (the qualifier is never excluded)
+            return excludedRow && ConflictClause.EXCLUDED.equals(by) ? Read.NOT_ASSIGNED : Read.UNDECIDED;
         }
         if (before.isSymbol("::")
                 || TokenRuns.isName(before)

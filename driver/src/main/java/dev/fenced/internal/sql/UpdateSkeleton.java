@@ -57,23 +57,37 @@ record UpdateSkeleton(
         if (i >= tokens.size() || !tokens.get(i).isWord("SET")) {
             return null;
         }
-        i++;
         List<String> columns = new ArrayList<>();
         List<List<Token>> values = new ArrayList<>();
+        int end = readSetList(tokens, i + 1, columns, values);
+        if (end < 0) {
+            return null;
+        }
+        boolean hasFrom = end < tokens.size() && tokens.get(end).isWord("FROM");
+        String folded = parts.get(parts.size() - 1);
+        TableName target =
+                new TableName(parts.size() == 2 ? TableName.fold(parts.get(0)) : null, TableName.fold(folded));
+        return new UpdateSkeleton(target, qualifier, end, hasFrom, columns, values);
+    }
+
+    /**
+     * Reads the SET list that starts at {@code from} (after SET), up to a top-level FROM, WHERE, RETURNING or the
+     * end, into {@code columns} and {@code values}: the index of the token after it, or -1 when an item is not read.
+     * Shared with ON CONFLICT DO UPDATE ({@link ConflictClause}).
+     */
+    static int readSetList(List<Token> tokens, int from, List<String> columns, List<List<Token>> values) {
         int depth = 0;
-        int itemStart = i;
-        int end = tokens.size();
-        for (int k = i; k <= tokens.size(); k++) {
+        int itemStart = from;
+        for (int k = from; k <= tokens.size(); k++) {
             Token t = k < tokens.size() ? tokens.get(k) : null;
             boolean itemEnds = t == null || depth == 0 && t.isSymbol(",") || depth == 0 && endsSet(tokens, k);
             if (itemEnds) {
                 if (!readItem(tokens, itemStart, k, columns, values)) {
-                    return null;
+                    return -1;
                 }
                 itemStart = k + 1;
                 if (t == null || !t.isSymbol(",")) {
-                    end = k;
-                    break;
+                    return k;
                 }
                 continue;
             }
@@ -84,11 +98,7 @@ record UpdateSkeleton(
                 depth--;
             }
         }
-        boolean hasFrom = end < tokens.size() && tokens.get(end).isWord("FROM");
-        String folded = parts.get(parts.size() - 1);
-        TableName target =
-                new TableName(parts.size() == 2 ? TableName.fold(parts.get(0)) : null, TableName.fold(folded));
-        return new UpdateSkeleton(target, qualifier, end, hasFrom, columns, values);
+        return -1; // not reached: the loop ends at the end of the tokens
     }
 
     /** A FROM, WHERE or RETURNING at the top level; FROM in {@code IS [NOT] DISTINCT FROM} is an operator. */

@@ -152,6 +152,49 @@ class SkeletonFirstOracleTest {
         assertTrue(bothByPosition > 0, "no DELETE JSqlParser cannot read was generated");
     }
 
+    /**
+     * INSERT ... ON CONFLICT ({@link ConflictClause}): DO NOTHING and DO UPDATE, with and without a conflict target
+     * (names, a predicate, a constraint, the expressions and COLLATE the lane declines), DO UPDATE's WHERE, RETURNING,
+     * aliases (excluded among them), {@code excluded.x} in its spellings, relative updates by the bare name, the
+     * target's name or its alias, under each relative-update policy, quoted names, comments, tables with and without
+     * a key in the catalog, in observe mode, and the targets and SET lists the lane declines.
+     */
+    @Test
+    void generatedUpsertPlansAreTheParsersPlans() {
+        List<String> columns = List.of("id", "a", "b", "n", "fence");
+        List<ProtectedTable> tables = List.of(
+                new ProtectedTable(TableName.parse("t"), "fence", dev.fenced.FencingMode.ENFORCE),
+                new ProtectedTable(TableName.parse("o"), "fence", dev.fenced.FencingMode.OBSERVE),
+                new ProtectedTable(TableName.parse("k"), "fence", dev.fenced.FencingMode.ENFORCE),
+                new ProtectedTable(TableName.parse("nk"), "fence", dev.fenced.FencingMode.ENFORCE),
+                new ProtectedTable(TableName.parse("excluded"), "fence", dev.fenced.FencingMode.ENFORCE));
+        Map<TableName, TableShape> shapes = Map.of(
+                TableName.parse("t"), new TableShape(columns, List.of("id"), "t"),
+                TableName.parse("o"), new TableShape(columns, List.of("id"), "o"),
+                TableName.parse("excluded"), new TableShape(columns, List.of("id"), "excluded"),
+                TableName.parse("k"), new TableShape(columns, List.of(), null));
+        FencingTargets targets = FencingTargets.modelled(
+                tables, Map.of(), Set.of("random", "nextval"), shapes, TableName.parse("fenced_tombstone"));
+        List<String> texts = generatedUpserts(new Random(2026), 3000);
+        for (RelativeUpdatePolicy policy : RelativeUpdatePolicy.values()) {
+            Result r = compare(targets, policy, texts);
+            System.out.printf(
+                    Locale.ROOT,
+                    "generated upserts, relative updates %s: %d statements, %d planned by position first (%d with"
+                            + " the parser's exact text), %d divergences%n",
+                    policy,
+                    texts.size(),
+                    r.fast,
+                    r.sameText,
+                    r.divergences.size());
+            assertTrue(r.divergences.isEmpty(), policy + ":\n" + String.join("\n", r.divergences));
+            if (policy == RelativeUpdatePolicy.ALLOW) {
+                // a third of the texts are forms the lane declines (subqueries, a[1] = ..., COLLATE, no target ...)
+                assertTrue(r.fast >= texts.size() / 5, "the fast lane planned only " + r.fast);
+            }
+        }
+    }
+
     private record Result(int fast, int sameText, List<String> divergences) {}
 
     private static Result compare(FencingTargets targets, RelativeUpdatePolicy policy, List<String> texts) {
@@ -465,6 +508,153 @@ class SkeletonFirstOracleTest {
                 }
             }
             b.append(pick(random, DELETE_TAILS));
+            out.add(b.toString());
+        }
+        return out;
+    }
+
+    private static final String[] UPSERT_TARGETS = {
+        "t",
+        "t",
+        "t",
+        "T",
+        "\"t\"",
+        "public.t",
+        "t AS x",
+        "t AS x",
+        "public.t AS x",
+        "t AS \"X\"",
+        "t AS excluded",
+        "o",
+        "o AS y",
+        "k",
+        "nk",
+        "u",
+        "excluded",
+        "excluded AS e",
+        "t AS t"
+    };
+    private static final String[] UPSERT_COLUMNS = {"id", "a", "b", "n", "\"a\"", "A", "fence"};
+    private static final String[] UPSERT_INSERTED = {"1", "?", "'s'", "DEFAULT", "now()", "$$d$$", "- 1", "NULL"};
+    private static final String[] CONFLICT_TARGETS = {
+        "",
+        " (id)",
+        " (id)",
+        " (id)",
+        " (id)",
+        " (\"id\")",
+        " ( id , a )",
+        " (id) WHERE a > 0",
+        " (id) where b IS NOT NULL AND n = ?",
+        " ON CONSTRAINT t_pkey",
+        " on constraint \"t_pkey\"",
+        " (lower(b))",
+        " (id COLLATE \"C\")",
+        " (id int4_ops)",
+        " (id) WHERE id IN (SELECT 1)",
+        "/* c */(id)"
+    };
+    private static final String[] UPSERT_SET_VALUES = {
+        "excluded.a",
+        "excluded.b",
+        "excluded.n",
+        "excluded.a",
+        "EXCLUDED.n",
+        "\"excluded\".a",
+        "excluded . b",
+        "excluded.fence",
+        "excluded.n + 1",
+        "n + 1",
+        "t.n + 1",
+        "x.n + 1",
+        "y.n + excluded.n",
+        "coalesce(t.n, 0) + excluded.n",
+        "a",
+        "b || excluded.b",
+        "1",
+        "?",
+        "DEFAULT",
+        "now()",
+        "lower(excluded.b)",
+        "(SELECT 1)",
+        "(SELECT n FROM s)",
+        "public.t.n",
+        "excluded.a /* c ? */",
+        "excluded.a -- c\n",
+        "'it''s'",
+        "CASE WHEN excluded.n > n THEN excluded.n ELSE 0 END",
+        "e.n",
+        "n::text",
+        "text 'x'",
+        "t",
+        "(t).n",
+        "excluded"
+    };
+    private static final String[] UPSERT_SET_TARGETS = {
+        "a", "b", "n", "a", "b", "n", "\"n\"", "N", "fence", "(a, b)", "a[1]", "a.f"
+    };
+    private static final String[] UPSERT_WHERES = {
+        "",
+        "",
+        " WHERE t.n < excluded.n",
+        " WHERE x.id = 1",
+        " where excluded.a IS DISTINCT FROM a",
+        " WHERE EXISTS (SELECT 1 FROM s)",
+        " WHERE n > ?",
+        " WHERE fence IS NULL",
+        "",
+        ""
+    };
+    private static final String[] UPSERT_TAILS = {"", "", " RETURNING *", " RETURNING id, fence", " returning n", ";"};
+
+    private static List<String> generatedUpserts(Random random, int count) {
+        List<String> out = new ArrayList<>();
+        while (out.size() < count) {
+            List<String> used = new ArrayList<>();
+            int width = 1 + random.nextInt(3);
+            while (used.size() < width) {
+                String c = pick(random, UPSERT_COLUMNS);
+                if (used.stream().noneMatch(u -> TableName.fold(u).equals(TableName.fold(c)))) {
+                    used.add(c);
+                }
+            }
+            StringBuilder b = new StringBuilder(pick(random, "INSERT INTO ", "insert into ", "INSERT\nINTO "))
+                    .append(pick(random, UPSERT_TARGETS))
+                    .append(" (")
+                    .append(String.join(", ", used))
+                    .append(random.nextInt(8) == 0 ? ") OVERRIDING USER VALUE VALUES " : ") VALUES ");
+            int rows = 1 + random.nextInt(2);
+            for (int r = 0; r < rows; r++) {
+                b.append(r > 0 ? ", " : "").append('(');
+                for (int i = 0; i < width; i++) {
+                    b.append(i > 0 ? ", " : "").append(pick(random, UPSERT_INSERTED));
+                }
+                b.append(')');
+            }
+            b.append(pick(random, " ON CONFLICT", " on conflict", "\nON CONFLICT", " ON /* c */ CONFLICT"))
+                    .append(pick(random, CONFLICT_TARGETS));
+            if (random.nextInt(4) == 0) {
+                b.append(pick(random, " DO NOTHING", " do nothing"));
+            } else {
+                b.append(pick(random, " DO UPDATE SET ", " do update set ", "\nDO UPDATE\nSET "));
+                int items = 1 + random.nextInt(3);
+                List<String> assigned = new ArrayList<>();
+                for (int i = 0; i < items; i++) {
+                    String target = pick(random, UPSERT_SET_TARGETS);
+                    if (assigned.contains(TableName.fold(target))) {
+                        continue;
+                    }
+                    assigned.add(TableName.fold(target));
+                    b.append(assigned.size() > 1 ? ", " : "").append(target).append(" = ");
+                    if (target.startsWith("(")) {
+                        b.append(pick(random, "(excluded.a, excluded.b)", "ROW(1, n)", "(SELECT 1, 2)"));
+                    } else {
+                        b.append(pick(random, UPSERT_SET_VALUES));
+                    }
+                }
+                b.append(pick(random, UPSERT_WHERES));
+            }
+            b.append(pick(random, UPSERT_TAILS));
             out.add(b.toString());
         }
         return out;
