@@ -31,6 +31,7 @@ import java.util.function.IntFunction;
  *       shape cache (a plan-cache miss was this plus a map insert);
  *   <li>{@code full DELETE}: the same for a new {@code DELETE ... WHERE}; {@code full DELETE, tombstones}: of a table
  *       that keeps tombstones (the token's hand-over added to the condition);
+ *   <li>{@code full upsert}: the same for a new {@code INSERT ... ON CONFLICT (id) DO UPDATE SET ...};
  *   <li>{@code new shape}: {@link RewriteCache#plan} of a text whose shape (literals masked) is new too;
  *   <li>{@code 2nd of shape}: the second text of a shape, which builds the shape's template (one probe rewrite);
  *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
@@ -65,7 +66,14 @@ public final class ColdPlanCost {
         SqlRewriter rewriter = RewriteBench.newRewriter(List.of(T));
         SqlRewriter tombstoned = tombstonedRewriter();
         String[] kinds = {
-            "full", "full DELETE", "full DELETE, tombstones", "new shape", "2nd of shape", "literals vary", "seen"
+            "full",
+            "full DELETE",
+            "full DELETE, tombstones",
+            "full upsert",
+            "new shape",
+            "2nd of shape",
+            "literals vary",
+            "seen"
         };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
@@ -78,20 +86,21 @@ public final class ColdPlanCost {
             });
             measure(cpu[1], alloc[1], round, 200, i -> rewriter.plan(newDelete(++counter)));
             measure(cpu[2], alloc[2], round, 200, i -> tombstoned.plan(newDelete(++counter)));
+            measure(cpu[3], alloc[3], round, 200, i -> rewriter.plan(newUpsert(++counter)));
             // new shape through the cache; each is then the first text of its shape
             long firstShape = counter + 1;
-            measure(cpu[3], alloc[3], round, 200, i -> cache.plan(newShape(++counter)));
+            measure(cpu[4], alloc[4], round, 200, i -> cache.plan(newShape(++counter)));
             // the second text of each of those shapes: builds the template
-            measure(cpu[4], alloc[4], round, 200, i -> cache.plan(newShape(firstShape + i, 7_000_000 + i)));
+            measure(cpu[5], alloc[5], round, 200, i -> cache.plan(newShape(firstShape + i, 7_000_000 + i)));
             // literal-varying texts of a shape seen before
             for (int shape = 0; shape < 10; shape++) { // each shape's first text and template, not measured
                 cache.plan(literalText(shape, 1));
                 cache.plan(literalText(shape, 2));
             }
-            measure(cpu[5], alloc[5], round, 20_000, i -> cache.plan(literalText(i % 10, ++counter)));
+            measure(cpu[6], alloc[6], round, 20_000, i -> cache.plan(literalText(i % 10, ++counter)));
             // the hot path: a text seen before
             String seen = literalText(0, 1);
-            measure(cpu[6], alloc[6], round, 200_000, i -> cache.plan(seen));
+            measure(cpu[7], alloc[7], round, 200_000, i -> cache.plan(seen));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -134,6 +143,12 @@ public final class ColdPlanCost {
     /** A DELETE of a shape of its own. */
     private static String newDelete(long n) {
         return "DELETE FROM " + T + " WHERE id = ? AND c" + n + " <> " + n;
+    }
+
+    /** An upsert of a shape of its own: DO UPDATE sets the new row's values, the guard joins its SET list. */
+    private static String newUpsert(long n) {
+        return "INSERT INTO " + T + " (id, amount, c" + n + ") VALUES (?, ?, " + n
+                + ") ON CONFLICT (id) DO UPDATE SET amount = excluded.amount, c" + n + " = excluded.c" + n;
     }
 
     /** The protected table as a catalog read with tombstones shows it: a primary key, the tombstone table there. */
