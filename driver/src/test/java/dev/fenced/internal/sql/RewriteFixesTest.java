@@ -145,10 +145,10 @@ class RewriteFixesTest {
                         rewriter,
                         "insert into excluded AS target (key, data) values(1, '2') on conflict (key) do update"
                                 + " set data = excluded.data RETURNING *"));
-        // Without DO UPDATE there is no guard to name the row in.
+        // Without DO UPDATE there is no guard to name the row in (planned by position: the user's text as written).
         assertEquals(
-                "INSERT INTO excluded (key, data, last_token) VALUES (1, '2', CAST(? AS bigint)) ON CONFLICT DO"
-                        + " NOTHING",
+                "insert into excluded (key, data, last_token) values (1, '2', CAST(? AS bigint)) on conflict do"
+                        + " nothing",
                 fenced(rewriter, "insert into excluded (key, data) values (1, '2') on conflict do nothing"));
     }
 
