@@ -251,8 +251,10 @@ final class SkeletonFencer {
         boolean enforce = table.mode() != FencingMode.OBSERVE;
         if (enforce) {
             String where = delete.hasWhere() ? copied(delete.whereStart(), delete.whereEnd()) : null;
+            // the copy is lexed once: what the refusals judge is what is repeated, and what the copy check compares
+            List<Token> copy = where == null ? List.of() : SqlLexer.tokenize(where);
             if (where != null) {
-                DeleteFencer.refuseUnrepeatable(where, table, targets);
+                DeleteFencer.refuseUnrepeatable(copy, table, targets);
             }
             String[] around = deleteCondition(
                     new DeleteCondition(
@@ -270,14 +272,16 @@ final class SkeletonFencer {
             } else {
                 // (W) AND CASE WHEN (W) THEN <check> ELSE FALSE END [AND <hand-over>]: the first W is the user's own
                 fragments.put(delete.whereStart(), new Fragment(around[0], fragmentTokens(around[0]), true));
-                List<Token> copy = SqlLexer.tokenize(where);
                 if (!copiesWhere(copy, statement.subList(delete.whereStart(), delete.whereEnd()))) {
                     // the check would judge other rows than the DELETE removes (fewer deleted, never unchecked)
                     throw new Refusal(table.displayName(), "the DELETE's WHERE could not be repeated as written");
                 }
-                List<Token> repeated = new ArrayList<>(fragmentTokens(around[1]));
+                List<Token> before = fragmentTokens(around[1]);
+                List<Token> after = fragmentTokens(around[2]);
+                List<Token> repeated = new ArrayList<>(before.size() + copy.size() + after.size());
+                repeated.addAll(before);
                 repeated.addAll(copy);
-                repeated.addAll(fragmentTokens(around[2]));
+                repeated.addAll(after);
                 fragments.put(delete.whereEnd(), new Fragment(around[1] + where + around[2], repeated, false));
             }
         }
@@ -310,8 +314,7 @@ final class SkeletonFencer {
         for (int k = 0; k < copy.size(); k++) {
             Token c = copy.get(k);
             Token w = written.get(k);
-            if (c.kind() != w.kind()
-                    || (c.kind() != Token.Kind.PARAMETER && !c.text().equals(w.text()))) {
+            if (c.kind() != w.kind() || (c.kind() != Token.Kind.PARAMETER && !c.sameText(w))) {
                 return false;
             }
         }
@@ -402,7 +405,12 @@ final class SkeletonFencer {
      */
     private Placed withFragments(NavigableMap<Integer, Fragment> fragments, ProtectedTable table) throws Refusal {
         int offset = tokens.indexOf(statement.get(0));
-        StringBuilder text = new StringBuilder(sql.length() + 64);
+        int added = 0;
+        for (Fragment f : fragments.values()) {
+            added += f.text().length();
+        }
+        // sized once: a tombstone hand-over is several times the statement, and growing copied it over and over
+        StringBuilder text = new StringBuilder(sql.length() + added + 16);
         StringBuilder unfenced = new StringBuilder(sql.length());
         int[] numbered = {0};
         int[] numberedAgain = {0};
@@ -474,8 +482,8 @@ final class SkeletonFencer {
             return "the fenced text does not lex as the statement with fenced's fragments";
         }
         for (int i = 0; i < want.size(); i++) {
-            if (want.get(i).kind() != printed.get(i).kind()
-                    || !want.get(i).text().equals(printed.get(i).text())) {
+            // compared in place: cutting each token's text was a tenth of a new DELETE's allocation
+            if (want.get(i).kind() != printed.get(i).kind() || !want.get(i).sameText(printed.get(i))) {
                 return "the fenced text does not lex as the statement with fenced's fragments";
             }
         }
