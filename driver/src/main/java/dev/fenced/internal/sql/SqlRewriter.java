@@ -725,19 +725,18 @@ public final class SqlRewriter {
         List<Integer> tokenPositions = new ArrayList<>();
         List<String> segments = new ArrayList<>();
         StringBuilder sql = new StringBuilder(printed.length());
-        StringBuilder segment = new StringBuilder();
+        StringBuilder segment = new StringBuilder(printed.length()); // reused for each segment, never grown
         int copied = 0;
         int position = 0;
         for (Token t : printedTokens) {
             if (t.kind() != Token.Kind.PARAMETER) {
                 continue;
             }
-            String between = printed.substring(copied, t.start());
-            sql.append(between).append('?');
-            segment.append(between);
+            sql.append(printed, copied, t.start()).append('?');
+            segment.append(printed, copied, t.start());
             copied = t.end();
             position++;
-            int n = Integer.parseInt(t.text().substring(1));
+            int n = Integer.parseInt(printed, t.start() + 1, t.end(), 10); // ?N's number, read in place
             if (n == p.tokenIndex()) {
                 tokenPositions.add(position);
                 segments.add(segment.toString());
@@ -749,14 +748,14 @@ public final class SqlRewriter {
                 throw new Refusal(tables.get(0), "the fenced statement has an unexpected parameter " + t.text());
             }
         }
-        String tail = printed.substring(copied);
-        sql.append(tail);
-        segment.append(tail);
+        sql.append(printed, copied, printed.length());
+        segment.append(printed, copied, printed.length());
         segments.add(segment.toString());
+        String sent = sql.toString(); // one copy, checked and kept
         if (p.guarded() && tokenPositions.isEmpty()) {
             throw new Refusal(tables.get(0), "the fenced statement has no token parameter where the guard should be");
         }
-        String jdbc = SentText.jdbcDisagreement(sql.toString(), position);
+        String jdbc = SentText.jdbcDisagreement(sent, position);
         if (jdbc != null) {
             throw new Refusal(tables.get(0), jdbc);
         }
@@ -768,7 +767,7 @@ public final class SqlRewriter {
             map[i] = userPositions.get(i).stream().mapToInt(Integer::intValue).toArray();
         }
         return new RewritePlan.Fenced(
-                sql.toString(),
+                sent,
                 segments.toArray(new String[0]),
                 map,
                 tokenPositions.stream().mapToInt(Integer::intValue).toArray(),
