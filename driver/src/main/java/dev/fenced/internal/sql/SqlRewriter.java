@@ -650,7 +650,12 @@ public final class SqlRewriter {
         if (sent == null) {
             throw new Refusal(fencedTables.get(0), "the statement's literals cannot be put back as written");
         }
-        List<Token> sentTokens = SqlLexer.tokenize(sent);
+        List<Token> sentTokens;
+        try {
+            sentTokens = SqlLexer.tokenizeStrict(sent); // strictly: what dependsOnConformingStrings compares with
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(fencedTables.get(0), "the fenced text cannot be read (" + e.getMessage() + ")");
+        }
         problem = SentText.lostUserToken(roundTrip, sentTokens);
         if (problem == null) {
             problem = SentText.dependsOnConformingStrings(sent, sentTokens);
