@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import java.sql.SQLException;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.core.NativeQuery;
@@ -100,28 +101,20 @@ final class SentText {
             }
             int bound = 0;
             for (NativeQuery q : Parser.parseJdbcSql(sql, standardConformingStrings, true, true, false, false)) {
-                List<Token> server;
+                int[] server;
                 try {
-                    server = SqlLexer.tokenizeStrict(q.nativeSql, standardConformingStrings, SqlLexer.Mode.SERVER);
+                    server = SqlLexer.positionalParameterStarts(q.nativeSql, standardConformingStrings);
                 } catch (SqlLexer.LexException e) {
                     if (!standardConformingStrings && e.everyVersionRejects()) {
                         return null; // PostgreSQL would reject the text with the setting off: nothing could land
                     }
                     throw e;
                 }
-                int k = 0;
-                for (Token t : server) {
-                    if (t.kind() == Token.Kind.POSITIONAL_PARAMETER) {
-                        if (k >= q.bindPositions.length || t.start() != q.bindPositions[k]) {
-                            return "pgjdbc and PostgreSQL read the parameters of the fenced text differently";
-                        }
-                        k++;
-                    }
-                }
-                if (k != q.bindPositions.length) {
+                // every $n the server reads is one pgjdbc bound there, and pgjdbc bound no other
+                if (!Arrays.equals(server, q.bindPositions)) {
                     return "pgjdbc and PostgreSQL read the parameters of the fenced text differently";
                 }
-                bound += k;
+                bound += server.length;
             }
             return bound == parameters
                     ? null
