@@ -320,7 +320,15 @@ public final class SqlRewriter {
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.Passthrough.SCHEMA_CHANGE : RewritePlan.Passthrough.PASSTHROUGH;
         }
-        String printed = verify(printBack(list, prepared, named), literals, roundTripTokens, fencedTables);
+        String printed;
+        try {
+            printed = verify(printBack(list, prepared, named), literals, roundTripTokens, fencedTables);
+        } catch (PrintoutUnparsed e) {
+            // JSqlParser read the statement but cannot read its own fenced printout (it prints VALUES ... UNION
+            // inside the query it adds, say): the statement is fenced by position if the skeleton reads it, with
+            // the same checks as any text it fences; else the refusal stands
+            return byPosition(e.refusal, sql, tokens, pieces, dmlKeywords, tokenMayBeNull, probe);
+        }
         if (ctx.relativeUpdate && !probe) {
             relativeUpdatePlanned(fencedTables.get(0), sql);
         }
@@ -633,9 +641,22 @@ public final class SqlRewriter {
         return MergePlaceholders.restore(CursorReference.restore(b.toString(), prepared.cursors, table), table);
     }
 
+    /** The parser cannot read its own fenced printout: the caller may fence the statement by position instead. */
+    private static final class PrintoutUnparsed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        /** What is refused if the statement cannot be fenced by position either. */
+        final transient Refusal refusal;
+
+        PrintoutUnparsed(Refusal refusal) {
+            super(refusal.getMessage(), null, false, false);
+            this.refusal = refusal;
+        }
+    }
+
     /** Re-parses our output and checks every protected write still carries its guard. */
     private String verify(String printed, Literals literals, List<Token> roundTrip, List<String> fencedTables)
-            throws Refusal {
+            throws Refusal, PrintoutUnparsed {
         List<Token> printedTokens;
         try {
             printedTokens = SqlLexer.tokenizeStrict(printed);
@@ -670,8 +691,12 @@ public final class SqlRewriter {
         try {
             again = BoundedParser.parseStatements(text, parseTimeout);
         } catch (BoundedParser.ParseFailure e) {
-            throw new Refusal(
+            Refusal refusal = new Refusal(
                     fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")", e.timedOut);
+            if (e.timedOut) {
+                throw refusal; // transient: the skeleton is no answer to load
+            }
+            throw new PrintoutUnparsed(refusal);
         }
         for (Statement s : again) {
             for (Statement node : DmlCollector.collect(s)) {
