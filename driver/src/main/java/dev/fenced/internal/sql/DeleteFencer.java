@@ -36,7 +36,7 @@ final class DeleteFencer {
             return; // nothing to record on a row that goes away; observe never refuses
         }
         if (delete.getWhere() != null) {
-            refuseUnrepeatable(delete.getWhere().toString(), table, ctx.targets);
+            refuseUnrepeatable(SqlLexer.tokenize(delete.getWhere().toString()), table, ctx.targets);
         }
         delete.setWhere(guardedWhere(
                 delete.getWhere(),
@@ -47,11 +47,11 @@ final class DeleteFencer {
     }
 
     /**
-     * Refuses a DELETE (enforce mode) whose WHERE, {@code where} as text, may give a different answer when evaluated
+     * Refuses a DELETE (enforce mode) whose WHERE, {@code where} as tokens, may give a different answer when evaluated
      * the second time: a volatile function, or a subquery that may select other rows then. Shared by the parser's
      * path and the one by position ({@link SkeletonFencer}), so both refuse alike, with the same words.
      */
-    static void refuseUnrepeatable(String where, ProtectedTable table, FencingTargets targets) throws Refusal {
+    static void refuseUnrepeatable(List<Token> where, ProtectedTable table, FencingTargets targets) throws Refusal {
         String fn = volatileFunctionIn(where, targets);
         if (fn != null) {
             throw new Refusal(
@@ -93,8 +93,7 @@ final class DeleteFencer {
      * words they can only be clauses of a subquery. A LIMIT, OFFSET or FETCH is accepted when its own query
      * level (parenthesis depth) has an ORDER BY before it.
      */
-    static @Nullable String unrepeatableSubqueryIn(String text) {
-        List<Token> tokens = SqlLexer.tokenize(text);
+    static @Nullable String unrepeatableSubqueryIn(List<Token> tokens) {
         Deque<Boolean> ordered = new ArrayDeque<>();
         ordered.push(false);
         for (int i = 0; i < tokens.size(); i++) {
@@ -128,8 +127,7 @@ final class DeleteFencer {
      * a column); and an operator whose function is volatile ({@code a ~~~ b}, {@code OPERATOR(s.~~~)}), or one the
      * read did not know. The catalog read lists operators among the function names ({@code CatalogInspector}).
      */
-    static @Nullable String volatileFunctionIn(String text, FencingTargets targets) {
-        List<Token> tokens = SqlLexer.tokenize(text);
+    static @Nullable String volatileFunctionIn(List<Token> tokens, FencingTargets targets) {
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.kind() == Token.Kind.SYMBOL) {

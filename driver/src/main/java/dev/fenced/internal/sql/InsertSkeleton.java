@@ -15,8 +15,9 @@ import org.jspecify.annotations.Nullable;
  * each VALUES row, a plain SELECT's output list, or any other query through a wrapper around it.
  *
  * <p>Not read (null), so the statement stays refused: no column list (the values' columns are known by position
- * only), {@code ON CONFLICT ... DO UPDATE} (its SET needs the guard), three-part names, a VALUES row whose number of
- * values differs from the column list's, {@code DEFAULT VALUES}, unbalanced brackets.
+ * only), {@code ON CONFLICT ... DO UPDATE} (its SET needs the guard), three-part names, a lone VALUES list whose row
+ * widths differ from the column list's, {@code DEFAULT VALUES}, unbalanced brackets. VALUES followed by a set
+ * operation, ORDER BY, LIMIT, OFFSET or FETCH is a query and is wrapped.
  *
  * @param target        the target as written, folded
  * @param columns       the first name of each target column, folded ({@code f3} of {@code f3.if1})
@@ -92,9 +93,11 @@ record InsertSkeleton(
         if (rows != null) {
             return rows.isEmpty() ? null : new InsertSkeleton(target, columns, listEnd, rows, -1, -1);
         }
-        if (tokens.get(i).isWord("VALUES") || tokens.get(i).isWord("DEFAULT")) {
-            return null; // VALUES rows of another width than the column list, or DEFAULT VALUES after a list
+        if (tokens.get(i).isWord("DEFAULT")) {
+            return null; // DEFAULT VALUES after a column list: PostgreSQL rejects it
         }
+        // VALUES with a set operation, ORDER BY, LIMIT ... after its rows is a query, wrapped as any other (a row of
+        // another width than the column list fails in PostgreSQL alike, wrapped or not)
         int outputEnd = plainSelectOutputEnd(tokens, i, sourceEnd);
         if (outputEnd > 0) {
             return new InsertSkeleton(target, columns, listEnd, List.of(outputEnd), -1, -1);

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * Anything else is declined (null) and planned by the parser's path as before, never refused here: no query inside
- * (SELECT, VALUES, TABLE, WITH), no ON CONFLICT the lane does not read, USING, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
+ * (SELECT, VALUES, TABLE, WITH) but the parenthesised read-only subqueries {@link ReadOnlySubqueries} admits (whose
+ * words are not judged here), no ON CONFLICT the lane does not read ({@link ConflictClause}), USING, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
  * OFFSET, FETCH. An UPDATE value that may read a column it assigns is a relative update, judged as the parser's
  * path judges column references: a bare name, or one qualified by the target's own name or alias; a name that
  * could be anything else there (a function, a type, a field, a keyword, a typed literal's type) declines.

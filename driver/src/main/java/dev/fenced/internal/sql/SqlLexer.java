@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -107,15 +108,60 @@ final class SqlLexer {
         }
     }
 
+    /**
+     * The starts of the {@code $n} parameters of {@code sql} as the server reads it ({@link Mode#SERVER}), strictly:
+     * all pgjdbc's reading is compared with, without a token for every word of the text (a tombstone DELETE's text
+     * is a few hundred).
+     */
+    static int[] positionalParameterStarts(String sql, boolean standardConformingStrings) throws LexException {
+        SqlLexer lexer = new SqlLexer(sql, standardConformingStrings, Mode.SERVER);
+        ParameterStarts starts = new ParameterStarts();
+        lexer.scan(starts);
+        if (lexer.error != null) {
+            throw new LexException(lexer.error, lexer.errorEveryVersionRejects);
+        }
+        return Arrays.copyOf(starts.starts, starts.count);
+    }
+
+    /** Keeps where each {@code $n} starts, nothing else. */
+    private static final class ParameterStarts implements Sink {
+        private int[] starts = new int[8];
+        private int count;
+
+        @Override
+        public void token(Token.Kind kind, int start, int end) {
+            if (kind == Token.Kind.POSITIONAL_PARAMETER) {
+                if (count == starts.length) {
+                    starts = Arrays.copyOf(starts, count * 2);
+                }
+                starts[count++] = start;
+            }
+        }
+    }
+
+    /** Takes each token as it is read. */
+    private interface Sink {
+        void token(Token.Kind kind, int start, int end);
+    }
+
     private List<Token> run() {
         // about a token for every four characters of SQL: sized once rather than grown (copied) five times
         List<Token> out = new ArrayList<>(Math.max(10, length / 4));
+        // its text is cut from sql only if asked for
+        scan((kind, start, end) -> out.add(new Token(kind, sql, start, end)));
+        return out;
+    }
+
+    /** The one reading of the text: every token, in order, to {@code sink}. */
+    private void scan(Sink sink) {
         while (true) {
             skipSpaceAndComments();
             if (pos >= length) {
-                return out;
+                return;
             }
-            out.add(next());
+            int start = pos;
+            Token.Kind kind = next();
+            sink.token(kind, start, pos);
         }
     }
 
@@ -175,7 +221,8 @@ final class SqlLexer {
         return i < length ? sql.charAt(i) : '\0';
     }
 
-    private Token next() {
+    /** Reads the token at {@code pos}, leaving {@code pos} after it: its kind. */
+    private Token.Kind next() {
         int start = pos;
         char c = sql.charAt(pos);
         char n1 = peek(1);
@@ -183,40 +230,40 @@ final class SqlLexer {
         if ((c == 'e' || c == 'E') && n1 == '\'') {
             pos++;
             string(true);
-            return make(Token.Kind.STRING, start);
+            return Token.Kind.STRING;
         }
         if ((c == 'b' || c == 'B' || c == 'x' || c == 'X') && n1 == '\'') {
             // scan.l's xb/xh states: no doubled quote, the first quote ends the body.
             pos++;
             bitString();
-            return make(Token.Kind.STRING, start);
+            return Token.Kind.STRING;
         }
         if ((c == 'n' || c == 'N') && n1 == '\'') {
             // NCHAR keyword, then an ordinary string: its backslashes follow standard_conforming_strings.
             pos++;
             string(!standardConformingStrings);
-            return make(Token.Kind.STRING, start);
+            return Token.Kind.STRING;
         }
         if ((c == 'u' || c == 'U') && n1 == '&' && (peek(2) == '\'' || peek(2) == '"')) {
             char q = peek(2);
             pos += 2;
             if (q == '"') {
                 quotedIdentifier();
-                return make(Token.Kind.QUOTED_IDENTIFIER, start);
+                return Token.Kind.QUOTED_IDENTIFIER;
             }
             if (!standardConformingStrings) {
                 fail("a U&'' string with standard_conforming_strings off (PostgreSQL rejects it)", true);
             }
             string(false);
-            return make(Token.Kind.STRING, start);
+            return Token.Kind.STRING;
         }
         if (c == '\'') {
             string(!standardConformingStrings);
-            return make(Token.Kind.STRING, start);
+            return Token.Kind.STRING;
         }
         if (c == '"') {
             quotedIdentifier();
-            return make(Token.Kind.QUOTED_IDENTIFIER, start);
+            return Token.Kind.QUOTED_IDENTIFIER;
         }
         if (c == '$') {
             return dollar(start);
@@ -226,17 +273,17 @@ final class SqlLexer {
             while (pos < length && isIdentPart(sql.charAt(pos))) {
                 pos++;
             }
-            return make(Token.Kind.WORD, start);
+            return Token.Kind.WORD;
         }
         if (isDigit(c) || (c == '.' && isDigit(n1))) {
             number();
-            return make(Token.Kind.NUMBER, start);
+            return Token.Kind.NUMBER;
         }
         if (c == '?' && mode == Mode.JDBC) {
             if (n1 == '?') {
                 // pgjdbc: "??" is an escaped "?" operator, sent to the server as a single "?".
                 pos += 2;
-                return make(Token.Kind.SYMBOL, start);
+                return Token.Kind.SYMBOL;
             }
             pos++;
             while (pos < length && isDigit(sql.charAt(pos))) {
@@ -245,26 +292,22 @@ final class SqlLexer {
             if (pos < length && isIdentPart(sql.charAt(pos))) {
                 fail("a parameter running into an identifier at offset " + start);
             }
-            return make(Token.Kind.PARAMETER, start);
+            return Token.Kind.PARAMETER;
         }
         if (isOperatorChar(c)) {
             operator();
-            return make(Token.Kind.SYMBOL, start);
+            return Token.Kind.SYMBOL;
         }
         if ((c == ':' && (n1 == ':' || n1 == '=')) || (c == '.' && n1 == '.')) {
             pos += 2;
-            return make(Token.Kind.SYMBOL, start);
+            return Token.Kind.SYMBOL;
         }
         pos++;
-        return make(Token.Kind.SYMBOL, start);
-    }
-
-    private Token make(Token.Kind kind, int start) {
-        return new Token(kind, sql, start, pos); // its text is cut from sql only if asked for
+        return Token.Kind.SYMBOL;
     }
 
     /** {@code $1}, {@code $tag$...$tag$}, or a lone {@code $} (scan.l's {@code dolqfailed} and {@code other}). */
-    private Token dollar(int start) {
+    private Token.Kind dollar(int start) {
         if (isDigit(peek(1))) {
             pos++;
             while (pos < length && isDigit(sql.charAt(pos))) {
@@ -273,12 +316,12 @@ final class SqlLexer {
             if (pos < length && isIdentStart(sql.charAt(pos))) {
                 fail("trailing junk after parameter at offset " + start);
             }
-            return make(Token.Kind.POSITIONAL_PARAMETER, start);
+            return Token.Kind.POSITIONAL_PARAMETER;
         }
         int tagEnd = dollarTagEnd(pos);
         if (tagEnd < 0) {
             pos++;
-            return make(Token.Kind.SYMBOL, start);
+            return Token.Kind.SYMBOL;
         }
         String tag = sql.substring(pos, tagEnd);
         int close = sql.indexOf(tag, tagEnd);
@@ -288,7 +331,7 @@ final class SqlLexer {
         } else {
             pos = close + tag.length();
         }
-        return make(Token.Kind.STRING, start);
+        return Token.Kind.STRING;
     }
 
     /** End (exclusive) of a {@code $tag$} delimiter opening at {@code at}, or -1 when there is none. */

@@ -320,7 +320,15 @@ public final class SqlRewriter {
         if (fencedTables.isEmpty()) {
             return schemaChange ? RewritePlan.Passthrough.SCHEMA_CHANGE : RewritePlan.Passthrough.PASSTHROUGH;
         }
-        String printed = verify(printBack(list, prepared, named), literals, roundTripTokens, fencedTables);
+        String printed;
+        try {
+            printed = verify(printBack(list, prepared, named), literals, roundTripTokens, fencedTables);
+        } catch (PrintoutUnparsed e) {
+            // JSqlParser read the statement but cannot read its own fenced printout (it prints VALUES ... UNION
+            // inside the query it adds, say): the statement is fenced by position if the skeleton reads it, with
+            // the same checks as any text it fences; else the refusal stands
+            return byPosition(e.refusal, sql, tokens, pieces, dmlKeywords, tokenMayBeNull, probe);
+        }
         if (ctx.relativeUpdate && !probe) {
             relativeUpdatePlanned(fencedTables.get(0), sql);
         }
@@ -633,9 +641,22 @@ public final class SqlRewriter {
         return MergePlaceholders.restore(CursorReference.restore(b.toString(), prepared.cursors, table), table);
     }
 
+    /** The parser cannot read its own fenced printout: the caller may fence the statement by position instead. */
+    private static final class PrintoutUnparsed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        /** What is refused if the statement cannot be fenced by position either. */
+        final transient Refusal refusal;
+
+        PrintoutUnparsed(Refusal refusal) {
+            super(refusal.getMessage(), null, false, false);
+            this.refusal = refusal;
+        }
+    }
+
     /** Re-parses our output and checks every protected write still carries its guard. */
     private String verify(String printed, Literals literals, List<Token> roundTrip, List<String> fencedTables)
-            throws Refusal {
+            throws Refusal, PrintoutUnparsed {
         List<Token> printedTokens;
         try {
             printedTokens = SqlLexer.tokenizeStrict(printed);
@@ -650,7 +671,12 @@ public final class SqlRewriter {
         if (sent == null) {
             throw new Refusal(fencedTables.get(0), "the statement's literals cannot be put back as written");
         }
-        List<Token> sentTokens = SqlLexer.tokenize(sent);
+        List<Token> sentTokens;
+        try {
+            sentTokens = SqlLexer.tokenizeStrict(sent); // strictly: what dependsOnConformingStrings compares with
+        } catch (SqlLexer.LexException e) {
+            throw new Refusal(fencedTables.get(0), "the fenced text cannot be read (" + e.getMessage() + ")");
+        }
         problem = SentText.lostUserToken(roundTrip, sentTokens);
         if (problem == null) {
             problem = SentText.dependsOnConformingStrings(sent, sentTokens);
@@ -665,8 +691,12 @@ public final class SqlRewriter {
         try {
             again = BoundedParser.parseStatements(text, parseTimeout);
         } catch (BoundedParser.ParseFailure e) {
-            throw new Refusal(
+            Refusal refusal = new Refusal(
                     fencedTables.get(0), "the fenced statement does not parse (" + e.getMessage() + ")", e.timedOut);
+            if (e.timedOut) {
+                throw refusal; // transient: the skeleton is no answer to load
+            }
+            throw new PrintoutUnparsed(refusal);
         }
         for (Statement s : again) {
             for (Statement node : DmlCollector.collect(s)) {
@@ -725,19 +755,18 @@ public final class SqlRewriter {
         List<Integer> tokenPositions = new ArrayList<>();
         List<String> segments = new ArrayList<>();
         StringBuilder sql = new StringBuilder(printed.length());
-        StringBuilder segment = new StringBuilder();
+        StringBuilder segment = new StringBuilder(printed.length()); // reused for each segment, never grown
         int copied = 0;
         int position = 0;
         for (Token t : printedTokens) {
             if (t.kind() != Token.Kind.PARAMETER) {
                 continue;
             }
-            String between = printed.substring(copied, t.start());
-            sql.append(between).append('?');
-            segment.append(between);
+            sql.append(printed, copied, t.start()).append('?');
+            segment.append(printed, copied, t.start());
             copied = t.end();
             position++;
-            int n = Integer.parseInt(t.text().substring(1));
+            int n = Integer.parseInt(printed, t.start() + 1, t.end(), 10); // ?N's number, read in place
             if (n == p.tokenIndex()) {
                 tokenPositions.add(position);
                 segments.add(segment.toString());
@@ -749,14 +778,14 @@ public final class SqlRewriter {
                 throw new Refusal(tables.get(0), "the fenced statement has an unexpected parameter " + t.text());
             }
         }
-        String tail = printed.substring(copied);
-        sql.append(tail);
-        segment.append(tail);
+        sql.append(printed, copied, printed.length());
+        segment.append(printed, copied, printed.length());
         segments.add(segment.toString());
+        String sent = sql.toString(); // one copy, checked and kept
         if (p.guarded() && tokenPositions.isEmpty()) {
             throw new Refusal(tables.get(0), "the fenced statement has no token parameter where the guard should be");
         }
-        String jdbc = SentText.jdbcDisagreement(sql.toString(), position);
+        String jdbc = SentText.jdbcDisagreement(sent, position);
         if (jdbc != null) {
             throw new Refusal(tables.get(0), jdbc);
         }
@@ -768,7 +797,7 @@ public final class SqlRewriter {
             map[i] = userPositions.get(i).stream().mapToInt(Integer::intValue).toArray();
         }
         return new RewritePlan.Fenced(
-                sql.toString(),
+                sent,
                 segments.toArray(new String[0]),
                 map,
                 tokenPositions.stream().mapToInt(Integer::intValue).toArray(),

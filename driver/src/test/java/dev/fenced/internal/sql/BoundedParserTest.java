@@ -51,7 +51,8 @@ class BoundedParserTest {
                 FencingTargets.of(
                         List.of(new ProtectedTable(TableName.parse("totals"), "last_token", FencingMode.ENFORCE))),
                 RelativeUpdatePolicy.ALLOW,
-                Duration.ofMillis(5));
+                Duration.ofMillis(5),
+                false); // the parser's path: the skeleton-first lane plans these subqueries without parsing
         RewriteCache cache = new RewriteCache(hurried, 16, new Tracker());
         // 11 nested subqueries took JSqlParser 5.3 0.4-0.6 s; 5.4 parses them in milliseconds. 2,000
         // alternatives of subqueries take it ~300 ms, well over 50x the deadline. (A 1 ns deadline on a quick
