@@ -34,7 +34,8 @@ import java.util.function.IntFunction;
  *   <li>{@code new shape}: {@link RewriteCache#plan} of a text whose shape (literals masked) is new too;
  *   <li>{@code 2nd of shape}: the second text of a shape, which builds the shape's template (one probe rewrite);
  *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
- *   <li>{@code seen}: a text planned before (the hot path: an exact-text lookup).
+ *   <li>{@code seen}: a text planned before (the hot path: an exact-text lookup);
+ *   <li>{@code full subquery}: as {@code full}, for a new {@code UPDATE ... WHERE id IN (SELECT ...)}.
  * </ul>
  *
  * Then a curve: {@code distinct} texts (1,000 to 100,000) planned through one cache of the driver's default size
@@ -65,7 +66,14 @@ public final class ColdPlanCost {
         SqlRewriter rewriter = RewriteBench.newRewriter(List.of(T));
         SqlRewriter tombstoned = tombstonedRewriter();
         String[] kinds = {
-            "full", "full DELETE", "full DELETE, tombstones", "new shape", "2nd of shape", "literals vary", "seen"
+            "full",
+            "full DELETE",
+            "full DELETE, tombstones",
+            "new shape",
+            "2nd of shape",
+            "literals vary",
+            "seen",
+            "full subquery"
         };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
@@ -92,6 +100,7 @@ public final class ColdPlanCost {
             // the hot path: a text seen before
             String seen = literalText(0, 1);
             measure(cpu[6], alloc[6], round, 200_000, i -> cache.plan(seen));
+            measure(cpu[7], alloc[7], round, 200, i -> rewriter.plan(newSubquery(++counter)));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -129,6 +138,11 @@ public final class ColdPlanCost {
 
     private static String newShape(long shape, long literal) {
         return "UPDATE " + T + " SET amount = ? WHERE id = ? AND c" + shape + " <> " + literal;
+    }
+
+    /** An UPDATE of a shape of its own whose WHERE holds a subquery on another table. */
+    private static String newSubquery(long n) {
+        return "UPDATE " + T + " SET amount = ? WHERE id IN (SELECT id FROM other WHERE c" + n + " <> " + n + ")";
     }
 
     /** A DELETE of a shape of its own. */

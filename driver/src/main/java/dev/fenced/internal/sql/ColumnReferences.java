@@ -83,10 +83,7 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
             return null;
         }
         String own = TableName.fold(qualifier);
-        boolean query = false;
-        for (Token t : value) {
-            query |= t.isWord("SELECT") || t.isWord("VALUES") || t.isWord("TABLE") || t.isWord("WITH");
-        }
+        boolean query = holdsQuery(value);
         for (int j = 0; j < value.size(); j++) {
             Token t = value.get(j);
             if (!TokenRuns.isName(t)) {
@@ -112,6 +109,16 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
             }
         }
         return null;
+    }
+
+    /** A query inside a value's tokens: any SELECT, VALUES, TABLE or WITH in it. */
+    static boolean holdsQuery(List<Token> value) {
+        for (Token t : value) {
+            if (t.isWord("SELECT") || t.isWord("VALUES") || t.isWord("TABLE") || t.isWord("WITH")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -77,20 +77,34 @@ final class SkeletonFencer {
         try {
             UpdateSkeleton update = UpdateSkeleton.read(statement);
             if (update != null) {
+                // the words outside read-only subqueries are judged as any statement's ({@link ReadOnlySubqueries})
+                List<Token> outside = ReadOnlySubqueries.outside(statement);
                 if (update.hasFrom()
-                        || !SkeletonFirst.plainWords(statement, -1)
-                        || !SkeletonFirst.plainSetTargets(statement, update.setEnd())
-                        || !SkeletonFirst.ownColumnsDecidable(update)) {
+                        || outside == null
+                        || !SkeletonFirst.plainWords(outside, -1)
+                        || !SkeletonFirst.plainSetTargets(statement, update.setEnd())) {
                     return null;
                 }
+                String relative;
+                if (outside == statement) {
+                    if (!SkeletonFirst.ownColumnsDecidable(update)) {
+                        return null;
+                    }
+                    relative = SkeletonFirst.ownColumnRead(update);
+                } else {
+                    ReadOnlySubqueries.Relative judged = ReadOnlySubqueries.relativeWithQueries(update);
+                    if (judged == null) {
+                        return null;
+                    }
+                    relative = judged.column();
+                }
                 ProtectedTable table = protectedTable(update.target(), update.columns());
-                return table == null
-                        ? null
-                        : update(update, table, SkeletonFirst.ownColumnRead(update), tokenMayBeNull);
+                return table == null ? null : update(update, table, relative, tokenMayBeNull);
             }
             DeleteSkeleton delete = DeleteSkeleton.read(statement);
             if (delete != null) {
-                if (!SkeletonFirst.plainWords(statement, -1)) {
+                List<Token> outside = ReadOnlySubqueries.outside(statement);
+                if (outside == null || !SkeletonFirst.plainWords(outside, -1)) {
                     return null;
                 }
                 ProtectedTable table = protectedTable(delete.target(), List.of());
@@ -157,7 +171,7 @@ final class SkeletonFencer {
      * Conservatively, any name in the SET values that spells an assigned column, or the row read as a whole
      * ({@link ColumnReferences#readsOwnRow}), read as a relative update.
      */
-    private static @Nullable String anyAssignedName(UpdateSkeleton update) {
+    static @Nullable String anyAssignedName(UpdateSkeleton update) {
         for (List<Token> value : update.values()) {
             String wholeRow = ColumnReferences.readsOwnRow(value, update.columns(), update.qualifier());
             if (wholeRow != null) {

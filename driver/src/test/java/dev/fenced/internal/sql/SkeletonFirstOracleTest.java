@@ -195,22 +195,70 @@ class SkeletonFirstOracleTest {
         }
     }
 
-    private record Result(int fast, int sameText, List<String> divergences) {}
+    /**
+     * UPDATE and DELETE with parenthesised subqueries ({@link ReadOnlySubqueries}) in the WHERE and the SET values:
+     * IN, EXISTS, scalar and ANY forms, correlated (by the target's name or alias, bare names of assigned columns)
+     * and not, reading protected and unprotected tables, with ORDER BY, LIMIT, OFFSET and FETCH in every order, row
+     * locks, TABLESAMPLE, WITH, volatile functions, nested, with quoted names and comments; targets with and
+     * without tombstones and in observe mode. Every plan the lane makes must be the parser's path's.
+     */
+    @Test
+    void generatedSubqueryPlansAreTheParsersPlans() {
+        List<String> columns = List.of("id", "a", "b", "n", "fence");
+        List<ProtectedTable> tables = List.of(
+                new ProtectedTable(TableName.parse("t"), "fence", dev.fenced.FencingMode.ENFORCE),
+                new ProtectedTable(TableName.parse("o"), "fence", dev.fenced.FencingMode.OBSERVE),
+                new ProtectedTable(TableName.parse("k"), "fence", dev.fenced.FencingMode.ENFORCE));
+        Map<TableName, TableShape> shapes = Map.of(
+                TableName.parse("t"), new TableShape(columns, List.of("id"), "t"),
+                TableName.parse("o"), new TableShape(columns, List.of("id"), "o"));
+        FencingTargets targets = FencingTargets.modelled(
+                tables, Map.of(), Set.of("random", "nextval"), shapes, TableName.parse("fenced_tombstone"));
+        List<String> texts = generatedSubqueries(new Random(2026), 3000);
+        for (RelativeUpdatePolicy policy : List.of(RelativeUpdatePolicy.ALLOW, RelativeUpdatePolicy.REFUSE)) {
+            Result r = compare(targets, policy, texts);
+            System.out.printf(
+                    Locale.ROOT,
+                    "generated subqueries, relative updates %s: %d statements, %d planned by position first (%d of them"
+                            + " compared with JSqlParser's plan, %d with its exact text), %d divergences%n",
+                    policy,
+                    texts.size(),
+                    r.fast,
+                    r.againstParser,
+                    r.sameText,
+                    r.divergences.size());
+            assertTrue(r.divergences.isEmpty(), policy + ":\n" + String.join("\n", r.divergences));
+            if (policy == RelativeUpdatePolicy.ALLOW) {
+                assertTrue(r.fast >= texts.size() / 4, "the fast lane planned only " + r.fast);
+                assertTrue(r.againstParser >= texts.size() / 8, "compared with JSqlParser only " + r.againstParser);
+            }
+        }
+    }
+
+    /**
+     * @param againstParser of the {@code fast} plans, those JSqlParser planned too (the rest the parser's path fenced
+     *                      by position as well, JSqlParser unable to read them)
+     */
+    private record Result(int fast, int sameText, int againstParser, List<String> divergences) {}
 
     private static Result compare(FencingTargets targets, RelativeUpdatePolicy policy, List<String> texts) {
         SqlRewriter first = new SqlRewriter(targets, policy, PARSE_TIMEOUT, true);
         SqlRewriter parser = new SqlRewriter(targets, policy, PARSE_TIMEOUT, false);
         int fast = 0;
         int sameText = 0;
+        int againstParser = 0;
         List<String> divergences = new ArrayList<>();
         for (String sql : texts) {
             for (boolean nullToken : new boolean[] {false, true}) {
                 long before = first.skeletonFirstPlans();
                 RewritePlan planned = nullToken ? first.planForNullToken(sql) : first.plan(sql);
                 boolean byPosition = first.skeletonFirstPlans() > before;
+                long fallbackBefore = parser.byPositionPlans();
                 RewritePlan slow = nullToken ? parser.planForNullToken(sql) : parser.plan(sql);
+                boolean parserFellBack = parser.byPositionPlans() > fallbackBefore;
                 String difference = difference(planned, slow);
                 fast += byPosition && !nullToken ? 1 : 0;
+                againstParser += byPosition && !nullToken && !parserFellBack ? 1 : 0;
                 if (difference != null) {
                     divergences.add((nullToken ? "(NULL token) " : "") + sql + "\n    " + difference);
                 } else if (byPosition
@@ -220,7 +268,7 @@ class SkeletonFirstOracleTest {
                 }
             }
         }
-        return new Result(fast, sameText, divergences);
+        return new Result(fast, sameText, againstParser, divergences);
     }
 
     /** Null when the two plans are the same plan (see the class comment); otherwise how they differ. */
@@ -508,6 +556,148 @@ class SkeletonFirstOracleTest {
                 }
             }
             b.append(pick(random, DELETE_TAILS));
+            out.add(b.toString());
+        }
+        return out;
+    }
+
+    private static final String[] SUB_TARGETS = {"t", "T", "\"t\"", "public.t", "t AS x", "t x", "o", "k", "u"};
+    private static final String[] SUB_SOURCES = {
+        "s",
+        "\"S\"",
+        "public.s",
+        "t",
+        "o AS y",
+        "s /* c */",
+        "s AS \"Q\"",
+        "k",
+        "s JOIN o ON o.id = s.id",
+        "s JOIN o USING (id)",
+        "s TABLESAMPLE SYSTEM (10)",
+        "ONLY s"
+    };
+    private static final String[] SUB_TAILS = {
+        "",
+        "",
+        " ORDER BY id",
+        " LIMIT 1",
+        " OFFSET 1",
+        " ORDER BY id LIMIT 1",
+        " ORDER BY id OFFSET 1 LIMIT 2",
+        " ORDER BY id LIMIT 2 OFFSET 1",
+        " LIMIT 1 OFFSET 1",
+        " OFFSET 1 LIMIT 1",
+        " ORDER BY id FETCH FIRST 1 ROWS ONLY",
+        " FETCH FIRST 1 ROWS ONLY",
+        " ORDER BY id OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY",
+        " OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY",
+        " ORDER BY \"id\" DESC NULLS LAST LIMIT ?",
+        " LIMIT ALL",
+        " GROUP BY id HAVING count(*) > 1",
+        " FOR UPDATE",
+        " FOR UPDATE SKIP LOCKED",
+        " FOR NO KEY UPDATE",
+        " FOR SHARE",
+        " ORDER BY id FOR UPDATE",
+        " -- c\n",
+        " UNION SELECT id FROM o",
+        " ORDER BY random()"
+    };
+    private static final String[] SUB_CONDITIONS = {
+        "",
+        " WHERE b = 'x'",
+        " WHERE a = ?",
+        " WHERE id > 1 /* ? ' */",
+        " WHERE random() < 0.5",
+        " WHERE n IS NOT NULL",
+        " WHERE s.id = t.id",
+        " WHERE s.id = x.id",
+        " WHERE s.id = id",
+        " WHERE id IN (SELECT id FROM o WHERE b = $$it's$$)",
+        " WHERE EXISTS (SELECT 1 FROM s s2 WHERE s2.id = s.id)",
+        " WHERE s.n = t.n",
+        " WHERE \"id\" = (SELECT max(id) FROM k)"
+    };
+
+    /** A subquery: {@code (SELECT <what> FROM <source> <condition> <tail>)}. */
+    private static String subquery(Random random, String what) {
+        return "(" + pick(random, "SELECT ", "select ", "SELECT\n") + what + " FROM " + pick(random, SUB_SOURCES)
+                + pick(random, SUB_CONDITIONS) + pick(random, SUB_TAILS) + ")";
+    }
+
+    private static String subqueryCondition(Random random) {
+        return switch (random.nextInt(9)) {
+            case 0, 1 -> "id IN " + subquery(random, pick(random, "id", "\"id\"", "s.id", "a"));
+            case 2 -> pick(random, "EXISTS ", "NOT EXISTS ") + subquery(random, pick(random, "1", "*", "n"));
+            case 3 -> "n = " + subquery(random, pick(random, "max(n)", "count(*)", "a", "min(x.n)"));
+            case 4 -> "id = ANY " + subquery(random, "id");
+            case 5 -> "id IN (SELECT id FROM s WHERE id IN " + subquery(random, "id") + ")";
+            case 6 -> "id IN ((SELECT id FROM s) UNION (SELECT id FROM o))";
+            case 7 -> "id IN (WITH w AS (SELECT 1 AS id) SELECT id FROM w)";
+            default -> "id = 1";
+        };
+    }
+
+    private static final String[] SUB_VALUES = {
+        "1",
+        "?",
+        "n + 1",
+        "x.n",
+        "(SELECT max(b) FROM s)",
+        "(SELECT max(n) FROM s)",
+        "(SELECT n FROM s WHERE s.id = t.id)",
+        "(SELECT a FROM s WHERE s.id = x.id)",
+        "(SELECT s.b FROM s WHERE s.id = id)",
+        "(SELECT t.n)",
+        "(SELECT n + 1)",
+        "(SELECT x.a FROM s AS x)",
+        "coalesce((SELECT b FROM s LIMIT 1), 0)",
+        "(SELECT count(*) FROM s) + n",
+        "(SELECT count(*) FROM s) + 1",
+        "ARRAY(SELECT id FROM s)",
+        "EXISTS (SELECT 1 FROM s)",
+        "(SELECT b FROM s ORDER BY id LIMIT 1)",
+        "(SELECT b FROM s FOR UPDATE)",
+        "(SELECT \"b\" FROM \"S\" /* c */ WHERE id = ?)",
+        "(SELECT random())",
+        "(SELECT b FROM t WHERE t.id = 1)",
+        "(SELECT n(1) FROM s)",
+        "(SELECT s.n FROM s)"
+    };
+
+    private static List<String> generatedSubqueries(Random random, int count) {
+        List<String> out = new ArrayList<>();
+        while (out.size() < count) {
+            String target = pick(random, SUB_TARGETS);
+            StringBuilder b = new StringBuilder();
+            if (random.nextBoolean()) {
+                b.append(pick(random, "UPDATE ", "update ")).append(target).append(" SET ");
+                List<String> used = new ArrayList<>();
+                int items = 1 + random.nextInt(2);
+                for (int i = 0; i < items; i++) {
+                    String c = pick(random, "a", "b", "n", "\"n\"");
+                    if (used.contains(TableName.fold(c))) {
+                        continue;
+                    }
+                    used.add(TableName.fold(c));
+                    b.append(used.size() > 1 ? ", " : "")
+                            .append(c)
+                            .append(" = ")
+                            .append(pick(random, SUB_VALUES));
+                }
+                if (random.nextInt(5) == 0) {
+                    b.append(", (a, b) = ").append(subquery(random, "a, b"));
+                }
+            } else {
+                b.append(pick(random, "DELETE FROM ", "delete from ")).append(target);
+            }
+            if (random.nextInt(6) != 0) {
+                b.append(pick(random, " WHERE ", "\nWHERE\t", "/**/WHERE ")).append(subqueryCondition(random));
+                if (random.nextInt(3) == 0) {
+                    b.append(pick(random, " AND ", " OR ")).append(subqueryCondition(random));
+                }
+            }
+            b.append(pick(random, "", "", "", " RETURNING *", " RETURNING id, (SELECT 1)", ";"));
             out.add(b.toString());
         }
         return out;
