@@ -58,7 +58,8 @@ class LaneAttackIT {
                 "CREATE UNIQUE INDEX p_lower_v ON p (lower(v))",
                 "CREATE UNIQUE INDEX p_id_positive ON p (id) WHERE n >= 0",
                 "CREATE TABLE s (id int, v text, n bigint)",
-                "CREATE SEQUENCE q");
+                "CREATE SEQUENCE q",
+                "CREATE FUNCTION bumped(t) RETURNS bigint LANGUAGE sql AS 'SELECT $1.n + 100'");
     }
 
     @AfterAll
@@ -344,6 +345,51 @@ class LaneAttackIT {
     void generatedProbes() throws SQLException {
         System.out.println("LaneAttackIT generated probes: seed " + SEED + " (-Dlanattack.seed to replay)");
         report("generated (seed " + SEED + ")", attackAll(generated(new Random(SEED), 160)));
+    }
+
+    /**
+     * {@code x.bumped} is PostgreSQL's attribute notation for {@code bumped(x)}: a function of the whole existing row,
+     * here reading n, the column the statement assigns. A relative update, which fenced.relativeUpdates=refuse must
+     * refuse on the lane's path (upserts, subqueries) as on the parser's and the fallback's; all three once took it
+     * for an ordinary column of the row.
+     */
+    static final List<String> ATTRIBUTE_CALLS = List.of(
+            "INSERT INTO t AS x (id, n) VALUES (1, 5) ON CONFLICT (id) DO UPDATE SET n = x.bumped",
+            "INSERT INTO t (id, n) VALUES (1, - - 5) ON CONFLICT (id) DO UPDATE SET n = t.bumped",
+            "UPDATE t SET n = t.bumped WHERE id = 1",
+            "UPDATE t AS x SET n = (SELECT x.bumped) WHERE id IN (SELECT id FROM s)");
+
+    @Test
+    void theRowReadWholeInAttributeNotationIsARelativeUpdate() throws SQLException {
+        List<String> wrong = new ArrayList<>();
+        for (String sql : ATTRIBUTE_CALLS) {
+            reset();
+            try (Connection c = db.rawConnection()) {
+                run(c, sql, false);
+            }
+            // raw PostgreSQL reads the existing row: row 1's n (1) + 100
+            assertTrue(data().contains("t,1,one,101;"), sql + ": " + data());
+            for (boolean prepared : new boolean[] {false, true}) {
+                reset();
+                String before = data();
+                String outcome;
+                try (Connection c = DriverManager.getConnection(
+                                db.fencedUrl("fenced.tables=t,k,excluded,p", "fenced.relativeUpdates=refuse"));
+                        FencingScope ignored = Fencing.bind(CURRENT)) {
+                    outcome = run(c, sql, prepared);
+                }
+                // refused: as a relative update, or (JSqlParser cannot read - - 5) as unreadable, never run
+                if (!outcome.contains(":FN003:") || !before.equals(data())) {
+                    wrong.add((prepared ? "PS " : "ST ") + sql + "\n    " + outcome + " / " + data());
+                }
+            }
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "LaneAttackIT attribute notation: %d statements x 2, %d not refused as relative updates%n",
+                ATTRIBUTE_CALLS.size(),
+                wrong.size());
+        assertTrue(wrong.isEmpty(), wrong.size() + " not refused:\n" + String.join("\n", wrong));
     }
 
     private static final String[] G_TARGETS = {"t", "t AS x", "public.t", "\"t\"", "k", "k AS \"K\""};
