@@ -45,12 +45,13 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
      * True if {@code value} reads one of {@code targets} of the row being written: an unqualified
      * reference, or one qualified with the row's own {@code qualifier}.
      */
-    static @Nullable String readsOwnColumn(Expression value, List<Column> targets, String qualifier) {
+    static @Nullable String readsOwnColumn(
+            Expression value, List<Column> targets, String qualifier, @Nullable List<String> tableColumns) {
         List<String> assigned = new ArrayList<>();
         for (Column target : targets) {
             assigned.add(TableName.fold(target.getColumnName()));
         }
-        String byName = readsOwnRow(SqlLexer.tokenize(value.toString()), assigned, qualifier);
+        String byName = readsOwnRow(SqlLexer.tokenize(value.toString()), assigned, qualifier, tableColumns);
         if (byName != null) {
             return byName;
         }
@@ -77,8 +78,11 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
      *
      * @param assigned the folded columns the SET list assigns
      * @param qualifier how the statement names the row: its alias, else the target's bare name (as written)
+     * @param tableColumns the target's columns as the catalog read them, or null when not read
+     *                     ({@link #callsOnRow})
      */
-    static @Nullable String readsOwnRow(List<Token> value, List<String> assigned, String qualifier) {
+    static @Nullable String readsOwnRow(
+            List<Token> value, List<String> assigned, String qualifier, @Nullable List<String> tableColumns) {
         if (assigned.isEmpty()) {
             return null;
         }
@@ -92,6 +96,9 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
             String name = TableName.fold(t.text());
             Token before = j > 0 ? value.get(j - 1) : null;
             Token next = j + 1 < value.size() ? value.get(j + 1) : null;
+            if (callsOnRow(value, j, own, tableColumns)) {
+                return assigned.get(0);
+            }
             if (before != null && before.isSymbol(".")) {
                 // a field, or a column qualified by a name: the row's own inside a query (outside, the caller's)
                 boolean ownQualifier =
@@ -109,6 +116,27 @@ final class ColumnReferences extends ExpressionVisitorAdapter<Void> {
             }
         }
         return null;
+    }
+
+    /**
+     * The name at {@code j} after the row's own name and a dot ({@code x.f}, {@code public.t.f}) names no column of
+     * the target ({@code tableColumns}): PostgreSQL reads it in attribute notation as {@code f(x)}, a function of the
+     * whole row, which reads every column, the assigned ones too. Undecidable, so false, when the target's columns
+     * were not read (null); {@code x.f(...)} is a call of a function in schema {@code x}.
+     *
+     * @param own the row's own name, folded
+     */
+    static boolean callsOnRow(List<Token> value, int j, String own, @Nullable List<String> tableColumns) {
+        if (tableColumns == null
+                || j < 2
+                || !TokenRuns.isName(value.get(j))
+                || !value.get(j - 1).isSymbol(".")
+                || !TokenRuns.isName(value.get(j - 2))
+                || !TableName.fold(value.get(j - 2).text()).equals(own)
+                || j + 1 < value.size() && value.get(j + 1).isSymbol("(")) {
+            return false;
+        }
+        return !tableColumns.contains(TableName.fold(value.get(j).text()));
     }
 
     /** A query inside a value's tokens: any SELECT, VALUES, TABLE or WITH in it. */

@@ -116,12 +116,12 @@ final class ReadOnlySubqueries {
      *
      * @return the judgement, or null to decline
      */
-    static @Nullable Relative relativeWithQueries(UpdateSkeleton update) {
+    static @Nullable Relative relativeWithQueries(UpdateSkeleton update, @Nullable List<String> tableColumns) {
         List<List<Token>> plain = new ArrayList<>(update.values().size());
         String least = null;
         for (List<Token> value : update.values()) {
             if (ColumnReferences.holdsQuery(value)) {
-                String read = ColumnReferences.readsOwnRow(value, update.columns(), update.qualifier());
+                String read = ColumnReferences.readsOwnRow(value, update.columns(), update.qualifier(), tableColumns);
                 least = least != null ? least : read;
             } else {
                 plain.add(value);
@@ -129,12 +129,12 @@ final class ReadOnlySubqueries {
         }
         UpdateSkeleton plainPart = new UpdateSkeleton(
                 update.target(), update.qualifier(), update.setEnd(), update.hasFrom(), update.columns(), plain);
-        if (!SkeletonFirst.ownColumnsDecidable(plainPart)) {
+        if (!SkeletonFirst.ownColumnsDecidable(plainPart, tableColumns)) {
             return null;
         }
         String plainRead = SkeletonFirst.ownColumnRead(plainPart);
         least = least != null ? least : plainRead;
-        String most = SkeletonFencer.anyAssignedName(update);
+        String most = SkeletonFencer.anyAssignedName(update, tableColumns);
         if ((least == null) != (most == null)) {
             return null;
         }

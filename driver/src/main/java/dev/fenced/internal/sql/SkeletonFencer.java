@@ -51,7 +51,9 @@ final class SkeletonFencer {
         UpdateSkeleton update = UpdateSkeleton.read(statement);
         if (update != null) {
             ProtectedTable table = protectedTable(update.target(), update.columns());
-            return table == null ? null : update(update, table, anyAssignedName(update), tokenMayBeNull);
+            return table == null
+                    ? null
+                    : update(update, table, anyAssignedName(update, columnsOf(table)), tokenMayBeNull);
         }
         InsertSkeleton insert = InsertSkeleton.read(statement);
         if (insert != null) {
@@ -85,21 +87,25 @@ final class SkeletonFencer {
                         || !SkeletonFirst.plainSetTargets(statement, update.setEnd())) {
                     return null;
                 }
+                ProtectedTable table = protectedTable(update.target(), update.columns());
+                if (table == null) {
+                    return null;
+                }
                 String relative;
                 if (outside == statement) {
-                    if (!SkeletonFirst.ownColumnsDecidable(update)) {
+                    if (!SkeletonFirst.ownColumnsDecidable(update, columnsOf(table))) {
                         return null;
                     }
                     relative = SkeletonFirst.ownColumnRead(update);
                 } else {
-                    ReadOnlySubqueries.Relative judged = ReadOnlySubqueries.relativeWithQueries(update);
+                    ReadOnlySubqueries.Relative judged =
+                            ReadOnlySubqueries.relativeWithQueries(update, columnsOf(table));
                     if (judged == null) {
                         return null;
                     }
                     relative = judged.column();
                 }
-                ProtectedTable table = protectedTable(update.target(), update.columns());
-                return table == null ? null : update(update, table, relative, tokenMayBeNull);
+                return update(update, table, relative, tokenMayBeNull);
             }
             DeleteSkeleton delete = DeleteSkeleton.read(statement);
             if (delete != null) {
@@ -144,7 +150,7 @@ final class SkeletonFencer {
             return table == null ? null : insert(insert, null, table, tokenMayBeNull);
         }
         if (!SkeletonFirst.plainSetTargets(statement, conflict.setAt(), conflictSet.setEnd())
-                || !SkeletonFirst.ownColumnsDecidable(conflictSet, true)
+                || !SkeletonFirst.ownColumnsDecidable(conflictSet, true, columnsOf(table))
                 || conflictSet.columns().contains(table.column())) {
             return null; // the parser's path judges it (and refuses a SET of the fence column)
         }
@@ -171,9 +177,9 @@ final class SkeletonFencer {
      * Conservatively, any name in the SET values that spells an assigned column, or the row read as a whole
      * ({@link ColumnReferences#readsOwnRow}), read as a relative update.
      */
-    static @Nullable String anyAssignedName(UpdateSkeleton update) {
+    static @Nullable String anyAssignedName(UpdateSkeleton update, @Nullable List<String> tableColumns) {
         for (List<Token> value : update.values()) {
-            String wholeRow = ColumnReferences.readsOwnRow(value, update.columns(), update.qualifier());
+            String wholeRow = ColumnReferences.readsOwnRow(value, update.columns(), update.qualifier(), tableColumns);
             if (wholeRow != null) {
                 return wholeRow;
             }
@@ -184,6 +190,12 @@ final class SkeletonFencer {
             }
         }
         return null;
+    }
+
+    /** The table's columns as the catalog read them, or null when not read ({@link ColumnReferences#callsOnRow}). */
+    private @Nullable List<String> columnsOf(ProtectedTable table) {
+        TableShape shape = targets.shapeOf(table);
+        return shape == null ? null : shape.columns();
     }
 
     private @Nullable ProtectedTable protectedTable(TableName target, List<String> columns) throws Refusal {

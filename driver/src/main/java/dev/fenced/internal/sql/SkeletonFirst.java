@@ -157,15 +157,16 @@ final class SkeletonFirst {
      * Whether every name in the SET values that spells an assigned column is one the parser's path reads as a
      * column reference or certainly does not: false when one is in a place it could be read either way.
      */
-    static boolean ownColumnsDecidable(UpdateSkeleton update) {
-        return ownColumnsDecidable(update, false);
+    static boolean ownColumnsDecidable(UpdateSkeleton update, @Nullable List<String> tableColumns) {
+        return ownColumnsDecidable(update, false, tableColumns);
     }
 
     /**
      * {@link #ownColumnsDecidable(UpdateSkeleton)} of ON CONFLICT DO UPDATE's SET list ({@code excludedRow}): a name
      * qualified by {@code excluded} reads the proposed row, which the parser's path reads as another table's column.
      */
-    static boolean ownColumnsDecidable(UpdateSkeleton update, boolean excludedRow) {
+    static boolean ownColumnsDecidable(
+            UpdateSkeleton update, boolean excludedRow, @Nullable List<String> tableColumns) {
         String own = TableName.fold(update.qualifier());
         for (List<Token> value : update.values()) {
             for (int j = 0; j < value.size(); j++) {
@@ -176,6 +177,9 @@ final class SkeletonFirst {
                         && TableName.fold(t.text()).equals(own)
                         && ColumnReferences.wholeRow(value, j)) {
                     return false; // the row as a whole (f(t), (t).n, t.*): the parser's path judges it
+                }
+                if (ColumnReferences.callsOnRow(value, j, own, tableColumns)) {
+                    return false; // t.f, f(t) in attribute notation: the row as a whole, as above
                 }
                 if (readsAssigned(update, value, j, excludedRow) == Read.UNDECIDED) {
                     return false;

@@ -61,9 +61,11 @@ final class UpdateFencer {
                 targets.add(c);
             }
         }
+        TableShape shape = ctx.targets.shapeOf(table);
         for (UpdateSet set : sets) {
             for (Expression value : set.getValues()) {
-                String relative = ColumnReferences.readsOwnColumn(value, targets, qualifier);
+                String relative = ColumnReferences.readsOwnColumn(
+                        value, targets, qualifier, shape == null ? null : shape.columns());
                 if (relative != null) {
                     ctx.relativeUpdateFound(table, relative);
                 }
