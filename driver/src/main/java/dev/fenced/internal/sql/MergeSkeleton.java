@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * SET value are the expression's; the first top-level RETURNING ends the last clause (in PostgreSQL's
  * {@code MergeStmt} nothing else follows the WHEN clauses).
  *
- * <p>Not read (null), so the statement stays refused: ONLY, {@code t *}, three-part names, unbalanced brackets, an
+ * <p>Not read (null), so the statement stays refused: {@code t *}, three-part names, unbalanced brackets, an
  * action other than {@code UPDATE SET ...}, {@code DELETE}, {@code DO NOTHING} or {@code INSERT [(columns)]
  * [OVERRIDING ... VALUE] VALUES (...)} ({@code INSERT DEFAULT VALUES} needs its words replaced, which a fence by
  * position cannot do), an action of the wrong kind for its clause (PostgreSQL rejects it), an INSERT column with a
@@ -79,7 +79,8 @@ record MergeSkeleton(TableName target, String writtenTable, String qualifier, Li
             return null;
         }
         List<String> parts = new ArrayList<>();
-        int i = TokenRuns.target(tokens, 2, parts);
+        // MERGE INTO ONLY t: the rows written are t's alone, fenced as t's are (the parser's path lifts ONLY off too)
+        int i = TokenRuns.target(tokens, tokens.get(2).isWord("ONLY") ? 3 : 2, parts);
         if (i < 0) {
             return null;
         }

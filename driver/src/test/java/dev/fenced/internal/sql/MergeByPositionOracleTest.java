@@ -115,7 +115,21 @@ class MergeByPositionOracleTest {
     // ------------------------------------------------------------------------------------------------ generator
 
     private static final String[] TARGETS = {
-        "t", "T", "\"t\"", "public.t", "t AS x", "t x", "o", "o AS x", "k", "nk", "t AS \"Q\"", "u"
+        "t",
+        "T",
+        "\"t\"",
+        "public.t",
+        "t AS x",
+        "t x",
+        "o",
+        "o AS x",
+        "k",
+        "nk",
+        "t AS \"Q\"",
+        "u",
+        "ONLY t",
+        "only public.t AS x",
+        "ONLY o"
     };
     private static final String[] SOURCES = {
         "src s",
@@ -164,7 +178,8 @@ class MergeByPositionOracleTest {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             String target = pick(r, TARGETS);
-            String qualifier = target.contains(" ") ? target.substring(target.lastIndexOf(' ') + 1) : target;
+            String last = target.substring(target.lastIndexOf(' ') + 1);
+            String qualifier = last.startsWith("public.") ? "t" : last;
             StringBuilder sql = new StringBuilder(r.nextBoolean() ? "MERGE INTO " : "merge into ");
             sql.append(target)
                     .append(" USING ")
