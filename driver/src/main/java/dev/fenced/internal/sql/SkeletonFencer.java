@@ -14,8 +14,8 @@ import net.sf.jsqlparser.schema.Column;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Fences, by position, one UPDATE ({@link UpdateSkeleton}), INSERT ({@link InsertSkeleton}) or DELETE
- * ({@link DeleteSkeleton}) that JSqlParser cannot read or would change, or that {@link SkeletonFirst} plans first: the user's text is kept token for token and fenced's fragments go where the skeleton placed
+ * Fences, by position, one UPDATE ({@link UpdateSkeleton}), INSERT ({@link InsertSkeleton}), DELETE
+ * ({@link DeleteSkeleton}) or MERGE ({@link MergeSkeleton}, {@link MergeByPosition}) that JSqlParser cannot read or would change, or that {@link SkeletonFirst} plans first: the user's text is kept token for token and fenced's fragments go where the skeleton placed
  * them. The result is checked the way the parser's output is: lexed as PostgreSQL lexes it, it must be exactly the
  * user's tokens with the fragments in their places, losing nothing ({@link SentText}).
  */
@@ -64,6 +64,17 @@ final class SkeletonFencer {
         if (delete != null) {
             ProtectedTable table = protectedTable(delete.target(), List.of());
             return table == null ? null : delete(delete, table, tokenMayBeNull);
+        }
+        MergeSkeleton merge = MergeSkeleton.read(statement);
+        if (merge != null) {
+            ProtectedTable table = protectedTable(merge.target(), List.of());
+            if (table == null) {
+                return null;
+            }
+            FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
+            TreeMap<Integer, Fragment> fragments = new TreeMap<>();
+            boolean guarded = new MergeByPosition(this, merge, table, ctx).place(fragments);
+            return plan(withFragments(fragments, table), table, ctx, guarded);
         }
         // INSERT ... ON CONFLICT DO UPDATE, which InsertSkeleton does not read alone: fenced where the lane would
         // fence it, else the parser's refusal stands (the lane's plan and the parser's path's are one)
@@ -249,7 +260,7 @@ final class SkeletonFencer {
     }
 
     /** What an UPDATE's guarded SET item depends on: the same for every statement of a table and token place. */
-    private record SetItem(
+    record SetItem(
             @Nullable String qualifier,
             String column,
             String tableLabel,
@@ -268,7 +279,7 @@ final class SkeletonFencer {
     /** Fragments' tokens (compared by kind and text only, so shared), bounded as {@link #SET_ITEMS} is. */
     private static final ConcurrentHashMap<String, List<Token>> FRAGMENT_TOKENS = new ConcurrentHashMap<>();
 
-    private static List<Token> fragmentTokens(String fragment) {
+    static List<Token> fragmentTokens(String fragment) {
         List<Token> tokens = FRAGMENT_TOKENS.get(fragment);
         if (tokens == null) {
             tokens = List.copyOf(SqlLexer.tokenize(fragment));
@@ -281,7 +292,7 @@ final class SkeletonFencer {
     }
 
     /** {@code , <column> = <guard>}: fenced's SET item, as JSqlParser prints it after the user's last item. */
-    private static String setItem(SetItem item) {
+    static String setItem(SetItem item) {
         String printed = SET_ITEMS.get(item);
         if (printed == null) {
             printed = ", " + TableName.quote(item.column()) + " = "
@@ -378,7 +389,7 @@ final class SkeletonFencer {
     }
 
     /** The user's tokens {@code from} to {@code to} of the statement as written, the {@code ?}s numbered in place. */
-    private String copied(int from, int to) {
+    String copied(int from, int to) {
         int offset = tokens.indexOf(statement.get(0));
         int[] numbered = {0};
         for (int k = 0; k < offset + from; k++) {
@@ -395,8 +406,13 @@ final class SkeletonFencer {
         return text.toString();
     }
 
+    /** The statement's tokens {@code from} to {@code to}, as the user wrote them. */
+    List<Token> statementTokens(int from, int to) {
+        return statement.subList(from, to);
+    }
+
     /** The copy of a WHERE lexes as the user's tokens: same kinds, same texts but the {@code ?}s' numbers. */
-    private static boolean copiesWhere(List<Token> copy, List<Token> written) {
+    static boolean copiesWhere(List<Token> copy, List<Token> written) {
         if (copy.size() != written.size()) {
             return false;
         }
@@ -411,7 +427,7 @@ final class SkeletonFencer {
     }
 
     /** What a DELETE's condition depends on but its WHERE: the same for every statement of a table, name and place. */
-    private record DeleteCondition(
+    record DeleteCondition(
             String writtenTable,
             String qualifier,
             String column,
@@ -430,8 +446,7 @@ final class SkeletonFencer {
      * The DELETE's condition as the parser's path prints it: with a WHERE, the three texts before, between and after
      * its two places; without one, the whole condition.
      */
-    private static String[] deleteCondition(DeleteCondition key, ProtectedTable table, FenceContext ctx)
-            throws Refusal {
+    static String[] deleteCondition(DeleteCondition key, ProtectedTable table, FenceContext ctx) throws Refusal {
         String[] printed = DELETE_CONDITIONS.get(key);
         if (printed == null) {
             String whole = DeleteFencer.guardedWhere(
@@ -457,7 +472,7 @@ final class SkeletonFencer {
      * What fenced adds at one place: its text, the tokens it must lex as, and whether it goes after the whitespace
      * before the user's token (right before it) rather than right after the token before.
      */
-    private record Fragment(String text, List<Token> tokens, boolean beforeToken) {
+    record Fragment(String text, List<Token> tokens, boolean beforeToken) {
 
         /** Text of fenced's own, the same for many statements: its tokens are kept ({@link #fragmentTokens}). */
         static Fragment shared(String text) {

@@ -112,9 +112,11 @@ record UpdateSkeleton(
         return !(t.isWord("FROM") && k > 0 && tokens.get(k - 1).isWord("DISTINCT"));
     }
 
-    /** {@code col[...] = value}, {@code col.field = value} or {@code (a, b) = value}: the columns and the value. */
-    private static boolean readItem(
-            List<Token> tokens, int from, int to, List<String> columns, List<List<Token>> values) {
+    /**
+     * {@code col[...] = value}, {@code col.field = value} or {@code (a, b) = value}: the columns and the value. Also
+     * {@link MergeSkeleton}'s, for a MERGE's {@code THEN UPDATE SET}.
+     */
+    static boolean readItem(List<Token> tokens, int from, int to, List<String> columns, List<List<Token>> values) {
         int eq = -1;
         int depth = 0;
         for (int k = from; k < to; k++) {

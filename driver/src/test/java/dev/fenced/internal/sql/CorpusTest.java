@@ -396,6 +396,10 @@ class CorpusTest {
     /** An UPDATE fenced by position: its last SET item assigns the fence column the guard. */
     private static boolean fencedByPosition(String sql) {
         List<Token> tokens = SqlLexer.tokenize(sql);
+        MergeSkeleton m = MergeSkeleton.read(tokens);
+        if (m != null) {
+            return mergeFencedByPosition(m, tokens);
+        }
         UpdateSkeleton u = UpdateSkeleton.read(tokens);
         if (u != null) {
             return !u.columns().isEmpty()
@@ -414,6 +418,41 @@ class CorpusTest {
                                         .map(Token::text)
                                         .collect(java.util.stream.Collectors.joining(" "))
                                         .equalsIgnoreCase("CAST ( ? AS bigint )"));
+    }
+
+    /**
+     * A MERGE fenced by position: each UPDATE's last SET item assigns the fence column the guard, each DELETE's
+     * condition holds the check, each INSERT's column list ends with the fence column and its row with the token.
+     */
+    private static boolean mergeFencedByPosition(MergeSkeleton m, List<Token> tokens) {
+        boolean any = false;
+        for (MergeSkeleton.Clause c : m.clauses()) {
+            boolean carries = switch (c.action()) {
+                case DO_NOTHING -> true;
+                case UPDATE ->
+                    c.setColumns().get(c.setColumns().size() - 1).equals("last_token")
+                            && c.setValues().get(c.setValues().size() - 1).stream()
+                                    .anyMatch(t -> t.text().contains(Guards.MARKER));
+                case DELETE ->
+                    c.conditional()
+                            && tokens.subList(c.condStart(), c.then()).stream()
+                                    .anyMatch(t -> t.text().contains(Guards.MARKER));
+                case INSERT ->
+                    !c.insertColumns().isEmpty()
+                            && c.insertColumns()
+                                    .get(c.insertColumns().size() - 1)
+                                    .equals("last_token")
+                            && tokens.subList(c.valuesEnd() - 6, c.valuesEnd()).stream()
+                                    .map(Token::text)
+                                    .collect(java.util.stream.Collectors.joining(" "))
+                                    .equalsIgnoreCase("CAST ( ? AS bigint )");
+            };
+            if (!carries) {
+                return false;
+            }
+            any |= c.action() != MergeSkeleton.Action.DO_NOTHING;
+        }
+        return any;
     }
 
     private static void checkSets(
