@@ -108,7 +108,8 @@ final class MergeByPosition {
     private @Nullable String ownColumnRead(MergeSkeleton.Clause clause) {
         String own = TableName.fold(merge.qualifier());
         for (List<Token> value : clause.setValues()) {
-            String wholeRow = ColumnReferences.readsOwnRow(value, clause.setColumns(), merge.qualifier());
+            String wholeRow =
+                    ColumnReferences.readsOwnRow(value, clause.setColumns(), merge.qualifier(), host.columnsOf(table));
             if (wholeRow != null) {
                 return wholeRow;
             }

@@ -204,7 +204,8 @@ final class SkeletonFencer {
     }
 
     /** The table's columns as the catalog read them, or null when not read ({@link ColumnReferences#callsOnRow}). */
-    private @Nullable List<String> columnsOf(ProtectedTable table) {
+    @Nullable
+    List<String> columnsOf(ProtectedTable table) {
         TableShape shape = targets.shapeOf(table);
         return shape == null ? null : shape.columns();
     }
