@@ -52,23 +52,40 @@ final class DeleteFencer {
      * path and the one by position ({@link SkeletonFencer}), so both refuse alike, with the same words.
      */
     static void refuseUnrepeatable(List<Token> where, ProtectedTable table, FencingTargets targets) throws Refusal {
+        refuseUnrepeatable(where, "DELETE whose WHERE", "the WHERE", table, targets);
+    }
+
+    /**
+     * {@link #refuseUnrepeatable(List, ProtectedTable, FencingTargets)} of any condition fenced evaluates twice: a
+     * DELETE's WHERE, or a MERGE's {@code WHEN ... AND c THEN DELETE} condition (evaluated again inside the check,
+     * where a different answer would send the row to a later WHEN clause).
+     *
+     * @param statement what the refusal names ({@code DELETE whose WHERE})
+     * @param condition how it names the condition again ({@code the WHERE})
+     */
+    static void refuseUnrepeatable(
+            List<Token> where, String statement, String condition, ProtectedTable table, FencingTargets targets)
+            throws Refusal {
         String fn = volatileFunctionIn(where, targets);
         if (fn != null) {
             throw new Refusal(
                     table.displayName(),
-                    "DELETE whose WHERE calls the volatile function " + fn
-                            + "() (volatile, or created since the last catalog read): fenced evaluates the WHERE twice to"
-                            + " check only the rows it deletes");
+                    statement + " calls the volatile function " + fn
+                            + "() (volatile, or created since the last catalog read): fenced evaluates " + condition
+                            + " twice to check only the rows it deletes");
         }
         String subquery = unrepeatableSubqueryIn(where);
         if (subquery != null) {
             throw new Refusal(
                     table.displayName(),
-                    "DELETE whose WHERE has a subquery with " + subquery
-                            + ": fenced evaluates the WHERE twice to check only the rows it deletes, and the two"
-                            + " evaluations could pick different rows");
+                    statement + " has a subquery with " + subquery
+                            + ": fenced evaluates " + condition + " twice to check only the rows it deletes, and the"
+                            + " two evaluations could pick different rows");
         }
     }
+
+    /** What a MERGE DELETE's refusal of an unrepeatable condition says, on both paths. */
+    static final String MERGE_DELETE = "MERGE ... THEN DELETE whose WHEN condition";
 
     /**
      * The enforced DELETE's whole condition: the stale check behind {@code where} ({@link Guards#deleteWhere}; null:

@@ -154,6 +154,7 @@ final class MergeByPosition {
                 clause.condStart(),
                 new SkeletonFencer.Fragment(around[0], SkeletonFencer.fragmentTokens(around[0]), true));
         List<Token> copy = SqlLexer.tokenize(condition);
+        DeleteFencer.refuseUnrepeatable(copy, DeleteFencer.MERGE_DELETE, "the condition", table, ctx.targets);
         if (!SkeletonFencer.copiesWhere(copy, host.statementTokens(clause.condStart(), clause.then()))) {
             // the check would judge other rows than the clause deletes
             throw new Refusal(table.displayName(), "the MERGE DELETE's condition could not be repeated as written");

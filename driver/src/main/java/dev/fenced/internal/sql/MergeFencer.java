@@ -61,6 +61,14 @@ final class MergeFencer {
                 UpdateFencer.appendGuardedSet(update.getUpdateSets(), table, qualifier, ctx);
             } else if (op instanceof MergeDelete delete) {
                 if (table.mode() == FencingMode.ENFORCE) {
+                    if (delete.getAndPredicate() != null) {
+                        DeleteFencer.refuseUnrepeatable(
+                                SqlLexer.tokenize(delete.getAndPredicate().toString()),
+                                DeleteFencer.MERGE_DELETE,
+                                "the condition",
+                                table,
+                                ctx.targets);
+                    }
                     delete.setAndPredicate(Guards.deleteWhere(
                             delete.getAndPredicate(), qualifier, table.column(), table.displayName(), ctx.tokenIndex));
                     // the rows it deletes are tombstoned by the check trigger, as for a DELETE

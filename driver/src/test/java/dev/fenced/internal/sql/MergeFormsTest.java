@@ -29,6 +29,44 @@ class MergeFormsTest {
                 .construct();
     }
 
+    /**
+     * A MERGE DELETE's condition is evaluated twice (the check repeats it), so, like a DELETE's WHERE, it must give
+     * the same answer both times, else a row it picked first could fall to a later WHEN clause: a volatile function or
+     * an unordered LIMIT in it is refused, on the parser's path and by position (JSqlParser cannot read {@code IS NOT
+     * NULL IS TRUE} nor {@code - -}) alike.
+     */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED AND my_volatile() > 0 THEN DELETE"
+                        + "|the volatile function my_volatile()",
+                "MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED AND s.b IS NOT NULL IS TRUE"
+                        + " AND my_volatile() > 0 THEN DELETE|the volatile function my_volatile()",
+                "MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED AND t.id IN (SELECT id FROM s LIMIT 1)"
+                        + " THEN DELETE WHEN MATCHED THEN UPDATE SET amount = 1|LIMIT but no ORDER BY",
+                "MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED AND - - t.id IN (SELECT id FROM s LIMIT 1)"
+                        + " THEN DELETE|LIMIT but no ORDER BY"
+            })
+    void aMergeDeleteWhoseConditionMayChangeBetweenItsTwoEvaluationsIsRefused(String sql, String reason) {
+        String construct = refused(sql);
+        assertTrue(construct.contains("MERGE ... THEN DELETE whose WHEN condition"), construct);
+        assertTrue(construct.contains(reason), construct);
+    }
+
+    @Test
+    void aMergeDeleteWhoseConditionRepeatsIsFencedAndAnObservedOneIsNotRefused() {
+        fenced("MERGE INTO totals t USING s ON t.id = s.id"
+                + " WHEN MATCHED AND t.id IN (SELECT id FROM s ORDER BY id LIMIT 1) THEN DELETE");
+        fenced("MERGE INTO totals t USING s ON t.id = s.id WHEN MATCHED AND - - t.id IN (SELECT id FROM s ORDER BY id"
+                + " LIMIT 1) THEN DELETE");
+        // observe mode adds no check to a DELETE, so nothing is evaluated twice
+        assertFalse(
+                rewriter.plan("MERGE INTO sales.orders o USING s ON o.id = s.id"
+                                + " WHEN MATCHED AND my_volatile() > 0 THEN DELETE")
+                        instanceof RewritePlan.Refused);
+    }
+
     @Test
     void doNothingStaysAsWrittenAndTheOtherActionsAreFenced() {
         RewritePlan.Fenced p =
