@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
@@ -132,16 +133,7 @@ class PositionalDeleteIT {
 
     @Test
     void formsJsqlparserCannotReadAreFencedAsPostgresqlRunsThem() throws SQLException {
-        List<String> problems = new ArrayList<>();
-        for (String sql : FORMS) {
-            for (boolean prepared : new boolean[] {false, true}) {
-                String wrong = attack(sql, prepared);
-                if (wrong != null) {
-                    problems.add((prepared ? "PS " : "ST ") + sql + "\n    " + wrong);
-                }
-            }
-        }
-        assertTrue(problems.isEmpty(), problems.size() + " problems:\n" + String.join("\n", problems));
+        EachForm.holds(FORMS, PositionalDeleteIT::attack);
     }
 
     /** Each form is fenced, not passed: what fenced sends holds the stale check and, for t, the tombstone hand-over. */

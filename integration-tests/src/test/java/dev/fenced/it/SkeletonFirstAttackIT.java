@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
@@ -197,16 +198,7 @@ class SkeletonFirstAttackIT {
 
     @Test
     void theLanesFormsDoWhatPostgresqlDoesAndNothingStale() throws SQLException {
-        List<String> problems = new ArrayList<>();
-        for (String sql : LANE_FORMS) {
-            for (boolean prepared : new boolean[] {false, true}) {
-                String wrong = attack(sql, prepared);
-                if (wrong != null) {
-                    problems.add((prepared ? "PS " : "ST ") + sql + "\n    " + wrong);
-                }
-            }
-        }
-        assertTrue(problems.isEmpty(), String.join("\n", problems));
+        EachForm.holds(LANE_FORMS, SkeletonFirstAttackIT::attack);
     }
 
     /** A key a newer holder deleted stays deleted for a stale holder whose INSERT the lane plans. */

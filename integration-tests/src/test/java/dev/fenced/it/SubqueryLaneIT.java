@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
@@ -162,16 +163,7 @@ class SubqueryLaneIT {
 
     @Test
     void subqueryFormsAreFencedAsPostgresqlRunsThem() throws SQLException {
-        List<String> problems = new ArrayList<>();
-        for (String sql : FORMS) {
-            for (boolean prepared : new boolean[] {false, true}) {
-                String wrong = attack(sql, prepared);
-                if (wrong != null) {
-                    problems.add((prepared ? "PS " : "ST ") + sql + "\n    " + wrong);
-                }
-            }
-        }
-        assertTrue(problems.isEmpty(), problems.size() + " problems:\n" + String.join("\n", problems));
+        EachForm.holds(FORMS, SubqueryLaneIT::attack);
     }
 
     /** Each form is fenced, not passed: the stale check is in what fenced sends, and, for t's DELETEs, the hand-over. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
@@ -142,18 +143,9 @@ class UpsertLaneIT {
 
     @Test
     void upsertsAreFencedAsPostgresqlRunsThem() throws SQLException {
-        List<String> problems = new ArrayList<>();
         List<String> forms = new ArrayList<>(LANE_FORMS);
         forms.addAll(UNREADABLE_FORMS);
-        for (String sql : forms) {
-            for (boolean prepared : new boolean[] {false, true}) {
-                String wrong = attack(sql, prepared);
-                if (wrong != null) {
-                    problems.add((prepared ? "PS " : "ST ") + sql + "\n    " + wrong);
-                }
-            }
-        }
-        assertTrue(problems.isEmpty(), problems.size() + " problems:\n" + String.join("\n", problems));
+        EachForm.holds(forms, UpsertLaneIT::attack);
     }
 
     /** Each form is fenced, not passed: the fence column joins the insert, DO UPDATE carries the stale check. */
