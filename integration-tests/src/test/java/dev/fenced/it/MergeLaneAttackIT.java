@@ -240,6 +240,18 @@ class MergeLaneAttackIT {
         assertTrue(problems.isEmpty(), problems.size() + " problems:\n" + String.join("\n", problems));
     }
 
+    /** The clause between the labels is read: its own guard is sent before the clause after it begins. */
+    @Test
+    void theClauseBetweenBareLabelsCarriesItsGuard() throws SQLException {
+        String sql = BARE_LABELS.get(0);
+        try (Connection c = fenced()) {
+            String sent = c.nativeSQL(sql);
+            int guard = sent.indexOf("fenced-stale:");
+            int next = sent.indexOf("WHEN MATCHED THEN UPDATE SET n");
+            assertTrue(guard >= 0 && guard < next, sent);
+        }
+    }
+
     /** Each tricky form is fenced by the lane, not refused: the sent text holds the check once per guarded action. */
     @Test
     void theSentTextCarriesTheGuards() throws SQLException {
