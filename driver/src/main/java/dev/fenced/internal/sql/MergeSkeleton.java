@@ -100,7 +100,7 @@ record MergeSkeleton(TableName target, String writtenTable, String qualifier, Li
         }
         List<Integer> whens = new ArrayList<>();
         int end = clauseKeywords(tokens, i + 1, whens);
-        if (whens.isEmpty() || !mergeCondition(tokens, i + 1, whens.get(0))) {
+        if (end < 0 || whens.isEmpty() || !mergeCondition(tokens, i + 1, whens.get(0))) {
             return null;
         }
         if (end < tokens.size() && end + 1 >= tokens.size()) {
@@ -122,7 +122,13 @@ record MergeSkeleton(TableName target, String writtenTable, String qualifier, Li
 
     /**
      * The top-level WHENs from {@code from} into {@code whens}, outside brackets and CASE ... END; the index of the
-     * first top-level RETURNING after the first WHEN, or the statement's size.
+     * first top-level RETURNING after the first WHEN, or the statement's size; -1 when a top-level CASE ... END does
+     * not pair up (not read).
+     *
+     * <p>CASE and END are counted at the top level only: a CASE expression is balanced, so its END is at its CASE's
+     * depth, while inside brackets {@code case} and {@code end} can be bare column labels ({@code (SELECT n case
+     * FROM s)}, {@code (SELECT 'x' end)}), which, counted as a CASE opened and closed, hid the WHEN clauses between
+     * them: those ran unfenced.
      */
     private static int clauseKeywords(List<Token> tokens, int from, List<Integer> whens) {
         int depth = 0;
@@ -133,19 +139,19 @@ record MergeSkeleton(TableName target, String writtenTable, String qualifier, Li
                 depth++;
             } else if (t.isSymbol(")") || t.isSymbol("]")) {
                 depth--;
-            } else if (t.kind() == Token.Kind.WORD && TokenRuns.isKeyword(tokens, k)) {
+            } else if (depth == 0 && t.kind() == Token.Kind.WORD && TokenRuns.isKeyword(tokens, k)) {
                 if (t.isWord("CASE")) {
                     cases++;
-                } else if (t.isWord("END")) {
-                    cases--;
-                } else if (depth == 0 && cases == 0 && t.isWord("WHEN")) {
+                } else if (t.isWord("END") && --cases < 0) {
+                    return -1;
+                } else if (cases == 0 && t.isWord("WHEN")) {
                     whens.add(k);
-                } else if (depth == 0 && cases == 0 && t.isWord("RETURNING") && !whens.isEmpty()) {
+                } else if (cases == 0 && t.isWord("RETURNING") && !whens.isEmpty()) {
                     return k;
                 }
             }
         }
-        return tokens.size();
+        return cases == 0 ? tokens.size() : -1;
     }
 
     /**
@@ -216,7 +222,10 @@ record MergeSkeleton(TableName target, String writtenTable, String qualifier, Li
         return new Clause(side, action, condStart, then, end, List.of(), List.of(), List.of(), -1, -1, 0);
     }
 
-    /** The first THEN from {@code from} outside brackets and CASE ... END, before {@code end}; -1 when none. */
+    /**
+     * The first THEN from {@code from} outside brackets and CASE ... END, before {@code end}; -1 when none. CASE and
+     * END at the top level only, as {@link #clauseKeywords} counts them (inside brackets they can be column labels).
+     */
     private static int thenAt(List<Token> tokens, int from, int end) {
         int depth = 0;
         int cases = 0;
@@ -226,12 +235,12 @@ record MergeSkeleton(TableName target, String writtenTable, String qualifier, Li
                 depth++;
             } else if (t.isSymbol(")") || t.isSymbol("]")) {
                 depth--;
-            } else if (t.kind() == Token.Kind.WORD && TokenRuns.isKeyword(tokens, k)) {
+            } else if (depth == 0 && t.kind() == Token.Kind.WORD && TokenRuns.isKeyword(tokens, k)) {
                 if (t.isWord("CASE")) {
                     cases++;
-                } else if (t.isWord("END")) {
-                    cases--;
-                } else if (depth == 0 && cases == 0 && t.isWord("THEN")) {
+                } else if (t.isWord("END") && --cases < 0) {
+                    return -1;
+                } else if (cases == 0 && t.isWord("THEN")) {
                     return k;
                 }
             }
