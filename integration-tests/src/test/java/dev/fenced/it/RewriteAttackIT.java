@@ -352,7 +352,8 @@ class RewriteAttackIT {
         "INSERT INTO t SELECT id + 10, v, n, last_token FROM u",
         "INSERT INTO t SELECT u.* FROM u",
         "INSERT INTO t SELECT (u).* FROM u",
-        "INSERT INTO t (id, v) VALUES (3, 'a') UNION ALL VALUES (4, 'b')",
+        // one key new, one taken: the statement fails for every token, and fenced must not make it land
+        "INSERT INTO t (id, v) VALUES (3, 'a') UNION ALL VALUES (1, 'b')",
         "INSERT INTO t (id, v) TABLE u",
         "WITH x AS (WITH y AS (DELETE FROM t RETURNING *) SELECT * FROM y) SELECT * FROM x",
         "SELECT * FROM (WITH y AS (DELETE FROM t RETURNING *) SELECT * FROM y) z",
@@ -418,6 +419,26 @@ class RewriteAttackIT {
                 "TRUNCATE t, u",
                 "INSERT INTO t VALUES (1, 'one', 1, " + ROW + "), (2, 'two', 2, " + ROW + ")",
                 "INSERT INTO u VALUES (1, 'uone', 1, " + ROW + "), (2, 'utwo', 2, " + ROW + ")");
+    }
+
+    /**
+     * A VALUES list with a set operation after it: refused until JSqlParser's printout of it could not be read back,
+     * now fenced by position, the token added around the query, so every row it inserts carries the writer's token
+     * (an INSERT of new keys is not a stale write: it overwrites nothing, and tombstones guard deleted keys).
+     */
+    @Test
+    void aValuesUnionInsertIsFencedAndEveryRowCarriesTheToken() throws SQLException {
+        String sql = "INSERT INTO t (id, v) VALUES (3, 'a') UNION ALL VALUES (4, 'b')";
+        for (boolean prepared : new boolean[] {false, true}) {
+            TestDatabase db = fresh();
+            reset(db);
+            try (Connection c = fenced(db, "t");
+                    FencingScope ignored = Fencing.bind(CURRENT)) {
+                assertTrue(c.nativeSQL(sql).contains("fenced_src"), c.nativeSQL(sql));
+                assertEquals(null, Outcome.of(c, sql, prepared));
+            }
+            assertEquals("1|one|" + ROW + ";2|two|" + ROW + ";3|a|" + CURRENT + ";4|b|" + CURRENT + ";", rows(db, "t"));
+        }
     }
 
     /** Sanity: the harness sees a plain stale write refused. */
