@@ -202,10 +202,7 @@ final class MergeByPosition {
 
     private void refuseFenceColumn(List<String> columns) throws Refusal {
         if (columns.contains(table.column())) {
-            throw new Refusal(
-                    table.displayName(),
-                    "the statement sets the fence column " + table.column()
-                            + " itself; the token is not the writer's to choose");
+            throw Refusal.setsFenceColumn(table);
         }
     }
 }

@@ -186,10 +186,7 @@ final class MergeFencer {
         }
         for (Column c : columns) {
             if (TableName.fold(c.getColumnName()).equals(table.column())) {
-                throw new Refusal(
-                        table.displayName(),
-                        "the statement sets the fence column " + table.column()
-                                + " itself; the token is not the writer's to choose");
+                throw Refusal.setsFenceColumn(table);
             }
         }
         if (columns.size() != values.size()) {

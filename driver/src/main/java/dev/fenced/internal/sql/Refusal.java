@@ -27,4 +27,12 @@ final class Refusal extends Exception {
                 target.toString(),
                 "a write to " + target + " reaches protected rows: " + reason + "; write the protected table itself");
     }
+
+    /** The statement writes {@code table}'s fence column itself: the token is fenced's to supply, never the writer's. */
+    static Refusal setsFenceColumn(dev.fenced.internal.config.ProtectedTable table) {
+        return new Refusal(
+                table.displayName(),
+                "the statement sets the fence column " + table.column()
+                        + " itself; the token is not the writer's to choose");
+    }
 }

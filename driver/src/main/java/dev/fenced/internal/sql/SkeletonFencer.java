@@ -217,10 +217,7 @@ final class SkeletonFencer {
         }
         ProtectedTable table = targets.tableFor(target);
         if (table != null && columns.contains(table.column())) {
-            throw new Refusal(
-                    table.displayName(),
-                    "the statement sets the fence column " + table.column()
-                            + " itself; the token is not the writer's to choose");
+            throw Refusal.setsFenceColumn(table);
         }
         return table;
     }

@@ -53,10 +53,7 @@ final class UpdateFencer {
         for (UpdateSet set : sets) {
             for (Column c : set.getColumns()) {
                 if (TableName.fold(c.getColumnName()).equals(table.column())) {
-                    throw new Refusal(
-                            table.displayName(),
-                            "the statement sets the fence column " + table.column()
-                                    + " itself; the token is not the writer's to choose");
+                    throw Refusal.setsFenceColumn(table);
                 }
                 targets.add(c);
             }
