@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.it.support.EachForm;
+import dev.fenced.it.support.Outcome;
+import dev.fenced.it.support.RawVsFenced;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -79,36 +79,6 @@ class MergeLaneAttackIT {
         return DriverManager.getConnection(db.fencedUrl("fenced.tables=t,nk,g"));
     }
 
-    /** Null-safe outcome: "ok" and the RETURNING rows, or the error. */
-    private static String run(Connection c, String sql, boolean prepared) {
-        try {
-            boolean rs;
-            Statement s = prepared ? c.prepareStatement(sql) : c.createStatement();
-            try (s) {
-                rs = prepared ? ((PreparedStatement) s).execute() : s.execute(sql);
-                StringBuilder out = new StringBuilder("ok");
-                if (rs) {
-                    try (ResultSet r = s.getResultSet()) {
-                        int n = r.getMetaData().getColumnCount();
-                        List<String> got = new ArrayList<>();
-                        while (r.next()) {
-                            StringBuilder row = new StringBuilder();
-                            for (int i = 1; i <= n; i++) {
-                                row.append(r.getString(i)).append('|');
-                            }
-                            got.add(row.toString());
-                        }
-                        got.sort(null);
-                        out.append(got);
-                    }
-                }
-                return out.toString();
-            }
-        } catch (SQLException e) {
-            return "ERR:" + e.getSQLState() + ":" + e.getMessage();
-        }
-    }
-
     /** Each has a form JSqlParser cannot read, so that the lane reads it; PostgreSQL runs each and it changes rows. */
     static final List<String> FORMS = List.of(
             // CASE with WHEN/THEN in the condition and the SET value, clause words in strings
@@ -170,74 +140,30 @@ class MergeLaneAttackIT {
                     + " DELETE WHEN NOT MATCHED AND (SELECT true end) THEN DO NOTHING WHEN MATCHED THEN UPDATE SET"
                     + " n = - - 5");
 
-    private static String attack(String sql, boolean prepared) throws SQLException {
-        List<String> wrong = new ArrayList<>();
-        reset();
-        String before = rows();
-        String raw;
-        try (Connection c = db.rawConnection()) {
-            raw = run(c, sql, prepared);
-        }
-        String rawAfter = rows();
-        boolean rawFailed = raw.startsWith("ERR"); // e.g. a prepared `@?`, which pgjdbc reads as a parameter
-        if (!rawFailed && before.equals(rawAfter)) {
-            return "the form does not change rows raw: " + raw;
-        }
-        for (Long token : new Long[] {STALE, null}) {
-            reset();
-            try (Connection c = fenced();
-                    FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                String e = run(c, sql, prepared);
-                String who = token == null ? "no token" : "stale token";
-                if (!before.equals(rows())) {
-                    wrong.add(who + " changed rows (" + e + "): " + rows());
-                } else if (!e.startsWith("ERR") && !rawFailed) {
-                    wrong.add(who + " was not refused");
-                } else if (e.contains(":FN003:") || e.contains("FN003")) {
-                    wrong.add(who + " refused as unsupported: " + e);
-                }
-            }
-        }
-        reset();
-        try (Connection c = fenced();
-                FencingScope ignored = Fencing.bind(CURRENT)) {
-            String e = run(c, sql, prepared);
-            boolean sameOutcome = rawFailed ? e.startsWith("ERR") : raw.equals(e);
-            if (!sameOutcome || !sameBut(rawAfter, rows())) {
-                wrong.add("current token differs from raw: raw " + raw + " " + rawAfter + " / fenced " + e + " "
-                        + rows());
-            }
-        }
-        return wrong.isEmpty() ? null : String.join("; ", wrong);
-    }
-
-    private static boolean sameBut(String raw, String fenced) {
-        return raw.replaceAll("(null|\\d+);", "T;").equals(fenced.replaceAll("(null|\\d+);", "T;"));
-    }
-
-    private static List<String> attackAll(List<String> forms) throws SQLException {
-        List<String> problems = new ArrayList<>();
-        for (String sql : forms) {
-            for (boolean prepared : new boolean[] {false, true}) {
-                String wrong = attack(sql, prepared);
-                if (wrong != null) {
-                    problems.add((prepared ? "PS " : "ST ") + sql + "\n    " + wrong);
-                }
-            }
-        }
-        return problems;
+    /**
+     * Raw vs fenced with a current, stale and no token: each form changes rows raw; a stale or no token changes none
+     * and fails; the current token leaves the rows and returns the rows raw does (the tokens aside).
+     */
+    private static RawVsFenced attack() {
+        return RawVsFenced.on(db, "t,nk,g")
+                .reset(MergeLaneAttackIT::reset)
+                .untouched(MergeLaneAttackIT::rows)
+                .mustChange()
+                .staleMustFail()
+                .tokensIgnored()
+                .returnedRows()
+                .tokens(CURRENT, STALE)
+                .build();
     }
 
     @Test
     void trickyFormsAreFencedAsPostgresqlRunsThem() throws SQLException {
-        List<String> problems = attackAll(FORMS);
-        assertTrue(problems.isEmpty(), problems.size() + " problems:\n" + String.join("\n", problems));
+        EachForm.holds(FORMS, attack());
     }
 
     @Test
     void bareCaseAndEndLabelsDoNotHideAClause() throws SQLException {
-        List<String> problems = attackAll(BARE_LABELS);
-        assertTrue(problems.isEmpty(), problems.size() + " problems:\n" + String.join("\n", problems));
+        EachForm.holds(BARE_LABELS, attack());
     }
 
     /** The clause between the labels is read: its own guard is sent before the clause after it begins. */
@@ -279,8 +205,8 @@ class MergeLaneAttackIT {
         try (Connection c = fenced();
                 FencingScope ignored = Fencing.bind(CURRENT)) {
             assertEquals(
-                    "ok",
-                    run(
+                    null,
+                    Outcome.of(
                             c,
                             "MERGE INTO t AS x USING (SELECT 2 AS id, 3 AS t) AS t ON x.id = t.id WHEN MATCHED AND"
                                     + " t.t IS NOT NULL IS TRUE THEN DELETE",
@@ -290,12 +216,12 @@ class MergeLaneAttackIT {
         assertTrue(!afterDelete.contains("t,2,"), afterDelete);
         try (Connection c = fenced();
                 FencingScope ignored = Fencing.bind(STALE)) {
-            String e = run(
+            String e = Outcome.of(
                     c,
                     "MERGE INTO t USING (VALUES (2)) s (id) ON t.id = s.id WHEN NOT MATCHED THEN INSERT VALUES"
                             + " (s.id, 'ghost', - - 2, NULL)",
                     true);
-            assertTrue(e.startsWith("ERR") && !e.contains("FN003"), e);
+            assertTrue(e != null && !e.contains(":FN003:"), e);
         }
         assertEquals(afterDelete, rows());
     }

@@ -7,11 +7,11 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
+import dev.fenced.it.support.RawVsFenced;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -93,47 +93,19 @@ class PositionalDeleteIT {
             "DELETE FROM nk WHERE v IS NOT NULL IS TRUE AND id = 1",
             "DELETE FROM nk WHERE n = - - 2 RETURNING *");
 
-    /** What is wrong with fenced's handling of {@code sql}, or null. */
-    private static String attack(String sql, boolean prepared) throws SQLException {
-        List<String> wrong = new ArrayList<>();
-        reset();
-        String before = rows();
-        String rawError;
-        try (Connection c = db.rawConnection()) {
-            rawError = Outcome.of(c, sql, prepared);
-        }
-        String rawAfter = rows();
-        for (Long token : new Long[] {STALE, null}) {
-            reset();
-            try (Connection c = fenced();
-                    FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                String e = Outcome.of(c, sql, prepared);
-                String who = token == null ? "no token" : "stale token";
-                if (!before.equals(rows())) {
-                    wrong.add(who + " deleted rows (" + e + "): " + rows());
-                } else if (e == null && !before.equals(rawAfter)) {
-                    wrong.add(who + " was not refused");
-                } else if (e != null && e.contains(":FN003:")) {
-                    wrong.add(who + " refused as unsupported: " + e);
-                }
-            }
-        }
-        reset();
-        try (Connection c = fenced();
-                FencingScope ignored = Fencing.bind(CURRENT)) {
-            String e = Outcome.of(c, sql, prepared);
-            String after = rows();
-            if ((rawError == null) != (e == null) || !after.equals(rawAfter)) {
-                wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
-                        + after);
-            }
-        }
-        return wrong.isEmpty() ? null : String.join("; ", wrong);
+    /** Raw vs fenced with a current, stale and no token: a stale or no token deletes nothing and fails. */
+    private static RawVsFenced attack() {
+        return RawVsFenced.on(db, "t,nk")
+                .reset(PositionalDeleteIT::reset)
+                .untouched(PositionalDeleteIT::rows)
+                .staleMustFail()
+                .tokens(CURRENT, STALE)
+                .build();
     }
 
     @Test
     void formsJsqlparserCannotReadAreFencedAsPostgresqlRunsThem() throws SQLException {
-        EachForm.holds(FORMS, PositionalDeleteIT::attack);
+        EachForm.holds(FORMS, attack());
     }
 
     /** Each form is fenced, not passed: what fenced sends holds the stale check and, for t, the tombstone hand-over. */

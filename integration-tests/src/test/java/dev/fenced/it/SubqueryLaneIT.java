@@ -7,11 +7,11 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
+import dev.fenced.it.support.RawVsFenced;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -105,44 +105,27 @@ class SubqueryLaneIT {
             "DELETE FROM k WHERE id NOT IN (SELECT id FROM s)",
             "DELETE FROM t WHERE id = (SELECT id FROM s)");
 
-    /** What is wrong with fenced's handling of {@code sql}, or null; {@code ?} is bound to {@code 'three'}. */
-    private static String attack(String sql, boolean prepared) throws SQLException {
-        String bound = sql.replace("?", "'three'")
+    /**
+     * Raw vs fenced with a current, stale and no token, every {@code ?} bound to {@code 'three'}: raw runs the
+     * bound text; fenced runs it plain, or the text with its parameters prepared.
+     */
+    private static RawVsFenced attack() {
+        return RawVsFenced.on(db, "t,nk,k")
+                .reset(SubqueryLaneIT::reset)
+                .untouched(() -> rows(true))
+                .compared(() -> rows(false))
+                .runners(
+                        (c, sql, prepared) -> new RawVsFenced.Ran(Outcome.of(c, bound(sql), false), ""),
+                        (c, sql, prepared) -> new RawVsFenced.Ran(run(c, prepared ? sql : bound(sql), prepared), ""))
+                .tokens(CURRENT, STALE)
+                .build();
+    }
+
+    /** {@code sql} with its parameters written as {@code 'three'} (not the {@code ?}s in its comments). */
+    private static String bound(String sql) {
+        return sql.replace("?", "'three'")
                 .replace("/* 'three' ' */", "/* ? ' */")
                 .replace("-- c 'three'", "-- c ?");
-        String ran = prepared ? sql : bound;
-        List<String> wrong = new ArrayList<>();
-        reset();
-        String before = rows(true);
-        String rawError;
-        try (Connection c = db.rawConnection()) {
-            rawError = Outcome.of(c, bound, false);
-        }
-        String rawAfter = rows(false);
-        for (Long token : new Long[] {STALE, null}) {
-            reset();
-            try (Connection c = fenced();
-                    FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                String e = run(c, ran, prepared);
-                String who = token == null ? "no token" : "stale token";
-                if (!before.equals(rows(true))) {
-                    wrong.add(who + " changed rows (" + e + "): " + rows(true));
-                } else if (e != null && e.contains(":FN003:")) {
-                    wrong.add(who + " refused as unsupported: " + e);
-                }
-            }
-        }
-        reset();
-        try (Connection c = fenced();
-                FencingScope ignored = Fencing.bind(CURRENT)) {
-            String e = run(c, ran, prepared);
-            String after = rows(false);
-            if ((rawError == null) != (e == null) || !after.equals(rawAfter)) {
-                wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
-                        + after);
-            }
-        }
-        return wrong.isEmpty() ? null : String.join("; ", wrong);
     }
 
     /** Runs {@code sql}, prepared with every {@code ?} bound to {@code 'three'}, or plain. */
@@ -163,7 +146,7 @@ class SubqueryLaneIT {
 
     @Test
     void subqueryFormsAreFencedAsPostgresqlRunsThem() throws SQLException {
-        EachForm.holds(FORMS, SubqueryLaneIT::attack);
+        EachForm.holds(FORMS, attack());
     }
 
     /** Each form is fenced, not passed: the stale check is in what fenced sends, and, for t's DELETEs, the hand-over. */

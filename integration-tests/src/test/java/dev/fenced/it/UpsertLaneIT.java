@@ -8,6 +8,7 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
+import dev.fenced.it.support.RawVsFenced;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -105,47 +106,24 @@ class UpsertLaneIT {
                     + " WHERE excluded.v IS NOT NULL IS TRUE",
             "INSERT INTO t (id, n) VALUES (6, - - 6) ON CONFLICT (id) DO UPDATE SET n = - - excluded.n RETURNING *");
 
-    /** What is wrong with fenced's handling of {@code sql}, or null. */
-    private static String attack(String sql, boolean prepared) throws SQLException {
-        List<String> wrong = new ArrayList<>();
-        reset();
-        String before = existing();
-        String rawError;
-        try (Connection c = db.rawConnection()) {
-            rawError = Outcome.of(c, sql, prepared);
-        }
-        String rawAfter = data();
-        for (Long token : new Long[] {STALE, null}) {
-            reset();
-            try (Connection c = fenced();
-                    FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                String e = Outcome.of(c, sql, prepared);
-                String who = token == null ? "no token" : "stale token";
-                if (!before.equals(existing())) {
-                    wrong.add(who + " changed an existing row (" + e + "): " + existing());
-                } else if (e != null && e.contains(":FN003:")) {
-                    wrong.add(who + " refused as unsupported: " + e);
-                }
-            }
-        }
-        reset();
-        try (Connection c = fenced();
-                FencingScope ignored = Fencing.bind(CURRENT)) {
-            String e = Outcome.of(c, sql, prepared);
-            String after = data();
-            if ((rawError == null) != (e == null) || !after.equals(rawAfter)) {
-                wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
-                        + after);
-            }
-        }
-        return wrong.isEmpty() ? null : String.join("; ", wrong);
+    /**
+     * Raw vs fenced with a current, stale and no token: a stale or no token changes no row that was there (new keys
+     * may still be inserted, as by any stale INSERT); the current token leaves the data raw PostgreSQL leaves.
+     */
+    private static RawVsFenced attack() {
+        return RawVsFenced.on(db, "t,nk")
+                .reset(UpsertLaneIT::reset)
+                .untouched(UpsertLaneIT::existing)
+                .compared(UpsertLaneIT::data)
+                .tokens(CURRENT, STALE)
+                .build();
     }
 
     @Test
     void upsertsAreFencedAsPostgresqlRunsThem() throws SQLException {
         List<String> forms = new ArrayList<>(LANE_FORMS);
         forms.addAll(UNREADABLE_FORMS);
-        EachForm.holds(forms, UpsertLaneIT::attack);
+        EachForm.holds(forms, attack());
     }
 
     /** Each form is fenced, not passed: the fence column joins the insert, DO UPDATE carries the stale check. */
