@@ -17,7 +17,8 @@ import java.util.Random;
  * wants), {@code INSERT ... TABLE src}, OFFSET / LIMIT / FETCH in every order inside subqueries, JDBC escapes
  * ({@code {fn abs(-3)}}, {@code {d '2020-01-01'}}), DELETE ... USING, and MERGE with every action (UPDATE, DELETE,
  * INSERT with and without a column list, DEFAULT VALUES, DO NOTHING; ONLY; a join as the source; conditions; NOT
- * MATCHED BY SOURCE and RETURNING, which a server before 17 rejects raw and fenced alike).
+ * MATCHED BY SOURCE and RETURNING, which a server before 17 rejects raw and fenced alike), and a WITH of read-only
+ * queries before any of them (named as the tables they read or write, too).
  * One statement is a {@link Case}: its text and the values its {@code ?}s take.
  */
 final class DmlGenerator {
@@ -94,6 +95,9 @@ final class DmlGenerator {
         qualifier = null;
         qualifyAll = false;
         mergeSubselects = Integer.MIN_VALUE;
+        if (random.nextInt(10) == 0) {
+            withPrefix();
+        }
         switch (random.nextInt(10)) {
             case 0, 1, 2 -> update();
             case 3, 4 -> delete();
@@ -107,6 +111,48 @@ final class DmlGenerator {
     }
 
     // ----------------------------------------------------------------------------------------- statements
+
+    /**
+     * {@code WITH [RECURSIVE] name [(columns)] AS [[NOT] MATERIALIZED] (query), ...} before the write: read-only
+     * queries, some named as the tables the statement reads ({@code src}) or writes ({@code dh}), so that a name in
+     * a subquery means the CTE, while the write's own target is always the table.
+     */
+    private void withPrefix() {
+        word(pick("WITH", "with"));
+        boolean recursive = random.nextInt(4) == 0;
+        if (recursive) {
+            word("RECURSIVE");
+        }
+        int members = 1 + random.nextInt(2);
+        for (int m = 0; m < members; m++) {
+            if (m > 0) {
+                word(",");
+            }
+            if (recursive && m == 0) {
+                word("r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3)");
+                continue;
+            }
+            String name = pick("w", "src", "dh", "\"W\"");
+            word(name);
+            boolean columns = random.nextBoolean();
+            if (columns) {
+                word("(id, a, b)");
+            }
+            word("AS");
+            if (random.nextInt(4) == 0) {
+                word(pick("MATERIALIZED", "NOT MATERIALIZED"));
+            }
+            word("(");
+            switch (random.nextInt(5)) {
+                case 0 -> word("SELECT id, a, b FROM src2");
+                case 1 -> word("SELECT id, a + 1, b FROM src WHERE id > 3");
+                case 2 -> word("VALUES (3, 7, 'w3'), (5, 8, 'w5')");
+                case 3 -> word("SELECT id, a, b FROM dh WHERE a IS NOT NULL");
+                default -> word(columns ? "TABLE src" : "SELECT id, a, b FROM src ORDER BY id LIMIT 2");
+            }
+            word(")");
+        }
+    }
 
     private void update() {
         word(pick("UPDATE", "update", "Update"));
