@@ -32,6 +32,8 @@ import java.util.function.IntFunction;
  *   <li>{@code full DELETE}: the same for a new {@code DELETE ... WHERE}; {@code full DELETE, tombstones}: of a table
  *       that keeps tombstones (the token's hand-over added to the condition);
  *   <li>{@code full upsert}: the same for a new {@code INSERT ... ON CONFLICT (id) DO UPDATE SET ...};
+ *   <li>{@code full MERGE}: the same for a new {@code MERGE ... USING (VALUES ...) ... WHEN MATCHED THEN UPDATE ...
+ *       WHEN NOT MATCHED THEN INSERT ...};
  *   <li>{@code new shape}: {@link RewriteCache#plan} of a text whose shape (literals masked) is new too;
  *   <li>{@code 2nd of shape}: the second text of a shape, which builds the shape's template (one probe rewrite);
  *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
@@ -75,7 +77,8 @@ public final class ColdPlanCost {
             "2nd of shape",
             "literals vary",
             "seen",
-            "full subquery"
+            "full subquery",
+            "full MERGE"
         };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
@@ -104,6 +107,7 @@ public final class ColdPlanCost {
             String seen = literalText(0, 1);
             measure(cpu[7], alloc[7], round, 200_000, i -> cache.plan(seen));
             measure(cpu[8], alloc[8], round, 200, i -> rewriter.plan(newSubquery(++counter)));
+            measure(cpu[9], alloc[9], round, 200, i -> rewriter.plan(newMerge(++counter)));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -157,6 +161,16 @@ public final class ColdPlanCost {
     private static String newUpsert(long n) {
         return "INSERT INTO " + T + " (id, amount, c" + n + ") VALUES (?, ?, " + n
                 + ") ON CONFLICT (id) DO UPDATE SET amount = excluded.amount, c" + n + " = excluded.c" + n;
+    }
+
+    /**
+     * A MERGE of a shape of its own, as an application upserts with it: the matched row takes the source's values,
+     * a new key is inserted.
+     */
+    private static String newMerge(long n) {
+        return "MERGE INTO " + T + " AS t USING (VALUES (?, ?)) AS s (id, amount) ON t.id = s.id"
+                + " WHEN MATCHED THEN UPDATE SET amount = s.amount, c" + n + " = " + n
+                + " WHEN NOT MATCHED THEN INSERT (id, amount, c" + n + ") VALUES (s.id, s.amount, " + n + ")";
     }
 
     /** The protected table as a catalog read with tombstones shows it: a primary key, the tombstone table there. */

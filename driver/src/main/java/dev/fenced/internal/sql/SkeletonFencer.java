@@ -68,13 +68,7 @@ final class SkeletonFencer {
         MergeSkeleton merge = MergeSkeleton.read(statement);
         if (merge != null) {
             ProtectedTable table = protectedTable(merge.target(), List.of());
-            if (table == null) {
-                return null;
-            }
-            FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
-            TreeMap<Integer, Fragment> fragments = new TreeMap<>();
-            boolean guarded = new MergeByPosition(this, merge, table, ctx).place(fragments);
-            return plan(withFragments(fragments, table), table, ctx, guarded);
+            return table == null ? null : merge(merge, table, tokenMayBeNull);
         }
         // INSERT ... ON CONFLICT DO UPDATE, which InsertSkeleton does not read alone: fenced where the lane would
         // fence it, else the parser's refusal stands (the lane's plan and the parser's path's are one)
@@ -127,10 +121,59 @@ final class SkeletonFencer {
                 ProtectedTable table = protectedTable(delete.target(), List.of());
                 return table == null ? null : delete(delete, table, tokenMayBeNull);
             }
+            MergeSkeleton merge = MergeSkeleton.read(statement);
+            if (merge != null) {
+                return mergeFirst(merge, tokenMayBeNull);
+            }
             return insertFirst(tokenMayBeNull);
         } catch (Refusal declined) {
             return null;
         }
+    }
+
+    /**
+     * A MERGE as the lane plans it: the plan by position ({@link #merge}, {@link MergeByPosition}, which fences every
+     * action with {@link MergeFencer}'s builders and refusals), taken only where the relative-update judgement is
+     * certainly the parser's path's too. That path reads each UPDATE action's SET values for column references
+     * ({@link UpdateFencer#appendGuardedSet}); {@link MergeByPosition} flags any name spelled as an assigned column,
+     * which is at least as much. Declined (null): a SET target that is not a plain column (a field, a subscript), a
+     * name spelled as an assigned column in a place the parser's path could read either way
+     * ({@link SkeletonFirst#ownColumnsDecidable}, the source's rows named by any one-part qualifier), or a clause
+     * whose by-position flag is not the one the decidable reading gives. Everything else the parser's path judges
+     * of a MERGE the plan by position judges alike (and a refusal declines, {@link #fenceFirst}); what
+     * {@link MergeSkeleton} does not read (INSERT DEFAULT VALUES, {@code t *}, a WITH before the MERGE ...) is not
+     * planned here.
+     */
+    private RewritePlan.@Nullable Fenced mergeFirst(MergeSkeleton merge, boolean tokenMayBeNull) throws Refusal {
+        ProtectedTable table = protectedTable(merge.target(), List.of());
+        if (table == null) {
+            return null;
+        }
+        boolean relative = false;
+        for (MergeSkeleton.Clause clause : merge.clauses()) {
+            if (clause.action() != MergeSkeleton.Action.UPDATE) {
+                continue;
+            }
+            // THEN UPDATE SET: the clause's SET list is an UPDATE's, its values reading the target's row and the
+            // source's
+            UpdateSkeleton set = new UpdateSkeleton(
+                    merge.target(), merge.qualifier(), clause.end(), true, clause.setColumns(), clause.setValues());
+            if (!SkeletonFirst.plainSetTargets(statement, clause.then() + 2, clause.end())
+                    || !SkeletonFirst.ownColumnsDecidable(set, SkeletonFirst.OtherRows.ANY_NAMED, columnsOf(table))) {
+                return null;
+            }
+            relative |= SkeletonFirst.ownColumnRead(set) != null;
+        }
+        RewritePlan.Fenced plan = merge(merge, table, tokenMayBeNull);
+        return plan.relativeUpdate() == relative ? plan : null;
+    }
+
+    /** A MERGE of {@code table} fenced by position ({@link MergeByPosition}). */
+    private RewritePlan.Fenced merge(MergeSkeleton merge, ProtectedTable table, boolean tokenMayBeNull) throws Refusal {
+        FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
+        TreeMap<Integer, Fragment> fragments = new TreeMap<>();
+        boolean guarded = new MergeByPosition(this, merge, table, ctx).place(fragments);
+        return plan(withFragments(fragments, table), table, ctx, guarded);
     }
 
     /**
@@ -161,7 +204,7 @@ final class SkeletonFencer {
             return table == null ? null : insert(insert, null, table, tokenMayBeNull);
         }
         if (!SkeletonFirst.plainSetTargets(statement, conflict.setAt(), conflictSet.setEnd())
-                || !SkeletonFirst.ownColumnsDecidable(conflictSet, true, columnsOf(table))
+                || !SkeletonFirst.ownColumnsDecidable(conflictSet, SkeletonFirst.OtherRows.EXCLUDED, columnsOf(table))
                 || conflictSet.columns().contains(table.column())) {
             return null; // the parser's path judges it (and refuses a SET of the fence column)
         }

@@ -21,6 +21,12 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code DELETE FROM target [[AS] alias] [WHERE ...] [RETURNING ...]} ({@link DeleteSkeleton}), fenced with the
  *       parser's path's own condition and refusals ({@link DeleteFencer#guardedWhere},
  *       {@link DeleteFencer#refuseUnrepeatable}).
+ *   <li>{@code MERGE INTO target [[AS] alias] USING source ON condition WHEN ... [RETURNING ...]} as
+ *       {@link MergeSkeleton} reads it, fenced by {@link MergeByPosition} (MergeFencer's builders and refusals), where
+ *       each UPDATE action's SET targets are plain columns and its values' relative update is decidable as above,
+ *       a name qualified by any one-part name but the target's read as the source's
+ *       ({@link SkeletonFencer#fenceFirst}). What MergeSkeleton does not read (INSERT DEFAULT VALUES, {@code t *},
+ *       a WITH before it) is left to the parser's path.
  * </ul>
  *
  * Anything else is declined (null) and planned by the parser's path as before, never refused here: no query inside
@@ -158,15 +164,30 @@ final class SkeletonFirst {
      * column reference or certainly does not: false when one is in a place it could be read either way.
      */
     static boolean ownColumnsDecidable(UpdateSkeleton update, @Nullable List<String> tableColumns) {
-        return ownColumnsDecidable(update, false, tableColumns);
+        return ownColumnsDecidable(update, OtherRows.NONE, tableColumns);
     }
 
     /**
-     * {@link #ownColumnsDecidable(UpdateSkeleton)} of ON CONFLICT DO UPDATE's SET list ({@code excludedRow}): a name
-     * qualified by {@code excluded} reads the proposed row, which the parser's path reads as another table's column.
+     * Which rows besides the target's a SET value may name by a one-part qualifier, and so which qualified names the
+     * parser's path certainly reads as another row's column ({@link ColumnReferences#readsOwnColumn} skips any
+     * column whose qualifier is not the target's own).
      */
-    static boolean ownColumnsDecidable(
-            UpdateSkeleton update, boolean excludedRow, @Nullable List<String> tableColumns) {
+    enum OtherRows {
+        /** An UPDATE without FROM: none; a qualified name not the target's is a field, schema ... (undecided). */
+        NONE,
+        /** ON CONFLICT DO UPDATE: {@code excluded.c} reads the proposed row, not the existing one. */
+        EXCLUDED,
+        /** MERGE: the source's rows, by any name ({@code s.c}, a join's {@code s2.c}). */
+        ANY_NAMED
+    }
+
+    /**
+     * {@link #ownColumnsDecidable(UpdateSkeleton, List)} of a SET list with other rows in scope ({@code others}): ON
+     * CONFLICT DO UPDATE's, where a name qualified by {@code excluded} reads the proposed row, or a MERGE action's,
+     * where a name qualified by any one-part name other than the target's reads the source's; the parser's path
+     * reads either as another table's column.
+     */
+    static boolean ownColumnsDecidable(UpdateSkeleton update, OtherRows others, @Nullable List<String> tableColumns) {
         String own = TableName.fold(update.qualifier());
         for (List<Token> value : update.values()) {
             for (int j = 0; j < value.size(); j++) {
@@ -181,7 +202,7 @@ final class SkeletonFirst {
                 if (ColumnReferences.callsOnRow(value, j, own, tableColumns)) {
                     return false; // t.f, f(t) in attribute notation: the row as a whole, as above
                 }
-                if (readsAssigned(update, value, j, excludedRow) == Read.UNDECIDED) {
+                if (readsAssigned(update, value, j, others) == Read.UNDECIDED) {
                     return false;
                 }
             }
@@ -193,7 +214,7 @@ final class SkeletonFirst {
     static @Nullable String ownColumnRead(UpdateSkeleton update) {
         for (List<Token> value : update.values()) {
             for (int j = 0; j < value.size(); j++) {
-                if (readsAssigned(update, value, j, false) == Read.OWN_COLUMN) {
+                if (readsAssigned(update, value, j, OtherRows.NONE) == Read.OWN_COLUMN) {
                     return TableName.fold(value.get(j).text());
                 }
             }
@@ -207,7 +228,7 @@ final class SkeletonFirst {
         UNDECIDED
     }
 
-    private static Read readsAssigned(UpdateSkeleton update, List<Token> value, int j, boolean excludedRow) {
+    private static Read readsAssigned(UpdateSkeleton update, List<Token> value, int j, OtherRows others) {
         Token t = value.get(j);
         if (!TokenRuns.isName(t) || !update.columns().contains(TableName.fold(t.text()))) {
             return Read.NOT_ASSIGNED;
@@ -220,8 +241,12 @@ final class SkeletonFirst {
                 && (next.isSymbol("(")
                         || next.isSymbol(".")
                         || next.kind() == Token.Kind.STRING
-                        || TokenRuns.isName(next))) {
-            return Read.UNDECIDED; // a function, a qualifier, a typed literal's type, a type of several words
+                        || TokenRuns.isName(next)
+                        || next.isSymbol("=>")
+                        || next.isSymbol(":="))) {
+            // a function, a qualifier, a typed literal's type, a type of several words, a named argument's name
+            // (f(c => 1): the parser's path reads no column there)
+            return Read.UNDECIDED;
         }
         Token before = j > 0 ? value.get(j - 1) : null;
         if (before == null) {
@@ -236,8 +261,12 @@ final class SkeletonFirst {
             if (by != null && by.equals(TableName.fold(update.qualifier()))) {
                 return Read.OWN_COLUMN;
             }
-            // excluded.c: the proposed row's column, never the existing row's (the qualifier is never excluded)
-            return excludedRow && ConflictClause.EXCLUDED.equals(by) ? Read.NOT_ASSIGNED : Read.UNDECIDED;
+            // excluded.c: the proposed row's column, never the existing row's (the qualifier is never excluded);
+            // in a MERGE, s.c: the source's
+            boolean other = by != null
+                    && (others == OtherRows.ANY_NAMED
+                            || others == OtherRows.EXCLUDED && ConflictClause.EXCLUDED.equals(by));
+            return other ? Read.NOT_ASSIGNED : Read.UNDECIDED;
         }
         if (before.isSymbol("::")
                 || TokenRuns.isName(before)

@@ -28,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * text ─ pre-filter (no protected name in the text?) ─────────────────────────────▶ pass through
  *   │ lexer (PostgreSQL's scan.l rules): statements, keywords, parameters, literals
  *   │ classifier: DDL/utility/reads pass; TRUNCATE, COPY FROM, DO ... refused
- *   │ one plain UPDATE ... SET ... [WHERE], INSERT ... (columns) VALUES or DELETE FROM ... [WHERE] of a
+ *   │ one plain UPDATE ... SET ... [WHERE], INSERT ... (columns) VALUES, DELETE FROM ... [WHERE] or MERGE of a
  *   │   protected table: fenced by position (SkeletonFirst, SkeletonFencer), checked token for token, no
  *   │   parse ──────────────────────────────────────────────────────────────────────────────────▶ RewritePlan
  *   │ parser view: strings as placeholders, comments as spaces, ?s numbered (?1, ?2 ...), ONLY and t * lifted,
@@ -50,7 +50,7 @@ public final class SqlRewriter {
     private final FencingTargets targets;
     private final RelativeUpdatePolicy relativePolicy;
     private final Duration parseTimeout;
-    /** Plain UPDATEs, INSERTs and DELETEs are fenced by position before the parser is asked ({@link SkeletonFirst}). */
+    /** Plain UPDATEs, INSERTs, DELETEs and MERGEs are fenced by position before the parser ({@link SkeletonFirst}). */
     private final boolean skeletonFirst;
     /** How many plans {@link SkeletonFirst} made: the oracle test counts them. */
     private final java.util.concurrent.atomic.LongAdder skeletonFirstPlans =
