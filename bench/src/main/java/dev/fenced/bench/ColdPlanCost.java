@@ -78,7 +78,8 @@ public final class ColdPlanCost {
             "literals vary",
             "seen",
             "full subquery",
-            "full MERGE"
+            "full MERGE",
+            "full WITH UPDATE"
         };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
@@ -108,6 +109,7 @@ public final class ColdPlanCost {
             measure(cpu[7], alloc[7], round, 200_000, i -> cache.plan(seen));
             measure(cpu[8], alloc[8], round, 200, i -> rewriter.plan(newSubquery(++counter)));
             measure(cpu[9], alloc[9], round, 200, i -> rewriter.plan(newMerge(++counter)));
+            measure(cpu[10], alloc[10], round, 200, i -> rewriter.plan(newWithUpdate(++counter)));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -150,6 +152,12 @@ public final class ColdPlanCost {
     /** An UPDATE of a shape of its own whose WHERE holds a subquery on another table. */
     private static String newSubquery(long n) {
         return "UPDATE " + T + " SET amount = ? WHERE id IN (SELECT id FROM other WHERE c" + n + " <> " + n + ")";
+    }
+
+    /** An UPDATE of a shape of its own after a WITH of a read-only query on another table. */
+    private static String newWithUpdate(long n) {
+        return "WITH s AS (SELECT id FROM other WHERE c" + n + " <> " + n + ") UPDATE " + T
+                + " SET amount = ? WHERE id IN (SELECT id FROM s)";
     }
 
     /** A DELETE of a shape of its own. */

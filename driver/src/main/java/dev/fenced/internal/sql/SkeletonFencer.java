@@ -72,7 +72,7 @@ final class SkeletonFencer {
         }
         // INSERT ... ON CONFLICT DO UPDATE, which InsertSkeleton does not read alone: fenced where the lane would
         // fence it, else the parser's refusal stands (the lane's plan and the parser's path's are one)
-        return insertFirst(tokenMayBeNull);
+        return insertFirst(tokenMayBeNull, null);
     }
 
     /**
@@ -81,9 +81,21 @@ final class SkeletonFencer {
      * parser's path plans it (and refuses it with its own reason).
      */
     RewritePlan.@Nullable Fenced fenceFirst(boolean tokenMayBeNull) {
+        return fenceFirst(tokenMayBeNull, null);
+    }
+
+    /**
+     * {@link #fenceFirst(boolean)} of the write after a WITH of read-only queries ({@code with}; null: none), the
+     * statement this fencer was made with being {@link ReadOnlyWith#statement()}: the WITH is kept as written in
+     * front, and a write whose names could read a query of the WITH is declined ({@link ReadOnlyWith#shadows}).
+     */
+    RewritePlan.@Nullable Fenced fenceFirst(boolean tokenMayBeNull, @Nullable ReadOnlyWith with) {
         try {
             UpdateSkeleton update = UpdateSkeleton.read(statement);
             if (update != null) {
+                if (with != null && with.shadows(update.target(), update.qualifier())) {
+                    return null;
+                }
                 // the words outside read-only subqueries are judged as any statement's ({@link ReadOnlySubqueries})
                 List<Token> outside = ReadOnlySubqueries.outside(statement);
                 if (update.hasFrom()
@@ -114,6 +126,9 @@ final class SkeletonFencer {
             }
             DeleteSkeleton delete = DeleteSkeleton.read(statement);
             if (delete != null) {
+                if (with != null && (with.shadows(delete.target(), delete.qualifier()) || !with.repeatable(targets))) {
+                    return null;
+                }
                 List<Token> outside = ReadOnlySubqueries.outside(statement);
                 if (outside == null || !SkeletonFirst.plainWords(outside, -1)) {
                     return null;
@@ -121,11 +136,12 @@ final class SkeletonFencer {
                 ProtectedTable table = protectedTable(delete.target(), List.of());
                 return table == null ? null : delete(delete, table, tokenMayBeNull);
             }
-            MergeSkeleton merge = MergeSkeleton.read(statement);
+            // WITH ... MERGE is not read here: the parser's path refuses it
+            MergeSkeleton merge = with == null ? MergeSkeleton.read(statement) : null;
             if (merge != null) {
                 return mergeFirst(merge, tokenMayBeNull);
             }
-            return insertFirst(tokenMayBeNull);
+            return insertFirst(tokenMayBeNull, with);
         } catch (Refusal declined) {
             return null;
         }
@@ -179,11 +195,16 @@ final class SkeletonFencer {
     /**
      * An INSERT of VALUES rows as the lane plans it (also with ON CONFLICT, {@link ConflictClause}), or null; also
      * where the parser could not read an ON CONFLICT DO UPDATE ({@link #fence}), so that both paths fence it alike.
+     * After a WITH ({@code with}, else null), declined where a name before the column list names one of its queries.
      */
-    private RewritePlan.@Nullable Fenced insertFirst(boolean tokenMayBeNull) throws Refusal {
+    private RewritePlan.@Nullable Fenced insertFirst(boolean tokenMayBeNull, @Nullable ReadOnlyWith with)
+            throws Refusal {
         InsertSkeleton insert = InsertSkeleton.read(statement, true);
         if (insert == null || insert.queryStart() >= 0) {
             return null;
+        }
+        if (with != null && with.shadowsAny(statement.subList(0, insert.columnListEnd()))) {
+            return null; // the target, its alias or a column named like a query of the WITH
         }
         int source = insert.columnListEnd() + 1;
         if (statement.get(source).isWord("OVERRIDING")) {

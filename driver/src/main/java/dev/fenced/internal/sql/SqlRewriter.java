@@ -200,10 +200,19 @@ public final class SqlRewriter {
         rejectLexicalHazards(tokens, named);
 
         List<Integer> dmlKeywords = StatementClassifier.dmlKeywordIndexes(tokens);
-        if (skeletonFirst && loneWrite(tokens, pieces, dmlKeywords)) {
+        if (skeletonFirst) {
             // everything above (escapes, TABLE, the classifier's refusals, lexical hazards) has been checked
-            RewritePlan.Fenced quick = new SkeletonFencer(targets, relativePolicy, sql, tokens, pieces.get(0).tokens)
-                    .fenceFirst(tokenMayBeNull);
+            RewritePlan.Fenced quick = null;
+            if (loneWrite(tokens, pieces, dmlKeywords)) {
+                quick = new SkeletonFencer(targets, relativePolicy, sql, tokens, pieces.get(0).tokens)
+                        .fenceFirst(tokenMayBeNull);
+            } else {
+                ReadOnlyWith with = writeAfterWith(tokens, pieces, dmlKeywords);
+                if (with != null) {
+                    quick = new SkeletonFencer(targets, relativePolicy, sql, tokens, with.statement())
+                            .fenceFirst(tokenMayBeNull, with);
+                }
+            }
             if (quick != null) {
                 skeletonFirstPlans.increment();
                 return relativeUpdateNoted(quick, sql, probe);
@@ -397,7 +406,8 @@ public final class SqlRewriter {
 
     /**
      * What the parser could not read (or would change), read by position instead ({@link SkeletonFencer}) when
-     * it is one UPDATE, INSERT or DELETE of a protected table; otherwise the parser's refusal stands.
+     * it is one UPDATE, INSERT or DELETE of a protected table, or one after a WITH of read-only queries that
+     * {@link SkeletonFencer#fenceFirst(boolean, ReadOnlyWith)} plans; otherwise the parser's refusal stands.
      */
     private RewritePlan byPosition(
             Refusal misread,
@@ -408,11 +418,18 @@ public final class SqlRewriter {
             boolean tokenMayBeNull,
             boolean probe)
             throws Refusal {
-        if (!loneWrite(tokens, pieces, dmlKeywords)) {
-            throw misread;
+        RewritePlan.Fenced plan;
+        if (loneWrite(tokens, pieces, dmlKeywords)) {
+            plan = new SkeletonFencer(targets, relativePolicy, sql, tokens, pieces.get(0).tokens).fence(tokenMayBeNull);
+        } else {
+            // a write after a WITH of read-only queries: only as the lane plans it first, so that both paths agree
+            ReadOnlyWith with = writeAfterWith(tokens, pieces, dmlKeywords);
+            if (with == null) {
+                throw misread;
+            }
+            plan = new SkeletonFencer(targets, relativePolicy, sql, tokens, with.statement())
+                    .fenceFirst(tokenMayBeNull, with);
         }
-        RewritePlan.Fenced plan =
-                new SkeletonFencer(targets, relativePolicy, sql, tokens, pieces.get(0).tokens).fence(tokenMayBeNull);
         if (plan == null) {
             throw misread; // not a protected target, or not read: what the parser could not read stays refused
         }
@@ -426,6 +443,23 @@ public final class SqlRewriter {
         return pieces.size() == 1
                 && dmlKeywords.size() == 1
                 && pieces.get(0).tokens.get(0) == tokens.get(dmlKeywords.get(0));
+    }
+
+    /**
+     * The text is one statement, a WITH of read-only queries ({@link ReadOnlyWith}) before its one data-modifying
+     * keyword; null otherwise.
+     */
+    private static @Nullable ReadOnlyWith writeAfterWith(
+            List<Token> tokens, List<StatementClassifier.Piece> pieces, List<Integer> dmlKeywords) {
+        if (pieces.size() != 1 || dmlKeywords.size() != 1) {
+            return null;
+        }
+        List<Token> piece = pieces.get(0).tokens;
+        if (!piece.get(0).isWord("WITH")) {
+            return null;
+        }
+        int write = piece.indexOf(tokens.get(dmlKeywords.get(0)));
+        return write < 0 ? null : ReadOnlyWith.read(piece, write);
     }
 
     /** {@code plan}, a relative update in it warned of as {@link #relativeUpdatePlanned} says (not for a probe). */
