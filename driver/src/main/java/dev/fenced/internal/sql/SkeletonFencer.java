@@ -134,24 +134,20 @@ final class SkeletonFencer {
     }
 
     /**
-     * An INSERT of VALUES rows as the lane plans it (also with ON CONFLICT, {@link ConflictClause}), or null; also
-     * where the parser could not read an ON CONFLICT DO UPDATE ({@link #fence}), so that both paths fence it alike.
+     * An INSERT as the lane plans it, or null: its source VALUES rows or a query ({@link SkeletonFirst#plainSource}),
+     * also with ON CONFLICT ({@link ConflictClause}); also where the parser could not read an ON CONFLICT DO UPDATE
+     * ({@link #fence}), so that both paths fence it alike.
      */
     private RewritePlan.@Nullable Fenced insertFirst(boolean tokenMayBeNull) throws Refusal {
         InsertSkeleton insert = InsertSkeleton.read(statement, true);
-        if (insert == null || insert.queryStart() >= 0) {
+        if (insert == null) {
             return null;
         }
-        int source = insert.columnListEnd() + 1;
-        if (statement.get(source).isWord("OVERRIDING")) {
-            source += 3;
-        }
-        if (!statement.get(source).isWord("VALUES")) {
-            return null;
-        }
-        ConflictClause conflict = firstConflictClause(insert);
+        ConflictClause conflict = conflictClause(insert);
         if (conflict == null
-                || !SkeletonFirst.plainWords(statement, source, conflict.words())
+                || !SkeletonFirst.plainWordsAround(
+                        statement, insert.sourceStart(), insert.sourceEnd(), conflict.words())
+                || !SkeletonFirst.plainSource(statement, insert)
                 || !SkeletonFirst.plainColumnList(statement, insert.columnListEnd())) {
             return null;
         }
@@ -169,12 +165,11 @@ final class SkeletonFencer {
     }
 
     /**
-     * The ON CONFLICT clause after a VALUES source as the lane reads it ({@link ConflictClause}); without one, a
-     * clause of no words; null when there is one the lane does not read.
+     * The ON CONFLICT clause after the source as the lane reads it ({@link ConflictClause}); without one, a clause
+     * of no words; null when there is one the lane does not read.
      */
-    private @Nullable ConflictClause firstConflictClause(InsertSkeleton insert) {
-        // VALUES rows only (no query): the clause, if any, starts right after the last row
-        int at = insert.tokenBefore().get(insert.tokenBefore().size() - 1) + 1;
+    private @Nullable ConflictClause conflictClause(InsertSkeleton insert) {
+        int at = insert.sourceEnd();
         if (at >= statement.size() || !statement.get(at).isWord("ON")) {
             return NO_CONFLICT_CLAUSE;
         }
