@@ -36,7 +36,8 @@ import java.util.function.IntFunction;
  *   <li>{@code 2nd of shape}: the second text of a shape, which builds the shape's template (one probe rewrite);
  *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
  *   <li>{@code seen}: a text planned before (the hot path: an exact-text lookup);
- *   <li>{@code full subquery}: as {@code full}, for a new {@code UPDATE ... WHERE id IN (SELECT ...)}.
+ *   <li>{@code full subquery}: as {@code full}, for a new {@code UPDATE ... WHERE id IN (SELECT ...)};
+ *   <li>{@code full INSERT SELECT}: as {@code full}, for a new {@code INSERT ... SELECT ... FROM other WHERE ...}.
  * </ul>
  *
  * Then a curve: {@code distinct} texts (1,000 to 100,000) planned through one cache of the driver's default size
@@ -75,7 +76,8 @@ public final class ColdPlanCost {
             "2nd of shape",
             "literals vary",
             "seen",
-            "full subquery"
+            "full subquery",
+            "full INSERT SELECT"
         };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
@@ -104,6 +106,7 @@ public final class ColdPlanCost {
             String seen = literalText(0, 1);
             measure(cpu[7], alloc[7], round, 200_000, i -> cache.plan(seen));
             measure(cpu[8], alloc[8], round, 200, i -> rewriter.plan(newSubquery(++counter)));
+            measure(cpu[9], alloc[9], round, 200, i -> rewriter.plan(newInsertSelect(++counter)));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -146,6 +149,12 @@ public final class ColdPlanCost {
     /** An UPDATE of a shape of its own whose WHERE holds a subquery on another table. */
     private static String newSubquery(long n) {
         return "UPDATE " + T + " SET amount = ? WHERE id IN (SELECT id FROM other WHERE c" + n + " <> " + n + ")";
+    }
+
+    /** An INSERT of a shape of its own whose source is a query on another table. */
+    private static String newInsertSelect(long n) {
+        return "INSERT INTO " + T + " (id, amount, c" + n + ") SELECT id, amount, c" + n + " FROM other WHERE c" + n
+                + " <> " + n;
     }
 
     /** A DELETE of a shape of its own. */
