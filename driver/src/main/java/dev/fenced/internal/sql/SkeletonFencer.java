@@ -316,7 +316,9 @@ final class SkeletonFencer {
             fragments.put(at, Fragment.shared(", " + token));
         }
         if (insert.queryStart() >= 0) {
-            fragments.put(insert.queryStart(), Fragment.shared(" SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM ("));
+            // after the whitespace before the query, as the parser's path prints it: `) SELECT fenced_src.*, ? FROM (q`
+            String wrap = "SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM (";
+            fragments.put(insert.queryStart(), new Fragment(wrap, fragmentTokens(wrap), true));
             fragments.put(insert.queryEnd(), Fragment.shared(") AS " + SOURCE_ALIAS));
         }
         if (conflictSet != null) {
