@@ -38,7 +38,8 @@ import java.util.function.IntFunction;
  *   <li>{@code 2nd of shape}: the second text of a shape, which builds the shape's template (one probe rewrite);
  *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
  *   <li>{@code seen}: a text planned before (the hot path: an exact-text lookup);
- *   <li>{@code full subquery}: as {@code full}, for a new {@code UPDATE ... WHERE id IN (SELECT ...)}.
+ *   <li>{@code full subquery}: as {@code full}, for a new {@code UPDATE ... WHERE id IN (SELECT ...)};
+ *   <li>{@code full INSERT SELECT}: as {@code full}, for a new {@code INSERT ... SELECT ... FROM other WHERE ...}.
  * </ul>
  *
  * Then a curve: {@code distinct} texts (1,000 to 100,000) planned through one cache of the driver's default size
@@ -79,7 +80,8 @@ public final class ColdPlanCost {
             "seen",
             "full subquery",
             "full MERGE",
-            "full WITH UPDATE"
+            "full WITH UPDATE",
+            "full INSERT SELECT"
         };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
@@ -110,6 +112,7 @@ public final class ColdPlanCost {
             measure(cpu[8], alloc[8], round, 200, i -> rewriter.plan(newSubquery(++counter)));
             measure(cpu[9], alloc[9], round, 200, i -> rewriter.plan(newMerge(++counter)));
             measure(cpu[10], alloc[10], round, 200, i -> rewriter.plan(newWithUpdate(++counter)));
+            measure(cpu[11], alloc[11], round, 200, i -> rewriter.plan(newInsertSelect(++counter)));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -158,6 +161,12 @@ public final class ColdPlanCost {
     private static String newWithUpdate(long n) {
         return "WITH s AS (SELECT id FROM other WHERE c" + n + " <> " + n + ") UPDATE " + T
                 + " SET amount = ? WHERE id IN (SELECT id FROM s)";
+    }
+
+    /** An INSERT of a shape of its own whose source is a query on another table. */
+    private static String newInsertSelect(long n) {
+        return "INSERT INTO " + T + " (id, amount, c" + n + ") SELECT id, amount, c" + n + " FROM other WHERE c" + n
+                + " <> " + n;
     }
 
     /** A DELETE of a shape of its own. */

@@ -27,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * @param queryStart    with {@code queryEnd}, a query to wrap as {@code SELECT fenced_src.*, <token> FROM (query)
  *                      AS fenced_src}; -1 when the token has its places in {@code tokenBefore}
  * @param queryEnd      the index after the query's last token
+ * @param sourceStart   the index of the source's first token (VALUES, SELECT, a parenthesis ...)
+ * @param sourceEnd     the index after the source's last token: its ON CONFLICT's ON, RETURNING, or the end
  */
 record InsertSkeleton(
         TableName target,
@@ -34,7 +36,9 @@ record InsertSkeleton(
         int columnListEnd,
         List<Integer> tokenBefore,
         int queryStart,
-        int queryEnd) {
+        int queryEnd,
+        int sourceStart,
+        int sourceEnd) {
 
     /** Top-level words that end a plain SELECT's output list. */
     private static final Set<String> AFTER_OUTPUT =
@@ -91,7 +95,7 @@ record InsertSkeleton(
                 parts.size() == 2 ? TableName.fold(parts.get(0)) : null, TableName.fold(parts.get(parts.size() - 1)));
         List<Integer> rows = valuesRows(tokens, i, sourceEnd, columns.size());
         if (rows != null) {
-            return rows.isEmpty() ? null : new InsertSkeleton(target, columns, listEnd, rows, -1, -1);
+            return rows.isEmpty() ? null : new InsertSkeleton(target, columns, listEnd, rows, -1, -1, i, sourceEnd);
         }
         if (tokens.get(i).isWord("DEFAULT")) {
             return null; // DEFAULT VALUES after a column list: PostgreSQL rejects it
@@ -100,9 +104,9 @@ record InsertSkeleton(
         // another width than the column list fails in PostgreSQL alike, wrapped or not)
         int outputEnd = plainSelectOutputEnd(tokens, i, sourceEnd);
         if (outputEnd > 0) {
-            return new InsertSkeleton(target, columns, listEnd, List.of(outputEnd), -1, -1);
+            return new InsertSkeleton(target, columns, listEnd, List.of(outputEnd), -1, -1, i, sourceEnd);
         }
-        return new InsertSkeleton(target, columns, listEnd, List.of(), i, sourceEnd);
+        return new InsertSkeleton(target, columns, listEnd, List.of(), i, sourceEnd, i, sourceEnd);
     }
 
     /** The target columns' first names, or null unless each item is a name with fields or subscripts after it. */

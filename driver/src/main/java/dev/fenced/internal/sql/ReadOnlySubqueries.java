@@ -81,6 +81,19 @@ final class ReadOnlySubqueries {
 
     /** The subquery's tokens {@code from} to {@code to} (its parentheses excluded) hold nothing declined. */
     private static boolean readOnly(List<Token> tokens, int from, int to) {
+        return readOnly(tokens, from, to, false);
+    }
+
+    /**
+     * An INSERT's query source, {@code from} to {@code to} ({@code from} > 0), holds nothing a subquery may not
+     * hold but VALUES lists ({@code VALUES ... UNION ...}, {@code FROM (VALUES ...) v}): read-only, and nothing the
+     * parser's path would judge or put aside (WITH, INTO, ONLY, LATERAL, CURRENT, TABLESAMPLE, a row lock ...).
+     */
+    static boolean readOnlyQuery(List<Token> tokens, int from, int to) {
+        return readOnly(tokens, from, to, true);
+    }
+
+    private static boolean readOnly(List<Token> tokens, int from, int to, boolean valuesAllowed) {
         for (int k = from; k < to; k++) {
             Token t = tokens.get(k);
             if (t.kind() != Token.Kind.WORD) {
@@ -91,7 +104,7 @@ final class ReadOnlySubqueries {
                 continue; // a field or column name (s.update), never a clause
             }
             String word = t.text().toUpperCase(Locale.ROOT);
-            if (DECLINED_INSIDE.contains(word)) {
+            if (DECLINED_INSIDE.contains(word) && !(valuesAllowed && word.equals("VALUES"))) {
                 return false;
             }
             if (word.equals("ONLY") && !(before.isWord("ROW") || before.isWord("ROWS"))) {

@@ -193,29 +193,30 @@ final class SkeletonFencer {
     }
 
     /**
-     * An INSERT of VALUES rows as the lane plans it (also with ON CONFLICT, {@link ConflictClause}), or null; also
-     * where the parser could not read an ON CONFLICT DO UPDATE ({@link #fence}), so that both paths fence it alike.
-     * After a WITH ({@code with}, else null), declined where a name before the column list names one of its queries.
+     * An INSERT as the lane plans it, or null: its source VALUES rows or a query ({@link SkeletonFirst#plainSource}),
+     * also with ON CONFLICT ({@link ConflictClause}); also where the parser could not read an ON CONFLICT DO UPDATE
+     * ({@link #fence}), so that both paths fence it alike. After a WITH ({@code with}, else null), only VALUES rows,
+     * and declined where a name before the column list names one of its queries.
      */
     private RewritePlan.@Nullable Fenced insertFirst(boolean tokenMayBeNull, @Nullable ReadOnlyWith with)
             throws Refusal {
         InsertSkeleton insert = InsertSkeleton.read(statement, true);
-        if (insert == null || insert.queryStart() >= 0) {
+        if (insert == null) {
             return null;
         }
-        if (with != null && with.shadowsAny(statement.subList(0, insert.columnListEnd()))) {
-            return null; // the target, its alias or a column named like a query of the WITH
-        }
-        int source = insert.columnListEnd() + 1;
-        if (statement.get(source).isWord("OVERRIDING")) {
-            source += 3;
-        }
-        if (!statement.get(source).isWord("VALUES")) {
+        if (with != null
+                && (insert.queryStart() >= 0
+                        || !statement.get(insert.sourceStart()).isWord("VALUES")
+                        || with.shadowsAny(statement.subList(0, insert.columnListEnd())))) {
+            // a query source after a WITH could read its queries where the parser's path reads them otherwise; and
+            // the target, its alias or a column named like a query of the WITH
             return null;
         }
-        ConflictClause conflict = firstConflictClause(insert);
+        ConflictClause conflict = conflictClause(insert);
         if (conflict == null
-                || !SkeletonFirst.plainWords(statement, source, conflict.words())
+                || !SkeletonFirst.plainWordsAround(
+                        statement, insert.sourceStart(), insert.sourceEnd(), conflict.words())
+                || !SkeletonFirst.plainSource(statement, insert)
                 || !SkeletonFirst.plainColumnList(statement, insert.columnListEnd())) {
             return null;
         }
@@ -233,12 +234,11 @@ final class SkeletonFencer {
     }
 
     /**
-     * The ON CONFLICT clause after a VALUES source as the lane reads it ({@link ConflictClause}); without one, a
-     * clause of no words; null when there is one the lane does not read.
+     * The ON CONFLICT clause after the source as the lane reads it ({@link ConflictClause}); without one, a clause
+     * of no words; null when there is one the lane does not read.
      */
-    private @Nullable ConflictClause firstConflictClause(InsertSkeleton insert) {
-        // VALUES rows only (no query): the clause, if any, starts right after the last row
-        int at = insert.tokenBefore().get(insert.tokenBefore().size() - 1) + 1;
+    private @Nullable ConflictClause conflictClause(InsertSkeleton insert) {
+        int at = insert.sourceEnd();
         if (at >= statement.size() || !statement.get(at).isWord("ON")) {
             return NO_CONFLICT_CLAUSE;
         }
@@ -385,7 +385,9 @@ final class SkeletonFencer {
             fragments.put(at, Fragment.shared(", " + token));
         }
         if (insert.queryStart() >= 0) {
-            fragments.put(insert.queryStart(), Fragment.shared(" SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM ("));
+            // after the whitespace before the query, as the parser's path prints it: `) SELECT fenced_src.*, ? FROM (q`
+            String wrap = "SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM (";
+            fragments.put(insert.queryStart(), new Fragment(wrap, fragmentTokens(wrap), true));
             fragments.put(insert.queryEnd(), Fragment.shared(") AS " + SOURCE_ALIAS));
         }
         if (conflictSet != null) {

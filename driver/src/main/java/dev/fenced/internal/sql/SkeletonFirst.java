@@ -72,16 +72,51 @@ final class SkeletonFirst {
 
     /** {@link #plainWords(List, int)}, the words at {@code clauseWords} (an ON CONFLICT's own, {@link ConflictClause}) allowed. */
     static boolean plainWords(List<Token> statement, int sourceAt, List<Integer> clauseWords) {
+        return plainWordsAround(statement, sourceAt, sourceAt + 1, clauseWords);
+    }
+
+    /**
+     * {@link #plainWords(List, int, List)} of an INSERT's words but its source's, {@code sourceStart} to
+     * {@code sourceEnd}, which {@link #plainSource} judges.
+     */
+    static boolean plainWordsAround(List<Token> statement, int sourceStart, int sourceEnd, List<Integer> clauseWords) {
         boolean insert = statement.get(0).isWord("INSERT");
         for (int k = 1; k < statement.size(); k++) {
             Token t = statement.get(k);
             if (t.kind() != Token.Kind.WORD || !DECLINED.contains(t.text().toUpperCase(Locale.ROOT))) {
                 continue;
             }
-            if (insert && (k == 1 && t.isWord("INTO") || k == sourceAt || clauseWords.contains(k))) {
+            if (insert
+                    && (k == 1 && t.isWord("INTO") || k >= sourceStart && k < sourceEnd || clauseWords.contains(k))) {
                 continue;
             }
             return false;
+        }
+        return true;
+    }
+
+    /**
+     * An INSERT's source the lane reads as the parser's path does, which fences it by its shape alone
+     * ({@link InsertFencer}: the token joins each VALUES row, a plain SELECT's output list, or a wrapper around any
+     * other query) and judges nothing inside it: VALUES rows whose words outside their read-only subqueries
+     * ({@link ReadOnlySubqueries}) are plain, or a query holding nothing a read-only subquery may not (VALUES
+     * lists aside, {@link ReadOnlySubqueries#readOnlyQuery}).
+     */
+    static boolean plainSource(List<Token> statement, InsertSkeleton insert) {
+        int from = insert.sourceStart();
+        int to = insert.sourceEnd();
+        if (insert.queryStart() >= 0 || !statement.get(from).isWord("VALUES")) {
+            return ReadOnlySubqueries.readOnlyQuery(statement, from, to);
+        }
+        List<Token> outside = ReadOnlySubqueries.outside(statement.subList(from, to));
+        if (outside == null) {
+            return false;
+        }
+        for (int k = 1; k < outside.size(); k++) {
+            Token t = outside.get(k);
+            if (t.kind() == Token.Kind.WORD && DECLINED.contains(t.text().toUpperCase(Locale.ROOT))) {
+                return false;
+            }
         }
         return true;
     }

@@ -378,10 +378,10 @@ class SqlRewriterTest {
             value = {
                 "INSERT INTO totals (restaurant_id, amount) VALUES (1, 2) UNION ALL TABLE src"
                         + "|INSERT INTO totals (restaurant_id, amount, last_token) SELECT fenced_src.*, CAST(? AS bigint)"
-                        + " FROM ( VALUES (1, 2) UNION ALL SELECT * FROM src) AS fenced_src",
+                        + " FROM (VALUES (1, 2) UNION ALL SELECT * FROM src) AS fenced_src",
                 "INSERT INTO totals (restaurant_id, amount) VALUES (1, ?) UNION ALL TABLE src RETURNING amount"
                         + "|INSERT INTO totals (restaurant_id, amount, last_token) SELECT fenced_src.*, CAST(? AS bigint)"
-                        + " FROM ( VALUES (1, ?) UNION ALL SELECT * FROM src) AS fenced_src RETURNING amount"
+                        + " FROM (VALUES (1, ?) UNION ALL SELECT * FROM src) AS fenced_src RETURNING amount"
             })
     void aStatementWhoseFencedPrintoutTheParserCannotReadIsFencedByPosition(String sql, String expected) {
         assertEquals(expected, fenced(sql).sql());
@@ -406,7 +406,7 @@ class SqlRewriterTest {
                         + " SELECT a, b AS from, CAST(? AS bigint) FROM s ON CONFLICT DO NOTHING",
                 "INSERT INTO totals (f3.if1) SELECT 1 UNION SELECT 2"
                         + "|INSERT INTO totals (f3.if1, last_token) SELECT fenced_src.*, CAST(? AS bigint) FROM ("
-                        + " SELECT 1 UNION SELECT 2) AS fenced_src"
+                        + "SELECT 1 UNION SELECT 2) AS fenced_src"
             })
     void anInsertTheParserWouldChangeIsFencedByPosition(String sql, String expected) {
         RewritePlan.Fenced plan = fenced(sql);
