@@ -36,7 +36,9 @@ import java.util.function.IntFunction;
  *   <li>{@code 2nd of shape}: the second text of a shape, which builds the shape's template (one probe rewrite);
  *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
  *   <li>{@code seen}: a text planned before (the hot path: an exact-text lookup);
- *   <li>{@code full subquery}: as {@code full}, for a new {@code UPDATE ... WHERE id IN (SELECT ...)}.
+ *   <li>{@code full subquery}: as {@code full}, for a new {@code UPDATE ... WHERE id IN (SELECT ...)};
+ *   <li>{@code full UPDATE FROM}: as {@code full}, for a new {@code UPDATE ... SET amount = o.amount FROM other o
+ *       WHERE ...}; {@code full DELETE USING}: for a new {@code DELETE FROM ... USING other o WHERE ...}.
  * </ul>
  *
  * Then a curve: {@code distinct} texts (1,000 to 100,000) planned through one cache of the driver's default size
@@ -75,7 +77,9 @@ public final class ColdPlanCost {
             "2nd of shape",
             "literals vary",
             "seen",
-            "full subquery"
+            "full subquery",
+            "full UPDATE FROM",
+            "full DELETE USING"
         };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
@@ -104,6 +108,8 @@ public final class ColdPlanCost {
             String seen = literalText(0, 1);
             measure(cpu[7], alloc[7], round, 200_000, i -> cache.plan(seen));
             measure(cpu[8], alloc[8], round, 200, i -> rewriter.plan(newSubquery(++counter)));
+            measure(cpu[9], alloc[9], round, 200, i -> rewriter.plan(newUpdateFrom(++counter)));
+            measure(cpu[10], alloc[10], round, 200, i -> rewriter.plan(newDeleteUsing(++counter)));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -146,6 +152,17 @@ public final class ColdPlanCost {
     /** An UPDATE of a shape of its own whose WHERE holds a subquery on another table. */
     private static String newSubquery(long n) {
         return "UPDATE " + T + " SET amount = ? WHERE id IN (SELECT id FROM other WHERE c" + n + " <> " + n + ")";
+    }
+
+    /** An UPDATE ... FROM of a shape of its own: the new value read from the joined row. */
+    private static String newUpdateFrom(long n) {
+        return "UPDATE " + T + " SET amount = o.amount FROM other o WHERE " + T + ".id = o.id AND o.c" + n + " <> "
+                + n;
+    }
+
+    /** A DELETE ... USING of a shape of its own. */
+    private static String newDeleteUsing(long n) {
+        return "DELETE FROM " + T + " USING other o WHERE " + T + ".id = o.id AND o.c" + n + " <> " + n;
     }
 
     /** A DELETE of a shape of its own. */
