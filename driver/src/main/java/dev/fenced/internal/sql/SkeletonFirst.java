@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import dev.fenced.internal.config.TableName;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -12,20 +13,25 @@ import org.jspecify.annotations.Nullable;
  * whose every place the skeleton reads fully, with nothing the parser's path would judge that the skeleton cannot:
  *
  * <ul>
- *   <li>{@code UPDATE target [[AS] alias] SET item, ... [WHERE ...] [RETURNING ...]} where each item assigns plain
- *       columns ({@code c = v} or {@code (a, b) = v}, no fields or subscripts), without FROM;
+ *   <li>{@code UPDATE target [[AS] alias] SET item, ... [FROM plain tables] [WHERE ...] [RETURNING ...]} where each
+ *       item assigns plain columns ({@code c = v} or {@code (a, b) = v}, no fields or subscripts); a FROM list only
+ *       of tables ({@link PlainFromList}) none of which is protected (nor the target again), with no query in the SET
+ *       values, where a name qualified by a FROM item is that item's column ({@link SkeletonFencer#fence} judges a
+ *       FROM list so too, for what JSqlParser cannot read);
  *   <li>{@code INSERT INTO target [AS alias] (plain columns) [OVERRIDING ... VALUE] VALUES (...), ...
  *       [ON CONFLICT ...] [RETURNING ...]}, every row as wide as the column list; an ON CONFLICT as
  *       {@link ConflictClause} reads it, whose DO UPDATE SET list is judged and guarded as an UPDATE's without FROM
  *       (a value's {@code excluded.c} reads the proposed row, not the existing one);
- *   <li>{@code DELETE FROM target [[AS] alias] [WHERE ...] [RETURNING ...]} ({@link DeleteSkeleton}), fenced with the
+ *   <li>{@code DELETE FROM target [[AS] alias] [USING plain tables] [WHERE ...] [RETURNING ...]}
+ *       ({@link DeleteSkeleton}; USING as an UPDATE's FROM above), fenced with the
  *       parser's path's own condition and refusals ({@link DeleteFencer#guardedWhere},
  *       {@link DeleteFencer#refuseUnrepeatable}).
  * </ul>
  *
  * Anything else is declined (null) and planned by the parser's path as before, never refused here: no query inside
  * (SELECT, VALUES, TABLE, WITH) but the parenthesised read-only subqueries {@link ReadOnlySubqueries} admits (whose
- * words are not judged here), no ON CONFLICT the lane does not read ({@link ConflictClause}), USING, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
+ * words are not judged here), no ON CONFLICT the lane does not read ({@link ConflictClause}), USING but a DELETE's
+ * plain list, JOIN, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
  * OFFSET, FETCH. An UPDATE value that may read a column it assigns is a relative update, judged as the parser's
  * path judges column references: a bare name, or one qualified by the target's own name or alias; a name that
  * could be anything else there (a function, a type, a field, a keyword, a typed literal's type) declines.
@@ -64,7 +70,10 @@ final class SkeletonFirst {
         return plainWords(statement, sourceAt, List.of());
     }
 
-    /** {@link #plainWords(List, int)}, the words at {@code clauseWords} (an ON CONFLICT's own, {@link ConflictClause}) allowed. */
+    /**
+     * {@link #plainWords(List, int)}, the words at {@code clauseWords} allowed: an ON CONFLICT's own
+     * ({@link ConflictClause}), a DELETE's USING keyword before a {@link PlainFromList plain list}.
+     */
     static boolean plainWords(List<Token> statement, int sourceAt, List<Integer> clauseWords) {
         boolean insert = statement.get(0).isWord("INSERT");
         for (int k = 1; k < statement.size(); k++) {
@@ -72,7 +81,7 @@ final class SkeletonFirst {
             if (t.kind() != Token.Kind.WORD || !DECLINED.contains(t.text().toUpperCase(Locale.ROOT))) {
                 continue;
             }
-            if (insert && (k == 1 && t.isWord("INTO") || k == sourceAt || clauseWords.contains(k))) {
+            if (insert && (k == 1 && t.isWord("INTO") || k == sourceAt) || clauseWords.contains(k)) {
                 continue;
             }
             return false;
@@ -158,15 +167,17 @@ final class SkeletonFirst {
      * column reference or certainly does not: false when one is in a place it could be read either way.
      */
     static boolean ownColumnsDecidable(UpdateSkeleton update, @Nullable List<String> tableColumns) {
-        return ownColumnsDecidable(update, false, tableColumns);
+        return ownColumnsDecidable(update, List.of(), tableColumns);
     }
 
     /**
-     * {@link #ownColumnsDecidable(UpdateSkeleton)} of ON CONFLICT DO UPDATE's SET list ({@code excludedRow}): a name
-     * qualified by {@code excluded} reads the proposed row, which the parser's path reads as another table's column.
+     * {@link #ownColumnsDecidable(UpdateSkeleton, List)} where other rows are in scope beside the target's, named by
+     * {@code otherRows} (folded, none the target's own qualifier): ON CONFLICT DO UPDATE's {@code excluded} (the
+     * proposed row), an UPDATE's plain FROM items ({@link PlainFromList}). A name qualified by one of them is another
+     * row's column, which the parser's path reads as another table's column, never the target's.
      */
     static boolean ownColumnsDecidable(
-            UpdateSkeleton update, boolean excludedRow, @Nullable List<String> tableColumns) {
+            UpdateSkeleton update, Collection<String> otherRows, @Nullable List<String> tableColumns) {
         String own = TableName.fold(update.qualifier());
         for (List<Token> value : update.values()) {
             for (int j = 0; j < value.size(); j++) {
@@ -181,7 +192,7 @@ final class SkeletonFirst {
                 if (ColumnReferences.callsOnRow(value, j, own, tableColumns)) {
                     return false; // t.f, f(t) in attribute notation: the row as a whole, as above
                 }
-                if (readsAssigned(update, value, j, excludedRow) == Read.UNDECIDED) {
+                if (readsAssigned(update, value, j, otherRows) == Read.UNDECIDED) {
                     return false;
                 }
             }
@@ -193,7 +204,7 @@ final class SkeletonFirst {
     static @Nullable String ownColumnRead(UpdateSkeleton update) {
         for (List<Token> value : update.values()) {
             for (int j = 0; j < value.size(); j++) {
-                if (readsAssigned(update, value, j, false) == Read.OWN_COLUMN) {
+                if (readsAssigned(update, value, j, List.of()) == Read.OWN_COLUMN) {
                     return TableName.fold(value.get(j).text());
                 }
             }
@@ -207,7 +218,7 @@ final class SkeletonFirst {
         UNDECIDED
     }
 
-    private static Read readsAssigned(UpdateSkeleton update, List<Token> value, int j, boolean excludedRow) {
+    private static Read readsAssigned(UpdateSkeleton update, List<Token> value, int j, Collection<String> otherRows) {
         Token t = value.get(j);
         if (!TokenRuns.isName(t) || !update.columns().contains(TableName.fold(t.text()))) {
             return Read.NOT_ASSIGNED;
@@ -236,8 +247,8 @@ final class SkeletonFirst {
             if (by != null && by.equals(TableName.fold(update.qualifier()))) {
                 return Read.OWN_COLUMN;
             }
-            // excluded.c: the proposed row's column, never the existing row's (the qualifier is never excluded)
-            return excludedRow && ConflictClause.EXCLUDED.equals(by) ? Read.NOT_ASSIGNED : Read.UNDECIDED;
+            // excluded.c, o.c: another row's column, never the target's (no other row is named as the target's)
+            return by != null && otherRows.contains(by) ? Read.NOT_ASSIGNED : Read.UNDECIDED;
         }
         if (before.isSymbol("::")
                 || TokenRuns.isName(before)
