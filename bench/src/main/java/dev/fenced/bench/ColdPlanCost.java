@@ -156,8 +156,7 @@ public final class ColdPlanCost {
 
     /** An UPDATE ... FROM of a shape of its own: the new value read from the joined row. */
     private static String newUpdateFrom(long n) {
-        return "UPDATE " + T + " SET amount = o.amount FROM other o WHERE " + T + ".id = o.id AND o.c" + n + " <> "
-                + n;
+        return "UPDATE " + T + " SET amount = o.amount FROM other o WHERE " + T + ".id = o.id AND o.c" + n + " <> " + n;
     }
 
     /** A DELETE ... USING of a shape of its own. */
