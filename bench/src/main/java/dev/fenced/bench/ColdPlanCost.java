@@ -39,7 +39,11 @@ import java.util.function.IntFunction;
  *   <li>{@code literals vary}: a new text of a known shape (another id, amount and note);
  *   <li>{@code seen}: a text planned before (the hot path: an exact-text lookup);
  *   <li>{@code full subquery}: as {@code full}, for a new {@code UPDATE ... WHERE id IN (SELECT ...)};
- *   <li>{@code full INSERT SELECT}: as {@code full}, for a new {@code INSERT ... SELECT ... FROM other WHERE ...}.
+ *   <li>{@code full WITH UPDATE}: as {@code full}, for a new {@code WITH s AS (SELECT ...) UPDATE ... WHERE id IN
+ *       (SELECT id FROM s)};
+ *   <li>{@code full INSERT SELECT}: as {@code full}, for a new {@code INSERT ... SELECT ... FROM other WHERE ...};
+ *   <li>{@code full UPDATE FROM}: as {@code full}, for a new {@code UPDATE ... SET amount = o.amount FROM other o
+ *       WHERE ...}; {@code full DELETE USING}: for a new {@code DELETE FROM ... USING other o WHERE ...}.
  * </ul>
  *
  * Then a curve: {@code distinct} texts (1,000 to 100,000) planned through one cache of the driver's default size
@@ -81,7 +85,9 @@ public final class ColdPlanCost {
             "full subquery",
             "full MERGE",
             "full WITH UPDATE",
-            "full INSERT SELECT"
+            "full INSERT SELECT",
+            "full UPDATE FROM",
+            "full DELETE USING"
         };
         double[][] cpu = new double[kinds.length][rounds];
         double[][] alloc = new double[kinds.length][rounds];
@@ -113,6 +119,8 @@ public final class ColdPlanCost {
             measure(cpu[9], alloc[9], round, 200, i -> rewriter.plan(newMerge(++counter)));
             measure(cpu[10], alloc[10], round, 200, i -> rewriter.plan(newWithUpdate(++counter)));
             measure(cpu[11], alloc[11], round, 200, i -> rewriter.plan(newInsertSelect(++counter)));
+            measure(cpu[12], alloc[12], round, 200, i -> rewriter.plan(newUpdateFrom(++counter)));
+            measure(cpu[13], alloc[13], round, 200, i -> rewriter.plan(newDeleteUsing(++counter)));
             System.out.printf(Locale.ROOT, "round %2d:", round + 1);
             for (int k = 0; k < kinds.length; k++) {
                 System.out.printf(
@@ -167,6 +175,16 @@ public final class ColdPlanCost {
     private static String newInsertSelect(long n) {
         return "INSERT INTO " + T + " (id, amount, c" + n + ") SELECT id, amount, c" + n + " FROM other WHERE c" + n
                 + " <> " + n;
+    }
+
+    /** An UPDATE ... FROM of a shape of its own: the new value read from the joined row. */
+    private static String newUpdateFrom(long n) {
+        return "UPDATE " + T + " SET amount = o.amount FROM other o WHERE " + T + ".id = o.id AND o.c" + n + " <> " + n;
+    }
+
+    /** A DELETE ... USING of a shape of its own. */
+    private static String newDeleteUsing(long n) {
+        return "DELETE FROM " + T + " USING other o WHERE " + T + ".id = o.id AND o.c" + n + " <> " + n;
     }
 
     /** A DELETE of a shape of its own. */

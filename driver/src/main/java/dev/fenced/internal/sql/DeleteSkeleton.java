@@ -6,10 +6,11 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The places fenced needs in a {@code DELETE FROM target [[AS] alias] [WHERE ...] [RETURNING ...]}, read from
- * PostgreSQL's tokens with the WHERE a balanced run of tokens: where the guard goes and what it repeats. Reads only
- * that form; anything else (USING, ONLY, {@code t *}, three-part names, WHERE CURRENT OF, unbalanced brackets, a
- * statement that does not start with DELETE FROM) is not read (null). In PostgreSQL's grammar
+ * The places fenced needs in a {@code DELETE FROM target [[AS] alias] [USING plain tables] [WHERE ...]
+ * [RETURNING ...]}, read from PostgreSQL's tokens with the WHERE a balanced run of tokens: where the guard goes and
+ * what it repeats. Reads only that form; anything else (a USING list that is not {@link PlainFromList plain}, ONLY,
+ * {@code t *}, three-part names, WHERE CURRENT OF, unbalanced brackets, a statement that does not start with DELETE
+ * FROM) is not read (null). In PostgreSQL's grammar
  * ({@code DeleteStmt}) nothing but RETURNING can follow the WHERE's expression, so the first RETURNING at the top
  * level (not a field name after {@code .} or a label after {@code AS}) ends it.
  *
@@ -20,8 +21,17 @@ import org.jspecify.annotations.Nullable;
  * @param whereStart   the index of the WHERE's first token, or -1 when there is no WHERE
  * @param whereEnd     the index after the WHERE (of RETURNING, or the statement's size); without a WHERE, where
  *                     one goes
+ * @param usingAt      the index of the USING keyword, or -1 when there is none
+ * @param using        the USING list, or null when there is none
  */
-record DeleteSkeleton(TableName target, String writtenTable, String qualifier, int whereStart, int whereEnd) {
+record DeleteSkeleton(
+        TableName target,
+        String writtenTable,
+        String qualifier,
+        int whereStart,
+        int whereEnd,
+        int usingAt,
+        @Nullable PlainFromList using) {
 
     static @Nullable DeleteSkeleton read(List<Token> tokens) {
         if (tokens.size() < 3
@@ -43,13 +53,23 @@ record DeleteSkeleton(TableName target, String writtenTable, String qualifier, i
         String qualifier = parts.get(parts.size() - 1);
         if (i < tokens.size() && tokens.get(i).isWord("AS")) {
             i++;
-            if (i >= tokens.size() || !alias(tokens.get(i))) {
+            if (i >= tokens.size() || !TokenRuns.isPlainName(tokens.get(i))) {
                 return null;
             }
         }
-        if (i < tokens.size() && alias(tokens.get(i))) {
+        if (i < tokens.size() && TokenRuns.isPlainName(tokens.get(i))) {
             qualifier = tokens.get(i).text();
             i++;
+        }
+        PlainFromList using = null;
+        int usingAt = -1;
+        if (i < tokens.size() && tokens.get(i).isWord("USING")) {
+            usingAt = i;
+            using = PlainFromList.read(tokens, i + 1);
+            if (using == null) {
+                return null;
+            }
+            i = using.end();
         }
         int whereStart = -1;
         if (i < tokens.size() && tokens.get(i).isWord("WHERE")) {
@@ -60,21 +80,12 @@ record DeleteSkeleton(TableName target, String writtenTable, String qualifier, i
             }
         }
         if (i < tokens.size() && !(tokens.get(i).isWord("RETURNING") && i + 1 < tokens.size())) {
-            return null; // USING, `t *`, anything else after the target
+            return null; // `t *`, anything else after the target
         }
         String folded = parts.get(parts.size() - 1);
         TableName target =
                 new TableName(parts.size() == 2 ? TableName.fold(parts.get(0)) : null, TableName.fold(folded));
-        return new DeleteSkeleton(target, String.join(".", parts), qualifier, whereStart, i);
-    }
-
-    /**
-     * A name PostgreSQL reads as the target's alias ({@code ColId}): quoted, or a word that needs no quotes (no
-     * reserved word, so not WHERE, USING or RETURNING either).
-     */
-    private static boolean alias(Token t) {
-        return t.kind() == Token.Kind.QUOTED_IDENTIFIER
-                || t.kind() == Token.Kind.WORD && !TableName.isKeyword(TableName.fold(t.text()));
+        return new DeleteSkeleton(target, String.join(".", parts), qualifier, whereStart, i, usingAt, using);
     }
 
     /** The index of the first top-level RETURNING keyword from {@code from}, or the statement's size. */

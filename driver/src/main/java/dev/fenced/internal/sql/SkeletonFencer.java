@@ -51,9 +51,17 @@ final class SkeletonFencer {
         UpdateSkeleton update = UpdateSkeleton.read(statement);
         if (update != null) {
             ProtectedTable table = protectedTable(update.target(), update.columns());
-            return table == null
-                    ? null
-                    : update(update, table, anyAssignedName(update, columnsOf(table)), tokenMayBeNull);
+            if (table == null) {
+                return null;
+            }
+            // FROM plain tables: judged as the lane judges it where it can tell, so both paths agree on what JSqlParser
+            // cannot read (o.n, a FROM item's column, is no relative update); else conservatively, any assigned name
+            ReadOnlySubqueries.Relative beside = update.hasFrom() ? relativeBesideFrom(update, table) : null;
+            return update(
+                    update,
+                    table,
+                    beside != null ? beside.column() : anyAssignedName(update, columnsOf(table)),
+                    tokenMayBeNull);
         }
         InsertSkeleton insert = InsertSkeleton.read(statement);
         if (insert != null) {
@@ -63,7 +71,8 @@ final class SkeletonFencer {
         DeleteSkeleton delete = DeleteSkeleton.read(statement);
         if (delete != null) {
             ProtectedTable table = protectedTable(delete.target(), List.of());
-            return table == null ? null : delete(delete, table, tokenMayBeNull);
+            // a USING list as the lane plans it, or the parser's refusal stands (both paths fence it alike)
+            return table == null || !usingBesideTarget(delete) ? null : delete(delete, table, tokenMayBeNull);
         }
         MergeSkeleton merge = MergeSkeleton.read(statement);
         if (merge != null) {
@@ -98,8 +107,7 @@ final class SkeletonFencer {
                 }
                 // the words outside read-only subqueries are judged as any statement's ({@link ReadOnlySubqueries})
                 List<Token> outside = ReadOnlySubqueries.outside(statement);
-                if (update.hasFrom()
-                        || outside == null
+                if (outside == null
                         || !SkeletonFirst.plainWords(outside, -1)
                         || !SkeletonFirst.plainSetTargets(statement, update.setEnd())) {
                     return null;
@@ -109,7 +117,13 @@ final class SkeletonFencer {
                     return null;
                 }
                 String relative;
-                if (outside == statement) {
+                if (update.hasFrom()) {
+                    ReadOnlySubqueries.Relative judged = relativeBesideFrom(update, table);
+                    if (judged == null) {
+                        return null;
+                    }
+                    relative = judged.column();
+                } else if (outside == statement) {
                     if (!SkeletonFirst.ownColumnsDecidable(update, columnsOf(table))) {
                         return null;
                     }
@@ -130,11 +144,15 @@ final class SkeletonFencer {
                     return null;
                 }
                 List<Token> outside = ReadOnlySubqueries.outside(statement);
-                if (outside == null || !SkeletonFirst.plainWords(outside, -1)) {
+                // USING is allowed as the keyword of the list the skeleton read (no subquery stands before it, so
+                // its index outside the subqueries is its index in the statement)
+                if (outside == null
+                        || !SkeletonFirst.plainWords(
+                                outside, -1, delete.usingAt() < 0 ? List.of() : List.of(delete.usingAt()))) {
                     return null;
                 }
                 ProtectedTable table = protectedTable(delete.target(), List.of());
-                return table == null ? null : delete(delete, table, tokenMayBeNull);
+                return table == null || !usingBesideTarget(delete) ? null : delete(delete, table, tokenMayBeNull);
             }
             // WITH ... MERGE is not read here: the parser's path refuses it
             MergeSkeleton merge = with == null ? MergeSkeleton.read(statement) : null;
@@ -246,7 +264,37 @@ final class SkeletonFencer {
         return ConflictClause.read(statement, at, end, insert.target());
     }
 
+    /** The other row in scope of ON CONFLICT DO UPDATE's SET values: the proposed row. */
     private static final ConflictClause NO_CONFLICT_CLAUSE = new ConflictClause(List.of(), -1, null);
+
+    /**
+     * The relative update of an UPDATE whose FROM list is plain tables beside the target ({@link PlainFromList}), as
+     * the parser's path judges it ({@link ColumnReferences#readsOwnColumn}): a name qualified by a FROM item is that
+     * item's column, a bare assigned name or one qualified by the target's own name reads the target's; null when
+     * the lane cannot tell (a FROM list it does not read, a SET value with a query, a name it cannot place).
+     */
+    private ReadOnlySubqueries.@Nullable Relative relativeBesideFrom(UpdateSkeleton update, ProtectedTable table) {
+        PlainFromList from = PlainFromList.read(statement, update.setEnd() + 1);
+        if (from == null || !from.besideTarget(targets, TableName.fold(update.qualifier()))) {
+            return null;
+        }
+        for (List<Token> value : update.values()) {
+            if (ColumnReferences.holdsQuery(value)) {
+                return null;
+            }
+        }
+        if (!SkeletonFirst.ownColumnsDecidable(
+                update, SkeletonFirst.OtherRows.named(from.qualifiers()), columnsOf(table))) {
+            return null;
+        }
+        return new ReadOnlySubqueries.Relative(SkeletonFirst.ownColumnRead(update));
+    }
+
+    /** A DELETE without USING, or one whose USING list names nothing protected beside the target. */
+    private boolean usingBesideTarget(DeleteSkeleton delete) {
+        PlainFromList using = delete.using();
+        return using == null || using.besideTarget(targets, TableName.fold(delete.qualifier()));
+    }
 
     /**
      * Conservatively, any name in the SET values that spells an assigned column, or the row read as a whole

@@ -1,6 +1,7 @@
 package dev.fenced.internal.sql;
 
 import dev.fenced.internal.config.TableName;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -12,13 +13,17 @@ import org.jspecify.annotations.Nullable;
  * whose every place the skeleton reads fully, with nothing the parser's path would judge that the skeleton cannot:
  *
  * <ul>
- *   <li>{@code UPDATE target [[AS] alias] SET item, ... [WHERE ...] [RETURNING ...]} where each item assigns plain
- *       columns ({@code c = v} or {@code (a, b) = v}, no fields or subscripts), without FROM;
+ *   <li>{@code UPDATE target [[AS] alias] SET item, ... [FROM plain tables] [WHERE ...] [RETURNING ...]} where each
+ *       item assigns plain columns ({@code c = v} or {@code (a, b) = v}, no fields or subscripts); a FROM list only
+ *       of tables ({@link PlainFromList}) none of which is protected (nor the target again), with no query in the SET
+ *       values, where a name qualified by a FROM item is that item's column ({@link SkeletonFencer#fence} judges a
+ *       FROM list so too, for what JSqlParser cannot read);
  *   <li>{@code INSERT INTO target [AS alias] (plain columns) [OVERRIDING ... VALUE] VALUES (...), ...
  *       [ON CONFLICT ...] [RETURNING ...]}, every row as wide as the column list; an ON CONFLICT as
  *       {@link ConflictClause} reads it, whose DO UPDATE SET list is judged and guarded as an UPDATE's without FROM
  *       (a value's {@code excluded.c} reads the proposed row, not the existing one);
- *   <li>{@code DELETE FROM target [[AS] alias] [WHERE ...] [RETURNING ...]} ({@link DeleteSkeleton}), fenced with the
+ *   <li>{@code DELETE FROM target [[AS] alias] [USING plain tables] [WHERE ...] [RETURNING ...]}
+ *       ({@link DeleteSkeleton}; USING as an UPDATE's FROM above), fenced with the
  *       parser's path's own condition and refusals ({@link DeleteFencer#guardedWhere},
  *       {@link DeleteFencer#refuseUnrepeatable}).
  *   <li>{@code MERGE INTO target [[AS] alias] USING source ON condition WHEN ... [RETURNING ...]} as
@@ -31,7 +36,8 @@ import org.jspecify.annotations.Nullable;
  *
  * Anything else is declined (null) and planned by the parser's path as before, never refused here: no query inside
  * (SELECT, VALUES, TABLE, WITH) but the parenthesised read-only subqueries {@link ReadOnlySubqueries} admits (whose
- * words are not judged here), no ON CONFLICT the lane does not read ({@link ConflictClause}), USING, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
+ * words are not judged here), no ON CONFLICT the lane does not read ({@link ConflictClause}), USING but a DELETE's
+ * plain list, JOIN, ONLY, {@code t *}, LATERAL, CURRENT OF, ORDER BY, LIMIT,
  * OFFSET, FETCH. An UPDATE value that may read a column it assigns is a relative update, judged as the parser's
  * path judges column references: a bare name, or one qualified by the target's own name or alias; a name that
  * could be anything else there (a function, a type, a field, a keyword, a typed literal's type) declines.
@@ -70,7 +76,10 @@ final class SkeletonFirst {
         return plainWords(statement, sourceAt, List.of());
     }
 
-    /** {@link #plainWords(List, int)}, the words at {@code clauseWords} (an ON CONFLICT's own, {@link ConflictClause}) allowed. */
+    /**
+     * {@link #plainWords(List, int)}, the words at {@code clauseWords} allowed: an ON CONFLICT's own
+     * ({@link ConflictClause}), a DELETE's USING keyword before a {@link PlainFromList plain list}.
+     */
     static boolean plainWords(List<Token> statement, int sourceAt, List<Integer> clauseWords) {
         return plainWordsAround(statement, sourceAt, sourceAt + 1, clauseWords);
     }
@@ -86,8 +95,8 @@ final class SkeletonFirst {
             if (t.kind() != Token.Kind.WORD || !DECLINED.contains(t.text().toUpperCase(Locale.ROOT))) {
                 continue;
             }
-            if (insert
-                    && (k == 1 && t.isWord("INTO") || k >= sourceStart && k < sourceEnd || clauseWords.contains(k))) {
+            if (insert && (k == 1 && t.isWord("INTO") || k >= sourceStart && k < sourceEnd)
+                    || clauseWords.contains(k)) {
                 continue;
             }
             return false;
@@ -205,22 +214,31 @@ final class SkeletonFirst {
     /**
      * Which rows besides the target's a SET value may name by a one-part qualifier, and so which qualified names the
      * parser's path certainly reads as another row's column ({@link ColumnReferences#readsOwnColumn} skips any
-     * column whose qualifier is not the target's own).
+     * column whose qualifier is not the target's own): none ({@link #NONE}, an UPDATE without FROM: a qualified name
+     * not the target's is a field, a schema ... undecided), those {@link #named} (ON CONFLICT DO UPDATE's
+     * {@code excluded}, the proposed row; an UPDATE's plain FROM items, {@link PlainFromList}), or any name (a
+     * MERGE's source, {@link #ANY_NAMED}: {@code s.c}, a join's {@code s2.c}). No other row is ever named as the
+     * target's own qualifier.
      */
-    enum OtherRows {
-        /** An UPDATE without FROM: none; a qualified name not the target's is a field, schema ... (undecided). */
-        NONE,
-        /** ON CONFLICT DO UPDATE: {@code excluded.c} reads the proposed row, not the existing one. */
-        EXCLUDED,
-        /** MERGE: the source's rows, by any name ({@code s.c}, a join's {@code s2.c}). */
-        ANY_NAMED
+    record OtherRows(boolean anyNamed, Collection<String> names) {
+        static final OtherRows NONE = new OtherRows(false, List.of());
+        static final OtherRows EXCLUDED = named(List.of(ConflictClause.EXCLUDED));
+        static final OtherRows ANY_NAMED = new OtherRows(true, List.of());
+
+        /** The rows named by {@code names} (folded). */
+        static OtherRows named(Collection<String> names) {
+            return new OtherRows(false, names);
+        }
+
+        boolean named(String qualifier) {
+            return anyNamed || names.contains(qualifier);
+        }
     }
 
     /**
-     * {@link #ownColumnsDecidable(UpdateSkeleton, List)} of a SET list with other rows in scope ({@code others}): ON
-     * CONFLICT DO UPDATE's, where a name qualified by {@code excluded} reads the proposed row, or a MERGE action's,
-     * where a name qualified by any one-part name other than the target's reads the source's; the parser's path
-     * reads either as another table's column.
+     * {@link #ownColumnsDecidable(UpdateSkeleton, List)} of a SET list with other rows in scope ({@code others}): a
+     * name qualified by one of them is another row's column, which the parser's path reads as another table's
+     * column, never the target's.
      */
     static boolean ownColumnsDecidable(UpdateSkeleton update, OtherRows others, @Nullable List<String> tableColumns) {
         String own = TableName.fold(update.qualifier());
@@ -296,12 +314,8 @@ final class SkeletonFirst {
             if (by != null && by.equals(TableName.fold(update.qualifier()))) {
                 return Read.OWN_COLUMN;
             }
-            // excluded.c: the proposed row's column, never the existing row's (the qualifier is never excluded);
-            // in a MERGE, s.c: the source's
-            boolean other = by != null
-                    && (others == OtherRows.ANY_NAMED
-                            || others == OtherRows.EXCLUDED && ConflictClause.EXCLUDED.equals(by));
-            return other ? Read.NOT_ASSIGNED : Read.UNDECIDED;
+            // excluded.c, o.c, a MERGE's s.c: another row's column, never the target's
+            return by != null && others.named(by) ? Read.NOT_ASSIGNED : Read.UNDECIDED;
         }
         if (before.isSymbol("::")
                 || TokenRuns.isName(before)

@@ -1,5 +1,6 @@
 package dev.fenced.internal.sql;
 
+import dev.fenced.internal.config.TableName;
 import java.util.List;
 
 /**
@@ -12,6 +13,16 @@ final class TokenRuns {
 
     static boolean isName(Token t) {
         return t.kind() == Token.Kind.WORD || t.kind() == Token.Kind.QUOTED_IDENTIFIER;
+    }
+
+    /**
+     * A name PostgreSQL reads as a table's alias ({@code ColId}) or a plain table name: quoted, or a word that needs
+     * no quotes (no keyword that cannot stand as a name everywhere: not WHERE, USING, RETURNING, JOIN, LATERAL, ONLY,
+     * TABLESAMPLE ...).
+     */
+    static boolean isPlainName(Token t) {
+        return t.kind() == Token.Kind.QUOTED_IDENTIFIER
+                || t.kind() == Token.Kind.WORD && !TableName.isKeyword(TableName.fold(t.text()));
     }
 
     /** Every {@code (} and {@code [} closed, in order. */

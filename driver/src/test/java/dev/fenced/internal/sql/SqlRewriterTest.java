@@ -108,9 +108,10 @@ class SqlRewriterTest {
     void aliasesSchemasQuotesFromAndReturningAreKept() {
         RewritePlan.Fenced p =
                 fenced("update public.\"totals\" t set amount = x.v from x where x.id = t.id returning t.*");
+        // planned by position first (a plain FROM list): the user's spelling is kept, the guard names the row
         assertEquals(
-                "UPDATE public.\"totals\" t SET amount = x.v, last_token = " + guard("t")
-                        + " FROM x WHERE x.id = t.id RETURNING t.*",
+                "update public.\"totals\" t set amount = x.v, last_token = " + guard("t")
+                        + " from x where x.id = t.id returning t.*",
                 p.sql());
     }
 
