@@ -150,19 +150,14 @@ final class MergeByPosition {
             return;
         }
         // AND (c) AND CASE WHEN (c) THEN <check> ELSE FALSE END [AND <hand-over>]: the first c is the user's own
-        fragments.put(
-                clause.condStart(),
-                new SkeletonFencer.Fragment(around[0], SkeletonFencer.fragmentTokens(around[0]), true));
+        fragments.put(clause.condStart(), SkeletonFencer.Fragment.beforeToken(around[0]));
         List<Token> copy = SqlLexer.tokenize(condition);
         DeleteFencer.refuseUnrepeatable(copy, DeleteFencer.MERGE_DELETE, "the condition", table, ctx.targets);
         if (!SkeletonFencer.copiesWhere(copy, host.statementTokens(clause.condStart(), clause.then()))) {
             // the check would judge other rows than the clause deletes
             throw new Refusal(table.displayName(), "the MERGE DELETE's condition could not be repeated as written");
         }
-        List<Token> repeated = new ArrayList<>(SkeletonFencer.fragmentTokens(around[1]));
-        repeated.addAll(copy);
-        repeated.addAll(SkeletonFencer.fragmentTokens(around[2]));
-        fragments.put(clause.then(), new SkeletonFencer.Fragment(around[1] + condition + around[2], repeated, false));
+        fragments.put(clause.then(), SkeletonFencer.Fragment.repeating(around, condition, copy));
     }
 
     private void insert(MergeSkeleton.Clause clause, NavigableMap<Integer, SkeletonFencer.Fragment> fragments)

@@ -4,7 +4,6 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -483,18 +482,12 @@ final class SkeletonFencer {
                 fragments.put(delete.whereEnd(), Fragment.shared(" WHERE " + around[0]));
             } else {
                 // (W) AND CASE WHEN (W) THEN <check> ELSE FALSE END [AND <hand-over>]: the first W is the user's own
-                fragments.put(delete.whereStart(), new Fragment(around[0], fragmentTokens(around[0]), true));
+                fragments.put(delete.whereStart(), Fragment.beforeToken(around[0]));
                 if (!copiesWhere(copy, statement.subList(delete.whereStart(), delete.whereEnd()))) {
                     // the check would judge other rows than the DELETE removes (fewer deleted, never unchecked)
                     throw new Refusal(table.displayName(), "the DELETE's WHERE could not be repeated as written");
                 }
-                List<Token> before = fragmentTokens(around[1]);
-                List<Token> after = fragmentTokens(around[2]);
-                List<Token> repeated = new ArrayList<>(before.size() + copy.size() + after.size());
-                repeated.addAll(before);
-                repeated.addAll(copy);
-                repeated.addAll(after);
-                fragments.put(delete.whereEnd(), new Fragment(around[1] + where + around[2], repeated, false));
+                fragments.put(delete.whereEnd(), Fragment.repeating(around, where, copy));
             }
         }
         return plan(withFragments(fragments, table), table, ctx, enforce);
@@ -581,14 +574,56 @@ final class SkeletonFencer {
     }
 
     /**
-     * What fenced adds at one place: its text, the tokens it must lex as, and whether it goes after the whitespace
-     * before the user's token (right before it) rather than right after the token before.
+     * What fenced adds at one place: its text, in pieces sent one after the other, the tokens each piece must lex as,
+     * and whether it goes after the whitespace before the user's token (right before it) rather than right after the
+     * token before. In pieces so that a condition repeated around fenced's check is not copied into one string (and
+     * its tokens into one list) first: a tombstone DELETE's is several times the statement.
      */
-    record Fragment(String text, List<Token> tokens, boolean beforeToken) {
+    record Fragment(List<String> pieces, List<List<Token>> tokens, boolean beforeToken) {
 
         /** Text of fenced's own, the same for many statements: its tokens are kept ({@link #fragmentTokens}). */
         static Fragment shared(String text) {
-            return new Fragment(text, fragmentTokens(text), false);
+            return new Fragment(List.of(text), List.of(fragmentTokens(text)), false);
+        }
+
+        /** As {@link #shared}, sent after the whitespace before the user's token. */
+        static Fragment beforeToken(String text) {
+            return new Fragment(List.of(text), List.of(fragmentTokens(text)), true);
+        }
+
+        /**
+         * A condition ({@code copy}, {@code copyTokens}) repeated inside fenced's check: {@code around[1]}, the copy,
+         * {@code around[2]} ({@link #deleteCondition}).
+         */
+        static Fragment repeating(String[] around, String copy, List<Token> copyTokens) {
+            return new Fragment(
+                    List.of(around[1], copy, around[2]),
+                    List.of(fragmentTokens(around[1]), copyTokens, fragmentTokens(around[2])),
+                    false);
+        }
+
+        /** The text's length. */
+        int length() {
+            int length = 0;
+            for (String piece : pieces) {
+                length += piece.length();
+            }
+            return length;
+        }
+
+        /** How many tokens the text lexes as. */
+        int tokenCount() {
+            int count = 0;
+            for (List<Token> piece : tokens) {
+                count += piece.size();
+            }
+            return count;
+        }
+
+        void appendTo(StringBuilder text) {
+            for (String piece : pieces) {
+                text.append(piece);
+            }
         }
     }
 
@@ -623,7 +658,7 @@ final class SkeletonFencer {
         int offset = tokens.indexOf(statement.get(0));
         int added = 0;
         for (Fragment f : fragments.values()) {
-            added += f.text().length();
+            added += f.length();
         }
         // sized once: a tombstone hand-over is several times the statement, and growing copied it over and over
         StringBuilder text = new StringBuilder(sql.length() + added + 16);
@@ -639,7 +674,7 @@ final class SkeletonFencer {
             if (before != null && !before.beforeToken()) {
                 // right after the token before it, as JSqlParser prints an added item (`1, "c" = ...`, `(a, "c")`):
                 // a text written as the parser prints it is sent exactly as the parser's path would send it
-                text.append(before.text());
+                before.appendTo(text);
                 if (t.start() == previousEnd && !(t.isSymbol(")") || t.isSymbol(",") || t.isSymbol(";"))) {
                     text.append(' ');
                 }
@@ -649,14 +684,14 @@ final class SkeletonFencer {
                 SqlRewriter.appendGap(unfenced, sql, previousEnd, t.start());
             }
             if (before != null && before.beforeToken()) {
-                text.append(before.text()); // after the whitespace: `WHERE (id = 1)`
+                before.appendTo(text); // after the whitespace: `WHERE (id = 1)`
             }
             SqlRewriter.appendToken(text, t, null, true, numbered);
             SqlRewriter.appendToken(unfenced, t, null, true, numberedAgain);
             previousEnd = t.end();
             Fragment after = k - offset == statement.size() - 1 ? fragments.get(statement.size()) : null;
             if (after != null) {
-                text.append(after.text());
+                after.appendTo(text);
             }
         }
         String printed = text.toString();
@@ -670,12 +705,7 @@ final class SkeletonFencer {
         List<Token> userTokens = SqlLexer.tokenize(unfenced.toString());
         String problem = userTokens.size() == kept.size() ? null : "the statement's tokens cannot be kept as written";
         if (problem == null) {
-            List<Token> expected = new ArrayList<>(userTokens);
-            // from the last place to the first, so each index still names the user's token
-            for (Map.Entry<Integer, Fragment> at : fragments.descendingMap().entrySet()) {
-                expected.addAll(offset + at.getKey(), at.getValue().tokens());
-            }
-            problem = sameTokens(expected, printedTokens);
+            problem = sameTokens(userTokens, offset, fragments, printedTokens);
         }
         if (problem == null) {
             problem = SentText.lostUserToken(userTokens, printedTokens);
@@ -692,17 +722,48 @@ final class SkeletonFencer {
     /** The fenced text and its tokens, lexed as PostgreSQL lexes it. */
     private record Placed(String text, List<Token> tokens) {}
 
-    /** Null when the fenced text lexes as the user's tokens with fenced's fragments in their places (kind and text). */
-    private static @Nullable String sameTokens(List<Token> want, List<Token> printed) {
-        if (want.size() != printed.size()) {
-            return "the fenced text does not lex as the statement with fenced's fragments";
+    /**
+     * Null when the fenced text ({@code printed}, its tokens) lexes as the user's tokens ({@code user}) with each
+     * fragment's tokens right before the user's token at {@code offset} plus its index (at the end for the index
+     * after the statement's last token), kind and text; otherwise why not. Walked in place, the user's tokens and the
+     * fragments' side by side: the list they make was a twentieth of a tombstone DELETE's allocation.
+     */
+    static @Nullable String sameTokens(
+            List<Token> user, int offset, NavigableMap<Integer, Fragment> fragments, List<Token> printed) {
+        int want = user.size();
+        for (Fragment f : fragments.values()) {
+            want += f.tokenCount();
         }
-        for (int i = 0; i < want.size(); i++) {
-            // compared in place: cutting each token's text was a tenth of a new DELETE's allocation
-            if (want.get(i).kind() != printed.get(i).kind() || !want.get(i).sameText(printed.get(i))) {
-                return "the fenced text does not lex as the statement with fenced's fragments";
+        if (want != printed.size()) {
+            return NOT_AS_PLACED;
+        }
+        int p = 0;
+        java.util.Iterator<Map.Entry<Integer, Fragment>> places =
+                fragments.entrySet().iterator();
+        Map.Entry<Integer, Fragment> place = places.hasNext() ? places.next() : null;
+        for (int u = 0; u <= user.size(); u++) {
+            while (place != null && offset + place.getKey() == u) {
+                for (List<Token> piece : place.getValue().tokens()) {
+                    for (Token t : piece) {
+                        if (!same(t, printed.get(p++))) {
+                            return NOT_AS_PLACED;
+                        }
+                    }
+                }
+                place = places.hasNext() ? places.next() : null;
+            }
+            if (u < user.size() && !same(user.get(u), printed.get(p++))) {
+                return NOT_AS_PLACED;
             }
         }
-        return null;
+        // a fragment placed outside the statement (never: the skeletons place them) was not walked
+        return place == null ? null : NOT_AS_PLACED;
+    }
+
+    private static final String NOT_AS_PLACED = "the fenced text does not lex as the statement with fenced's fragments";
+
+    /** Same kind, same text, compared in place: cutting each token's text was a tenth of a new DELETE's allocation. */
+    private static boolean same(Token want, Token printed) {
+        return want.kind() == printed.kind() && want.sameText(printed);
     }
 }

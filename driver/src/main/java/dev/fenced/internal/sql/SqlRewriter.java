@@ -7,6 +7,7 @@ import dev.fenced.internal.config.TableName;
 import dev.fenced.internal.log.Logs;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -787,35 +788,41 @@ public final class SqlRewriter {
             userPositions.add(new ArrayList<>());
         }
         List<Integer> tokenPositions = new ArrayList<>();
-        List<String> segments = new ArrayList<>();
+        // where each token's ? stands in the sent text: the segments are the sent text cut there, not built apart
+        int[] tokenAt = new int[4];
         StringBuilder sql = new StringBuilder(printed.length());
-        StringBuilder segment = new StringBuilder(printed.length()); // reused for each segment, never grown
         int copied = 0;
         int position = 0;
         for (Token t : printedTokens) {
             if (t.kind() != Token.Kind.PARAMETER) {
                 continue;
             }
-            sql.append(printed, copied, t.start()).append('?');
-            segment.append(printed, copied, t.start());
+            sql.append(printed, copied, t.start());
             copied = t.end();
             position++;
             int n = Integer.parseInt(printed, t.start() + 1, t.end(), 10); // ?N's number, read in place
             if (n == p.tokenIndex()) {
+                if (tokenPositions.size() == tokenAt.length) {
+                    tokenAt = Arrays.copyOf(tokenAt, tokenAt.length * 2);
+                }
+                tokenAt[tokenPositions.size()] = sql.length();
                 tokenPositions.add(position);
-                segments.add(segment.toString());
-                segment.setLength(0);
             } else if (n >= 1 && n <= userParams) {
                 userPositions.get(n - 1).add(position);
-                segment.append('?');
             } else {
                 throw new Refusal(tables.get(0), "the fenced statement has an unexpected parameter " + t.text());
             }
+            sql.append('?');
         }
         sql.append(printed, copied, printed.length());
-        segment.append(printed, copied, printed.length());
-        segments.add(segment.toString());
         String sent = sql.toString(); // one copy, checked and kept
+        String[] segments = new String[tokenPositions.size() + 1];
+        int from = 0;
+        for (int i = 0; i < tokenPositions.size(); i++) {
+            segments[i] = sent.substring(from, tokenAt[i]);
+            from = tokenAt[i] + 1; // after the token's ?
+        }
+        segments[tokenPositions.size()] = sent.substring(from);
         if (p.guarded() && tokenPositions.isEmpty()) {
             throw new Refusal(tables.get(0), "the fenced statement has no token parameter where the guard should be");
         }
@@ -832,7 +839,7 @@ public final class SqlRewriter {
         }
         return new RewritePlan.Fenced(
                 sent,
-                segments.toArray(new String[0]),
+                segments,
                 map,
                 tokenPositions.stream().mapToInt(Integer::intValue).toArray(),
                 writes);
