@@ -434,7 +434,7 @@ final class SkeletonFencer {
         if (insert.queryStart() >= 0) {
             // after the whitespace before the query, as the parser's path prints it: `) SELECT fenced_src.*, ? FROM (q`
             String wrap = "SELECT " + SOURCE_ALIAS + ".*, " + token + " FROM (";
-            fragments.put(insert.queryStart(), new Fragment(wrap, fragmentTokens(wrap), true));
+            fragments.put(insert.queryStart(), Fragment.beforeToken(wrap));
             fragments.put(insert.queryEnd(), Fragment.shared(") AS " + SOURCE_ALIAS));
         }
         if (conflictSet != null) {
