@@ -7,11 +7,11 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
+import dev.fenced.it.support.RawVsFenced;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -113,75 +113,33 @@ class FromUsingLaneIT {
             "DELETE FROM t USING t t2 WHERE t.id = t2.id + 1",
             "DELETE FROM t USING k WHERE k.id = t.id");
 
-    /** What is wrong with fenced's handling of {@code sql}, or null; {@code ?} is bound to {@code 'three'}. */
-    private static String attack(String sql, boolean prepared) throws SQLException {
-        String bound = sql.replace("?", "'three'")
-                .replace("/* 'three' ' */", "/* ? ' */")
-                .replace("-- c 'three'", "-- c ?");
-        String ran = prepared ? sql : bound;
-        List<String> wrong = new ArrayList<>();
-        reset();
-        String before = rows(true);
-        String rawError;
-        try (Connection c = db.rawConnection()) {
-            rawError = Outcome.of(c, bound, false);
-        }
-        String rawAfter = rows(false);
-        for (Long token : new Long[] {STALE, null}) {
-            reset();
-            try (Connection c = fenced();
-                    FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                String e = run(c, ran, prepared);
-                String who = token == null ? "no token" : "stale token";
-                if (!before.equals(rows(true))) {
-                    wrong.add(who + " changed rows (" + e + "): " + rows(true));
-                } else if (e != null && e.contains(":FN003:")) {
-                    wrong.add(who + " refused as unsupported: " + e);
-                }
-            }
-        }
-        reset();
-        try (Connection c = fenced();
-                FencingScope ignored = Fencing.bind(CURRENT)) {
-            String e = run(c, ran, prepared);
-            String after = rows(false);
-            if ((rawError == null) != (e == null) || !after.equals(rawAfter)) {
-                wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
-                        + after);
-            }
-            if (e == null && !rows(true).equals(before)) {
-                // every row the statement wrote carries the current token
-                String stamped = db.rows("SELECT 't', id FROM t WHERE last_token NOT IN (" + ROW + ", " + CURRENT
-                        + ") UNION ALL SELECT 'k', id FROM k WHERE last_token NOT IN (" + ROW + ", " + CURRENT
-                        + ") UNION ALL SELECT 'nk', id FROM nk WHERE last_token NOT IN (" + ROW + ", " + CURRENT
-                        + ")");
-                if (!stamped.isEmpty()) {
-                    wrong.add("rows written without the current token: " + stamped);
-                }
-            }
-        }
-        return wrong.isEmpty() ? null : String.join("; ", wrong);
+    /**
+     * Raw vs fenced with a current, stale and no token, every {@code ?} bound to {@code 'three'}; every row the
+     * current token writes carries it.
+     */
+    private static RawVsFenced attack() {
+        return RawVsFenced.on(db, "t,nk,k")
+                .reset(FromUsingLaneIT::reset)
+                .untouched(() -> rows(true))
+                .compared(() -> rows(false))
+                .setting("fenced.relativeUpdates=allow")
+                .boundTo("'three'")
+                .afterCurrent(FromUsingLaneIT::writtenWithoutTheCurrentToken)
+                .tokens(CURRENT, STALE)
+                .build();
     }
 
-    /** Runs {@code sql}, prepared with every {@code ?} bound to {@code 'three'}, or plain. */
-    private static String run(Connection c, String sql, boolean prepared) {
-        if (!prepared) {
-            return Outcome.of(c, sql, false);
-        }
-        try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int p = 1; p <= ps.getParameterMetaData().getParameterCount(); p++) {
-                ps.setString(p, "three");
-            }
-            ps.execute();
-            return null;
-        } catch (SQLException e) {
-            return e.getClass().getSimpleName() + ":" + e.getSQLState() + ":" + e.getMessage();
-        }
+    /** The rows that carry neither the loaded token nor the current one, or null. */
+    private static String writtenWithoutTheCurrentToken() {
+        String stamped = db.rows("SELECT 't', id FROM t WHERE last_token NOT IN (" + ROW + ", " + CURRENT
+                + ") UNION ALL SELECT 'k', id FROM k WHERE last_token NOT IN (" + ROW + ", " + CURRENT
+                + ") UNION ALL SELECT 'nk', id FROM nk WHERE last_token NOT IN (" + ROW + ", " + CURRENT + ")");
+        return stamped.isEmpty() ? null : "rows written without the current token: " + stamped;
     }
 
     @Test
     void fromAndUsingFormsAreFencedAsPostgresqlRunsThem() throws SQLException {
-        EachForm.holds(FORMS, FromUsingLaneIT::attack);
+        EachForm.holds(FORMS, attack());
     }
 
     /** Each form is fenced, not passed: the stale check is in what fenced sends, and, for t's DELETEs, the hand-over. */

@@ -7,6 +7,7 @@ import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
 import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
+import dev.fenced.it.support.RawVsFenced;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -121,55 +122,32 @@ class InsertQueryIT {
             "INSERT INTO t (id, v) VALUES ((SELECT max(id) FROM src), 'm') ON CONFLICT (id) DO UPDATE"
                     + " SET v = excluded.v WHERE excluded.v IS NOT NULL IS TRUE");
 
-    /** What is wrong with fenced's handling of {@code sql}, or null. */
-    private static String attack(String sql, boolean prepared) throws SQLException {
-        List<String> wrong = new ArrayList<>();
-        reset();
-        String before = existing();
-        String rawError;
-        try (Connection c = db.rawConnection()) {
-            rawError = Outcome.of(c, sql, prepared);
-        }
-        String rawAfter = data();
-        for (Long token : new Long[] {STALE, null}) {
-            reset();
-            try (Connection c = fenced();
-                    FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                String e = Outcome.of(c, sql, prepared);
-                String who = token == null ? "no token" : "stale token";
-                if (!before.equals(existing())) {
-                    wrong.add(who + " changed an existing row (" + e + "): " + existing());
-                } else if (e != null && e.contains(":FN003:")) {
-                    wrong.add(who + " refused as unsupported: " + e);
-                }
-            }
-        }
-        reset();
-        try (Connection c = fenced();
-                FencingScope ignored = Fencing.bind(CURRENT)) {
-            String e = Outcome.of(c, sql, prepared);
-            String after = data();
-            if ((rawError == null) != (e == null) || !after.equals(rawAfter)) {
-                wrong.add("current token differs from raw: raw " + rawError + " " + rawAfter + " / fenced " + e + " "
-                        + after);
-            }
-            String tokens = db.rows("SELECT CASE WHEN count(*) = 0 THEN 'tokened' ELSE 'untokened' END FROM t"
-                    + " WHERE id > 4 AND last_token IS DISTINCT FROM " + CURRENT);
-            if (e == null && tokens.contains("untokened")) {
-                wrong.add("a row the current holder inserted lacks its token: " + tokens);
-            }
-        }
-        return wrong.isEmpty() ? null : String.join("; ", wrong);
+    /**
+     * Raw vs fenced with a current, stale and no token: a stale or no token changes no row that was there; every row
+     * the current token inserts carries it.
+     */
+    private static RawVsFenced attack() {
+        return RawVsFenced.on(db, "t,nk")
+                .reset(InsertQueryIT::reset)
+                .untouched(InsertQueryIT::existing)
+                .compared(InsertQueryIT::data)
+                .afterCurrent(() -> {
+                    String tokens = db.rows("SELECT CASE WHEN count(*) = 0 THEN 'tokened' ELSE 'untokened' END"
+                            + " FROM t WHERE id > 4 AND last_token IS DISTINCT FROM " + CURRENT);
+                    return tokens.contains("untokened") ? "a row the current holder inserted lacks its token" : null;
+                })
+                .tokens(CURRENT, STALE)
+                .build();
     }
 
     @Test
     void queryInsertsAreFencedAsPostgresqlRunsThem() throws SQLException {
-        EachForm.holds(QUERY_FORMS, InsertQueryIT::attack);
+        EachForm.holds(QUERY_FORMS, attack());
     }
 
     @Test
     void queryUpsertsAreFencedAsPostgresqlRunsThem() throws SQLException {
-        EachForm.holds(QUERY_UPSERT_FORMS, InsertQueryIT::attack);
+        EachForm.holds(QUERY_UPSERT_FORMS, attack());
     }
 
     /** Each form is fenced, not passed: the fence column joins the insert, DO UPDATE carries the stale check. */

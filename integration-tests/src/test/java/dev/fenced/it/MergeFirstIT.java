@@ -14,11 +14,11 @@ import dev.fenced.internal.sql.RewritePlan;
 import dev.fenced.internal.sql.TableShape;
 import dev.fenced.it.support.EachForm;
 import dev.fenced.it.support.Outcome;
+import dev.fenced.it.support.RawVsFenced;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -126,51 +126,24 @@ class MergeFirstIT {
             "MERGE INTO t /* the target */ USING src AS s ON t.id = s.id"
                     + " WHEN MATCHED AND s.v = 'when then' THEN DELETE WHEN MATCHED THEN UPDATE SET v = $$d$$");
 
-    /** What is wrong with fenced's handling of {@code sql}, or null. */
-    private static String attack(String sql, boolean prepared) throws SQLException {
-        List<String> wrong = new ArrayList<>();
-        reset();
-        String before = rows();
-        String rawError;
-        try (Connection c = db.rawConnection()) {
-            rawError = Outcome.of(c, sql, prepared);
-        }
-        String rawAfter = rows();
-        assertTrue(rawError == null && !before.equals(rawAfter), "the form changes no row: " + sql + " " + rawError);
-        for (Long token : new Long[] {STALE, null}) {
-            reset();
-            try (Connection c = fenced();
-                    FencingScope ignored = token == null ? null : Fencing.bind(token)) {
-                String e = Outcome.of(c, sql, prepared);
-                String who = token == null ? "no token" : "stale token";
-                if (!before.equals(rows())) {
-                    wrong.add(who + " changed rows (" + e + "): " + rows());
-                } else if (e == null) {
-                    wrong.add(who + " was not refused");
-                } else if (e.contains(":FN003:")) {
-                    wrong.add(who + " refused as unsupported: " + e);
-                }
-            }
-        }
-        reset();
-        try (Connection c = fenced();
-                FencingScope ignored = Fencing.bind(CURRENT)) {
-            String e = Outcome.of(c, sql, prepared);
-            if (e != null || !sameBut(rawAfter, rows())) {
-                wrong.add("current token differs from raw: raw " + rawAfter + " / fenced " + e + " " + rows());
-            }
-        }
-        return wrong.isEmpty() ? null : String.join("; ", wrong);
-    }
-
-    /** The same rows but their tokens (the fenced rows written carry the current token, raw ones none or ROW). */
-    private static boolean sameBut(String raw, String fenced) {
-        return raw.replaceAll("(null|\\d+);", "T;").equals(fenced.replaceAll("(null|\\d+);", "T;"));
+    /**
+     * Raw vs fenced with a current, stale and no token: each form changes rows raw; a stale or no token changes none
+     * and fails; the current token leaves the rows raw leaves (the tokens aside).
+     */
+    private static RawVsFenced attack() {
+        return RawVsFenced.on(db, "t,nk")
+                .reset(MergeFirstIT::reset)
+                .untouched(MergeFirstIT::rows)
+                .mustChange()
+                .staleMustFail()
+                .tokensIgnored()
+                .tokens(CURRENT, STALE)
+                .build();
     }
 
     @Test
     void mergesPlannedFirstAreFencedAsPostgresqlRunsThem() throws SQLException {
-        EachForm.holds(FORMS, MergeFirstIT::attack);
+        EachForm.holds(FORMS, attack());
     }
 
     /** Every form is the lane's (counted by the rewriter), and the driver sends exactly the lane's text. */

@@ -72,6 +72,7 @@ public final class RawVsFenced implements EachForm.Attack {
     public static final class Builder {
         private final TestDatabase db;
         private final String tables;
+        private final List<String> settings = new ArrayList<>();
         private Runnable reset = () -> {};
         private Supplier<String> untouched;
         private Supplier<String> compared;
@@ -81,12 +82,19 @@ public final class RawVsFenced implements EachForm.Attack {
         private boolean returnedRows;
         private Runner raw = AS_WRITTEN;
         private Runner fenced = AS_WRITTEN;
+        private Supplier<String> afterCurrent = () -> null;
         private long current = 60;
         private long stale = 40;
 
         private Builder(TestDatabase db, String tables) {
             this.db = db;
             this.tables = tables;
+        }
+
+        /** A setting of the fenced connections beside {@code fenced.tables} ({@code fenced.relativeUpdates=allow}). */
+        public Builder setting(String setting) {
+            settings.add(setting);
+            return this;
         }
 
         /** Puts the data back before every run. */
@@ -143,6 +151,30 @@ public final class RawVsFenced implements EachForm.Attack {
             return this;
         }
 
+        /**
+         * Every {@code ?} of a form bound to {@code literal} (a SQL literal such as {@code 'three'}): raw runs the
+         * text with the literal written in (plain); fenced runs that text plain, or the form itself prepared with
+         * each parameter set to the literal's value. A {@code ?} in the comments {@code /* ? ' *}{@code /} and
+         * {@code -- c ?} is left as written.
+         */
+        public Builder boundTo(String literal) {
+            String value = literal.substring(1, literal.length() - 1);
+            this.raw = (c, sql, prepared) -> new Ran(Outcome.of(c, bound(sql, literal), false), "");
+            this.fenced = (c, sql, prepared) -> prepared
+                    ? new Ran(preparedWith(c, sql, value), "")
+                    : new Ran(Outcome.of(c, bound(sql, literal), false), "");
+            return this;
+        }
+
+        /**
+         * A check run after the current token's run when that ran: null, or what is wrong (a row it wrote without
+         * the current token, say).
+         */
+        public Builder afterCurrent(Supplier<String> check) {
+            this.afterCurrent = check;
+            return this;
+        }
+
         /** The tokens the fenced runs bind (the rows' own token lies between them). */
         public Builder tokens(long current, long stale) {
             this.current = current;
@@ -163,7 +195,9 @@ public final class RawVsFenced implements EachForm.Attack {
 
     /** A fenced connection as the IT's forms run on it. */
     public Connection fencedConnection() throws SQLException {
-        return DriverManager.getConnection(b.db.fencedUrl("fenced.tables=" + b.tables));
+        List<String> settings = new ArrayList<>(b.settings);
+        settings.add(0, "fenced.tables=" + b.tables);
+        return DriverManager.getConnection(b.db.fencedUrl(settings.toArray(String[]::new)));
     }
 
     @Override
@@ -208,6 +242,10 @@ public final class RawVsFenced implements EachForm.Attack {
                 wrong.add("current token differs from raw: raw " + raw.describe() + " " + rawAfter + " / fenced "
                         + ran.describe() + " " + after);
             }
+            String afterCurrent = ran.failed() ? null : b.afterCurrent.get();
+            if (afterCurrent != null) {
+                wrong.add(afterCurrent);
+            }
         }
         return wrong.isEmpty() ? null : String.join("; ", wrong);
     }
@@ -215,6 +253,26 @@ public final class RawVsFenced implements EachForm.Attack {
     private String normalised(String rows) {
         UnaryOperator<String> tokens = s -> s.replaceAll("(null|\\d+);", "T;");
         return b.tokensIgnored ? tokens.apply(rows) : rows;
+    }
+
+    /** {@code sql} with its parameters written as {@code literal} (not the {@code ?}s of the two known comments). */
+    private static String bound(String sql, String literal) {
+        return sql.replace("?", literal)
+                .replace("/* " + literal + " ' */", "/* ? ' */")
+                .replace("-- c " + literal, "-- c ?");
+    }
+
+    /** Runs {@code sql} prepared, every parameter set to {@code value}: null, or the error. */
+    private static String preparedWith(Connection c, String sql, String value) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int p = 1; p <= ps.getParameterMetaData().getParameterCount(); p++) {
+                ps.setString(p, value);
+            }
+            ps.execute();
+            return null;
+        } catch (SQLException e) {
+            return e.getClass().getSimpleName() + ":" + e.getSQLState() + ":" + e.getMessage();
+        }
     }
 
     private static Ran runReadingRows(Connection c, String sql, boolean prepared) {
