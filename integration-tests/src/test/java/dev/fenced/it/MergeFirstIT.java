@@ -127,14 +127,14 @@ class MergeFirstIT {
                     + " WHEN MATCHED AND s.v = 'when then' THEN DELETE WHEN MATCHED THEN UPDATE SET v = $$d$$");
 
     /**
-     * Raw vs fenced with a current, stale and no token: each form changes rows raw; a stale or no token changes none
+     * Raw vs fenced with a current, stale and no token: each form runs raw and changes rows; a stale or no token changes none
      * and fails; the current token leaves the rows raw leaves (the tokens aside).
      */
     private static RawVsFenced attack() {
         return RawVsFenced.on(db, "t,nk")
                 .reset(MergeFirstIT::reset)
                 .untouched(MergeFirstIT::rows)
-                .mustChange()
+                .mustChangeAndRun()
                 .staleMustFail()
                 .tokensIgnored()
                 .tokens(CURRENT, STALE)

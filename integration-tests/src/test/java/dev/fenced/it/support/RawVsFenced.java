@@ -79,6 +79,7 @@ public final class RawVsFenced implements EachForm.Attack {
         private boolean tokensIgnored;
         private boolean staleMustFail;
         private boolean mustChange;
+        private boolean mustRunRaw;
         private boolean returnedRows;
         private Runner raw = AS_WRITTEN;
         private Runner fenced = AS_WRITTEN;
@@ -133,6 +134,13 @@ public final class RawVsFenced implements EachForm.Attack {
         /** Each form must fail raw or change rows raw: a form that does neither tests nothing. */
         public Builder mustChange() {
             this.mustChange = true;
+            return this;
+        }
+
+        /** As {@link #mustChange}, and each form must also run raw without an error. */
+        public Builder mustChangeAndRun() {
+            this.mustChange = true;
+            this.mustRunRaw = true;
             return this;
         }
 
@@ -212,8 +220,8 @@ public final class RawVsFenced implements EachForm.Attack {
         String rawUntouched = b.untouched.get();
         String rawAfter = b.compared.get();
         boolean rawChanged = !before.equals(rawUntouched);
-        if (b.mustChange && !raw.failed() && !rawChanged) {
-            return "the form changes no row raw: " + raw.describe();
+        if (b.mustChange && !raw.failed() && !rawChanged || b.mustRunRaw && raw.failed()) {
+            return "the form does not run raw changing rows: " + raw.describe();
         }
         for (Long token : new Long[] {b.stale, null}) {
             b.reset.run();
