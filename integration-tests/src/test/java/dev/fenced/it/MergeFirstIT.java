@@ -143,7 +143,21 @@ class MergeFirstIT {
 
     @Test
     void mergesPlannedFirstAreFencedAsPostgresqlRunsThem() throws SQLException {
-        EachForm.holds(FORMS, attack());
+        EachForm.holds(formsThisServerRuns(), attack());
+    }
+
+    /**
+     * The forms raw PostgreSQL can run here: RETURNING and NOT MATCHED BY SOURCE / BY TARGET are PostgreSQL 17's, so an
+     * older server (CI's 15) runs the rest; the lane still plans every form (the test below).
+     */
+    private static List<String> formsThisServerRuns() {
+        if (db.serverMajorVersion() >= 17) {
+            return FORMS;
+        }
+        return FORMS.stream()
+                .filter(sql ->
+                        !sql.toUpperCase(java.util.Locale.ROOT).matches("(?s).*(RETURNING| BY SOURCE| BY TARGET).*"))
+                .toList();
     }
 
     /** Every form is the lane's (counted by the rewriter), and the driver sends exactly the lane's text. */

@@ -160,6 +160,11 @@ public final class TestDatabase {
                 + " END IF; END $$");
     }
 
+    /** The server's major version (15, 17, 18...), for forms an older PostgreSQL does not know. */
+    public int serverMajorVersion() {
+        return (int) queryLong("SELECT current_setting('server_version_num')::int / 10000");
+    }
+
     /** A single long from a query on a plain connection. */
     public long queryLong(String sql) {
         try (Connection c = rawConnection();
