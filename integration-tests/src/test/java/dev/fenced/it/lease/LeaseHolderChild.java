@@ -1,7 +1,6 @@
 package dev.fenced.it.lease;
 
 import dev.fenced.Fencing;
-import dev.fenced.FencingScope;
 import dev.fenced.Lease;
 import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
@@ -24,8 +23,6 @@ import java.time.Duration;
  *   <li>{@code write}: takes the lease, opens a fenced connection, says {@code READY <token>}, waits for
  *       {@code WRITE <amount>}, then writes {@code totals.amount} for restaurant 77 under the lease and
  *       says {@code WROTE <rows>} or {@code REFUSED <exception class> <message>}.</li>
- *   <li>{@code write-copied-token}: the same, but the write carries a copy of the token bound with
- *       {@code Fencing.bind}, which the lease cannot poison.</li>
  * </ul>
  */
 public final class LeaseHolderChild {
@@ -50,12 +47,8 @@ public final class LeaseHolderChild {
                     // holding; the renewer keeps the lease alive
                 }
             }
-            case "write", "write-copied-token" -> {
+            case "write" -> {
                 try (Connection c = DriverManager.getConnection(args[4])) {
-                    // write-copied-token: the job copied its token into a scope of its own, as code that
-                    // binds tokens by hand may do; the lease's poisoning cannot reach such a copy, so only
-                    // the database stands between this write and the newer total.
-                    FencingScope copy = mode.equals("write") ? null : Fencing.bind(lease.token());
                     System.out.println("READY " + lease.token());
                     String command = in.readLine(); // frozen here by SIGSTOP, like a GC pause mid-job
                     long amount = Long.parseLong(command.substring("WRITE ".length()));
@@ -70,9 +63,6 @@ public final class LeaseHolderChild {
                         System.out.println("ERROR " + other.getSQLState() + " " + other);
                     }
                     System.out.println("AFTER valid=" + lease.isValid() + " bound=" + Fencing.currentToken());
-                    if (copy != null) {
-                        copy.close();
-                    }
                 }
             }
             default -> throw new IllegalArgumentException("unknown mode " + mode);
