@@ -188,7 +188,8 @@ class ColdDeleteShortcutsTest {
             agreeing += before == null ? 1 : 0;
             differing += before == null ? 0 : 1;
         }
-        assertTrue(agreeing > TEXTS / 60 && differing > TEXTS / 60, "agreeing " + agreeing + ", differing " + differing);
+        assertTrue(
+                agreeing > TEXTS / 60 && differing > TEXTS / 60, "agreeing " + agreeing + ", differing " + differing);
     }
 
     /** Leaves the tokens as they are half the time; else drops, repeats, swaps or replaces one. */

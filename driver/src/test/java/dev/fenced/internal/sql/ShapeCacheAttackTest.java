@@ -731,7 +731,7 @@ class ShapeCacheAttackTest {
         List<String> divergences = new ArrayList<>();
         Tracker total = new Tracker();
         int triples = 0;
-        for (int round = 0, rounds = LongRun.cases(10, 40); round < rounds; round++) {
+        for (int round = 0; round < 40; round++) {
             for (String statement : STATEMENTS) {
                 List<String> first = new ArrayList<>();
                 List<String> second = new ArrayList<>();

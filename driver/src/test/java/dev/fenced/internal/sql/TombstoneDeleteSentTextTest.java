@@ -79,7 +79,9 @@ class TombstoneDeleteSentTextTest {
         }
         // the lane and the tombstone hand-over both had their share, or the hash shows little
         assertTrue(fenced > count * 3 / 4 && byLane > count / 2, "fenced " + fenced + ", by the lane " + byLane);
-        assertEquals(LongRun.expected(PLANS_BEFORE_SHORT, PLANS_BEFORE), HexFormat.of().formatHex(digest.digest()));
+        assertEquals(
+                LongRun.expected(PLANS_BEFORE_SHORT, PLANS_BEFORE),
+                HexFormat.of().formatHex(digest.digest()));
     }
 
     /**
