@@ -59,7 +59,7 @@ class ColdDeleteShortcutsTest {
             "b'",
             "::");
 
-    private static final int TEXTS = 60_000;
+    private static final int TEXTS = LongRun.cases(15_000, 60_000);
 
     private static String randomText(Random random, int pieces) {
         StringBuilder b = new StringBuilder();
@@ -115,7 +115,7 @@ class ColdDeleteShortcutsTest {
             skipped += on == null && sql.indexOf('\\') < 0 ? 1 : 0;
         }
         assertTrue(
-                offOnly > 50 && skipped > 1_000,
+                offOnly > TEXTS / 1_200 && skipped > TEXTS / 60,
                 "read differently only with the setting off " + offOnly + ", second reading skipped " + skipped);
     }
 
@@ -188,7 +188,8 @@ class ColdDeleteShortcutsTest {
             agreeing += before == null ? 1 : 0;
             differing += before == null ? 0 : 1;
         }
-        assertTrue(agreeing > 1_000 && differing > 1_000, "agreeing " + agreeing + ", differing " + differing);
+        assertTrue(
+                agreeing > TEXTS / 60 && differing > TEXTS / 60, "agreeing " + agreeing + ", differing " + differing);
     }
 
     /** Leaves the tokens as they are half the time; else drops, repeats, swaps or replaces one. */

@@ -316,7 +316,7 @@ class FirstLaneAttackPlanningTest {
     void respelledAttackTextsArePlannedAsTheParsersPathPlansThem() {
         Random random = new Random(41);
         List<String> variants = new ArrayList<>();
-        for (int i = 0; i < 3000; i++) {
+        for (int i = 0, n = LongRun.cases(600, 3000); i < n; i++) {
             variants.add(respell(ATTACKS.get(random.nextInt(ATTACKS.size())), random));
         }
         compare(variants, "respelled attack texts", false);

@@ -49,7 +49,7 @@ class FromUsingOracleTest {
     @Test
     void generatedFromAndUsingPlansAreTheParsersPlans() {
         FencingTargets targets = targets();
-        List<String> texts = generated(new Random(2026), 4000);
+        List<String> texts = generated(new Random(2026), LongRun.cases(800, 4000));
         for (RelativeUpdatePolicy policy : List.of(RelativeUpdatePolicy.ALLOW, RelativeUpdatePolicy.REFUSE)) {
             Counts c = compare(targets, policy, texts);
             System.out.printf(

@@ -40,7 +40,7 @@ class InsertQueryOracleTest {
                 TableName.parse("k"), new TableShape(columns, List.of(), null));
         FencingTargets targets = FencingTargets.modelled(
                 tables, Map.of(), Set.of("random", "nextval"), shapes, TableName.parse("fenced_tombstone"));
-        List<String> texts = generated(new Random(2026), 4000);
+        List<String> texts = generated(new Random(2026), LongRun.cases(800, 4000));
         for (RelativeUpdatePolicy policy : List.of(RelativeUpdatePolicy.ALLOW, RelativeUpdatePolicy.REFUSE)) {
             Result r = compare(targets, policy, texts);
             System.out.printf(

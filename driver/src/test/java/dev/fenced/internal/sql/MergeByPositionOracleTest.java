@@ -42,7 +42,7 @@ class MergeByPositionOracleTest {
         FencingTargets tombstoned = FencingTargets.modelled(
                 tables, Map.of(), Set.of("random"), shapes, TableName.parse("fenced_tombstone"));
         FencingTargets plain = FencingTargets.modelled(tables, Map.of(), Set.of("random"), shapes, null);
-        List<String> texts = generated(new Random(2026), 2500);
+        List<String> texts = generated(new Random(2026), LongRun.cases(500, 2500));
         int compared = 0;
         int fenced = 0;
         int refused = 0;

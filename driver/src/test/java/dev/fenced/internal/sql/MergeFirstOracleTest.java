@@ -91,7 +91,7 @@ class MergeFirstOracleTest {
 
     @Test
     void mergeFormsPlannedFirstAreTheParsersPlans() {
-        Result r = compare(MergeByPositionOracleTest.generated(new Random(2027), 1500));
+        Result r = compare(MergeByPositionOracleTest.generated(new Random(2027), LongRun.cases(300, 1500)));
         report("MERGE forms", r);
         assertTrue(r.divergences.isEmpty(), failure(r));
         // 8 plans a text (2 catalogs x 2 policies x 2 tokens): most of them the lane's
@@ -100,7 +100,7 @@ class MergeFirstOracleTest {
 
     @Test
     void relativeUpdateEdgesPlannedFirstAreTheParsersPlans() {
-        Result r = compare(edges(new Random(2028), 1500));
+        Result r = compare(edges(new Random(2028), LongRun.cases(300, 1500)));
         report("relative-update edges", r);
         assertTrue(r.divergences.isEmpty(), failure(r));
         assertTrue(r.plannedFirst >= r.texts, "the lane planned only " + r.plannedFirst + " of " + r.compared);

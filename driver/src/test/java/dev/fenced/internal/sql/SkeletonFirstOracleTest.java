@@ -67,7 +67,7 @@ class SkeletonFirstOracleTest {
         FencingTargets targets = FencingTargets.of(List.of(
                 new ProtectedTable(TableName.parse("t"), "fence", dev.fenced.FencingMode.ENFORCE),
                 new ProtectedTable(TableName.parse("o"), "fence", dev.fenced.FencingMode.OBSERVE)));
-        List<String> texts = generated(new Random(2026), 2000);
+        List<String> texts = generated(new Random(2026), LongRun.cases(400, 2000));
         for (RelativeUpdatePolicy policy : List.of(RelativeUpdatePolicy.ALLOW, RelativeUpdatePolicy.REFUSE)) {
             Result r = compare(targets, policy, texts);
             System.out.printf(
@@ -108,7 +108,7 @@ class SkeletonFirstOracleTest {
                 TableName.parse("k"), new TableShape(columns, List.of(), null));
         FencingTargets targets = FencingTargets.modelled(
                 tables, Map.of(), Set.of("random", "nextval"), shapes, TableName.parse("fenced_tombstone"));
-        List<String> texts = generatedDeletes(new Random(2026), 3000);
+        List<String> texts = generatedDeletes(new Random(2026), LongRun.cases(600, 3000));
         SqlRewriter first = new SqlRewriter(targets, RelativeUpdatePolicy.ALLOW, PARSE_TIMEOUT, true);
         SqlRewriter parser = new SqlRewriter(targets, RelativeUpdatePolicy.ALLOW, PARSE_TIMEOUT, false);
         int fast = 0;
@@ -171,7 +171,7 @@ class SkeletonFirstOracleTest {
                 TableName.parse("o"), new TableShape(columns, List.of("id"), "o"));
         FencingTargets targets = FencingTargets.modelled(
                 tables, Map.of(), Set.of("random", "nextval"), shapes, TableName.parse("fenced_tombstone"));
-        List<String> texts = generatedSubqueries(new Random(2026), 3000);
+        List<String> texts = generatedSubqueries(new Random(2026), LongRun.cases(600, 3000));
         for (RelativeUpdatePolicy policy : List.of(RelativeUpdatePolicy.ALLOW, RelativeUpdatePolicy.REFUSE)) {
             Result r = compare(targets, policy, texts);
             System.out.printf(
@@ -215,7 +215,7 @@ class SkeletonFirstOracleTest {
                 TableName.parse("k"), new TableShape(columns, List.of(), null));
         FencingTargets targets = FencingTargets.modelled(
                 tables, Map.of(), Set.of("random", "nextval"), shapes, TableName.parse("fenced_tombstone"));
-        List<String> texts = generatedUpserts(new Random(2026), 3000);
+        List<String> texts = generatedUpserts(new Random(2026), LongRun.cases(600, 3000));
         for (RelativeUpdatePolicy policy : RelativeUpdatePolicy.values()) {
             Result r = compare(targets, policy, texts);
             System.out.printf(

@@ -47,7 +47,7 @@ class WithFirstOracleTest {
     @Test
     void generatedWithPlansAreTheParsersPlans() {
         FencingTargets targets = targets();
-        List<String> texts = generated(new Random(2026), 4000);
+        List<String> texts = generated(new Random(2026), LongRun.cases(800, 4000));
         for (RelativeUpdatePolicy policy : List.of(RelativeUpdatePolicy.ALLOW, RelativeUpdatePolicy.REFUSE)) {
             SqlRewriter first = new SqlRewriter(targets, policy, PARSE_TIMEOUT, true);
             SqlRewriter parser = new SqlRewriter(targets, policy, PARSE_TIMEOUT, false);
