@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fenced.Fencing;
 import dev.fenced.FencingScope;
+import dev.fenced.it.size.LongRun;
 import dev.fenced.it.support.Outcome;
 import dev.fenced.it.support.TestDatabase;
 import java.sql.Connection;
@@ -301,7 +302,7 @@ class DeleteLaneAttackIT {
         p.add(new Probe("DELETE FROM t WHERE id = ? OR v = ?", List.of(), 1, "three"));
         p.add(new Probe("DELETE FROM t x WHERE x.v = ? /* ? */ OR x.id = ? RETURNING ?", List.of(), "four", 2, "r"));
         p.add(new Probe("DELETE FROM t WHERE v = ? OR j ?? 'k' AND id = ?", List.of(), "'", 1));
-        p.addAll(generated(new Random(67), 120));
+        p.addAll(generated(new Random(67), LongRun.cases(30, 120)));
         return p;
     }
 

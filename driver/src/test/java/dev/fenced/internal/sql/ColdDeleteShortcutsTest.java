@@ -3,6 +3,7 @@ package dev.fenced.internal.sql;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.fenced.it.size.LongRun;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.it.size.LongRun;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -7,6 +7,7 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.it.size.LongRun;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -8,6 +8,7 @@ import dev.fenced.FencingMode;
 import dev.fenced.internal.config.ProtectedTable;
 import dev.fenced.internal.config.RelativeUpdatePolicy;
 import dev.fenced.internal.config.TableName;
+import dev.fenced.it.size.LongRun;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
