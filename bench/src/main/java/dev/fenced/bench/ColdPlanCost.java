@@ -145,7 +145,8 @@ public final class ColdPlanCost {
     }
 
     /** One round: every kind's texts planned and measured into {@code cpu[kind][round]}, {@code alloc[kind][round]}. */
-    private static void round(SqlRewriter rewriter, SqlRewriter tombstoned, double[][] cpu, double[][] alloc, int round) {
+    private static void round(
+            SqlRewriter rewriter, SqlRewriter tombstoned, double[][] cpu, double[][] alloc, int round) {
         RewriteCache cache = new RewriteCache(rewriter, 2048, new Tracker());
         // full: the rewrite alone
         measure(cpu[0], alloc[0], round, 200, i -> {

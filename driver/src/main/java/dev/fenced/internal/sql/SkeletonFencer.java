@@ -670,8 +670,7 @@ final class SkeletonFencer {
         // the statement's tokens, without the whitespace before them or a `;` after them, as JSqlParser prints it
         List<Token> kept = tokens.subList(0, offset + statement.size());
         // the places in order, walked beside the tokens rather than looked up (boxed) for each token
-        Iterator<Map.Entry<Integer, Fragment>> places =
-                fragments.entrySet().iterator();
+        Iterator<Map.Entry<Integer, Fragment>> places = fragments.entrySet().iterator();
         Map.Entry<Integer, Fragment> place = places.hasNext() ? places.next() : null;
         for (int k = 0; k < kept.size(); k++) {
             Token t = kept.get(k);
@@ -746,8 +745,7 @@ final class SkeletonFencer {
             return NOT_AS_PLACED;
         }
         int p = 0;
-        Iterator<Map.Entry<Integer, Fragment>> places =
-                fragments.entrySet().iterator();
+        Iterator<Map.Entry<Integer, Fragment>> places = fragments.entrySet().iterator();
         Map.Entry<Integer, Fragment> place = places.hasNext() ? places.next() : null;
         for (int u = 0; u <= user.size(); u++) {
             while (place != null && offset + place.getKey() == u) {

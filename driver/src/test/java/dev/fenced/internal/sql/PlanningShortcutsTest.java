@@ -26,10 +26,24 @@ class PlanningShortcutsTest {
     @Test
     void parameterNumbersAreReadAsParseIntReadsThem() {
         List<String> texts = List.of(
-                "?1", "?7", "?12", "?123456789", "?1234567890", "?2147483647", "?2147483648", "?99999999999", "?",
-                "?+1", "?-1", "?\u0663", "?1\u0663", "?0", "?007");
+                "?1",
+                "?7",
+                "?12",
+                "?123456789",
+                "?1234567890",
+                "?2147483647",
+                "?2147483648",
+                "?99999999999",
+                "?",
+                "?+1",
+                "?-1",
+                "?\u0663",
+                "?1\u0663",
+                "?0",
+                "?007");
         for (String text : texts) {
-            assertEquals(outcome(() -> Integer.parseInt(text, 1, text.length(), 10)),
+            assertEquals(
+                    outcome(() -> Integer.parseInt(text, 1, text.length(), 10)),
                     outcome(() -> SqlRewriter.parameterNumber(text, 1, text.length())),
                     text);
         }
@@ -39,8 +53,21 @@ class PlanningShortcutsTest {
     void tableNamesMatchAsTheThreeComparisonsMatchThem() {
         String a63 = "a".repeat(63);
         List<String> names = List.of(
-                "bench_fenced", "Bench_fenced", "bench_fence", "", "é", "É", "\u212Aey", "key", a63, a63 + "x",
-                a63 + "y", "a".repeat(62) + "é", "a".repeat(62) + "éz", "a".repeat(62) + "É", "a".repeat(61) + "é");
+                "bench_fenced",
+                "Bench_fenced",
+                "bench_fence",
+                "",
+                "é",
+                "É",
+                "\u212Aey",
+                "key",
+                a63,
+                a63 + "x",
+                a63 + "y",
+                "a".repeat(62) + "é",
+                "a".repeat(62) + "éz",
+                "a".repeat(62) + "É",
+                "a".repeat(61) + "é");
         for (String a : names) {
             for (String b : names) {
                 boolean expected = sameStored(a, b)
@@ -54,9 +81,21 @@ class PlanningShortcutsTest {
     @Test
     void fencedsOwnPrefixesAreFoundAsInTheLowerCasedName() {
         List<String> names = new ArrayList<>(List.of(
-                "fenced_merge_x", "FENCED_MERGE_X", "\"Fenced_Current_Of_c\"", "fenced\"\"_merge_x", "fenced_merg",
-                "fenced_merge_", "xfenced_merge_", "", "\"\"", "fenced_merge_é", "FENCED_CURRENT_OF_İ",
-                "\u212Aey", "fenced_current_of", "fenced_current_of_1", "fenced_mergE_1"));
+                "fenced_merge_x",
+                "FENCED_MERGE_X",
+                "\"Fenced_Current_Of_c\"",
+                "fenced\"\"_merge_x",
+                "fenced_merg",
+                "fenced_merge_",
+                "xfenced_merge_",
+                "",
+                "\"\"",
+                "fenced_merge_é",
+                "FENCED_CURRENT_OF_İ",
+                "\u212Aey",
+                "fenced_current_of",
+                "fenced_current_of_1",
+                "fenced_mergE_1"));
         names.add("FENCED_MERGE_\u0130"); // a capital dotted I lower-cases to two characters
         for (String name : names) {
             String plain = name.toLowerCase(Locale.ROOT).replace("\"", "");
