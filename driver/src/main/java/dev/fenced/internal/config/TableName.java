@@ -14,6 +14,9 @@ public final class TableName {
     private final @Nullable String schema;
     private final String name;
 
+    /** {@link #toString}, kept: messages and plans ask a protected table's name of every new text (a benign race). */
+    private @Nullable String spelled;
+
     public TableName(@Nullable String schema, String name) {
         this.schema = schema;
         this.name = Objects.requireNonNull(name, "name");
@@ -137,6 +140,10 @@ public final class TableName {
      * protected table is the failure to avoid (fencing one by mistake fails loudly on its missing column).
      */
     public static boolean sameName(String a, String b) {
+        if (isShortAscii(a) && isShortAscii(b)) {
+            // neither is truncated, and ASCII names match exactly: what the three comparisons below come to
+            return a.equals(b);
+        }
         return sameStored(a, b)
                 || sameStored(truncated(a, true), truncated(b, true))
                 || sameStored(truncated(a, false), truncated(b, false));
@@ -170,6 +177,11 @@ public final class TableName {
             i += Character.charCount(cp);
         }
         return name;
+    }
+
+    /** ASCII and at most {@link #MAX_IDENTIFIER_BYTES} long: {@link #truncated} keeps it whole in either count. */
+    private static boolean isShortAscii(String s) {
+        return s.length() <= MAX_IDENTIFIER_BYTES && !hasNonAscii(s);
     }
 
     private static boolean hasNonAscii(String s) {
@@ -232,7 +244,12 @@ public final class TableName {
     /** SQL spelling, quoted where needed. */
     @Override
     public String toString() {
-        return schema == null ? quote(name) : quote(schema) + "." + quote(name);
+        String s = spelled;
+        if (s == null) {
+            s = schema == null ? quote(name) : quote(schema) + "." + quote(name);
+            spelled = s;
+        }
+        return s;
     }
 
     /** True when {@code folded} written bare is one of PostgreSQL's keywords that cannot stand as a name everywhere. */

@@ -36,11 +36,31 @@ final class Guards {
     /** Marker in the text PostgreSQL reports back ({@link StaleMarker}). */
     static final String MARKER = StaleMarker.PREFIX;
 
+    /** {@link #tokenText} of the first indexes: a statement with more parameters prints its token each time. */
+    private static final String[] TOKEN_TEXTS = new String[1024];
+
     private Guards() {}
 
     /** The token parameter as the fencers write it: {@code CAST(?<index> AS bigint)}, a new node each time. */
     static Expression token(int index) {
         return new CastExpression("CAST", new JdbcParameter(index, true, "?"), "bigint");
+    }
+
+    /**
+     * {@link #token} printed, kept per index: the node (whose parameter compiles a regular expression) and its
+     * printing were a twentieth of a never-seen MERGE's or upsert's plan by position. A race only prints the same
+     * text twice.
+     */
+    static String tokenText(int index) {
+        if (index < 0 || index >= TOKEN_TEXTS.length) {
+            return token(index).toString();
+        }
+        String text = TOKEN_TEXTS[index];
+        if (text == null) {
+            text = token(index).toString();
+            TOKEN_TEXTS[index] = text;
+        }
+        return text;
     }
 
     /** The value for {@code SET <column> = ...} on a protected row. */

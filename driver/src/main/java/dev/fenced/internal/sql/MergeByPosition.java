@@ -182,7 +182,7 @@ final class MergeByPosition {
             list.add(new Column(TableName.quote(table.column())));
             fragments.put(clause.then() + 2, SkeletonFencer.Fragment.shared(" " + list));
         } else {
-            token = Guards.token(ctx.tokenIndex).toString();
+            token = Guards.tokenText(ctx.tokenIndex);
             refuseFenceColumn(columns);
             fragments.put(
                     clause.columnListEnd(), SkeletonFencer.Fragment.shared(", " + TableName.quote(table.column())));

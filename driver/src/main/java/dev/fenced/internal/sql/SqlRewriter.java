@@ -655,9 +655,38 @@ public final class SqlRewriter {
     }
 
     /** Names fenced itself puts into the text (cursor and MERGE action placeholders): the user may not. */
-    private static boolean startsLikeOurs(String name) {
-        String plain = name.toLowerCase(Locale.ROOT).replace("\"", "");
-        return plain.startsWith(CursorReference.PREFIX) || plain.startsWith(MergePlaceholders.PREFIX);
+    static boolean startsLikeOurs(String name) {
+        if (!isAscii(name)) {
+            String plain = name.toLowerCase(Locale.ROOT).replace("\"", "");
+            return plain.startsWith(CursorReference.PREFIX) || plain.startsWith(MergePlaceholders.PREFIX);
+        }
+        // the same question of an ASCII name without its lower-cased copy (asked of every name of a new text)
+        return startsLikeAscii(name, CursorReference.PREFIX) || startsLikeAscii(name, MergePlaceholders.PREFIX);
+    }
+
+    /** {@code name} (ASCII), lower-cased and its {@code "} removed, starts with {@code prefix} (lower-case ASCII). */
+    private static boolean startsLikeAscii(String name, String prefix) {
+        int p = 0;
+        for (int i = 0; i < name.length() && p < prefix.length(); i++) {
+            char c = name.charAt(i);
+            if (c == '"') {
+                continue;
+            }
+            char lower = c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
+            if (lower != prefix.charAt(p++)) {
+                return false;
+            }
+        }
+        return p == prefix.length();
+    }
+
+    private static boolean isAscii(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -800,7 +829,7 @@ public final class SqlRewriter {
             sql.append(printed, copied, t.start());
             copied = t.end();
             position++;
-            int n = Integer.parseInt(printed, t.start() + 1, t.end(), 10); // ?N's number, read in place
+            int n = parameterNumber(printed, t.start() + 1, t.end()); // ?N's number, read in place
             if (n == p.tokenIndex()) {
                 if (tokenPositions.size() == tokenAt.length) {
                     tokenAt = Arrays.copyOf(tokenAt, tokenAt.length * 2);
@@ -835,14 +864,38 @@ public final class SqlRewriter {
             if (userPositions.get(i).isEmpty()) {
                 throw new Refusal(tables.get(0), "parameter " + (i + 1) + " was lost in the rewrite");
             }
-            map[i] = userPositions.get(i).stream().mapToInt(Integer::intValue).toArray();
+            map[i] = ints(userPositions.get(i));
         }
-        return new RewritePlan.Fenced(
-                sent,
-                segments,
-                map,
-                tokenPositions.stream().mapToInt(Integer::intValue).toArray(),
-                writes);
+        return new RewritePlan.Fenced(sent, segments, map, ints(tokenPositions), writes);
+    }
+
+    /**
+     * {@link Integer#parseInt(CharSequence, int, int, int)} of {@code text} {@code from} to {@code to}, in base 10:
+     * read here for the ASCII digits fenced numbers its {@code ?N} with (parseInt was a thirtieth of a new MERGE's
+     * plan), by parseInt for anything else.
+     */
+    static int parameterNumber(String text, int from, int to) {
+        if (to - from < 1 || to - from > 9) {
+            return Integer.parseInt(text, from, to, 10);
+        }
+        int n = 0;
+        for (int i = from; i < to; i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return Integer.parseInt(text, from, to, 10);
+            }
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+
+    /** The list as an array, without a stream (a new text's plan makes one per parameter). */
+    private static int[] ints(List<Integer> values) {
+        int[] out = new int[values.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = values.get(i);
+        }
+        return out;
     }
 
     private FencingMode modeOf(String table) {

@@ -91,7 +91,32 @@ final class Token {
 
     /** Written as {@code s} ({@code ignoreCase}: as {@link String#equalsIgnoreCase} compares), without a copy. */
     private boolean spelled(String s, boolean ignoreCase) {
-        return end - start == s.length() && source.regionMatches(ignoreCase, start, s, 0, s.length());
+        int n = s.length();
+        if (end - start != n) {
+            return false;
+        }
+        // compared here for ASCII: the planner asks this of nearly every token several times over, and
+        // regionMatches was a tenth of a new MERGE's plan; a character outside ASCII goes to regionMatches, whose
+        // case mapping folds some of them onto ASCII letters (the Kelvin sign, the dotless i)
+        for (int i = 0; i < n; i++) {
+            char a = source.charAt(start + i);
+            char b = s.charAt(i);
+            if (a == b) {
+                continue;
+            }
+            if (a >= 0x80 || b >= 0x80) {
+                return source.regionMatches(ignoreCase, start, s, 0, n);
+            }
+            if (!ignoreCase || !isAsciiLetter(a) || (a | 0x20) != (b | 0x20)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isAsciiLetter(char c) {
+        char lower = (char) (c | 0x20);
+        return lower >= 'a' && lower <= 'z';
     }
 
     /** Every character of the token is ASCII. */

@@ -19,7 +19,7 @@ class TokenTest {
 
     private static final List<String> WORDS = List.of(
             "UPDATE", "INSERT", "DELETE", "MERGE", "SET", "WHERE", "INSTEAD", "ON", "DO", "VALUES", "ARRAY", "ORDER",
-            "LIMIT", "I", "");
+            "LIMIT", "I", "KEY", "");
     private static final List<String> SYMBOLS = List.of("(", ")", "[", "]", ",", ".", ";", "=", "::", "<>", "?", "??");
 
     /** Texts whose words fold differently by character (equalsIgnoreCase) and by string (toUpperCase). */
@@ -27,7 +27,9 @@ class TokenTest {
             "ınsert INTO t VALUES (1)", // dotless i: upper-cases to I either way
             "CREATE RULE r AS ON UPDATE TO t DO inﬆead UPDATE t SET v = 1", // ligature st: STRING upper-cases to ST
             "UPDATE t SET \"ﬆ\" = 1, ß = 'ß' WHERE ﬁ = 2 RETURNING ﬀ",
-            "U&\"d\\0061t\" u&\"x\" \"U&\" U&'a'");
+            "U&\"d\\0061t\" u&\"x\" \"U&\" U&'a'",
+            // the Kelvin sign and the long s match K and S ignoring case, as equalsIgnoreCase compares
+            "UPDATE t ſet \u212Aey = 1, ſET = 2");
 
     private static List<List<Token>> texts() {
         List<List<Token>> out = new ArrayList<>();
