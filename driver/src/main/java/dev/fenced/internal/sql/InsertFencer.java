@@ -19,7 +19,8 @@ import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.Values;
 
 /**
- * INSERT: the fence column joins the column list and every row supplies the token; ON CONFLICT DO
+ * INSERT: the fence column joins the column list and every row supplies the token (inside parentheses around the
+ * whole source, where PostgreSQL types the untyped literals as without them); ON CONFLICT DO
  * UPDATE gets the same guarded SET as an UPDATE. Without a column list, values map to columns by position;
  * the catalog's column list names them first ({@link PositionalColumns}), so adding ours shifts nothing.
  */
@@ -95,7 +96,25 @@ final class InsertFencer {
             Insert insert, int columnCount, ProtectedTable table, java.util.function.Supplier<Expression> token)
             throws Refusal {
         Select source = insert.getSelect();
-        if (source instanceof Values values
+        // PostgreSQL drops parentheses around the whole source from its parse tree, and merges an ORDER BY, LIMIT,
+        // OFFSET, FETCH, row lock or WITH outside them into the query inside: (SELECT '5') LIMIT 1 is SELECT '5'
+        // LIMIT 1, whose untyped literals the target columns type. The token goes where it would go without them;
+        // a wrapper around them would type the literals as text first (42804 where raw PostgreSQL inserts).
+        Select inner = source;
+        boolean clauses = false;
+        while (inner instanceof ParenthesedSelect layer
+                && layer.getAlias() == null
+                && layer.getPivot() == null
+                && layer.getUnPivot() == null
+                && layer.getSampleClause() == null
+                && layer.getSelect() != null) {
+            // anything printed beside the parentheses is a clause of the layer's own (JSqlParser knows more than the
+            // few PostgreSQL merges; any of them makes a VALUES inside a query, not rows)
+            clauses |= !layer.toString().equals("(" + layer.getSelect() + ")");
+            inner = layer.getSelect();
+        }
+        if (!clauses
+                && inner instanceof Values values
                 && values.getAlias() == null
                 && values.getWithItemsList() == null
                 && values.getOrderByElements() == null
@@ -112,17 +131,18 @@ final class InsertFencer {
                     addToRow(r, columnCount, table, token);
                 }
             }
-        } else if (source instanceof PlainSelect plain && plain.getIntoTables() == null) {
+        } else if (inner instanceof PlainSelect plain && plain.getIntoTables() == null) {
             plain.addSelectItems(token.get());
         } else if (source != null) {
-            // Set operations, parenthesised queries, VALUES with clauses: add the token around the query.
+            // Set operations, VALUES with clauses (typed alike inside a wrapper: PostgreSQL resolves their untyped
+            // literals before the INSERT sees them): add the token around the query.
             PlainSelect wrapper = new PlainSelect()
                     .addSelectItems(new AllTableColumns(new Table(SOURCE_ALIAS)))
                     .addSelectItems(token.get());
-            ParenthesedSelect inner = new ParenthesedSelect();
-            inner.setSelect(source);
-            inner.setAlias(new Alias(SOURCE_ALIAS));
-            wrapper.setFromItem(inner);
+            ParenthesedSelect wrapped = new ParenthesedSelect();
+            wrapped.setSelect(source);
+            wrapped.setAlias(new Alias(SOURCE_ALIAS));
+            wrapper.setFromItem(wrapped);
             insert.setSelect(wrapper);
         } else {
             throw new Refusal(table.displayName(), "INSERT without VALUES or a query");

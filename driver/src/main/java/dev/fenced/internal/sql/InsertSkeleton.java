@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * [ON CONFLICT ... DO NOTHING] [RETURNING ...]}, read from PostgreSQL's tokens with every expression a balanced run
  * of tokens: used where JSqlParser cannot read (or would change) the statement, as it does with composite-field and
  * subscripted target columns ({@code (f3.if1, a[1:2])}). The fence column joins the column list, and the token joins
- * each VALUES row, a plain SELECT's output list, or any other query through a wrapper around it.
+ * each VALUES row, a plain SELECT's output list, or any other query through a wrapper around it; the rows and the list
+ * also inside parentheses around the whole source ({@link #inner}), as {@link InsertFencer} places it.
  *
  * <p>Not read (null), so the statement stays refused: no column list (the values' columns are known by position
  * only), {@code ON CONFLICT ... DO UPDATE} (its SET needs the guard), three-part names, a lone VALUES list whose row
@@ -23,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  * @param columns       the first name of each target column, folded ({@code f3} of {@code f3.if1})
  * @param columnListEnd the index of the column list's closing parenthesis: the fence column goes before it
  * @param tokenBefore   the indexes before which the token goes: each VALUES row's closing parenthesis, or the end
- *                      of a plain SELECT's output list
+ *                      of a plain SELECT's output list (inside any parentheses around the whole source)
  * @param queryStart    with {@code queryEnd}, a query to wrap as {@code SELECT fenced_src.*, <token> FROM (query)
  *                      AS fenced_src}; -1 when the token has its places in {@code tokenBefore}
  * @param queryEnd      the index after the query's last token
@@ -93,7 +94,8 @@ record InsertSkeleton(
         }
         TableName target = new TableName(
                 parts.size() == 2 ? TableName.fold(parts.get(0)) : null, TableName.fold(parts.get(parts.size() - 1)));
-        List<Integer> rows = valuesRows(tokens, i, sourceEnd, columns.size());
+        Inner inner = inner(tokens, i, sourceEnd);
+        List<Integer> rows = inner.clauses() ? null : valuesRows(tokens, inner.from(), inner.to(), columns.size());
         if (rows != null) {
             return rows.isEmpty() ? null : new InsertSkeleton(target, columns, listEnd, rows, -1, -1, i, sourceEnd);
         }
@@ -102,11 +104,55 @@ record InsertSkeleton(
         }
         // VALUES with a set operation, ORDER BY, LIMIT ... after its rows is a query, wrapped as any other (a row of
         // another width than the column list fails in PostgreSQL alike, wrapped or not)
-        int outputEnd = plainSelectOutputEnd(tokens, i, sourceEnd);
+        int outputEnd = plainSelectOutputEnd(tokens, inner.from(), inner.to());
         if (outputEnd > 0) {
             return new InsertSkeleton(target, columns, listEnd, List.of(outputEnd), -1, -1, i, sourceEnd);
         }
         return new InsertSkeleton(target, columns, listEnd, List.of(), i, sourceEnd, i, sourceEnd);
+    }
+
+    /**
+     * The query inside the parentheses around a source, as PostgreSQL reads it: parentheses around the whole source
+     * leave no trace in its parse tree, and an ORDER BY, LIMIT, OFFSET, FETCH or row lock after them is merged into
+     * the query inside ({@code (SELECT '5') LIMIT 1} is {@code SELECT '5' LIMIT 1}, whose untyped literals the target
+     * columns type, where a wrapper would type them as text first). A set operation after them makes the whole a
+     * query of its own, read no further.
+     *
+     * @param from    the first token of the innermost query
+     * @param to      the index after its last token
+     * @param clauses whether a clause stood after parentheses (a VALUES inside is then a query, not rows)
+     */
+    private record Inner(int from, int to, boolean clauses) {}
+
+    /** Words after the parentheses around a source that PostgreSQL merges into the query inside. */
+    private static final Set<String> MERGED_AFTER = Set.of("ORDER", "LIMIT", "OFFSET", "FETCH", "FOR");
+
+    private static Inner inner(List<Token> tokens, int from, int to) {
+        int start = from;
+        int end = to;
+        boolean clauses = false;
+        while (start < end && tokens.get(start).isSymbol("(")) {
+            int close = TokenRuns.closing(tokens, start);
+            if (close + 1 < end) {
+                Token after = tokens.get(close + 1);
+                boolean merged = after.kind() == Token.Kind.WORD
+                        && MERGED_AFTER.contains(after.text().toUpperCase(Locale.ROOT))
+                        && TokenRuns.firstTopLevel(
+                                        tokens,
+                                        close + 1,
+                                        (ts, k) -> SET_OPERATIONS.contains(
+                                                        ts.get(k).text().toUpperCase(Locale.ROOT))
+                                                && ts.get(k).kind() == Token.Kind.WORD)
+                                >= end;
+                if (!merged) {
+                    break;
+                }
+                clauses = true;
+            }
+            start++;
+            end = close;
+        }
+        return new Inner(start, end, clauses);
     }
 
     /** The target columns' first names, or null unless each item is a name with fields or subscripts after it. */
@@ -197,7 +243,8 @@ record InsertSkeleton(
 
     /**
      * The index after a plain {@code SELECT}'s output list, where one more output column goes; -1 when the source
-     * is another query (a set operation, WITH, parentheses, VALUES with clauses), which is wrapped instead.
+     * is another query (a set operation, WITH, VALUES with clauses), which is wrapped instead; the caller passes the
+     * query inside parentheses around the whole source ({@link #inner}).
      */
     private static int plainSelectOutputEnd(List<Token> tokens, int from, int to) {
         if (!tokens.get(from).isWord("SELECT")) {

@@ -106,8 +106,9 @@ final class SkeletonFirst {
 
     /**
      * An INSERT's source the lane reads as the parser's path does, which fences it by its shape alone
-     * ({@link InsertFencer}: the token joins each VALUES row, a plain SELECT's output list, or a wrapper around any
-     * other query) and judges nothing inside it: VALUES rows whose words outside their read-only subqueries
+     * ({@link InsertFencer}: the token joins each VALUES row, a plain SELECT's output list, also inside parentheses
+     * around the whole source ({@link InsertSkeleton}), or a wrapper around any other query) and judges nothing inside
+     * it: VALUES rows whose words outside their read-only subqueries
      * ({@link ReadOnlySubqueries}) are plain, or a query holding nothing a read-only subquery may not (VALUES
      * lists aside, {@link ReadOnlySubqueries#readOnlyQuery}).
      */

@@ -494,6 +494,10 @@ class CorpusTest {
             return;
         }
         Select source = insert.getSelect();
+        // parentheses around the whole source: the token is inside them, as without them (InsertFencer)
+        while (source instanceof ParenthesedSelect parenthesed && parenthesed.getAlias() == null) {
+            source = parenthesed.getSelect();
+        }
         if (source instanceof Values values) {
             ExpressionList<?> rows = values.getExpressions();
             List<Expression> each = new ArrayList<>();
