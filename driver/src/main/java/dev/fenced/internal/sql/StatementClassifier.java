@@ -504,6 +504,11 @@ final class StatementClassifier {
         return dmlKeywordIndexes(tokens).size();
     }
 
+    /** Whether {@code t} is a word spelled INSERT, UPDATE, DELETE or MERGE. */
+    static boolean isDmlWord(Token t) {
+        return t.kind() == Token.Kind.WORD && upperCaseIn(t, DML);
+    }
+
     /** Positions in {@code tokens} of the keywords {@link #countDmlKeywords} counts. */
     static List<Integer> dmlKeywordIndexes(List<Token> tokens) {
         List<Integer> out = new ArrayList<>();
