@@ -85,7 +85,7 @@ record ReadOnlyWith(Set<String> names, List<WithQuery> queries, List<Token> stat
             }
         }
         // every query a read-only subquery as the lane admits one (its groups judged by the same reading)
-        if (ReadOnlySubqueries.outside(piece.subList(0, write)) == null) {
+        if (ReadOnlySubqueries.outsideWith(piece.subList(0, write)) == null) {
             return null;
         }
         return new ReadOnlyWith(names, queries, piece.subList(write, piece.size()));
