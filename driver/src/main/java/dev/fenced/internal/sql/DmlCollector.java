@@ -2,7 +2,6 @@ package dev.fenced.internal.sql;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 import net.sf.jsqlparser.schema.Table;
 import net.sf.jsqlparser.statement.Statement;
 import net.sf.jsqlparser.statement.delete.Delete;
@@ -14,6 +13,7 @@ import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.WithItem;
 import net.sf.jsqlparser.statement.update.ParenthesedUpdate;
 import net.sf.jsqlparser.statement.update.Update;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds every data-modifying statement in a parsed statement, in text order: the data-modifying CTEs of

@@ -66,7 +66,8 @@ final class MergeFencer {
             } else if (op instanceof MergeDelete delete) {
                 if (table.mode() == FencingMode.ENFORCE) {
                     if (delete.getAndPredicate() != null) {
-                        List<Token> condition = SqlLexer.tokenize(delete.getAndPredicate().toString());
+                        List<Token> condition =
+                                SqlLexer.tokenize(delete.getAndPredicate().toString());
                         DeleteFencer.refuseUnrepeatable(
                                 condition, DeleteFencer.MERGE_DELETE, "the condition", table, ctx.targets);
                         WithQuery.refuseUnrepeatable(

@@ -94,7 +94,6 @@ final class ReadOnlySubqueries {
                 && tokens.get(k + 1).isWord("SELECT");
     }
 
-
     /**
      * An INSERT's query source, {@code from} to {@code to} ({@code from} > 0), holds nothing a subquery may not
      * hold but VALUES lists ({@code VALUES ... UNION ...}, {@code FROM (VALUES ...) v}): read-only, and nothing the
@@ -108,8 +107,7 @@ final class ReadOnlySubqueries {
      * The subquery's tokens {@code from} to {@code to} (its parentheses excluded) hold nothing declined; VALUES
      * lists when {@code valuesAllowed}, words spelled as a data-modifying keyword when {@code dmlWords}.
      */
-    private static boolean readOnly(
-            List<Token> tokens, int from, int to, boolean valuesAllowed, boolean dmlWords) {
+    private static boolean readOnly(List<Token> tokens, int from, int to, boolean valuesAllowed, boolean dmlWords) {
         for (int k = from; k < to; k++) {
             Token t = tokens.get(k);
             if (t.kind() != Token.Kind.WORD) {

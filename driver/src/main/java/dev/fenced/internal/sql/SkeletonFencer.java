@@ -461,8 +461,7 @@ final class SkeletonFencer {
      * queries of the WITH before it ({@code with}).
      */
     private RewritePlan.Fenced delete(
-            DeleteSkeleton delete, ProtectedTable table, boolean tokenMayBeNull, List<WithQuery> with)
-            throws Refusal {
+            DeleteSkeleton delete, ProtectedTable table, boolean tokenMayBeNull, List<WithQuery> with) throws Refusal {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
         TreeMap<Integer, Fragment> fragments = new TreeMap<>();
         boolean enforce = table.mode() != FencingMode.OBSERVE;

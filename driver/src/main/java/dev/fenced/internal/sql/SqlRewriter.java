@@ -377,12 +377,13 @@ public final class SqlRewriter {
             if (read == null && !printed.isEmpty() && printed.get(0).isWord("RECURSIVE")) {
                 read = WithQuery.read(printed.subList(1, printed.size())); // the first query prints the WITH's option
             }
-            out.add(read != null
-                    ? read
-                    : new WithQuery(
-                            WithQuery.lower(String.valueOf(item.getAliasName())),
-                            WithQuery.Materialized.NEVER,
-                            printed));
+            out.add(
+                    read != null
+                            ? read
+                            : new WithQuery(
+                                    WithQuery.lower(String.valueOf(item.getAliasName())),
+                                    WithQuery.Materialized.NEVER,
+                                    printed));
         }
         return out;
     }

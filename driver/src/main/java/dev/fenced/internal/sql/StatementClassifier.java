@@ -518,7 +518,8 @@ final class StatementClassifier {
             return out; // closing() needs balanced brackets; PostgreSQL rejects the text anyway
         }
         for (int start = 0; start < tokens.size(); start++) {
-            if (tokens.get(start).isWord("WITH") && (start == 0 || tokens.get(start - 1).isSymbol(";"))) {
+            if (tokens.get(start).isWord("WITH")
+                    && (start == 0 || tokens.get(start - 1).isSymbol(";"))) {
                 markQueries(tokens, start + 1, out);
             }
         }
@@ -540,7 +541,9 @@ final class StatementClassifier {
                 return;
             }
             k++;
-            if (k + 1 < tokens.size() && tokens.get(k).isWord("NOT") && tokens.get(k + 1).isWord("MATERIALIZED")) {
+            if (k + 1 < tokens.size()
+                    && tokens.get(k).isWord("NOT")
+                    && tokens.get(k + 1).isWord("MATERIALIZED")) {
                 k += 2;
             } else if (k < tokens.size() && tokens.get(k).isWord("MATERIALIZED")) {
                 k++;

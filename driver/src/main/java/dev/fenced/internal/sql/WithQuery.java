@@ -52,7 +52,9 @@ record WithQuery(String name, Materialized materialized, List<Token> body) {
         }
         k++;
         Materialized materialized = Materialized.DEFAULT;
-        if (k + 1 < member.size() && member.get(k).isWord("NOT") && member.get(k + 1).isWord("MATERIALIZED")) {
+        if (k + 1 < member.size()
+                && member.get(k).isWord("NOT")
+                && member.get(k + 1).isWord("MATERIALIZED")) {
             materialized = Materialized.NEVER;
             k += 2;
         } else if (k < member.size() && member.get(k).isWord("MATERIALIZED")) {
@@ -148,8 +150,9 @@ record WithQuery(String name, Materialized materialized, List<Token> body) {
                 throw new Refusal(
                         table.displayName(),
                         statement + " reads the WITH query " + query.name + ", which " + unrepeatable + " and is "
-                                + (query.materialized == Materialized.NEVER ? "NOT MATERIALIZED" : "read by another"
-                                        + " query of the WITH")
+                                + (query.materialized == Materialized.NEVER
+                                        ? "NOT MATERIALIZED"
+                                        : "read by another" + " query of the WITH")
                                 + ": fenced evaluates " + conditionName + " twice to check only the rows it deletes,"
                                 + " and PostgreSQL may evaluate " + query.name + " once for each, picking different"
                                 + " rows (write it AS MATERIALIZED)");
