@@ -23,7 +23,11 @@ final class DeleteFencer {
 
     private DeleteFencer() {}
 
-    static void fence(Delete delete, ProtectedTable table, FenceContext ctx) throws Refusal {
+    /**
+     * @param with the queries of the WITH in scope of the DELETE ({@link WithQuery}: its own, and the top-level
+     *             WITH it is a query of), which its WHERE may read
+     */
+    static void fence(Delete delete, ProtectedTable table, FenceContext ctx, List<WithQuery> with) throws Refusal {
         if ((delete.getTables() != null && !delete.getTables().isEmpty())
                 || delete.getOrderByElements() != null
                 || delete.getLimit() != null
@@ -36,7 +40,7 @@ final class DeleteFencer {
             return; // nothing to record on a row that goes away; observe never refuses
         }
         if (delete.getWhere() != null) {
-            refuseUnrepeatable(SqlLexer.tokenize(delete.getWhere().toString()), table, ctx.targets);
+            refuseUnrepeatable(SqlLexer.tokenize(delete.getWhere().toString()), with, table, ctx.targets);
         }
         delete.setWhere(guardedWhere(
                 delete.getWhere(),
@@ -52,7 +56,17 @@ final class DeleteFencer {
      * path and the one by position ({@link SkeletonFencer}), so both refuse alike, with the same words.
      */
     static void refuseUnrepeatable(List<Token> where, ProtectedTable table, FencingTargets targets) throws Refusal {
+        refuseUnrepeatable(where, List.of(), table, targets);
+    }
+
+    /**
+     * {@link #refuseUnrepeatable(List, ProtectedTable, FencingTargets)}, and the queries of the WITH in scope,
+     * {@code with}, that the repeated WHERE may evaluate once per copy ({@link WithQuery#refuseUnrepeatable}).
+     */
+    static void refuseUnrepeatable(
+            List<Token> where, List<WithQuery> with, ProtectedTable table, FencingTargets targets) throws Refusal {
         refuseUnrepeatable(where, "DELETE whose WHERE", "the WHERE", table, targets);
+        WithQuery.refuseUnrepeatable(with, where, "DELETE whose WHERE", "the WHERE", table, targets);
     }
 
     /**

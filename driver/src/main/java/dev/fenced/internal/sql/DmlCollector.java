@@ -13,6 +13,7 @@ import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.WithItem;
 import net.sf.jsqlparser.statement.update.ParenthesedUpdate;
 import net.sf.jsqlparser.statement.update.Update;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds every data-modifying statement in a parsed statement, in text order: the data-modifying CTEs of
@@ -44,20 +45,25 @@ final class DmlCollector {
         }
     }
 
+    /** The WITH queries of {@code statement} (a SELECT, INSERT, UPDATE, DELETE or MERGE); null when it has none. */
+    static @Nullable List<WithItem<?>> withItems(Statement statement) {
+        if (statement instanceof Select s) {
+            return s.getWithItemsList();
+        } else if (statement instanceof Insert i) {
+            return i.getWithItemsList();
+        } else if (statement instanceof Update u) {
+            return u.getWithItemsList();
+        } else if (statement instanceof Delete d) {
+            return d.getWithItemsList();
+        } else if (statement instanceof Merge m) {
+            return m.getWithItemsList();
+        }
+        return null;
+    }
+
     static List<Statement> collect(Statement statement) {
         List<Statement> out = new ArrayList<>();
-        List<WithItem<?>> with = null;
-        if (statement instanceof Select s) {
-            with = s.getWithItemsList();
-        } else if (statement instanceof Insert i) {
-            with = i.getWithItemsList();
-        } else if (statement instanceof Update u) {
-            with = u.getWithItemsList();
-        } else if (statement instanceof Delete d) {
-            with = d.getWithItemsList();
-        } else if (statement instanceof Merge m) {
-            with = m.getWithItemsList();
-        }
+        List<WithItem<?>> with = withItems(statement);
         if (with != null) {
             for (WithItem<?> item : with) {
                 // WithItem.getInsert() and friends cast blindly; ask for the statement and test its type.

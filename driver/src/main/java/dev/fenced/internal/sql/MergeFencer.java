@@ -38,8 +38,12 @@ final class MergeFencer {
 
     private MergeFencer() {}
 
-    /** Fences every action of {@code merge}; true when a guard was added (false: every action is DO NOTHING). */
-    static boolean fence(Merge merge, ProtectedTable table, FenceContext ctx) throws Refusal {
+    /**
+     * Fences every action of {@code merge}; true when a guard was added (false: every action is DO NOTHING).
+     *
+     * @param with the queries of the WITH before the MERGE ({@link WithQuery}), which a DELETE's condition may read
+     */
+    static boolean fence(Merge merge, ProtectedTable table, FenceContext ctx, List<WithQuery> with) throws Refusal {
         if (merge.getOperations() == null || merge.getOperations().isEmpty()) {
             throw new Refusal(table.displayName(), "MERGE without WHEN clauses fenced can read");
         }
@@ -62,12 +66,12 @@ final class MergeFencer {
             } else if (op instanceof MergeDelete delete) {
                 if (table.mode() == FencingMode.ENFORCE) {
                     if (delete.getAndPredicate() != null) {
+                        List<Token> condition =
+                                SqlLexer.tokenize(delete.getAndPredicate().toString());
                         DeleteFencer.refuseUnrepeatable(
-                                SqlLexer.tokenize(delete.getAndPredicate().toString()),
-                                DeleteFencer.MERGE_DELETE,
-                                "the condition",
-                                table,
-                                ctx.targets);
+                                condition, DeleteFencer.MERGE_DELETE, "the condition", table, ctx.targets);
+                        WithQuery.refuseUnrepeatable(
+                                with, condition, DeleteFencer.MERGE_DELETE, "the condition", table, ctx.targets);
                     }
                     delete.setAndPredicate(Guards.deleteWhere(
                             delete.getAndPredicate(), qualifier, table.column(), table.displayName(), ctx.tokenIndex));

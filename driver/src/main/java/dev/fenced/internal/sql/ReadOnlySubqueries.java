@@ -45,6 +45,21 @@ final class ReadOnlySubqueries {
      * statement itself when it has none; null when a group is one the lane declines.
      */
     static @Nullable List<Token> outside(List<Token> statement) {
+        return outside(statement, false);
+    }
+
+    /**
+     * {@link #outside(List)} of a WITH's queries before a write ({@link ReadOnlyWith}): a word spelled INSERT,
+     * UPDATE, DELETE or MERGE inside them is admitted (not right after an opening bracket), a column label or a name
+     * ({@code SELECT 1 AS update}); the one-write check does not count it either
+     * ({@link StatementClassifier#dmlKeywordIndexes}): a data-modifying query of a WITH is the whole query of a
+     * member, never inside a SELECT.
+     */
+    static @Nullable List<Token> outsideWith(List<Token> with) {
+        return outside(with, true);
+    }
+
+    private static @Nullable List<Token> outside(List<Token> statement, boolean dmlWords) {
         if (!hasSubquery(statement)) {
             return statement;
         }
@@ -52,7 +67,7 @@ final class ReadOnlySubqueries {
         for (int k = 0; k < statement.size(); k++) {
             if (opensSubquery(statement, k)) {
                 int close = TokenRuns.closing(statement, k);
-                if (!readOnly(statement, k + 1, close)) {
+                if (!readOnly(statement, k + 1, close, false, dmlWords)) {
                     return null;
                 }
                 out.add(statement.get(k));
@@ -79,21 +94,20 @@ final class ReadOnlySubqueries {
                 && tokens.get(k + 1).isWord("SELECT");
     }
 
-    /** The subquery's tokens {@code from} to {@code to} (its parentheses excluded) hold nothing declined. */
-    private static boolean readOnly(List<Token> tokens, int from, int to) {
-        return readOnly(tokens, from, to, false);
-    }
-
     /**
      * An INSERT's query source, {@code from} to {@code to} ({@code from} > 0), holds nothing a subquery may not
      * hold but VALUES lists ({@code VALUES ... UNION ...}, {@code FROM (VALUES ...) v}): read-only, and nothing the
      * parser's path would judge or put aside (WITH, INTO, ONLY, LATERAL, CURRENT, TABLESAMPLE, a row lock ...).
      */
     static boolean readOnlyQuery(List<Token> tokens, int from, int to) {
-        return readOnly(tokens, from, to, true);
+        return readOnly(tokens, from, to, true, false);
     }
 
-    private static boolean readOnly(List<Token> tokens, int from, int to, boolean valuesAllowed) {
+    /**
+     * The subquery's tokens {@code from} to {@code to} (its parentheses excluded) hold nothing declined; VALUES
+     * lists when {@code valuesAllowed}, words spelled as a data-modifying keyword when {@code dmlWords}.
+     */
+    private static boolean readOnly(List<Token> tokens, int from, int to, boolean valuesAllowed, boolean dmlWords) {
         for (int k = from; k < to; k++) {
             Token t = tokens.get(k);
             if (t.kind() != Token.Kind.WORD) {
@@ -104,7 +118,9 @@ final class ReadOnlySubqueries {
                 continue; // a field or column name (s.update), never a clause
             }
             String word = t.text().toUpperCase(Locale.ROOT);
-            if (DECLINED_INSIDE.contains(word) && !(valuesAllowed && word.equals("VALUES"))) {
+            if (DECLINED_INSIDE.contains(word)
+                    && !(valuesAllowed && word.equals("VALUES"))
+                    && !(dmlWords && StatementClassifier.isDmlWord(t) && !before.isSymbol("("))) {
                 return false;
             }
             if (word.equals("ONLY") && !(before.isWord("ROW") || before.isWord("ROWS"))) {

@@ -18,15 +18,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>What a query's name could make the lane read differently from the parser's path is declined by the caller
  * ({@link #shadows}): a query named like the target or its alias, which subqueries of the write would see instead
- * of the table. A DELETE, whose WHERE fenced evaluates twice, is declined when a query holds what
- * {@link DeleteFencer#refuseUnrepeatable} refuses in a WHERE (a query used twice may be evaluated twice:
- * {@code NOT MATERIALIZED}).
+ * of the table. A DELETE, whose WHERE fenced evaluates twice, is refused when its WHERE may evaluate a query that
+ * could pick other rows the second time ({@link WithQuery#refuseUnrepeatable}, which the parser's path runs on the
+ * same queries).
  *
  * @param names     the queries' names, folded and lowered
- * @param queries   each query's tokens, its parentheses excluded
+ * @param queries   each query as {@link WithQuery} reads it
  * @param statement the write after the WITH: the piece's tokens from its data-modifying keyword
  */
-record ReadOnlyWith(Set<String> names, List<List<Token>> queries, List<Token> statement) {
+record ReadOnlyWith(Set<String> names, List<WithQuery> queries, List<Token> statement) {
 
     /**
      * The WITH before the write at {@code write} (the index of the piece's one data-modifying keyword), or null when
@@ -37,12 +37,13 @@ record ReadOnlyWith(Set<String> names, List<List<Token>> queries, List<Token> st
             return null;
         }
         Set<String> names = new HashSet<>();
-        List<List<Token>> queries = new ArrayList<>();
+        List<WithQuery> queries = new ArrayList<>();
         int k = piece.get(1).isWord("RECURSIVE") ? 2 : 1;
         while (true) {
             if (k + 4 >= write) {
                 return null; // no room for name AS (SELECT ...) before the write
             }
+            int start = k;
             Token name = piece.get(k);
             if (!TokenRuns.isName(name) || !names.add(lower(name.text()))) {
                 return null; // not a name, or a second query of one name (an error PostgreSQL reports)
@@ -73,7 +74,8 @@ record ReadOnlyWith(Set<String> names, List<List<Token>> queries, List<Token> st
                 return null;
             }
             int close = TokenRuns.closing(piece, k);
-            queries.add(piece.subList(k + 1, close));
+            queries.add(java.util.Objects.requireNonNull(
+                    WithQuery.read(piece.subList(start, close + 1)), "a member read above reads as a query"));
             k = close + 1;
             if (k == write) {
                 break;
@@ -83,15 +85,14 @@ record ReadOnlyWith(Set<String> names, List<List<Token>> queries, List<Token> st
             }
         }
         // every query a read-only subquery as the lane admits one (its groups judged by the same reading)
-        if (ReadOnlySubqueries.outside(piece.subList(0, write)) == null) {
+        if (ReadOnlySubqueries.outsideWith(piece.subList(0, write)) == null) {
             return null;
         }
         return new ReadOnlyWith(names, queries, piece.subList(write, piece.size()));
     }
 
-    /** A name folded, then lowered: compared so, a name that may fold either way in some database is a match. */
     private static String lower(String written) {
-        return TableName.fold(written).toLowerCase(java.util.Locale.ROOT);
+        return WithQuery.lower(written);
     }
 
     /** {@code from} to {@code to} is {@code name, name, ...}: a query's column names. */
@@ -125,19 +126,5 @@ record ReadOnlyWith(Set<String> names, List<List<Token>> queries, List<Token> st
             }
         }
         return false;
-    }
-
-    /**
-     * No query holds what a DELETE's WHERE is refused for ({@link DeleteFencer#refuseUnrepeatable}): a volatile
-     * function (or one the catalog read did not know), or a clause that may pick other rows when evaluated again.
-     */
-    boolean repeatable(FencingTargets targets) {
-        for (List<Token> query : queries) {
-            if (DeleteFencer.volatileFunctionIn(query, targets) != null
-                    || DeleteFencer.unrepeatableSubqueryIn(query) != null) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -72,7 +72,9 @@ final class SkeletonFencer {
         if (delete != null) {
             ProtectedTable table = protectedTable(delete.target(), List.of());
             // a USING list as the lane plans it, or the parser's refusal stands (both paths fence it alike)
-            return table == null || !usingBesideTarget(delete) ? null : delete(delete, table, tokenMayBeNull);
+            return table == null || !usingBesideTarget(delete)
+                    ? null
+                    : delete(delete, table, tokenMayBeNull, List.of());
         }
         MergeSkeleton merge = MergeSkeleton.read(statement);
         if (merge != null) {
@@ -140,7 +142,7 @@ final class SkeletonFencer {
             }
             DeleteSkeleton delete = DeleteSkeleton.read(statement);
             if (delete != null) {
-                if (with != null && (with.shadows(delete.target(), delete.qualifier()) || !with.repeatable(targets))) {
+                if (with != null && with.shadows(delete.target(), delete.qualifier())) {
                     return null;
                 }
                 List<Token> outside = ReadOnlySubqueries.outside(statement);
@@ -152,7 +154,9 @@ final class SkeletonFencer {
                     return null;
                 }
                 ProtectedTable table = protectedTable(delete.target(), List.of());
-                return table == null || !usingBesideTarget(delete) ? null : delete(delete, table, tokenMayBeNull);
+                return table == null || !usingBesideTarget(delete)
+                        ? null
+                        : delete(delete, table, tokenMayBeNull, with == null ? List.of() : with.queries());
             }
             // WITH ... MERGE is not read here: the parser's path refuses it
             MergeSkeleton merge = with == null ? MergeSkeleton.read(statement) : null;
@@ -454,10 +458,11 @@ final class SkeletonFencer {
     /**
      * DELETE: the parser's path's condition ({@link DeleteFencer#guardedWhere}), printed around a placeholder for the
      * WHERE, which stays where the user wrote it and is repeated, as written, inside the check. Observe mode adds
-     * nothing, as on the parser's path; the WHERE that is evaluated twice is judged by the same refusals.
+     * nothing, as on the parser's path; the WHERE that is evaluated twice is judged by the same refusals, with the
+     * queries of the WITH before it ({@code with}).
      */
-    private RewritePlan.Fenced delete(DeleteSkeleton delete, ProtectedTable table, boolean tokenMayBeNull)
-            throws Refusal {
+    private RewritePlan.Fenced delete(
+            DeleteSkeleton delete, ProtectedTable table, boolean tokenMayBeNull, List<WithQuery> with) throws Refusal {
         FenceContext ctx = new FenceContext(targets, relativePolicy, userParameters() + 1, tokenMayBeNull);
         TreeMap<Integer, Fragment> fragments = new TreeMap<>();
         boolean enforce = table.mode() != FencingMode.OBSERVE;
@@ -466,7 +471,7 @@ final class SkeletonFencer {
             // the copy is lexed once: what the refusals judge is what is repeated, and what the copy check compares
             List<Token> copy = where == null ? List.of() : SqlLexer.tokenize(where);
             if (where != null) {
-                DeleteFencer.refuseUnrepeatable(copy, table, targets);
+                DeleteFencer.refuseUnrepeatable(copy, with, table, targets);
             }
             String[] around = deleteCondition(
                     new DeleteCondition(

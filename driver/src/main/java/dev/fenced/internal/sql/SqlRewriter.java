@@ -250,9 +250,15 @@ public final class SqlRewriter {
             throw new Refusal(named, "the parser read " + list.size() + " statements where there are " + pieces.size());
         }
         List<Statement> dml = new ArrayList<>();
+        // each write's WITH in scope, read before anything is fenced: its own, and the top-level one it is a query of
+        List<List<WithQuery>> withInScope = new ArrayList<>();
         for (Statement s : list) {
+            List<WithQuery> top = withQueries(s);
             for (Statement node : DmlCollector.collect(s)) {
                 dml.add(node);
+                List<WithQuery> scope = new ArrayList<>(node == s ? List.of() : withQueries(node));
+                scope.addAll(top);
+                withInScope.add(scope);
             }
         }
         if (dml.size() != dmlKeywords.size()) {
@@ -319,9 +325,9 @@ public final class SqlRewriter {
                 InsertFencer.fence(i, table, ctx);
                 guarded = true;
             } else if (node instanceof Merge m) {
-                guarded |= MergeFencer.fence(m, table, ctx);
+                guarded |= MergeFencer.fence(m, table, ctx, withInScope.get(k));
             } else {
-                DeleteFencer.fence((Delete) node, table, ctx);
+                DeleteFencer.fence((Delete) node, table, ctx, withInScope.get(k));
                 guarded |= table.mode() == FencingMode.ENFORCE;
             }
             fencedTables.add(table.displayName());
@@ -352,6 +358,34 @@ public final class SqlRewriter {
                         java.util.Objects.requireNonNull(domainSetter, "a fenced statement has a first table")
                                 .tokenDomain(),
                         ctx.tokenRequired));
+    }
+
+    /**
+     * The queries of {@code statement}'s own WITH as {@link WithQuery} reads them, from JSqlParser's printout of each
+     * (whose tokens the fidelity check compared with the user's); a query it does not read is judged as the worst
+     * case, a {@code NOT MATERIALIZED} query of all its tokens.
+     */
+    private static List<WithQuery> withQueries(Statement statement) {
+        List<net.sf.jsqlparser.statement.select.WithItem<?>> items = DmlCollector.withItems(statement);
+        if (items == null) {
+            return List.of();
+        }
+        List<WithQuery> out = new ArrayList<>(items.size());
+        for (net.sf.jsqlparser.statement.select.WithItem<?> item : items) {
+            List<Token> printed = SqlLexer.tokenize(item.toString());
+            WithQuery read = WithQuery.read(printed);
+            if (read == null && !printed.isEmpty() && printed.get(0).isWord("RECURSIVE")) {
+                read = WithQuery.read(printed.subList(1, printed.size())); // the first query prints the WITH's option
+            }
+            out.add(
+                    read != null
+                            ? read
+                            : new WithQuery(
+                                    WithQuery.lower(String.valueOf(item.getAliasName())),
+                                    WithQuery.Materialized.NEVER,
+                                    printed));
+        }
+        return out;
     }
 
     /** Warns, when the policy says so, of a relative update planned for a new text (in full or from its shape). */

@@ -509,13 +509,91 @@ final class StatementClassifier {
         return dmlKeywordIndexes(tokens).size();
     }
 
-    /** Positions in {@code tokens} of the keywords {@link #countDmlKeywords} counts. */
+    /**
+     * The tokens inside the queries of each statement's leading WITH ({@code WITH [RECURSIVE] name [(columns)] AS
+     * [[NOT] MATERIALIZED] (query), ...}) whose query starts with SELECT, VALUES, TABLE or a bracket: a select. In
+     * PostgreSQL a data-modifying statement in a WITH can only be the whole query of a member of the statement's
+     * top-level WITH (a WITH holding one anywhere else is an error), so no word inside such a query is a write. A
+     * member read otherwise (SEARCH or CYCLE after it, anything unexpected) ends the reading: the words after it stay
+     * counted.
+     */
+    private static boolean[] readOnlyWithQueries(List<Token> tokens) {
+        boolean[] out = new boolean[tokens.size()];
+        if (!TokenRuns.balanced(tokens)) {
+            return out; // closing() needs balanced brackets; PostgreSQL rejects the text anyway
+        }
+        for (int start = 0; start < tokens.size(); start++) {
+            if (tokens.get(start).isWord("WITH")
+                    && (start == 0 || tokens.get(start - 1).isSymbol(";"))) {
+                markQueries(tokens, start + 1, out);
+            }
+        }
+        return out;
+    }
+
+    /** Marks in {@code out} the select queries of the WITH members from {@code k} on (see readOnlyWithQueries). */
+    private static void markQueries(List<Token> tokens, int from, boolean[] out) {
+        int k = from;
+        if (k + 1 < tokens.size() && tokens.get(k).isWord("RECURSIVE") && TokenRuns.isName(tokens.get(k + 1))) {
+            k++;
+        }
+        while (k < tokens.size() && TokenRuns.isName(tokens.get(k))) {
+            k++;
+            if (k < tokens.size() && tokens.get(k).isSymbol("(")) {
+                k = TokenRuns.closing(tokens, k) + 1;
+            }
+            if (k >= tokens.size() || !tokens.get(k).isWord("AS")) {
+                return;
+            }
+            k++;
+            if (k + 1 < tokens.size()
+                    && tokens.get(k).isWord("NOT")
+                    && tokens.get(k + 1).isWord("MATERIALIZED")) {
+                k += 2;
+            } else if (k < tokens.size() && tokens.get(k).isWord("MATERIALIZED")) {
+                k++;
+            }
+            if (k + 1 >= tokens.size() || !tokens.get(k).isSymbol("(")) {
+                return;
+            }
+            int close = TokenRuns.closing(tokens, k);
+            Token first = tokens.get(k + 1);
+            if (first.isWord("SELECT") || first.isWord("VALUES") || first.isWord("TABLE") || first.isSymbol("(")) {
+                java.util.Arrays.fill(out, k + 1, close, true);
+            }
+            k = close + 1;
+            if (k >= tokens.size() || !tokens.get(k).isSymbol(",")) {
+                return;
+            }
+            k++;
+        }
+    }
+
+    /** Whether {@code t} is a word spelled INSERT, UPDATE, DELETE or MERGE. */
+    static boolean isDmlWord(Token t) {
+        return t.kind() == Token.Kind.WORD && upperCaseIn(t, DML);
+    }
+
+    /**
+     * Positions in {@code tokens} of the keywords {@link #countDmlKeywords} counts. Not counted: a word inside a query
+     * of a statement's leading WITH whose body is a SELECT ({@link #readOnlyWithQueries}), which PostgreSQL reads as
+     * a column label or a name ({@code SELECT 1 AS update}, {@code SELECT x insert FROM s}); but one right after an
+     * opening bracket, where a statement could start, is counted (a data-modifying query of a nested WITH, which
+     * PostgreSQL rejects, stays refused as before).
+     */
     static List<Integer> dmlKeywordIndexes(List<Token> tokens) {
         List<Integer> out = new ArrayList<>();
+        boolean[] inReadOnlyQuery = null;
         for (int i = 0; i < tokens.size(); i++) {
             Token t = tokens.get(i);
             if (t.kind() != Token.Kind.WORD || !upperCaseIn(t, DML, DML_WORDS)) {
                 continue;
+            }
+            if (inReadOnlyQuery == null) {
+                inReadOnlyQuery = readOnlyWithQueries(tokens);
+            }
+            if (inReadOnlyQuery[i] && !tokens.get(i - 1).isSymbol("(")) {
+                continue; // after a bracket it could start a statement (a nested WITH's, an error): counted
             }
             Token prev = i > 0 ? tokens.get(i - 1) : null;
             if (prev != null
