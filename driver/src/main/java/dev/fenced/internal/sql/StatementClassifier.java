@@ -571,7 +571,7 @@ final class StatementClassifier {
 
     /** Whether {@code t} is a word spelled INSERT, UPDATE, DELETE or MERGE. */
     static boolean isDmlWord(Token t) {
-        return t.kind() == Token.Kind.WORD && upperCaseIn(t, DML);
+        return t.kind() == Token.Kind.WORD && upperCaseIn(t, DML, DML_WORDS);
     }
 
     /**
