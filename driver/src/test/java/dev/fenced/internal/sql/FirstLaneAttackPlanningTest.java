@@ -353,7 +353,7 @@ class FirstLaneAttackPlanningTest {
         return out.toString();
     }
 
-    private static void compare(List<String> texts, String what, boolean print) {
+    static void compare(List<String> texts, String what, boolean print) {
         FencingTargets targets = targets();
         List<String> divergences = new ArrayList<>();
         int planned = 0;
