@@ -1,6 +1,7 @@
 package dev.fenced.it.lease;
 
 import dev.fenced.Fencing;
+import dev.fenced.FencingScope;
 import dev.fenced.Lease;
 import dev.fenced.LeaseLostException;
 import dev.fenced.LeaseManager;
@@ -23,6 +24,9 @@ import java.time.Duration;
  *   <li>{@code write}: takes the lease, opens a fenced connection, says {@code READY <token>}, waits for
  *       {@code WRITE <amount>}, then writes {@code totals.amount} for restaurant 77 under the lease and
  *       says {@code WROTE <rows>} or {@code REFUSED <exception class> <message>}.</li>
+ *   <li>{@code write-bound fencedUrl token amount}: takes no lease; binds {@code token} by hand in this fresh JVM,
+ *       where no lease ever ended, so nothing on the client can take it for lost, writes {@code totals.amount}
+ *       and says what happened, as {@code write} does.</li>
  * </ul>
  */
 public final class LeaseHolderChild {
@@ -31,6 +35,13 @@ public final class LeaseHolderChild {
 
     public static void main(String[] args) throws Exception {
         String mode = args[0];
+        if (mode.equals("write-bound")) {
+            try (FencingScope bound = Fencing.bind(Long.parseLong(args[2]));
+                    Connection c = DriverManager.getConnection(args[1])) {
+                System.out.println(writeTotal(c, Long.parseLong(args[3])));
+            }
+            return;
+        }
         String rawUrl = args[1];
         String name = args[2];
         Duration ttl = Duration.ofMillis(Long.parseLong(args[3]));
@@ -52,21 +63,24 @@ public final class LeaseHolderChild {
                     System.out.println("READY " + lease.token());
                     String command = in.readLine(); // frozen here by SIGSTOP, like a GC pause mid-job
                     long amount = Long.parseLong(command.substring("WRITE ".length()));
-                    try (PreparedStatement ps =
-                            c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
-                        ps.setLong(1, amount);
-                        System.out.println("WROTE " + ps.executeUpdate());
-                    } catch (StaleTokenException | LeaseLostException refused) {
-                        System.out.println(
-                                "REFUSED " + refused.getClass().getSimpleName() + " " + refused.getMessage());
-                    } catch (SQLException other) {
-                        System.out.println("ERROR " + other.getSQLState() + " " + other);
-                    }
+                    System.out.println(writeTotal(c, amount));
                     System.out.println("AFTER valid=" + lease.isValid() + " bound=" + Fencing.currentToken());
                 }
             }
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
         leases.close();
+    }
+
+    /** Writes restaurant 77's total; says {@code WROTE <rows>}, {@code REFUSED <class> <message>} or {@code ERROR}. */
+    private static String writeTotal(Connection c, long amount) {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE totals SET amount = ? WHERE restaurant_id = 77")) {
+            ps.setLong(1, amount);
+            return "WROTE " + ps.executeUpdate();
+        } catch (StaleTokenException | LeaseLostException refused) {
+            return "REFUSED " + refused.getClass().getSimpleName() + " " + refused.getMessage();
+        } catch (SQLException other) {
+            return "ERROR " + other.getSQLState() + " " + other;
+        }
     }
 }
